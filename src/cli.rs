@@ -1,0 +1,145 @@
+//! Command line: clap's `Cli`, validated into typed `Settings` (no clap types past this module).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Parser;
+
+/// zswaptop: where your memory really is when zswap or zram compresses it.
+#[derive(Debug, Parser)]
+#[command(name = "zswaptop", version, about, long_about = None)]
+pub struct Cli {
+    /// Print one snapshot and exit (text, or JSON with --json).
+    #[arg(long)]
+    pub once: bool,
+
+    /// With --once: print JSON (docs/json-schema.md). Implies --once.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Sampling interval in seconds (at least 0.1). With --once, take two samples this far
+    /// apart so rates are filled in.
+    #[arg(short, long, value_name = "SECONDS")]
+    pub interval: Option<f64>,
+
+    /// Read DIR/proc and DIR/sys instead of /proc and /sys (a captured tree).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+
+    /// Never use colour (NO_COLOR in the environment does the same).
+    #[arg(long)]
+    pub no_color: bool,
+
+    /// Draw with ASCII characters only.
+    #[arg(long)]
+    pub ascii: bool,
+
+    /// How much history the dashboard graphs keep, in minutes.
+    #[arg(long, value_name = "MINUTES", default_value_t = 10.0)]
+    pub history: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    OnceText,
+    OnceJson,
+    Dashboard,
+}
+
+/// Validated settings.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub mode: Mode,
+    pub root: Option<PathBuf>,
+    /// `None` for a one-sample `--once`.
+    pub interval: Option<Duration>,
+    pub color: bool,
+    pub ascii: bool,
+    pub history: Duration,
+}
+
+pub const MIN_INTERVAL: Duration = Duration::from_millis(100);
+pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum SettingsError {
+    #[error("interval '{0}' is not a number of seconds of at least 0.1")]
+    Interval(f64),
+    #[error("history '{0}' must be a positive number of minutes (at most 1440)")]
+    History(f64),
+    #[error("root '{0}' is not a directory")]
+    Root(String),
+}
+
+impl Settings {
+    /// `no_color_env`: whether NO_COLOR is set (non-empty); `stdout_tty`: whether stdout is a terminal.
+    pub fn from_cli(cli: Cli, no_color_env: bool, stdout_tty: bool) -> Result<Settings, SettingsError> {
+        let interval = match cli.interval {
+            Some(s) if s.is_finite() && s >= 0.1 && s <= 86_400.0 => Some(Duration::from_secs_f64(s)),
+            Some(s) => return Err(SettingsError::Interval(s)),
+            None => None,
+        };
+        if !(cli.history.is_finite() && cli.history > 0.0 && cli.history <= 1440.0) {
+            return Err(SettingsError::History(cli.history));
+        }
+        if let Some(r) = &cli.root {
+            if !r.is_dir() {
+                return Err(SettingsError::Root(r.display().to_string()));
+            }
+        }
+        let mode = if cli.json {
+            Mode::OnceJson
+        } else if cli.once {
+            Mode::OnceText
+        } else {
+            Mode::Dashboard
+        };
+        Ok(Settings {
+            mode,
+            root: cli.root,
+            interval,
+            color: !cli.no_color && !no_color_env && (stdout_tty || mode == Mode::Dashboard),
+            ascii: cli.ascii,
+            history: Duration::from_secs_f64(cli.history * 60.0),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn parse(args: &[&str]) -> Result<Settings, SettingsError> {
+        let mut v = vec!["zswaptop"];
+        v.extend_from_slice(args);
+        Settings::from_cli(Cli::parse_from(v), false, false)
+    }
+
+    #[test]
+    fn clap_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn modes() {
+        assert_eq!(parse(&["--once"]).unwrap().mode, Mode::OnceText);
+        assert_eq!(parse(&["--json"]).unwrap().mode, Mode::OnceJson);
+        assert_eq!(parse(&[]).unwrap().mode, Mode::Dashboard);
+    }
+
+    #[test]
+    fn bad_interval() {
+        assert_eq!(parse(&["-i", "0.05"]).unwrap_err(), SettingsError::Interval(0.05));
+        assert!(parse(&["-i", "NaN"]).is_err());
+        assert_eq!(parse(&["-i", "0.1"]).unwrap().interval, Some(Duration::from_millis(100)));
+    }
+
+    #[test]
+    fn colour_only_on_a_terminal_without_no_color() {
+        let cli = || Cli::parse_from(["zswaptop", "--once"]);
+        assert!(Settings::from_cli(cli(), false, true).unwrap().color);
+        assert!(!Settings::from_cli(cli(), true, true).unwrap().color);
+        assert!(!Settings::from_cli(cli(), false, false).unwrap().color);
+    }
+}

@@ -1,0 +1,197 @@
+//! The one formatting layer shared by `--once` and the dashboard: sizes, ratios, rates, labels.
+//! A value that is unknown is always shown as [`MISSING`], never as 0.
+
+use humansize::{BINARY, format_size};
+
+/// How an unknown value is shown.
+pub const MISSING: &str = "—";
+/// The ASCII stand-in for [`MISSING`].
+pub const MISSING_ASCII: &str = "-";
+
+/// Bytes as `1.5 GiB`, `0 B`, or the missing mark.
+pub fn bytes(v: Option<u64>) -> String {
+    v.map(bytes_raw).unwrap_or_else(|| MISSING.to_string())
+}
+
+/// Bytes as `1.5 GiB` (one decimal).
+pub fn bytes_raw(v: u64) -> String {
+    format_size(v, BINARY.decimal_places(1).decimal_zeroes(0))
+}
+
+/// Signed bytes: `-12.0 MiB`.
+pub fn bytes_signed(v: Option<i64>) -> String {
+    match v {
+        Some(v) if v < 0 => format!("-{}", bytes_raw(v.unsigned_abs())),
+        Some(v) => bytes_raw(v.unsigned_abs()),
+        None => MISSING.to_string(),
+    }
+}
+
+/// A rate in bytes per second: `12.0 MiB/s`.
+pub fn rate(v: Option<f64>) -> String {
+    match v {
+        Some(r) if r.is_finite() && r >= 0.0 => format!("{}/s", bytes_raw(r.round() as u64)),
+        _ => MISSING.to_string(),
+    }
+}
+
+/// An event rate: `3.5/s`.
+pub fn per_sec(v: Option<f64>) -> String {
+    match v {
+        Some(r) if r.is_finite() && r >= 0.0 => {
+            if r >= 100.0 {
+                format!("{r:.0}/s")
+            } else {
+                format!("{r:.1}/s")
+            }
+        }
+        _ => MISSING.to_string(),
+    }
+}
+
+/// A compression ratio: `1.95:1`.
+pub fn ratio(v: Option<f64>) -> String {
+    match v {
+        Some(r) if r.is_finite() => format!("{r:.2}:1"),
+        _ => MISSING.to_string(),
+    }
+}
+
+/// A percentage with one decimal: `12.5%`.
+pub fn percent(v: Option<f64>) -> String {
+    match v {
+        Some(p) if p.is_finite() => format!("{p:.1}%"),
+        _ => MISSING.to_string(),
+    }
+}
+
+/// `part` as a percentage of `whole`.
+pub fn share(part: Option<u64>, whole: Option<u64>) -> Option<f64> {
+    match (part, whole) {
+        (Some(p), Some(w)) if w > 0 => Some(p as f64 * 100.0 / w as f64),
+        _ => None,
+    }
+}
+
+/// A yes/no setting.
+pub fn on_off(v: Option<bool>) -> &'static str {
+    match v {
+        Some(true) => "on",
+        Some(false) => "off",
+        None => MISSING,
+    }
+}
+
+/// A plain number or the missing mark.
+pub fn num<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map(|v| v.to_string()).unwrap_or_else(|| MISSING.to_string())
+}
+
+/// Uptime as `3d 4h`, `2h 13m`, `45s`.
+pub fn duration_secs(secs: Option<f64>) -> String {
+    let Some(s) = secs.filter(|s| s.is_finite() && *s >= 0.0) else {
+        return MISSING.to_string();
+    };
+    let s = s as u64;
+    let (d, h, m) = (s / 86_400, (s % 86_400) / 3_600, (s % 3_600) / 60);
+    if d > 0 {
+        format!("{d}d {h}h")
+    } else if h > 0 {
+        format!("{h}h {m}m")
+    } else if m > 0 {
+        format!("{m}m {}s", s % 60)
+    } else {
+        format!("{s}s")
+    }
+}
+
+/// One bucket of the real-memory breakdown as both views show it.
+pub struct BucketInfo {
+    /// Key in `memory.breakdown`.
+    pub key: &'static str,
+    pub label: &'static str,
+    /// Where it comes from, in kernel terms.
+    pub source: &'static str,
+    /// The character used in bars when colour is off.
+    pub glyph: char,
+}
+
+/// Buckets in display order (the same order as `Breakdown::buckets`).
+pub const BUCKETS: [BucketInfo; 10] = [
+    BucketInfo { key: "apps", label: "apps", source: "AnonPages", glyph: 'a' },
+    BucketInfo { key: "swap_cache", label: "swap cache", source: "SwapCached", glyph: 's' },
+    BucketInfo { key: "page_cache", label: "page cache", source: "Buffers+Cached-Shmem", glyph: 'c' },
+    BucketInfo { key: "shmem", label: "shmem/tmpfs", source: "Shmem", glyph: 'm' },
+    BucketInfo { key: "kernel", label: "kernel", source: "Slab+PageTables+stacks+vmalloc+percpu", glyph: 'k' },
+    BucketInfo { key: "hugetlb", label: "hugetlb", source: "Hugetlb", glyph: 'h' },
+    BucketInfo { key: "zswap_pool", label: "zswap pool", source: "Zswap (hidden in used)", glyph: 'Z' },
+    BucketInfo { key: "zram_pool", label: "zram pool", source: "zram mem_used_total", glyph: 'R' },
+    BucketInfo { key: "free", label: "free", source: "MemFree", glyph: '.' },
+    BucketInfo { key: "unaccounted", label: "unaccounted", source: "drivers, GPU, network buffers…", glyph: '?' },
+];
+
+/// Split `width` cells among non-negative values in proportion, largest remainder first, so the
+/// cells add up to exactly `width` (when the total is positive). Small non-zero values get at
+/// least one cell where room allows, so a pool is never invisible.
+pub fn proportional_cells(values: &[u64], width: usize) -> Vec<usize> {
+    let total: u128 = values.iter().map(|&v| u128::from(v)).sum();
+    if total == 0 || width == 0 {
+        return vec![0; values.len()];
+    }
+    let w = width as u128;
+    let mut cells: Vec<usize> = values.iter().map(|&v| (u128::from(v) * w / total) as usize).collect();
+    let mut rema: Vec<(u128, usize)> = values
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| ((u128::from(v) * w) % total, i))
+        .collect();
+    rema.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut used: usize = cells.iter().sum();
+    for &(_, i) in &rema {
+        if used >= width {
+            break;
+        }
+        cells[i] += 1;
+        used += 1;
+    }
+    // Give every non-zero value a cell, taken from the largest.
+    for i in 0..values.len() {
+        if values[i] > 0 && cells[i] == 0 {
+            if let Some(big) = (0..cells.len()).max_by_key(|&j| cells[j]).filter(|&j| cells[j] > 1) {
+                cells[big] -= 1;
+                cells[i] = 1;
+            }
+        }
+    }
+    cells
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(bytes(None), MISSING);
+        assert_eq!(bytes(Some(0)), "0 B");
+        assert_eq!(bytes(Some(1536)), "1.5 KiB");
+        assert_eq!(bytes(Some(522_948_608)), "498.7 MiB");
+        assert_eq!(bytes_signed(Some(-2048)), "-2 KiB");
+    }
+
+    #[test]
+    fn ratios_and_rates() {
+        assert_eq!(ratio(Some(1.953_5)), "1.95:1");
+        assert_eq!(ratio(None), MISSING);
+        assert_eq!(rate(Some(1_048_576.0)), "1 MiB/s");
+        assert_eq!(per_sec(Some(2.25)), "2.2/s");
+    }
+
+    #[test]
+    fn cells_sum_to_width_and_show_small_values() {
+        let c = proportional_cells(&[1000, 1, 0, 500], 30);
+        assert_eq!(c.iter().sum::<usize>(), 30);
+        assert_eq!(c[1], 1);
+        assert_eq!(c[2], 0);
+    }
+}

@@ -1,0 +1,61 @@
+//! zswaptop: where Linux memory really is when zswap or zram compresses it.
+//!
+//! Data flows one way: [`sources`] read the kernel (through a [`root::Root`], so a captured tree
+//! can stand in for `/proc` and `/sys`) into a raw [`sources::Sample`]; [`model`] derives a
+//! [`model::Snapshot`] from it with pure functions; [`report`] (for `--once`) and the dashboard
+//! draw the snapshot through the shared [`format`] layer.
+
+pub mod cli;
+pub mod format;
+pub mod model;
+pub mod report;
+pub mod root;
+pub mod sources;
+pub mod sys;
+
+use std::io::{self, Write};
+
+use anyhow::Context;
+
+use cli::{Mode, Settings};
+use model::Snapshot;
+use root::Root;
+
+/// Take one snapshot (two samples `interval` apart when an interval is given, for rates).
+pub fn snapshot(root: &Root, interval: Option<std::time::Duration>) -> Snapshot {
+    match interval {
+        Some(dt) => {
+            let first = sources::collect(root);
+            std::thread::sleep(dt);
+            let second = sources::collect(root);
+            Snapshot::derive(&second, Some(&first))
+        }
+        None => Snapshot::derive(&sources::collect(root), None),
+    }
+}
+
+/// Run zswaptop with validated settings.
+pub fn run(settings: Settings) -> anyhow::Result<()> {
+    let root = settings.root.clone().map(Root::at).unwrap_or_else(Root::live);
+    match settings.mode {
+        Mode::OnceText | Mode::OnceJson | Mode::Dashboard => {
+            let snap = snapshot(&root, settings.interval);
+            let stdout = io::stdout();
+            let mut out = io::BufWriter::new(stdout.lock());
+            let written = if settings.mode == Mode::OnceJson {
+                report::json::write(&snap, &mut out)
+            } else {
+                report::text::write(&snap, &mut out, report::text::Style { color: settings.color })
+            };
+            quiet_on_closed_pipe(written.and_then(|()| out.flush())).context("writing the report")
+        }
+    }
+}
+
+/// A reader that went away (`zswaptop --once | head -1`) is not an error.
+fn quiet_on_closed_pipe(r: io::Result<()>) -> io::Result<()> {
+    match r {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}

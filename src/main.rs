@@ -1,0 +1,25 @@
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use zswaptop::cli::{Cli, Settings};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let settings = match Settings::from_cli(cli, no_color, std::io::stdout().is_terminal()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("zswaptop: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match zswaptop::run(settings) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("zswaptop: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,741 @@
+//! The model: a pure derivation from raw samples (no I/O, no terminal).
+//!
+//! `Snapshot::derive(curr, prev)` turns one `Sample` (plus, for rates, the one before it) into every
+//! figure zswaptop shows. The serde layout of `Snapshot` *is* the `--once --json` schema
+//! (docs/json-schema.md).
+
+pub mod memory;
+pub mod rates;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::root::{Reading, Unavailable};
+use crate::sources::Sample;
+use crate::sources::host::PageSize;
+use crate::sources::zswap::{NO_ZSWAP, parse_bool};
+pub use memory::Breakdown;
+use rates::counter_rate;
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot {
+    pub schema_version: u32,
+    pub tool: Tool,
+    pub host: Host,
+    pub page_size: PageSize,
+    pub memory: Memory,
+    pub zswap: Zswap,
+    pub swap: Swap,
+    pub zram: Vec<Zram>,
+    pub capacity: Capacity,
+    pub psi: Option<Psi>,
+    pub vmstat: Vmstat,
+    /// Per-second rates over the interval since the previous sample; `null` on the first sample.
+    pub rates: Option<Rates>,
+    pub tunables: BTreeMap<String, Option<String>>,
+    pub diagnostics: Vec<Finding>,
+    pub sources: Vec<SourceStatus>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Host {
+    pub hostname: Option<String>,
+    pub kernel: Option<String>,
+    pub uptime_seconds: Option<f64>,
+    pub privileged: bool,
+    pub root: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Memory {
+    pub total_bytes: Option<u64>,
+    pub free_bytes: Option<u64>,
+    pub available_bytes: Option<u64>,
+    pub free_cmd_used_bytes: Option<u64>,
+    pub hidden_in_used_bytes: Option<u64>,
+    pub breakdown: Option<Breakdown>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Zswap {
+    pub available: bool,
+    pub enabled: Option<bool>,
+    pub compressor: Option<String>,
+    pub boot_compressor: Option<String>,
+    pub max_pool_percent: Option<u64>,
+    pub accept_threshold_percent: Option<u64>,
+    pub shrinker_enabled: Option<bool>,
+    pub pool_bytes: Option<u64>,
+    pub pool_source: Option<String>,
+    pub stored_bytes: Option<u64>,
+    pub stored_pages: Option<u64>,
+    pub saved_bytes: Option<i64>,
+    pub compression_ratio: Option<f64>,
+    pub compressor_ratio: Option<f64>,
+    pub incompressible_bytes: Option<u64>,
+    pub same_filled_bytes: Option<u64>,
+    pub pool_limit_bytes: Option<u64>,
+    pub accept_threshold_bytes: Option<u64>,
+    pub pool_headroom_bytes: Option<u64>,
+    pub pool_limit_used_percent: Option<f64>,
+    pub parameters: BTreeMap<String, String>,
+    pub boot_parameters: BTreeMap<String, String>,
+    pub debugfs: Option<BTreeMap<String, u64>>,
+    pub unavailable: Vec<Missing>,
+}
+
+/// An item zswaptop could not show, why, and the command that gets it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Missing {
+    pub item: String,
+    pub reason: String,
+    pub fix: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Swap {
+    pub total_bytes: Option<u64>,
+    pub free_bytes: Option<u64>,
+    pub used_bytes: Option<u64>,
+    pub in_zswap_bytes: Option<u64>,
+    pub in_swap_cache_bytes: Option<u64>,
+    pub in_zram_bytes: Option<u64>,
+    pub not_in_ram_bytes: Option<u64>,
+    pub devices: Vec<SwapDevice>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SwapDevice {
+    pub path: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub size_bytes: u64,
+    pub used_bytes: u64,
+    pub priority: i64,
+    /// A zram device (`/dev/zramN`): its pages are compressed in RAM, not on disk.
+    pub is_zram: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Zram {
+    pub device: String,
+    pub initialized: Option<bool>,
+    pub is_swap: bool,
+    pub algorithm: Option<String>,
+    pub algorithms: Vec<String>,
+    pub disksize_bytes: Option<u64>,
+    pub orig_data_bytes: Option<u64>,
+    pub compr_data_bytes: Option<u64>,
+    pub mem_used_bytes: Option<u64>,
+    pub mem_limit_bytes: Option<u64>,
+    pub mem_used_max_bytes: Option<u64>,
+    pub same_pages: Option<u64>,
+    pub huge_pages: Option<u64>,
+    /// orig ÷ compr: the compressor's ratio.
+    pub compression_ratio: Option<f64>,
+    /// orig ÷ mem_used: what the device really saves, allocator overhead included.
+    pub effective_ratio: Option<f64>,
+    pub unavailable: Vec<Missing>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Capacity {
+    pub effective_now_bytes: Option<u64>,
+    pub effective_at_pool_limit_bytes: Option<u64>,
+    pub zswap_resident_max_bytes: Option<u64>,
+    pub fast_tier_headroom_bytes: Option<u64>,
+    /// The ratio used above; `ratio_assumed` when the pool is empty and 2.0 stands in.
+    pub ratio: Option<f64>,
+    pub ratio_assumed: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Psi {
+    pub some_avg10: f64,
+    pub some_avg60: f64,
+    pub some_avg300: f64,
+    pub some_total_us: u64,
+    pub full_avg10: f64,
+    pub full_avg60: f64,
+    pub full_avg300: f64,
+    pub full_total_us: u64,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Vmstat {
+    pub zswpin: Option<u64>,
+    pub zswpout: Option<u64>,
+    pub zswpwb: Option<u64>,
+    pub pswpin: Option<u64>,
+    pub pswpout: Option<u64>,
+    pub swpin_zero: Option<u64>,
+    pub swpout_zero: Option<u64>,
+    pub nr_zspages: Option<u64>,
+}
+
+/// Per-second rates over one interval. Page counters are given in bytes per second.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rates {
+    pub interval_seconds: f64,
+    pub zswpout_bytes_per_sec: Option<f64>,
+    pub zswpin_bytes_per_sec: Option<f64>,
+    pub zswpwb_bytes_per_sec: Option<f64>,
+    pub pswpout_bytes_per_sec: Option<f64>,
+    pub pswpin_bytes_per_sec: Option<f64>,
+    pub swpout_zero_bytes_per_sec: Option<f64>,
+    pub swpin_zero_bytes_per_sec: Option<f64>,
+    /// Pages written to a swap device without passing through zswap: Δpswpout − Δzswpwb.
+    pub bypassed_zswap_bytes_per_sec: Option<f64>,
+    /// debugfs event counters per second (pool_limit_hit, reject_*, written_back_pages in pages).
+    pub debugfs_per_sec: BTreeMap<String, f64>,
+    /// Share of wall time with some / all tasks stalled on memory over the interval (0–100).
+    pub psi_some_percent: Option<f64>,
+    pub psi_full_percent: Option<f64>,
+}
+
+/// One diagnostic finding (see the diagnostics rules).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    pub id: String,
+    pub severity: Severity,
+    pub summary: String,
+    pub evidence: Vec<String>,
+    pub fix: String,
+    pub why: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warn,
+    Crit,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceStatus {
+    pub source: String,
+    pub status: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// Used for capacity figures when the pool is empty and no ratio has been measured.
+pub const ASSUMED_RATIO: f64 = 2.0;
+
+impl Snapshot {
+    /// Derive every figure from `curr`; `prev` (an earlier sample of the same system) adds rates.
+    pub fn derive(curr: &Sample, prev: Option<&Sample>) -> Snapshot {
+        let ps = curr.host.page_size.bytes;
+        let mem = curr.meminfo.as_ref().ok();
+        let params = curr.zswap_params.as_ref().ok();
+        let debugfs = curr.zswap_debugfs.as_ref().ok();
+        let dbg = |k: &str| debugfs.and_then(|d| d.values.get(k).copied());
+        let param = |k: &str| params.and_then(|p| p.values.get(k));
+        let param_u64 = |k: &str| param(k).and_then(|v| v.trim().parse::<u64>().ok());
+
+        // --- zram devices ---------------------------------------------------------------
+        let swap_paths: Vec<&str> = curr
+            .swaps
+            .as_ref()
+            .map(|d| d.iter().map(|s| s.path.as_str()).collect())
+            .unwrap_or_default();
+        let zram: Vec<Zram> = curr
+            .zram
+            .iter()
+            .map(|z| derive_zram(z, swap_paths.contains(&format!("/dev/{}", z.name).as_str())))
+            .collect();
+        let zram_pool: Option<u64> = zram
+            .iter()
+            .map(|z| z.mem_used_bytes)
+            .try_fold(0u64, |acc, v| Some(acc.saturating_add(v?)));
+        let in_zram: Option<u64> = zram
+            .iter()
+            .filter(|z| z.is_swap)
+            .map(|z| z.orig_data_bytes)
+            .try_fold(0u64, |acc, v| Some(acc.saturating_add(v?)));
+
+        // --- zswap pool -----------------------------------------------------------------
+        let (pool_bytes, pool_source) = match (mem.and_then(|m| m.zswap), dbg("pool_total_size")) {
+            (Some(p), _) => (Some(p), Some("meminfo")),
+            (None, Some(p)) => (Some(p), Some("debugfs")),
+            (None, None) => (None, None),
+        };
+        let stored_pages = dbg("stored_pages").or_else(|| mem?.zswapped.map(|z| z / ps));
+        let stored_bytes = mem
+            .and_then(|m| m.zswapped)
+            .or_else(|| stored_pages.map(|p| p.saturating_mul(ps)));
+        let compression_ratio = ratio(stored_bytes, pool_bytes);
+        let same = dbg("same_filled_pages");
+        let incompressible = dbg("stored_incompressible_pages");
+        let compressor_ratio = compressor_ratio_opt(
+            stored_pages,
+            pool_bytes,
+            same,
+            incompressible,
+            ps,
+        );
+        let max_pct = param_u64("max_pool_percent");
+        let accept_pct = param_u64("accept_threshold_percent");
+        let pool_limit = match (mem, max_pct) {
+            (Some(m), Some(pct)) => Some((m.mem_total / ps).saturating_mul(pct) / 100 * ps),
+            _ => None,
+        };
+        let accept_bytes = match (pool_limit, accept_pct) {
+            (Some(l), Some(a)) => Some(l / 100 * a),
+            _ => None,
+        };
+
+        // --- memory -----------------------------------------------------------------------
+        let zswap_pool_for_breakdown = pool_bytes.or_else(|| fallback_pool(curr, zram_pool, ps));
+        let memory = match mem {
+            Some(m) => Memory {
+                total_bytes: Some(m.mem_total),
+                free_bytes: Some(m.mem_free),
+                available_bytes: m.mem_available,
+                free_cmd_used_bytes: Some(memory::free_cmd_used(m)),
+                hidden_in_used_bytes: match (zswap_pool_for_breakdown, zram_pool) {
+                    (Some(a), Some(b)) => Some(a + b),
+                    _ => None,
+                },
+                breakdown: Some(memory::breakdown(m, zswap_pool_for_breakdown, zram_pool)),
+            },
+            None => Memory {
+                total_bytes: None,
+                free_bytes: None,
+                available_bytes: None,
+                free_cmd_used_bytes: None,
+                hidden_in_used_bytes: None,
+                breakdown: None,
+            },
+        };
+
+        // --- swap -------------------------------------------------------------------------
+        let devices: Vec<SwapDevice> = curr
+            .swaps
+            .as_ref()
+            .map(|d| {
+                d.iter()
+                    .map(|s| SwapDevice {
+                        path: s.path.clone(),
+                        kind: s.kind.clone(),
+                        size_bytes: s.size_bytes,
+                        used_bytes: s.used_bytes,
+                        priority: s.priority,
+                        is_zram: is_zram_path(&s.path),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let swap_used = mem.map(|m| m.swap_total.saturating_sub(m.swap_free));
+        let in_zswap = in_zswap_bytes(params.is_some(), stored_bytes);
+        let swap = Swap {
+            total_bytes: mem.map(|m| m.swap_total),
+            free_bytes: mem.map(|m| m.swap_free),
+            used_bytes: swap_used,
+            in_zswap_bytes: in_zswap,
+            in_swap_cache_bytes: mem.map(|m| m.swap_cached),
+            in_zram_bytes: in_zram,
+            not_in_ram_bytes: match (swap_used, in_zswap, mem, in_zram) {
+                (Some(u), Some(z), Some(m), Some(zr)) => {
+                    Some(u.saturating_sub(z).saturating_sub(m.swap_cached).saturating_sub(zr))
+                }
+                _ => None,
+            },
+            devices,
+        };
+
+        // --- capacity (§4.7) ----------------------------------------------------------------
+        let capacity = capacity(mem, pool_bytes, compression_ratio, pool_limit, zram_pool);
+
+        // --- zswap section ------------------------------------------------------------------
+        let mut unavailable = Vec::new();
+        let available = curr.zswap_params.is_ok();
+        if let Err(e) = &curr.zswap_params {
+            unavailable.push(missing_item("zswap", e));
+        }
+        if available {
+            if let Err(e) = &curr.zswap_debugfs {
+                unavailable.push(Missing {
+                    item: "debugfs (writeback, rejects, pool limit hits, incompressible pages)".into(),
+                    reason: e.reason(),
+                    fix: fix_for(e),
+                });
+            }
+            if mem.is_some() && mem.is_some_and(|m| m.zswap.is_none()) {
+                unavailable.push(Missing {
+                    item: "meminfo Zswap/Zswapped".into(),
+                    reason: "not in this kernel (the lines appeared in 5.19)".into(),
+                    fix: None,
+                });
+            }
+        }
+        if let Ok(d) = &curr.zswap_debugfs {
+            for e in &d.errors {
+                unavailable.push(missing_item("debugfs file", e));
+            }
+        }
+        if let Ok(p) = &curr.zswap_params {
+            for e in &p.errors {
+                unavailable.push(missing_item("parameter", e));
+            }
+        }
+        let boot_parameters = curr.boot_params.clone().unwrap_or_default();
+        let zswap = Zswap {
+            available,
+            enabled: param("enabled").and_then(|v| parse_bool(v)),
+            compressor: param("compressor").cloned(),
+            boot_compressor: boot_parameters.get("zswap.compressor").cloned(),
+            max_pool_percent: max_pct,
+            accept_threshold_percent: accept_pct,
+            shrinker_enabled: param("shrinker_enabled").and_then(|v| parse_bool(v)),
+            pool_bytes,
+            pool_source: pool_source.map(str::to_string),
+            stored_bytes,
+            stored_pages,
+            saved_bytes: match (stored_bytes, pool_bytes) {
+                (Some(s), Some(p)) => i64::try_from(i128::from(s) - i128::from(p)).ok(),
+                _ => None,
+            },
+            compression_ratio,
+            compressor_ratio,
+            incompressible_bytes: incompressible.map(|p| p.saturating_mul(ps)),
+            same_filled_bytes: same.map(|p| p.saturating_mul(ps)),
+            pool_limit_bytes: pool_limit,
+            accept_threshold_bytes: accept_bytes,
+            pool_headroom_bytes: match (pool_limit, pool_bytes) {
+                (Some(l), Some(p)) => Some(l.saturating_sub(p)),
+                _ => None,
+            },
+            pool_limit_used_percent: match (pool_limit, pool_bytes) {
+                (Some(l), Some(p)) if l > 0 => Some(p as f64 * 100.0 / l as f64),
+                _ => None,
+            },
+            parameters: params.map(|p| p.values.clone()).unwrap_or_default(),
+            boot_parameters,
+            debugfs: debugfs.map(|d| d.values.clone()),
+            unavailable,
+        };
+
+        let vmstat = curr
+            .vmstat
+            .as_ref()
+            .map(|v| Vmstat {
+                zswpin: v.zswpin,
+                zswpout: v.zswpout,
+                zswpwb: v.zswpwb,
+                pswpin: v.pswpin,
+                pswpout: v.pswpout,
+                swpin_zero: v.swpin_zero,
+                swpout_zero: v.swpout_zero,
+                nr_zspages: v.nr_zspages,
+            })
+            .unwrap_or_default();
+
+        let psi = curr.psi.as_ref().ok().map(|p| Psi {
+            some_avg10: p.some.avg10,
+            some_avg60: p.some.avg60,
+            some_avg300: p.some.avg300,
+            some_total_us: p.some.total_us,
+            full_avg10: p.full.avg10,
+            full_avg60: p.full.avg60,
+            full_avg300: p.full.avg300,
+            full_total_us: p.full.total_us,
+        });
+
+        let mut tunables = BTreeMap::new();
+        for (name, v) in &curr.tunables.vm {
+            tunables.insert(format!("vm.{name}"), v.as_ref().ok().cloned());
+        }
+        let sel = |r: &Reading<crate::sources::zram::Selector>| r.as_ref().ok().and_then(|s| s.selected.clone());
+        tunables.insert("transparent_hugepage.enabled".into(), sel(&curr.tunables.thp_enabled));
+        tunables.insert("transparent_hugepage.defrag".into(), sel(&curr.tunables.thp_defrag));
+
+        let rates = prev.and_then(|p| derive_rates(p, curr));
+
+        Snapshot {
+            schema_version: SCHEMA_VERSION,
+            tool: Tool {
+                name: "zswaptop".into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+            },
+            host: Host {
+                hostname: curr.host.hostname.clone(),
+                kernel: curr.host.kernel.clone(),
+                uptime_seconds: curr.host.uptime_seconds,
+                privileged: curr.host.privileged,
+                root: curr.root.clone(),
+            },
+            page_size: curr.host.page_size.clone(),
+            memory,
+            zswap,
+            swap,
+            zram,
+            capacity,
+            psi,
+            vmstat,
+            rates,
+            tunables,
+            diagnostics: Vec::new(),
+            sources: source_statuses(curr),
+        }
+    }
+}
+
+fn ratio(num: Option<u64>, den: Option<u64>) -> Option<f64> {
+    match (num, den) {
+        (Some(n), Some(d)) if d > 0 => Some(n as f64 / d as f64),
+        _ => None,
+    }
+}
+
+/// The compressor's own ratio: same-filled pages (≤ 6.11, no pool bytes) and incompressible
+/// pages (6.18+, stored raw at a page each) taken out. `None` when neither count is known.
+fn compressor_ratio_opt(
+    stored_pages: Option<u64>,
+    pool: Option<u64>,
+    same: Option<u64>,
+    incompressible: Option<u64>,
+    ps: u64,
+) -> Option<f64> {
+    if same.is_none() && incompressible.is_none() {
+        return None;
+    }
+    let inc = incompressible.unwrap_or(0);
+    let pages = stored_pages?.checked_sub(same.unwrap_or(0).saturating_add(inc))?;
+    let den = pool?.checked_sub(inc.saturating_mul(ps))?;
+    ratio(Some(pages.saturating_mul(ps)), Some(den))
+}
+
+/// Before 5.19 (no meminfo Zswap) and without debugfs: zsmalloc pages minus zram's, valid only
+/// when zswap's allocator is zsmalloc (kernel reference §3).
+fn fallback_pool(curr: &Sample, zram_pool: Option<u64>, ps: u64) -> Option<u64> {
+    let params = curr.zswap_params.as_ref().ok()?;
+    let zpool = params.values.get("zpool").map(String::as_str);
+    if !matches!(zpool, Some("zsmalloc")) {
+        return None;
+    }
+    let zspages = curr.vmstat.as_ref().ok()?.nr_zspages?;
+    Some(zspages.saturating_mul(ps).saturating_sub(zram_pool?))
+}
+
+/// Bytes of swap held in zswap. Without zswap in the kernel at all that is truly 0.
+fn in_zswap_bytes(zswap_in_kernel: bool, stored_bytes: Option<u64>) -> Option<u64> {
+    match stored_bytes {
+        Some(b) => Some(b),
+        None if !zswap_in_kernel => Some(0),
+        None => None,
+    }
+}
+
+fn is_zram_path(path: &str) -> bool {
+    path.strip_prefix("/dev/zram")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+fn capacity(
+    mem: Option<&crate::sources::meminfo::MeminfoSample>,
+    pool: Option<u64>,
+    measured_ratio: Option<f64>,
+    pool_limit: Option<u64>,
+    zram_pool: Option<u64>,
+) -> Capacity {
+    let (r, assumed) = match measured_ratio {
+        Some(r) if r.is_finite() && r > 0.0 => (Some(r), false),
+        _ if pool.is_some() => (Some(ASSUMED_RATIO), true),
+        _ => (None, false),
+    };
+    let Some(m) = mem else {
+        return Capacity {
+            effective_now_bytes: None,
+            effective_at_pool_limit_bytes: None,
+            zswap_resident_max_bytes: None,
+            fast_tier_headroom_bytes: None,
+            ratio: r,
+            ratio_assumed: assumed,
+        };
+    };
+    let base = m.mem_total.saturating_add(m.swap_total);
+    let zram = zram_pool.unwrap_or(0);
+    let effective_now = pool.map(|p| base.saturating_sub(p).saturating_sub(zram));
+    let (resident_max, at_limit, headroom) = match (r, pool_limit, pool) {
+        (Some(r), Some(limit), Some(p)) => {
+            let resident = (limit as f64 * r).min(m.swap_total as f64);
+            let cost = resident / r;
+            let at_limit = (base as f64 - cost - zram as f64).max(0.0);
+            let head = ((limit.saturating_sub(p)) as f64 * r).min(m.swap_free as f64);
+            (Some(resident as u64), Some(at_limit as u64), Some(head as u64))
+        }
+        _ => (None, None, None),
+    };
+    Capacity {
+        effective_now_bytes: effective_now,
+        effective_at_pool_limit_bytes: at_limit,
+        zswap_resident_max_bytes: resident_max,
+        fast_tier_headroom_bytes: headroom,
+        ratio: r,
+        ratio_assumed: assumed,
+    }
+}
+
+fn derive_zram(z: &crate::sources::zram::ZramSample, is_swap: bool) -> Zram {
+    let mm = z.mm_stat.as_ref().ok();
+    let mut unavailable = Vec::new();
+    for (item, r) in [
+        ("mm_stat", z.mm_stat.as_ref().err()),
+        ("comp_algorithm", z.comp_algorithm.as_ref().err()),
+        ("disksize", z.disksize.as_ref().err()),
+    ] {
+        if let Some(e) = r {
+            unavailable.push(missing_item(item, e));
+        }
+    }
+    let alg = z.comp_algorithm.as_ref().ok();
+    Zram {
+        device: z.name.clone(),
+        initialized: z
+            .initstate
+            .as_ref()
+            .ok()
+            .map(|&v| v != 0)
+            .or_else(|| z.disksize.as_ref().ok().map(|&d| d > 0)),
+        is_swap,
+        algorithm: alg.and_then(|a| a.selected.clone()),
+        algorithms: alg.map(|a| a.options.clone()).unwrap_or_default(),
+        disksize_bytes: z.disksize.as_ref().ok().copied(),
+        orig_data_bytes: mm.map(|m| m.orig_data_size),
+        compr_data_bytes: mm.map(|m| m.compr_data_size),
+        mem_used_bytes: mm.map(|m| m.mem_used_total),
+        mem_limit_bytes: mm.map(|m| m.mem_limit),
+        mem_used_max_bytes: mm.map(|m| m.mem_used_max),
+        same_pages: mm.map(|m| m.same_pages),
+        huge_pages: mm.and_then(|m| m.huge_pages),
+        compression_ratio: mm.and_then(|m| ratio(Some(m.orig_data_size), Some(m.compr_data_size))),
+        effective_ratio: mm.and_then(|m| ratio(Some(m.orig_data_size), Some(m.mem_used_total))),
+        unavailable,
+    }
+}
+
+fn missing_item(item: &str, e: &Unavailable) -> Missing {
+    Missing {
+        item: format!("{item} ({})", e.path()),
+        reason: e.reason(),
+        fix: fix_for(e),
+    }
+}
+
+/// The exact command that makes an unavailable source readable, where one exists.
+pub fn fix_for(e: &Unavailable) -> Option<String> {
+    let reason = e.reason();
+    if reason.starts_with("needs root") {
+        Some("run as root: sudo zswaptop".into())
+    } else if reason == "debugfs is not mounted" {
+        Some("sudo mount -t debugfs none /sys/kernel/debug".into())
+    } else if reason.starts_with("zswap has not been enabled since boot") {
+        Some("echo Y | sudo tee /sys/module/zswap/parameters/enabled".into())
+    } else if reason == NO_ZSWAP {
+        Some("use a kernel built with CONFIG_ZSWAP=y".into())
+    } else if reason.starts_with("PSI is disabled") {
+        Some("add psi=1 to the kernel command line and reboot".into())
+    } else {
+        None
+    }
+}
+
+fn derive_rates(prev: &Sample, curr: &Sample) -> Option<Rates> {
+    let dt = curr.monotonic_ns.checked_sub(prev.monotonic_ns)? as f64 / 1e9;
+    if !(dt > 0.0) {
+        return None;
+    }
+    let ps = curr.host.page_size.bytes as f64;
+    let pv = prev.vmstat.as_ref().ok();
+    let cv = curr.vmstat.as_ref().ok();
+    let vm_rate = |f: fn(&crate::sources::vmstat::VmstatSample) -> Option<u64>| {
+        counter_rate(pv.and_then(f), cv.and_then(f), dt).map(|r| r * ps)
+    };
+    let bypass = match (pv, cv) {
+        (Some(p), Some(c)) => {
+            let out = rates::counter_delta(p.pswpout, c.pswpout);
+            // Without zswpwb (kernels before 6.8) writeback can't be told apart: unknown.
+            let wb = rates::counter_delta(p.zswpwb, c.zswpwb);
+            match (out, wb) {
+                (Some(o), Some(w)) => Some(o.saturating_sub(w) as f64 * ps / dt),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    let mut debugfs_per_sec = BTreeMap::new();
+    if let (Ok(p), Ok(c)) = (&prev.zswap_debugfs, &curr.zswap_debugfs) {
+        for (k, &v) in &c.values {
+            // Gauges are not rates.
+            if matches!(
+                k.as_str(),
+                "pool_total_size" | "stored_pages" | "same_filled_pages" | "stored_incompressible_pages" | "pool_pages"
+            ) {
+                continue;
+            }
+            if let Some(r) = counter_rate(p.values.get(k).copied(), Some(v), dt) {
+                debugfs_per_sec.insert(k.clone(), r);
+            }
+        }
+    }
+    let psi_pct = |f: fn(&crate::sources::psi::PsiSample) -> u64| {
+        let (p, c) = (prev.psi.as_ref().ok()?, curr.psi.as_ref().ok()?);
+        counter_rate(Some(f(p)), Some(f(c)), dt).map(|us_per_s| (us_per_s / 1e4).min(100.0))
+    };
+    Some(Rates {
+        interval_seconds: dt,
+        zswpout_bytes_per_sec: vm_rate(|v| v.zswpout),
+        zswpin_bytes_per_sec: vm_rate(|v| v.zswpin),
+        zswpwb_bytes_per_sec: vm_rate(|v| v.zswpwb),
+        pswpout_bytes_per_sec: vm_rate(|v| v.pswpout),
+        pswpin_bytes_per_sec: vm_rate(|v| v.pswpin),
+        swpout_zero_bytes_per_sec: vm_rate(|v| v.swpout_zero),
+        swpin_zero_bytes_per_sec: vm_rate(|v| v.swpin_zero),
+        bypassed_zswap_bytes_per_sec: bypass,
+        debugfs_per_sec,
+        psi_some_percent: psi_pct(|p| p.some.total_us),
+        psi_full_percent: psi_pct(|p| p.full.total_us),
+    })
+}
+
+/// Every file-level source with its status, for the "sources" list and the status line.
+fn source_statuses(s: &Sample) -> Vec<SourceStatus> {
+    fn st<T>(out: &mut Vec<SourceStatus>, name: &str, r: &Reading<T>) {
+        out.push(match r {
+            Ok(_) => SourceStatus {
+                source: name.to_string(),
+                status: "ok".into(),
+                reason: None,
+            },
+            Err(e) => SourceStatus {
+                source: name.to_string(),
+                status: e.status().into(),
+                reason: Some(e.reason()),
+            },
+        });
+    }
+    let mut out = Vec::new();
+    st(&mut out, "/proc/meminfo", &s.meminfo);
+    st(&mut out, "/proc/vmstat", &s.vmstat);
+    st(&mut out, "/proc/swaps", &s.swaps);
+    st(&mut out, "/proc/pressure/memory", &s.psi);
+    st(&mut out, "/proc/cmdline", &s.boot_params);
+    st(&mut out, "/sys/module/zswap/parameters", &s.zswap_params);
+    st(&mut out, "/sys/kernel/debug/zswap", &s.zswap_debugfs);
+    for z in &s.zram {
+        st(&mut out, &format!("/sys/block/{}/mm_stat", z.name), &z.mm_stat);
+    }
+    st(&mut out, "/sys/kernel/mm/transparent_hugepage/enabled", &s.tunables.thp_enabled);
+    out
+}

@@ -1,0 +1,4 @@
+//! `--once` output: pure writers over a [`Snapshot`](crate::model::Snapshot), for any `Write`.
+
+pub mod json;
+pub mod text;

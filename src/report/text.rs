@@ -1,0 +1,369 @@
+//! `--once` as text: fits 80 columns, colour only when asked for (a terminal without NO_COLOR).
+
+use std::io::{self, Write};
+
+use crate::format::{self as f, BUCKETS};
+use crate::model::{Missing, Snapshot};
+
+/// ANSI styling, or none at all.
+#[derive(Debug, Clone, Copy)]
+pub struct Style {
+    pub color: bool,
+}
+
+impl Style {
+    fn paint(&self, code: &str, s: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+    fn head(&self, s: &str) -> String {
+        self.paint("1", s)
+    }
+    fn dim(&self, s: &str) -> String {
+        self.paint("2", s)
+    }
+    fn warn(&self, s: &str) -> String {
+        self.paint("33", s)
+    }
+    fn pool(&self, s: &str) -> String {
+        self.paint("1;35", s)
+    }
+}
+
+/// Bucket colours (ANSI 16-colour codes that read on dark and light backgrounds).
+const BUCKET_COLORS: [&str; 10] = ["32", "36", "34", "94", "33", "93", "35", "95", "37", "90"];
+
+pub const WIDTH: usize = 80;
+
+pub fn write(snap: &Snapshot, out: &mut impl Write, style: Style) -> io::Result<()> {
+    header(snap, out, style)?;
+    memory(snap, out, style)?;
+    zswap(snap, out, style)?;
+    swap(snap, out, style)?;
+    zram(snap, out, style)?;
+    capacity(snap, out, style)?;
+    diagnostics(snap, out, style)?;
+    unavailable(snap, out, style)
+}
+
+fn header(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
+    let host = s.host.hostname.as_deref().unwrap_or(f::MISSING);
+    let kernel = s.host.kernel.as_deref().unwrap_or(f::MISSING);
+    let who = if s.host.privileged { "root" } else { "not root" };
+    writeln!(
+        out,
+        "{} {}  host {host}  kernel {kernel}  up {}  {who}",
+        st.head("zswaptop"),
+        s.tool.version,
+        f::duration_secs(s.host.uptime_seconds),
+    )?;
+    if s.host.root != "/" {
+        writeln!(out, "{}", st.dim(&format!("reading tree {}", s.host.root)))?;
+    }
+    writeln!(out, "{}", st.dim(&format!("page size {} ({})", s.page_size.bytes, s.page_size.source)))
+}
+
+fn section(out: &mut impl Write, st: Style, title: &str, right: &str) -> io::Result<()> {
+    writeln!(out)?;
+    let pad = WIDTH.saturating_sub(title.chars().count() + right.chars().count());
+    if right.is_empty() {
+        return writeln!(out, "{}", st.head(title));
+    }
+    writeln!(out, "{}{}{}", st.head(title), " ".repeat(pad), right)
+}
+
+fn memory(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
+    let m = &s.memory;
+    section(out, st, "REAL MEMORY", &format!("total {}", f::bytes(m.total_bytes)))?;
+    let Some(b) = &m.breakdown else {
+        return writeln!(out, "  {}", st.warn("/proc/meminfo could not be read (see UNAVAILABLE)"));
+    };
+    let buckets = b.buckets();
+    let values: Vec<u64> = buckets.iter().map(|(_, v)| v.unwrap_or(0).max(0).unsigned_abs()).collect();
+    let cells = f::proportional_cells(&values, WIDTH - 2);
+    let mut bar = String::new();
+    for (i, &n) in cells.iter().enumerate() {
+        let seg: String = std::iter::repeat_n(BUCKETS[i].glyph, n).collect();
+        bar.push_str(&if st.color { st.paint(&format!("7;{}", BUCKET_COLORS[i]), &seg) } else { seg });
+    }
+    writeln!(out, "[{bar}]")?;
+    for (i, (_, v)) in buckets.iter().enumerate() {
+        let info = &BUCKETS[i];
+        let size = if info.key == "unaccounted" { f::bytes_signed(*v) } else { f::bytes(v.map(|v| v.unsigned_abs())) };
+        let pct = f::percent(v.and_then(|v| f::share(Some(v.max(0).unsigned_abs()), m.total_bytes)));
+        let glyph = st.paint(BUCKET_COLORS[i], &info.glyph.to_string());
+        let label = format!("{:<12}", info.label);
+        let label = if matches!(info.key, "zswap_pool" | "zram_pool") && v.unwrap_or(0) > 0 {
+            st.pool(&label)
+        } else {
+            label
+        };
+        writeln!(out, "  {glyph} {label} {size:>10} {pct:>6}  {}", st.dim(info.source))?;
+    }
+    writeln!(
+        out,
+        "free says {} used; {} of that is the compressed pool.",
+        f::bytes(m.free_cmd_used_bytes),
+        st.pool(&f::bytes(m.hidden_in_used_bytes))
+    )
+}
+
+fn zswap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
+    let z = &s.zswap;
+    if !z.available {
+        section(out, st, "ZSWAP", "not in this kernel")?;
+        return Ok(());
+    }
+    let state = match z.enabled {
+        Some(true) => "enabled",
+        Some(false) => "disabled",
+        None => f::MISSING,
+    };
+    section(out, st, "ZSWAP", state)?;
+    writeln!(
+        out,
+        "  compressor {}  max_pool_percent {}  accept_threshold {}%  shrinker {}",
+        z.compressor.as_deref().unwrap_or(f::MISSING),
+        f::num(z.max_pool_percent),
+        f::num(z.accept_threshold_percent),
+        f::on_off(z.shrinker_enabled),
+    )?;
+    for (k, v) in &z.parameters {
+        if !matches!(
+            k.as_str(),
+            "enabled" | "compressor" | "max_pool_percent" | "accept_threshold_percent" | "shrinker_enabled"
+        ) {
+            writeln!(out, "  {k} {v}")?;
+        }
+    }
+    let boot = if z.boot_parameters.is_empty() {
+        "none".to_string()
+    } else {
+        z.boot_parameters.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")
+    };
+    writeln!(out, "  boot parameters: {boot}")?;
+    writeln!(
+        out,
+        "  pool    {:>10} of {} limit ({})  {}",
+        f::bytes(z.pool_bytes),
+        f::bytes(z.pool_limit_bytes),
+        f::percent(z.pool_limit_used_percent),
+        gauge(z.pool_limit_used_percent, z.accept_threshold_percent, 20),
+    )?;
+    writeln!(
+        out,
+        "  stored  {:>10} ({} pages)   saves {}",
+        f::bytes(z.stored_bytes),
+        f::num(z.stored_pages),
+        f::bytes_signed(z.saved_bytes),
+    )?;
+    writeln!(
+        out,
+        "  ratio   {} effective, {} compressor only",
+        f::ratio(z.compression_ratio),
+        f::ratio(z.compressor_ratio),
+    )?;
+    if z.incompressible_bytes.is_some() || z.same_filled_bytes.is_some() {
+        writeln!(
+            out,
+            "  incompressible {} ({} of stored)   same-filled {}",
+            f::bytes(z.incompressible_bytes),
+            f::percent(f::share(z.incompressible_bytes, z.stored_bytes)),
+            f::bytes(z.same_filled_bytes),
+        )?;
+    }
+    if let Some(d) = &z.debugfs {
+        writeln!(out, "  debugfs counters:")?;
+        let cells: Vec<String> = d.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        write_columns(out, &cells, 4, WIDTH)?;
+    }
+    if let Some(r) = &s.rates {
+        writeln!(
+            out,
+            "  over {:.1}s: store {}  load {}  writeback {}  bypass {}",
+            r.interval_seconds,
+            f::rate(r.zswpout_bytes_per_sec),
+            f::rate(r.zswpin_bytes_per_sec),
+            f::rate(r.zswpwb_bytes_per_sec),
+            f::rate(r.bypassed_zswap_bytes_per_sec),
+        )?;
+    }
+    Ok(())
+}
+
+/// `[#####|.....]` with `|` at the accept threshold.
+pub fn gauge(pct: Option<f64>, threshold: Option<u64>, width: usize) -> String {
+    let Some(p) = pct.filter(|p| p.is_finite()) else {
+        return String::new();
+    };
+    let filled = ((p.clamp(0.0, 100.0) / 100.0) * width as f64).round() as usize;
+    let mark = threshold.map(|t| ((t.min(100) as f64 / 100.0) * width as f64).round() as usize);
+    let mut g = String::with_capacity(width + 2);
+    g.push('[');
+    for i in 0..width {
+        g.push(if Some(i) == mark { '|' } else if i < filled { '#' } else { '.' });
+    }
+    g.push(']');
+    g
+}
+
+fn write_columns(out: &mut impl Write, cells: &[String], indent: usize, width: usize) -> io::Result<()> {
+    let col = cells.iter().map(|c| c.chars().count()).max().unwrap_or(0) + 3;
+    let per_row = ((width - indent) / col.max(1)).max(1);
+    for row in cells.chunks(per_row) {
+        let line: String = row.iter().map(|c| format!("{c:<col$}")).collect();
+        writeln!(out, "{}{}", " ".repeat(indent), line.trim_end())?;
+    }
+    Ok(())
+}
+
+fn swap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
+    let w = &s.swap;
+    section(
+        out,
+        st,
+        "SWAP",
+        &format!("{} used of {}", f::bytes(w.used_bytes), f::bytes(w.total_bytes)),
+    )?;
+    writeln!(
+        out,
+        "  in zswap {}  in swap cache {}  in zram {}",
+        f::bytes(w.in_zswap_bytes),
+        f::bytes(w.in_swap_cache_bytes),
+        f::bytes(w.in_zram_bytes)
+    )?;
+    writeln!(out, "  not in RAM (on disk, or zero-filled) {}", f::bytes(w.not_in_ram_bytes))?;
+    if w.devices.is_empty() {
+        return writeln!(out, "  no active swap devices");
+    }
+    writeln!(out, "  {:<38} {:<9} {:>10} {:>10} {:>5}", "device", "type", "size", "used", "prio")?;
+    for d in &w.devices {
+        writeln!(
+            out,
+            "  {:<38} {:<9} {:>10} {:>10} {:>5}",
+            ellipsize(&d.path, 38),
+            if d.is_zram { "zram" } else { d.kind.as_str() },
+            f::bytes_raw(d.size_bytes),
+            f::bytes_raw(d.used_bytes),
+            d.priority
+        )?;
+    }
+    Ok(())
+}
+
+fn zram(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
+    if s.zram.is_empty() {
+        return Ok(());
+    }
+    section(out, st, "ZRAM", "")?;
+    writeln!(
+        out,
+        "  {:<7} {:<8} {:>9} {:>9} {:>9} {:>9} {:>7} {:>7}",
+        "device", "alg", "disksize", "orig", "compr", "mem used", "ratio", "eff."
+    )?;
+    for z in &s.zram {
+        if z.initialized == Some(false) {
+            writeln!(out, "  {:<7} not initialised", z.device)?;
+            continue;
+        }
+        writeln!(
+            out,
+            "  {:<7} {:<8} {:>9} {:>9} {:>9} {:>9} {:>7} {:>7}",
+            z.device,
+            ellipsize(z.algorithm.as_deref().unwrap_or(f::MISSING), 8),
+            f::bytes(z.disksize_bytes),
+            f::bytes(z.orig_data_bytes),
+            f::bytes(z.compr_data_bytes),
+            f::bytes(z.mem_used_bytes),
+            f::ratio(z.compression_ratio),
+            f::ratio(z.effective_ratio),
+        )?;
+    }
+    Ok(())
+}
+
+fn capacity(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
+    let c = &s.capacity;
+    section(out, st, "CAPACITY", "")?;
+    writeln!(
+        out,
+        "  effective memory now {}   with the pool at its limit {}",
+        f::bytes(c.effective_now_bytes),
+        f::bytes(c.effective_at_pool_limit_bytes)
+    )?;
+    let assumed = if c.ratio_assumed { " (ratio assumed, pool empty)" } else { "" };
+    writeln!(
+        out,
+        "  zswap can hold at most {} of pages; room for {} more{assumed}",
+        f::bytes(c.zswap_resident_max_bytes),
+        f::bytes(c.fast_tier_headroom_bytes)
+    )?;
+    if let Some(p) = &s.psi {
+        writeln!(
+            out,
+            "  memory pressure: some {:.2}% full {:.2}% (avg10)",
+            p.some_avg10, p.full_avg10
+        )?;
+    }
+    Ok(())
+}
+
+fn diagnostics(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
+    if s.diagnostics.is_empty() {
+        return Ok(());
+    }
+    section(out, st, "DIAGNOSTICS", &format!("{} findings", s.diagnostics.len()))?;
+    for d in &s.diagnostics {
+        writeln!(out, "  [{:?}] {}: {}", d.severity, d.id, d.summary)?;
+        for e in &d.evidence {
+            writeln!(out, "      {e}")?;
+        }
+        writeln!(out, "      fix: {}", d.fix)?;
+    }
+    Ok(())
+}
+
+fn unavailable(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
+    let mut items: Vec<Missing> = s.zswap.unavailable.clone();
+    for z in &s.zram {
+        items.extend(z.unavailable.iter().filter(|m| !m.item.starts_with("bd_stat")).cloned());
+    }
+    for src in &s.sources {
+        let covered = items.iter().any(|m| m.item.contains(&src.source));
+        if src.status != "ok" && !covered && !src.source.contains("/kernel/debug/zswap") && !src.source.contains("zswap/parameters") {
+            items.push(Missing {
+                item: src.source.clone(),
+                reason: src.reason.clone().unwrap_or_default(),
+                fix: None,
+            });
+        }
+    }
+    if items.is_empty() {
+        return Ok(());
+    }
+    section(out, st, "UNAVAILABLE", "")?;
+    for m in &items {
+        writeln!(out, "  {} {}: {}", st.warn("!"), m.item, m.reason)?;
+        if let Some(fix) = &m.fix {
+            writeln!(out, "      to get it: {fix}")?;
+        }
+    }
+    Ok(())
+}
+
+/// Shorten to `max` characters with an ellipsis in the middle (paths keep both ends).
+pub fn ellipsize(s: &str, max: usize) -> String {
+    let n = s.chars().count();
+    if n <= max || max < 3 {
+        return s.to_string();
+    }
+    let keep = max - 1;
+    let head = keep / 2;
+    let tail = keep - head;
+    let a: String = s.chars().take(head).collect();
+    let b: String = s.chars().skip(n - tail).collect();
+    format!("{a}…{b}")
+}

@@ -1,0 +1,81 @@
+//! Facts about the host: name, kernel release, uptime, privileges and page size.
+//!
+//! On the live system hostname and uptime come from `sysinfo`. sysinfo reads the running system
+//! only (it has no root-path override), so it stays here at the edge: under `--root` these facts
+//! come from the tree's own files or are left unknown.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::root::{Root, read_text};
+use crate::sys;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HostSample {
+    pub hostname: Option<String>,
+    pub kernel: Option<String>,
+    pub uptime_seconds: Option<f64>,
+    /// Effective uid 0 (of this process: under `--root` it still says what we could read live).
+    pub privileged: bool,
+    pub page_size: PageSize,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageSize {
+    pub bytes: u64,
+    /// Where the value came from: "sysconf", "tree file pagesize", "host sysconf (not in tree)".
+    pub source: String,
+}
+
+const FALLBACK_PAGE: u64 = 4096;
+
+pub fn read(root: &Root) -> HostSample {
+    let text = |p: &Path| read_text(p, "").ok().map(|t| t.trim().to_string()).filter(|t| !t.is_empty());
+    let (hostname, uptime_seconds) = if root.is_live() {
+        (
+            sysinfo::System::host_name().ok(),
+            sysinfo::System::uptime().ok().map(|u| u as f64),
+        )
+    } else {
+        (
+            text(&root.proc("sys/kernel/hostname")),
+            text(&root.proc("uptime"))
+                .and_then(|u| u.split_whitespace().next().and_then(|s| s.parse().ok())),
+        )
+    };
+    let kernel = text(&root.proc("sys/kernel/osrelease")).or_else(|| text(&root.file("uname-r")));
+    HostSample {
+        hostname,
+        kernel,
+        uptime_seconds,
+        privileged: sys::euid() == 0,
+        page_size: page_size(root),
+    }
+}
+
+/// The live page size from sysconf; under `--root`, the tree's `pagesize` file when it has one.
+/// (The model may refine a tree's value from Zswapped ÷ stored_pages; see `model`.)
+pub fn page_size(root: &Root) -> PageSize {
+    let host = sys::host_page_size();
+    if root.is_live() {
+        return PageSize {
+            bytes: host.unwrap_or(FALLBACK_PAGE),
+            source: if host.is_some() { "sysconf" } else { "assumed 4096 (sysconf failed)" }.into(),
+        };
+    }
+    if let Ok(t) = read_text(&root.file("pagesize"), "")
+        && let Ok(v) = t.trim().parse::<u64>()
+        && v.is_power_of_two()
+        && v >= 4096
+    {
+        return PageSize {
+            bytes: v,
+            source: "tree file pagesize".into(),
+        };
+    }
+    PageSize {
+        bytes: host.unwrap_or(FALLBACK_PAGE),
+        source: "host sysconf (not in tree)".into(),
+    }
+}

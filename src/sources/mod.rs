@@ -1,0 +1,99 @@
+//! Sources: one module per kernel interface. Each reader takes a [`Root`] and returns raw values
+//! (a `*Sample`) or the reason it could not read them. One failing source never aborts a sample.
+
+pub mod host;
+pub mod meminfo;
+pub mod psi;
+pub mod swaps;
+pub mod tunables;
+pub mod vmstat;
+pub mod zram;
+pub mod zswap;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::root::{Reading, Root};
+use crate::sys;
+
+/// Everything read in one tick, as the kernel said it (converted to bytes where the unit is known).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    /// CLOCK_MONOTONIC at the start of the tick, for rates.
+    pub monotonic_ns: u64,
+    /// Wall clock, for display and recordings.
+    pub unix_ms: u64,
+    /// The tree read: "/" live.
+    pub root: String,
+    pub host: host::HostSample,
+    pub meminfo: Reading<meminfo::MeminfoSample>,
+    pub vmstat: Reading<vmstat::VmstatSample>,
+    pub swaps: Reading<Vec<swaps::SwapDevice>>,
+    pub psi: Reading<psi::PsiSample>,
+    pub zswap_params: Reading<zswap::ZswapParams>,
+    pub zswap_debugfs: Reading<zswap::ZswapDebugfs>,
+    pub boot_params: Reading<BTreeMap<String, String>>,
+    pub zram: Vec<zram::ZramSample>,
+    pub tunables: tunables::Tunables,
+}
+
+/// Read every source once.
+pub fn collect(root: &Root) -> Sample {
+    let monotonic_ns = sys::monotonic_ns();
+    let unix_ms = sys::unix_ms();
+    let meminfo = meminfo::read(root);
+    let vmstat = vmstat::read(root);
+    let swaps = swaps::read(root);
+    let zswap_params = zswap::read_params(root);
+    let (present, enabled) = match &zswap_params {
+        Ok(p) => (
+            true,
+            p.values
+                .get("enabled")
+                .and_then(|v| zswap::parse_bool(v))
+                .unwrap_or(false),
+        ),
+        Err(_) => (false, false),
+    };
+    let zswap_debugfs = zswap::read_debugfs(root, present, enabled);
+    let mut host = host::read(root);
+    if !root.is_live() && host.page_size.source != "tree file pagesize" {
+        if let Some(ps) = infer_page_size(&meminfo, &zswap_debugfs) {
+            host.page_size = host::PageSize {
+                bytes: ps,
+                source: "inferred from Zswapped / debugfs stored_pages".into(),
+            };
+        }
+    }
+    Sample {
+        monotonic_ns,
+        unix_ms,
+        root: root.base().display().to_string(),
+        host,
+        meminfo,
+        vmstat,
+        swaps,
+        psi: psi::read(root),
+        zswap_params,
+        zswap_debugfs,
+        boot_params: zswap::read_boot_params(root),
+        zram: zram::read_all(root),
+        tunables: tunables::read(root),
+    }
+}
+
+/// A captured tree without a `pagesize` file: Zswapped (bytes) ÷ stored_pages is the page size
+/// when both are known and non-zero, and the quotient is a power of two.
+fn infer_page_size(
+    meminfo: &Reading<meminfo::MeminfoSample>,
+    debugfs: &Reading<zswap::ZswapDebugfs>,
+) -> Option<u64> {
+    let zswapped = meminfo.as_ref().ok()?.zswapped?;
+    let stored = *debugfs.as_ref().ok()?.values.get("stored_pages")?;
+    if stored == 0 || zswapped == 0 || zswapped % stored != 0 {
+        return None;
+    }
+    let ps = zswapped / stored;
+    (ps.is_power_of_two() && (4096..=262_144).contains(&ps)).then_some(ps)
+}

@@ -1,0 +1,208 @@
+//! zram devices: `/sys/block/zram*/{mm_stat,io_stat,bd_stat,comp_algorithm,disksize,initstate}`.
+
+use std::fs;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::root::{Reading, Root, Unavailable, read_text, read_u64};
+
+/// `mm_stat`: columns 1–5 bytes, 6–9 pages. Older kernels print fewer columns.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MmStat {
+    pub orig_data_size: u64,
+    pub compr_data_size: u64,
+    pub mem_used_total: u64,
+    pub mem_limit: u64,
+    pub mem_used_max: u64,
+    pub same_pages: u64,
+    pub pages_compacted: u64,
+    pub huge_pages: Option<u64>,
+    pub huge_pages_since: Option<u64>,
+}
+
+/// `io_stat`: failed_reads failed_writes invalid_io notify_free (counts).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IoStat {
+    pub failed_reads: u64,
+    pub failed_writes: u64,
+    pub invalid_io: u64,
+    pub notify_free: u64,
+}
+
+/// `bd_stat` (CONFIG_ZRAM_WRITEBACK): 4 KiB units whatever the page size, converted to bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BdStat {
+    pub bd_count_bytes: u64,
+    pub bd_reads_bytes: u64,
+    pub bd_writes_bytes: u64,
+}
+
+/// An algorithm selector file: `[lzo-rle] lzo lz4`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Selector {
+    pub selected: Option<String>,
+    pub options: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ZramSample {
+    pub name: String,
+    pub disksize: Reading<u64>,
+    pub initstate: Reading<u64>,
+    pub comp_algorithm: Reading<Selector>,
+    pub mm_stat: Reading<MmStat>,
+    pub io_stat: Reading<IoStat>,
+    pub bd_stat: Reading<BdStat>,
+}
+
+/// Every `zram*` device under `ROOT/sys/block`, sorted by number.
+pub fn read_all(root: &Root) -> Vec<ZramSample> {
+    let block = root.sys("block");
+    let Ok(rd) = fs::read_dir(&block) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = rd
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.strip_prefix("zram").is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())))
+        .collect();
+    names.sort_by_key(|n| n[4..].parse::<u64>().unwrap_or(u64::MAX));
+    names.into_iter().map(|n| read_device(root, &n)).collect()
+}
+
+pub fn read_device(root: &Root, name: &str) -> ZramSample {
+    let dir = root.sys(&format!("block/{name}"));
+    let f = |file: &str| dir.join(file);
+    let bd_missing = "no writeback support (kernel built without CONFIG_ZRAM_WRITEBACK)";
+    ZramSample {
+        name: name.to_string(),
+        disksize: read_u64(&f("disksize"), "no disksize file"),
+        initstate: read_u64(&f("initstate"), "no initstate file"),
+        comp_algorithm: read_text(&f("comp_algorithm"), "no comp_algorithm file")
+            .map(|t| parse_selector(&t)),
+        mm_stat: read_text(&f("mm_stat"), "no mm_stat file (kernel older than 4.1)")
+            .and_then(|t| parse_mm_stat(&f("mm_stat"), &t)),
+        io_stat: read_text(&f("io_stat"), "no io_stat file").and_then(|t| parse_io_stat(&f("io_stat"), &t)),
+        bd_stat: read_text(&f("bd_stat"), bd_missing).and_then(|t| parse_bd_stat(&f("bd_stat"), &t)),
+    }
+}
+
+fn numbers(path: &Path, text: &str, min: usize) -> Reading<Vec<u64>> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut out = Vec::with_capacity(words.len());
+    for w in &words {
+        out.push(
+            w.parse::<u64>()
+                .map_err(|_| Unavailable::malformed(path, Some(1), format!("not a number: {w:?}")))?,
+        );
+    }
+    if out.len() < min {
+        return Err(Unavailable::malformed(
+            path,
+            Some(1),
+            format!("expected at least {min} columns, got {}", out.len()),
+        ));
+    }
+    Ok(out)
+}
+
+pub fn parse_mm_stat(path: &Path, text: &str) -> Reading<MmStat> {
+    let n = numbers(path, text, 7)?;
+    Ok(MmStat {
+        orig_data_size: n[0],
+        compr_data_size: n[1],
+        mem_used_total: n[2],
+        mem_limit: n[3],
+        mem_used_max: n[4],
+        same_pages: n[5],
+        pages_compacted: n[6],
+        huge_pages: n.get(7).copied(),
+        huge_pages_since: n.get(8).copied(),
+    })
+}
+
+pub fn parse_io_stat(path: &Path, text: &str) -> Reading<IoStat> {
+    let n = numbers(path, text, 4)?;
+    Ok(IoStat {
+        failed_reads: n[0],
+        failed_writes: n[1],
+        invalid_io: n[2],
+        notify_free: n[3],
+    })
+}
+
+pub fn parse_bd_stat(path: &Path, text: &str) -> Reading<BdStat> {
+    let n = numbers(path, text, 3)?;
+    const FOUR_K: u64 = 4096;
+    Ok(BdStat {
+        bd_count_bytes: n[0].saturating_mul(FOUR_K),
+        bd_reads_bytes: n[1].saturating_mul(FOUR_K),
+        bd_writes_bytes: n[2].saturating_mul(FOUR_K),
+    })
+}
+
+/// `[lzo-rle] lzo lz4` → selected `lzo-rle`. Newer kernels may print `#0: [lzo]` style lines too.
+pub fn parse_selector(text: &str) -> Selector {
+    let mut sel = Selector::default();
+    for w in text.split_whitespace() {
+        if w.ends_with(':') {
+            continue;
+        }
+        let (name, chosen) = match w.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
+            Some(inner) => (inner, true),
+            None => (w, false),
+        };
+        if chosen && sel.selected.is_none() {
+            sel.selected = Some(name.to_string());
+        }
+        sel.options.push(name.to_string());
+    }
+    sel
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selector() {
+        let s = parse_selector("[lzo-rle] lzo lz4 \n");
+        assert_eq!(s.selected.as_deref(), Some("lzo-rle"));
+        assert_eq!(s.options, vec!["lzo-rle", "lzo", "lz4"]);
+        let t = parse_selector("always [madvise] never");
+        assert_eq!(t.selected.as_deref(), Some("madvise"));
+    }
+
+    #[test]
+    fn mm_stat_nine_columns() {
+        let m = parse_mm_stat(
+            Path::new("m"),
+            "314572800 104857600 109051904        0 109051904     1024        0      512      600\n",
+        )
+        .unwrap();
+        assert_eq!(m.orig_data_size, 314_572_800);
+        assert_eq!(m.huge_pages, Some(512));
+    }
+
+    #[test]
+    fn mm_stat_short_is_malformed() {
+        assert!(parse_mm_stat(Path::new("m"), "1 2 3\n").is_err());
+    }
+
+    #[test]
+    fn bd_stat_is_4k_units() {
+        let b = parse_bd_stat(Path::new("b"), "       2        3        4\n").unwrap();
+        assert_eq!(b.bd_count_bytes, 8192);
+    }
+
+    #[test]
+    fn idle_fixture_device() {
+        let root = Root::at(format!("{}/tests/fixtures/linux-6.18-idle", env!("CARGO_MANIFEST_DIR")));
+        let all = read_all(&root);
+        assert_eq!(all.len(), 1);
+        assert_eq!(all[0].name, "zram0");
+        assert_eq!(all[0].mm_stat.as_ref().unwrap().orig_data_size, 0);
+        assert!(all[0].bd_stat.is_err());
+    }
+}
