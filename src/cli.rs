@@ -73,19 +73,23 @@ pub enum SettingsError {
 
 impl Settings {
     /// `no_color_env`: whether NO_COLOR is set (non-empty); `stdout_tty`: whether stdout is a terminal.
-    pub fn from_cli(cli: Cli, no_color_env: bool, stdout_tty: bool) -> Result<Settings, SettingsError> {
+    pub fn from_cli(
+        cli: Cli,
+        no_color_env: bool,
+        stdout_tty: bool,
+    ) -> Result<Settings, SettingsError> {
         let interval = match cli.interval {
-            Some(s) if s.is_finite() && s >= 0.1 && s <= 86_400.0 => Some(Duration::from_secs_f64(s)),
+            Some(s) if (0.1..=86_400.0).contains(&s) => Some(Duration::from_secs_f64(s)),
             Some(s) => return Err(SettingsError::Interval(s)),
             None => None,
         };
         if !(cli.history.is_finite() && cli.history > 0.0 && cli.history <= 1440.0) {
             return Err(SettingsError::History(cli.history));
         }
-        if let Some(r) = &cli.root {
-            if !r.is_dir() {
-                return Err(SettingsError::Root(r.display().to_string()));
-            }
+        if let Some(r) = &cli.root
+            && !r.is_dir()
+        {
+            return Err(SettingsError::Root(r.display().to_string()));
         }
         let mode = if cli.json {
             Mode::OnceJson
@@ -130,9 +134,15 @@ mod tests {
 
     #[test]
     fn bad_interval() {
-        assert_eq!(parse(&["-i", "0.05"]).unwrap_err(), SettingsError::Interval(0.05));
+        assert_eq!(
+            parse(&["-i", "0.05"]).unwrap_err(),
+            SettingsError::Interval(0.05)
+        );
         assert!(parse(&["-i", "NaN"]).is_err());
-        assert_eq!(parse(&["-i", "0.1"]).unwrap().interval, Some(Duration::from_millis(100)));
+        assert_eq!(
+            parse(&["-i", "0.1"]).unwrap().interval,
+            Some(Duration::from_millis(100))
+        );
     }
 
     #[test]

@@ -84,7 +84,8 @@ pub fn on_off(v: Option<bool>) -> &'static str {
 
 /// A plain number or the missing mark.
 pub fn num<T: std::fmt::Display>(v: Option<T>) -> String {
-    v.map(|v| v.to_string()).unwrap_or_else(|| MISSING.to_string())
+    v.map(|v| v.to_string())
+        .unwrap_or_else(|| MISSING.to_string())
 }
 
 /// Uptime as `3d 4h`, `2h 13m`, `45s`.
@@ -105,6 +106,48 @@ pub fn duration_secs(secs: Option<f64>) -> String {
     }
 }
 
+/// Word-wrap `text` to lines of at most `width` characters (the first line after `first`
+/// characters of prefix, the rest after `indent`); words longer than a line are split.
+pub fn wrap(text: &str, width: usize, first: usize, indent: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut cur = String::new();
+    let mut room = width.saturating_sub(first).max(8);
+    for word in text.split_whitespace() {
+        let mut word: Vec<char> = word.chars().collect();
+        loop {
+            let cur_len = cur.chars().count();
+            let need = if cur.is_empty() {
+                word.len()
+            } else {
+                cur_len + 1 + word.len()
+            };
+            if need <= room {
+                if !cur.is_empty() {
+                    cur.push(' ');
+                }
+                cur.extend(word.iter());
+                break;
+            }
+            if cur.is_empty() {
+                // A word longer than the line: split it.
+                let head: String = word.iter().take(room).collect();
+                word = word[room.min(word.len())..].to_vec();
+                lines.push(head);
+            } else {
+                lines.push(std::mem::take(&mut cur));
+            }
+            room = width.saturating_sub(indent).max(8);
+            if word.is_empty() {
+                break;
+            }
+        }
+    }
+    if !cur.is_empty() || lines.is_empty() {
+        lines.push(cur);
+    }
+    lines
+}
+
 /// One bucket of the real-memory breakdown as both views show it.
 pub struct BucketInfo {
     /// Key in `memory.breakdown`.
@@ -118,16 +161,66 @@ pub struct BucketInfo {
 
 /// Buckets in display order (the same order as `Breakdown::buckets`).
 pub const BUCKETS: [BucketInfo; 10] = [
-    BucketInfo { key: "apps", label: "apps", source: "AnonPages", glyph: 'a' },
-    BucketInfo { key: "swap_cache", label: "swap cache", source: "SwapCached", glyph: 's' },
-    BucketInfo { key: "page_cache", label: "page cache", source: "Buffers+Cached-Shmem", glyph: 'c' },
-    BucketInfo { key: "shmem", label: "shmem/tmpfs", source: "Shmem", glyph: 'm' },
-    BucketInfo { key: "kernel", label: "kernel", source: "Slab+PageTables+stacks+vmalloc+percpu", glyph: 'k' },
-    BucketInfo { key: "hugetlb", label: "hugetlb", source: "Hugetlb", glyph: 'h' },
-    BucketInfo { key: "zswap_pool", label: "zswap pool", source: "Zswap (hidden in used)", glyph: 'Z' },
-    BucketInfo { key: "zram_pool", label: "zram pool", source: "zram mem_used_total", glyph: 'R' },
-    BucketInfo { key: "free", label: "free", source: "MemFree", glyph: '.' },
-    BucketInfo { key: "unaccounted", label: "unaccounted", source: "drivers, GPU, network buffers…", glyph: '?' },
+    BucketInfo {
+        key: "apps",
+        label: "apps",
+        source: "AnonPages",
+        glyph: 'a',
+    },
+    BucketInfo {
+        key: "swap_cache",
+        label: "swap cache",
+        source: "SwapCached",
+        glyph: 's',
+    },
+    BucketInfo {
+        key: "page_cache",
+        label: "page cache",
+        source: "Buffers+Cached-Shmem",
+        glyph: 'c',
+    },
+    BucketInfo {
+        key: "shmem",
+        label: "shmem/tmpfs",
+        source: "Shmem",
+        glyph: 'm',
+    },
+    BucketInfo {
+        key: "kernel",
+        label: "kernel",
+        source: "Slab+PageTables+stacks+vmalloc+percpu",
+        glyph: 'k',
+    },
+    BucketInfo {
+        key: "hugetlb",
+        label: "hugetlb",
+        source: "Hugetlb",
+        glyph: 'h',
+    },
+    BucketInfo {
+        key: "zswap_pool",
+        label: "zswap pool",
+        source: "Zswap (hidden in used)",
+        glyph: 'Z',
+    },
+    BucketInfo {
+        key: "zram_pool",
+        label: "zram pool",
+        source: "zram mem_used_total",
+        glyph: 'R',
+    },
+    BucketInfo {
+        key: "free",
+        label: "free",
+        source: "MemFree",
+        glyph: '.',
+    },
+    BucketInfo {
+        key: "unaccounted",
+        label: "unaccounted",
+        source: "drivers, GPU, network buffers…",
+        glyph: '?',
+    },
 ];
 
 /// Split `width` cells among non-negative values in proportion, largest remainder first, so the
@@ -139,28 +232,30 @@ pub fn proportional_cells(values: &[u64], width: usize) -> Vec<usize> {
         return vec![0; values.len()];
     }
     let w = width as u128;
-    let mut cells: Vec<usize> = values.iter().map(|&v| (u128::from(v) * w / total) as usize).collect();
+    let mut cells: Vec<usize> = values
+        .iter()
+        .map(|&v| (u128::from(v) * w / total) as usize)
+        .collect();
     let mut rema: Vec<(u128, usize)> = values
         .iter()
         .enumerate()
         .map(|(i, &v)| ((u128::from(v) * w) % total, i))
         .collect();
     rema.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut used: usize = cells.iter().sum();
-    for &(_, i) in &rema {
-        if used >= width {
-            break;
-        }
+    let short = width.saturating_sub(cells.iter().sum());
+    for &(_, i) in rema.iter().take(short) {
         cells[i] += 1;
-        used += 1;
     }
     // Give every non-zero value a cell, taken from the largest.
     for i in 0..values.len() {
-        if values[i] > 0 && cells[i] == 0 {
-            if let Some(big) = (0..cells.len()).max_by_key(|&j| cells[j]).filter(|&j| cells[j] > 1) {
-                cells[big] -= 1;
-                cells[i] = 1;
-            }
+        if values[i] > 0
+            && cells[i] == 0
+            && let Some(big) = (0..cells.len())
+                .max_by_key(|&j| cells[j])
+                .filter(|&j| cells[j] > 1)
+        {
+            cells[big] -= 1;
+            cells[i] = 1;
         }
     }
     cells
@@ -185,6 +280,18 @@ mod tests {
         assert_eq!(ratio(None), MISSING);
         assert_eq!(rate(Some(1_048_576.0)), "1 MiB/s");
         assert_eq!(per_sec(Some(2.25)), "2.2/s");
+    }
+
+    #[test]
+    fn wrapping() {
+        let l = wrap("aaa bbb ccc dddddddddddddddddddd", 12, 2, 4);
+        assert!(
+            l.iter()
+                .enumerate()
+                .all(|(i, x)| x.chars().count() + if i == 0 { 2 } else { 4 } <= 12),
+            "{l:?}"
+        );
+        assert_eq!(l[0], "aaa bbb ccc");
     }
 
     #[test]

@@ -36,7 +36,11 @@ pub fn snapshot(root: &Root, interval: Option<std::time::Duration>) -> Snapshot 
 
 /// Run zswaptop with validated settings.
 pub fn run(settings: Settings) -> anyhow::Result<()> {
-    let root = settings.root.clone().map(Root::at).unwrap_or_else(Root::live);
+    let root = settings
+        .root
+        .clone()
+        .map(Root::at)
+        .unwrap_or_else(Root::live);
     match settings.mode {
         Mode::OnceText | Mode::OnceJson | Mode::Dashboard => {
             let snap = snapshot(&root, settings.interval);
@@ -45,7 +49,13 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
             let written = if settings.mode == Mode::OnceJson {
                 report::json::write(&snap, &mut out)
             } else {
-                report::text::write(&snap, &mut out, report::text::Style { color: settings.color })
+                report::text::write(
+                    &snap,
+                    &mut out,
+                    report::text::Style {
+                        color: settings.color,
+                    },
+                )
             };
             quiet_on_closed_pipe(written.and_then(|()| out.flush())).context("writing the report")
         }

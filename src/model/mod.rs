@@ -252,17 +252,24 @@ impl Snapshot {
         let zram: Vec<Zram> = curr
             .zram
             .iter()
-            .map(|z| derive_zram(z, swap_paths.contains(&format!("/dev/{}", z.name).as_str())))
+            .map(|z| {
+                derive_zram(
+                    &curr.root,
+                    z,
+                    swap_paths.contains(&format!("/dev/{}", z.name).as_str()),
+                )
+            })
             .collect();
         let zram_pool: Option<u64> = zram
             .iter()
             .map(|z| z.mem_used_bytes)
             .try_fold(0u64, |acc, v| Some(acc.saturating_add(v?)));
-        let in_zram: Option<u64> = zram
-            .iter()
-            .filter(|z| z.is_swap)
-            .map(|z| z.orig_data_bytes)
-            .try_fold(0u64, |acc, v| Some(acc.saturating_add(v?)));
+        let in_zram: Option<u64> = curr.swaps.as_ref().ok().and(Some(&zram)).and_then(|zram| {
+            zram.iter()
+                .filter(|z| z.is_swap)
+                .map(|z| z.orig_data_bytes)
+                .try_fold(0u64, |acc, v| Some(acc.saturating_add(v?)))
+        });
 
         // --- zswap pool -----------------------------------------------------------------
         let (pool_bytes, pool_source) = match (mem.and_then(|m| m.zswap), dbg("pool_total_size")) {
@@ -277,13 +284,8 @@ impl Snapshot {
         let compression_ratio = ratio(stored_bytes, pool_bytes);
         let same = dbg("same_filled_pages");
         let incompressible = dbg("stored_incompressible_pages");
-        let compressor_ratio = compressor_ratio_opt(
-            stored_pages,
-            pool_bytes,
-            same,
-            incompressible,
-            ps,
-        );
+        let compressor_ratio =
+            compressor_ratio_opt(stored_pages, pool_bytes, same, incompressible, ps);
         let max_pct = param_u64("max_pool_percent");
         let accept_pct = param_u64("accept_threshold_percent");
         let pool_limit = match (mem, max_pct) {
@@ -346,9 +348,11 @@ impl Snapshot {
             in_swap_cache_bytes: mem.map(|m| m.swap_cached),
             in_zram_bytes: in_zram,
             not_in_ram_bytes: match (swap_used, in_zswap, mem, in_zram) {
-                (Some(u), Some(z), Some(m), Some(zr)) => {
-                    Some(u.saturating_sub(z).saturating_sub(m.swap_cached).saturating_sub(zr))
-                }
+                (Some(u), Some(z), Some(m), Some(zr)) => Some(
+                    u.saturating_sub(z)
+                        .saturating_sub(m.swap_cached)
+                        .saturating_sub(zr),
+                ),
                 _ => None,
             },
             devices,
@@ -361,12 +365,13 @@ impl Snapshot {
         let mut unavailable = Vec::new();
         let available = curr.zswap_params.is_ok();
         if let Err(e) = &curr.zswap_params {
-            unavailable.push(missing_item("zswap", e));
+            unavailable.push(missing_item(&curr.root, "zswap", e));
         }
         if available {
             if let Err(e) = &curr.zswap_debugfs {
                 unavailable.push(Missing {
-                    item: "debugfs (writeback, rejects, pool limit hits, incompressible pages)".into(),
+                    item: "debugfs (writeback, rejects, pool limit hits, incompressible pages)"
+                        .into(),
                     reason: e.reason(),
                     fix: fix_for(e),
                 });
@@ -381,12 +386,12 @@ impl Snapshot {
         }
         if let Ok(d) = &curr.zswap_debugfs {
             for e in &d.errors {
-                unavailable.push(missing_item("debugfs file", e));
+                unavailable.push(missing_item(&curr.root, "debugfs file", e));
             }
         }
         if let Ok(p) = &curr.zswap_params {
             for e in &p.errors {
-                unavailable.push(missing_item("parameter", e));
+                unavailable.push(missing_item(&curr.root, "parameter", e));
             }
         }
         let boot_parameters = curr.boot_params.clone().unwrap_or_default();
@@ -456,9 +461,17 @@ impl Snapshot {
         for (name, v) in &curr.tunables.vm {
             tunables.insert(format!("vm.{name}"), v.as_ref().ok().cloned());
         }
-        let sel = |r: &Reading<crate::sources::zram::Selector>| r.as_ref().ok().and_then(|s| s.selected.clone());
-        tunables.insert("transparent_hugepage.enabled".into(), sel(&curr.tunables.thp_enabled));
-        tunables.insert("transparent_hugepage.defrag".into(), sel(&curr.tunables.thp_defrag));
+        let sel = |r: &Reading<crate::sources::zram::Selector>| {
+            r.as_ref().ok().and_then(|s| s.selected.clone())
+        };
+        tunables.insert(
+            "transparent_hugepage.enabled".into(),
+            sel(&curr.tunables.thp_enabled),
+        );
+        tunables.insert(
+            "transparent_hugepage.defrag".into(),
+            sel(&curr.tunables.thp_defrag),
+        );
 
         let rates = prev.and_then(|p| derive_rates(p, curr));
 
@@ -573,7 +586,11 @@ fn capacity(
             let cost = resident / r;
             let at_limit = (base as f64 - cost - zram as f64).max(0.0);
             let head = ((limit.saturating_sub(p)) as f64 * r).min(m.swap_free as f64);
-            (Some(resident as u64), Some(at_limit as u64), Some(head as u64))
+            (
+                Some(resident as u64),
+                Some(at_limit as u64),
+                Some(head as u64),
+            )
         }
         _ => (None, None, None),
     };
@@ -587,7 +604,7 @@ fn capacity(
     }
 }
 
-fn derive_zram(z: &crate::sources::zram::ZramSample, is_swap: bool) -> Zram {
+fn derive_zram(root: &str, z: &crate::sources::zram::ZramSample, is_swap: bool) -> Zram {
     let mm = z.mm_stat.as_ref().ok();
     let mut unavailable = Vec::new();
     for (item, r) in [
@@ -596,7 +613,7 @@ fn derive_zram(z: &crate::sources::zram::ZramSample, is_swap: bool) -> Zram {
         ("disksize", z.disksize.as_ref().err()),
     ] {
         if let Some(e) = r {
-            unavailable.push(missing_item(item, e));
+            unavailable.push(missing_item(root, item, e));
         }
     }
     let alg = z.comp_algorithm.as_ref().ok();
@@ -625,11 +642,22 @@ fn derive_zram(z: &crate::sources::zram::ZramSample, is_swap: bool) -> Zram {
     }
 }
 
-fn missing_item(item: &str, e: &Unavailable) -> Missing {
+fn missing_item(root: &str, item: &str, e: &Unavailable) -> Missing {
     Missing {
-        item: format!("{item} ({})", e.path()),
+        item: format!("{item} ({})", kernel_path(root, e.path())),
         reason: e.reason(),
         fix: fix_for(e),
+    }
+}
+
+/// A path as the kernel names it: the `--root` prefix taken off.
+fn kernel_path(root: &str, path: &str) -> String {
+    if root == "/" {
+        return path.to_string();
+    }
+    match std::path::Path::new(path).strip_prefix(root) {
+        Ok(rel) => format!("/{}", rel.display()),
+        Err(_) => path.to_string(),
     }
 }
 
@@ -653,7 +681,7 @@ pub fn fix_for(e: &Unavailable) -> Option<String> {
 
 fn derive_rates(prev: &Sample, curr: &Sample) -> Option<Rates> {
     let dt = curr.monotonic_ns.checked_sub(prev.monotonic_ns)? as f64 / 1e9;
-    if !(dt > 0.0) {
+    if dt.is_nan() || dt <= 0.0 {
         return None;
     }
     let ps = curr.host.page_size.bytes as f64;
@@ -680,7 +708,11 @@ fn derive_rates(prev: &Sample, curr: &Sample) -> Option<Rates> {
             // Gauges are not rates.
             if matches!(
                 k.as_str(),
-                "pool_total_size" | "stored_pages" | "same_filled_pages" | "stored_incompressible_pages" | "pool_pages"
+                "pool_total_size"
+                    | "stored_pages"
+                    | "same_filled_pages"
+                    | "stored_incompressible_pages"
+                    | "pool_pages"
             ) {
                 continue;
             }
@@ -734,8 +766,16 @@ fn source_statuses(s: &Sample) -> Vec<SourceStatus> {
     st(&mut out, "/sys/module/zswap/parameters", &s.zswap_params);
     st(&mut out, "/sys/kernel/debug/zswap", &s.zswap_debugfs);
     for z in &s.zram {
-        st(&mut out, &format!("/sys/block/{}/mm_stat", z.name), &z.mm_stat);
+        st(
+            &mut out,
+            &format!("/sys/block/{}/mm_stat", z.name),
+            &z.mm_stat,
+        );
     }
-    st(&mut out, "/sys/kernel/mm/transparent_hugepage/enabled", &s.tunables.thp_enabled);
+    st(
+        &mut out,
+        "/sys/kernel/mm/transparent_hugepage/enabled",
+        &s.tunables.thp_enabled,
+    );
     out
 }

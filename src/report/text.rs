@@ -52,7 +52,11 @@ pub fn write(snap: &Snapshot, out: &mut impl Write, style: Style) -> io::Result<
 fn header(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     let host = s.host.hostname.as_deref().unwrap_or(f::MISSING);
     let kernel = s.host.kernel.as_deref().unwrap_or(f::MISSING);
-    let who = if s.host.privileged { "root" } else { "not root" };
+    let who = if s.host.privileged {
+        "root"
+    } else {
+        "not root"
+    };
     writeln!(
         out,
         "{} {}  host {host}  kernel {kernel}  up {}  {who}",
@@ -63,7 +67,14 @@ fn header(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     if s.host.root != "/" {
         writeln!(out, "{}", st.dim(&format!("reading tree {}", s.host.root)))?;
     }
-    writeln!(out, "{}", st.dim(&format!("page size {} ({})", s.page_size.bytes, s.page_size.source)))
+    writeln!(
+        out,
+        "{}",
+        st.dim(&format!(
+            "page size {} ({})",
+            s.page_size.bytes, s.page_size.source
+        ))
+    )
 }
 
 fn section(out: &mut impl Write, st: Style, title: &str, right: &str) -> io::Result<()> {
@@ -77,23 +88,44 @@ fn section(out: &mut impl Write, st: Style, title: &str, right: &str) -> io::Res
 
 fn memory(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     let m = &s.memory;
-    section(out, st, "REAL MEMORY", &format!("total {}", f::bytes(m.total_bytes)))?;
+    section(
+        out,
+        st,
+        "REAL MEMORY",
+        &format!("total {}", f::bytes(m.total_bytes)),
+    )?;
     let Some(b) = &m.breakdown else {
-        return writeln!(out, "  {}", st.warn("/proc/meminfo could not be read (see UNAVAILABLE)"));
+        return writeln!(
+            out,
+            "  {}",
+            st.warn("/proc/meminfo could not be read (see UNAVAILABLE)")
+        );
     };
     let buckets = b.buckets();
-    let values: Vec<u64> = buckets.iter().map(|(_, v)| v.unwrap_or(0).max(0).unsigned_abs()).collect();
+    let values: Vec<u64> = buckets
+        .iter()
+        .map(|(_, v)| v.unwrap_or(0).max(0).unsigned_abs())
+        .collect();
     let cells = f::proportional_cells(&values, WIDTH - 2);
     let mut bar = String::new();
     for (i, &n) in cells.iter().enumerate() {
         let seg: String = std::iter::repeat_n(BUCKETS[i].glyph, n).collect();
-        bar.push_str(&if st.color { st.paint(&format!("7;{}", BUCKET_COLORS[i]), &seg) } else { seg });
+        bar.push_str(&if st.color {
+            st.paint(&format!("7;{}", BUCKET_COLORS[i]), &seg)
+        } else {
+            seg
+        });
     }
     writeln!(out, "[{bar}]")?;
     for (i, (_, v)) in buckets.iter().enumerate() {
         let info = &BUCKETS[i];
-        let size = if info.key == "unaccounted" { f::bytes_signed(*v) } else { f::bytes(v.map(|v| v.unsigned_abs())) };
-        let pct = f::percent(v.and_then(|v| f::share(Some(v.max(0).unsigned_abs()), m.total_bytes)));
+        let size = if info.key == "unaccounted" {
+            f::bytes_signed(*v)
+        } else {
+            f::bytes(v.map(|v| v.unsigned_abs()))
+        };
+        let pct =
+            f::percent(v.and_then(|v| f::share(Some(v.max(0).unsigned_abs()), m.total_bytes)));
         let glyph = st.paint(BUCKET_COLORS[i], &info.glyph.to_string());
         let label = format!("{:<12}", info.label);
         let label = if matches!(info.key, "zswap_pool" | "zram_pool") && v.unwrap_or(0) > 0 {
@@ -101,7 +133,11 @@ fn memory(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
         } else {
             label
         };
-        writeln!(out, "  {glyph} {label} {size:>10} {pct:>6}  {}", st.dim(info.source))?;
+        writeln!(
+            out,
+            "  {glyph} {label} {size:>10} {pct:>6}  {}",
+            st.dim(info.source)
+        )?;
     }
     writeln!(
         out,
@@ -134,7 +170,11 @@ fn zswap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     for (k, v) in &z.parameters {
         if !matches!(
             k.as_str(),
-            "enabled" | "compressor" | "max_pool_percent" | "accept_threshold_percent" | "shrinker_enabled"
+            "enabled"
+                | "compressor"
+                | "max_pool_percent"
+                | "accept_threshold_percent"
+                | "shrinker_enabled"
         ) {
             writeln!(out, "  {k} {v}")?;
         }
@@ -142,7 +182,11 @@ fn zswap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     let boot = if z.boot_parameters.is_empty() {
         "none".to_string()
     } else {
-        z.boot_parameters.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")
+        z.boot_parameters
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
     };
     writeln!(out, "  boot parameters: {boot}")?;
     writeln!(
@@ -204,13 +248,24 @@ pub fn gauge(pct: Option<f64>, threshold: Option<u64>, width: usize) -> String {
     let mut g = String::with_capacity(width + 2);
     g.push('[');
     for i in 0..width {
-        g.push(if Some(i) == mark { '|' } else if i < filled { '#' } else { '.' });
+        g.push(if Some(i) == mark {
+            '|'
+        } else if i < filled {
+            '#'
+        } else {
+            '.'
+        });
     }
     g.push(']');
     g
 }
 
-fn write_columns(out: &mut impl Write, cells: &[String], indent: usize, width: usize) -> io::Result<()> {
+fn write_columns(
+    out: &mut impl Write,
+    cells: &[String],
+    indent: usize,
+    width: usize,
+) -> io::Result<()> {
     let col = cells.iter().map(|c| c.chars().count()).max().unwrap_or(0) + 3;
     let per_row = ((width - indent) / col.max(1)).max(1);
     for row in cells.chunks(per_row) {
@@ -226,7 +281,11 @@ fn swap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
         out,
         st,
         "SWAP",
-        &format!("{} used of {}", f::bytes(w.used_bytes), f::bytes(w.total_bytes)),
+        &format!(
+            "{} used of {}",
+            f::bytes(w.used_bytes),
+            f::bytes(w.total_bytes)
+        ),
     )?;
     writeln!(
         out,
@@ -235,11 +294,26 @@ fn swap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
         f::bytes(w.in_swap_cache_bytes),
         f::bytes(w.in_zram_bytes)
     )?;
-    writeln!(out, "  not in RAM (on disk, or zero-filled) {}", f::bytes(w.not_in_ram_bytes))?;
+    writeln!(
+        out,
+        "  not in RAM (on disk, or zero-filled) {}",
+        f::bytes(w.not_in_ram_bytes)
+    )?;
+    if let Some(bad) = s
+        .sources
+        .iter()
+        .find(|x| x.source == "/proc/swaps" && x.status != "ok")
+    {
+        return writeln!(out, "  swap devices unknown: /proc/swaps {}", bad.status);
+    }
     if w.devices.is_empty() {
         return writeln!(out, "  no active swap devices");
     }
-    writeln!(out, "  {:<38} {:<9} {:>10} {:>10} {:>5}", "device", "type", "size", "used", "prio")?;
+    writeln!(
+        out,
+        "  {:<38} {:<9} {:>10} {:>10} {:>5}",
+        "device", "type", "size", "used", "prio"
+    )?;
     for d in &w.devices {
         writeln!(
             out,
@@ -294,13 +368,19 @@ fn capacity(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
         f::bytes(c.effective_now_bytes),
         f::bytes(c.effective_at_pool_limit_bytes)
     )?;
-    let assumed = if c.ratio_assumed { " (ratio assumed, pool empty)" } else { "" };
     writeln!(
         out,
-        "  zswap can hold at most {} of pages; room for {} more{assumed}",
+        "  zswap can hold at most {} of pages; room for {} more",
         f::bytes(c.zswap_resident_max_bytes),
         f::bytes(c.fast_tier_headroom_bytes)
     )?;
+    if c.ratio_assumed {
+        writeln!(
+            out,
+            "  {}",
+            st.dim("(the pool is empty: a 2:1 ratio is assumed)")
+        )?;
+    }
     if let Some(p) = &s.psi {
         writeln!(
             out,
@@ -315,13 +395,29 @@ fn diagnostics(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> 
     if s.diagnostics.is_empty() {
         return Ok(());
     }
-    section(out, st, "DIAGNOSTICS", &format!("{} findings", s.diagnostics.len()))?;
+    section(
+        out,
+        st,
+        "DIAGNOSTICS",
+        &format!("{} findings", s.diagnostics.len()),
+    )?;
     for d in &s.diagnostics {
-        writeln!(out, "  [{:?}] {}: {}", d.severity, d.id, d.summary)?;
-        for e in &d.evidence {
-            writeln!(out, "      {e}")?;
+        for line in f::wrap(
+            &format!("[{:?}] {}: {}", d.severity, d.id, d.summary),
+            WIDTH,
+            2,
+            6,
+        ) {
+            writeln!(out, "  {line}")?;
         }
-        writeln!(out, "      fix: {}", d.fix)?;
+        for e in &d.evidence {
+            for line in f::wrap(e, WIDTH, 6, 8) {
+                writeln!(out, "      {line}")?;
+            }
+        }
+        for line in f::wrap(&format!("fix: {}", d.fix), WIDTH, 6, 8) {
+            writeln!(out, "      {line}")?;
+        }
     }
     Ok(())
 }
@@ -329,11 +425,20 @@ fn diagnostics(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> 
 fn unavailable(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     let mut items: Vec<Missing> = s.zswap.unavailable.clone();
     for z in &s.zram {
-        items.extend(z.unavailable.iter().filter(|m| !m.item.starts_with("bd_stat")).cloned());
+        items.extend(
+            z.unavailable
+                .iter()
+                .filter(|m| !m.item.starts_with("bd_stat"))
+                .cloned(),
+        );
     }
     for src in &s.sources {
         let covered = items.iter().any(|m| m.item.contains(&src.source));
-        if src.status != "ok" && !covered && !src.source.contains("/kernel/debug/zswap") && !src.source.contains("zswap/parameters") {
+        if src.status != "ok"
+            && !covered
+            && !src.source.contains("/kernel/debug/zswap")
+            && !src.source.contains("zswap/parameters")
+        {
             items.push(Missing {
                 item: src.source.clone(),
                 reason: src.reason.clone().unwrap_or_default(),
@@ -346,9 +451,18 @@ fn unavailable(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> 
     }
     section(out, st, "UNAVAILABLE", "")?;
     for m in &items {
-        writeln!(out, "  {} {}: {}", st.warn("!"), m.item, m.reason)?;
+        let text = format!("{}: {}", m.item, m.reason);
+        for (i, line) in f::wrap(&text, WIDTH, 4, 6).iter().enumerate() {
+            if i == 0 {
+                writeln!(out, "  {} {line}", st.warn("!"))?;
+            } else {
+                writeln!(out, "      {line}")?;
+            }
+        }
         if let Some(fix) = &m.fix {
-            writeln!(out, "      to get it: {fix}")?;
+            for line in f::wrap(&format!("to get it: {fix}"), WIDTH, 6, 8) {
+                writeln!(out, "      {line}")?;
+            }
         }
     }
     Ok(())

@@ -24,14 +24,19 @@ pub struct HostSample {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PageSize {
     pub bytes: u64,
-    /// Where the value came from: "sysconf", "tree file pagesize", "host sysconf (not in tree)".
+    /// Where the value came from: "sysconf", "tree file pagesize", "host sysconf, not in tree".
     pub source: String,
 }
 
 const FALLBACK_PAGE: u64 = 4096;
 
 pub fn read(root: &Root) -> HostSample {
-    let text = |p: &Path| read_text(p, "").ok().map(|t| t.trim().to_string()).filter(|t| !t.is_empty());
+    let text = |p: &Path| {
+        read_text(p, "")
+            .ok()
+            .map(|t| t.trim().to_string())
+            .filter(|t| !t.is_empty())
+    };
     let (hostname, uptime_seconds) = if root.is_live() {
         (
             sysinfo::System::host_name().ok(),
@@ -61,7 +66,12 @@ pub fn page_size(root: &Root) -> PageSize {
     if root.is_live() {
         return PageSize {
             bytes: host.unwrap_or(FALLBACK_PAGE),
-            source: if host.is_some() { "sysconf" } else { "assumed 4096 (sysconf failed)" }.into(),
+            source: if host.is_some() {
+                "sysconf"
+            } else {
+                "assumed 4096 (sysconf failed)"
+            }
+            .into(),
         };
     }
     if let Ok(t) = read_text(&root.file("pagesize"), "")
@@ -76,6 +86,6 @@ pub fn page_size(root: &Root) -> PageSize {
     }
     PageSize {
         bytes: host.unwrap_or(FALLBACK_PAGE),
-        source: "host sysconf (not in tree)".into(),
+        source: "host sysconf, not in tree".into(),
     }
 }

@@ -77,7 +77,11 @@ pub fn parse(path: &Path, text: &str) -> Reading<MeminfoSample> {
         }
         let lineno = Some(i + 1);
         let Some((key, rest)) = line.split_once(':') else {
-            return Err(Unavailable::malformed(path, lineno, "no ':' after the name"));
+            return Err(Unavailable::malformed(
+                path,
+                lineno,
+                "no ':' after the name",
+            ));
         };
         let mut words = rest.split_whitespace();
         let value = words.next().unwrap_or("");
@@ -99,7 +103,11 @@ pub fn parse(path: &Path, text: &str) -> Reading<MeminfoSample> {
             }
         }
         if words.next().is_some() {
-            return Err(Unavailable::malformed(path, lineno, "extra words after the value"));
+            return Err(Unavailable::malformed(
+                path,
+                lineno,
+                "extra words after the value",
+            ));
         }
         seen.push(key);
     }
@@ -147,7 +155,10 @@ mod tests {
     use super::*;
 
     fn fixture(name: &str) -> String {
-        let p = format!("{}/tests/fixtures/{name}/proc/meminfo", env!("CARGO_MANIFEST_DIR"));
+        let p = format!(
+            "{}/tests/fixtures/{name}/proc/meminfo",
+            env!("CARGO_MANIFEST_DIR")
+        );
         std::fs::read_to_string(p).unwrap()
     }
 
@@ -172,7 +183,11 @@ mod tests {
 
     #[test]
     fn truncated_file_names_the_missing_line() {
-        let text: String = fixture("linux-6.18-idle").lines().take(5).map(|l| format!("{l}\n")).collect();
+        let text: String = fixture("linux-6.18-idle")
+            .lines()
+            .take(5)
+            .map(|l| format!("{l}\n"))
+            .collect();
         let err = parse(Path::new("m"), &text).unwrap_err();
         assert!(err.reason().contains("truncated"), "{}", err.reason());
     }

@@ -58,13 +58,14 @@ pub fn collect(root: &Root) -> Sample {
     };
     let zswap_debugfs = zswap::read_debugfs(root, present, enabled);
     let mut host = host::read(root);
-    if !root.is_live() && host.page_size.source != "tree file pagesize" {
-        if let Some(ps) = infer_page_size(&meminfo, &zswap_debugfs) {
-            host.page_size = host::PageSize {
-                bytes: ps,
-                source: "inferred from Zswapped / debugfs stored_pages".into(),
-            };
-        }
+    if !root.is_live()
+        && host.page_size.source != "tree file pagesize"
+        && let Some(ps) = infer_page_size(&meminfo, &zswap_debugfs)
+    {
+        host.page_size = host::PageSize {
+            bytes: ps,
+            source: "inferred from Zswapped / debugfs stored_pages".into(),
+        };
     }
     Sample {
         monotonic_ns,

@@ -72,7 +72,11 @@ mod tests {
 
     #[test]
     fn some_only_is_malformed() {
-        let err = parse(Path::new("p"), "some avg10=0.00 avg60=0.00 avg300=0.00 total=1\n").unwrap_err();
+        let err = parse(
+            Path::new("p"),
+            "some avg10=0.00 avg60=0.00 avg300=0.00 total=1\n",
+        )
+        .unwrap_err();
         assert!(err.reason().contains("truncated"));
     }
 }

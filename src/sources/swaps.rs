@@ -96,7 +96,10 @@ mod tests {
 
     #[test]
     fn real_capture() {
-        let p = format!("{}/tests/fixtures/linux-6.18-loaded/proc/swaps", env!("CARGO_MANIFEST_DIR"));
+        let p = format!(
+            "{}/tests/fixtures/linux-6.18-loaded/proc/swaps",
+            env!("CARGO_MANIFEST_DIR")
+        );
         let d = parse(Path::new(&p), &std::fs::read_to_string(&p).unwrap()).unwrap();
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].path, "/swapfile-test");
@@ -120,13 +123,21 @@ mod tests {
 
     #[test]
     fn header_only_is_no_swap() {
-        let d = parse(Path::new("s"), "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n").unwrap();
+        let d = parse(
+            Path::new("s"),
+            "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n",
+        )
+        .unwrap();
         assert!(d.is_empty());
     }
 
     #[test]
     fn short_row_is_malformed_with_line() {
-        let err = parse(Path::new("s"), "Filename Type Size Used Priority\n/swap file 12\n").unwrap_err();
+        let err = parse(
+            Path::new("s"),
+            "Filename Type Size Used Priority\n/swap file 12\n",
+        )
+        .unwrap_err();
         assert!(matches!(err, Unavailable::Malformed { line: Some(2), .. }));
     }
 

@@ -87,7 +87,10 @@ mod tests {
 
     #[test]
     fn loaded_fixture_counters() {
-        let p = format!("{}/tests/fixtures/linux-6.18-loaded/proc/vmstat", env!("CARGO_MANIFEST_DIR"));
+        let p = format!(
+            "{}/tests/fixtures/linux-6.18-loaded/proc/vmstat",
+            env!("CARGO_MANIFEST_DIR")
+        );
         let v = parse(Path::new(&p), &std::fs::read_to_string(&p).unwrap()).unwrap();
         assert!(v.zswpout.is_some());
         assert!(v.swpout_zero.is_some());
@@ -99,6 +102,13 @@ mod tests {
     #[test]
     fn garbage_line_is_located() {
         let err = parse(Path::new("v"), "nr_free_pages 1\nzswpin x\n").unwrap_err();
-        assert_eq!(err, Unavailable::malformed(Path::new("v"), Some(2), "expected `name number`, got \"zswpin x\""));
+        assert_eq!(
+            err,
+            Unavailable::malformed(
+                Path::new("v"),
+                Some(2),
+                "expected `name number`, got \"zswpin x\""
+            )
+        );
     }
 }

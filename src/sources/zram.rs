@@ -65,7 +65,10 @@ pub fn read_all(root: &Root) -> Vec<ZramSample> {
     let mut names: Vec<String> = rd
         .filter_map(Result::ok)
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.strip_prefix("zram").is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())))
+        .filter(|n| {
+            n.strip_prefix("zram")
+                .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+        })
         .collect();
     names.sort_by_key(|n| n[4..].parse::<u64>().unwrap_or(u64::MAX));
     names.into_iter().map(|n| read_device(root, &n)).collect()
@@ -83,8 +86,10 @@ pub fn read_device(root: &Root, name: &str) -> ZramSample {
             .map(|t| parse_selector(&t)),
         mm_stat: read_text(&f("mm_stat"), "no mm_stat file (kernel older than 4.1)")
             .and_then(|t| parse_mm_stat(&f("mm_stat"), &t)),
-        io_stat: read_text(&f("io_stat"), "no io_stat file").and_then(|t| parse_io_stat(&f("io_stat"), &t)),
-        bd_stat: read_text(&f("bd_stat"), bd_missing).and_then(|t| parse_bd_stat(&f("bd_stat"), &t)),
+        io_stat: read_text(&f("io_stat"), "no io_stat file")
+            .and_then(|t| parse_io_stat(&f("io_stat"), &t)),
+        bd_stat: read_text(&f("bd_stat"), bd_missing)
+            .and_then(|t| parse_bd_stat(&f("bd_stat"), &t)),
     }
 }
 
@@ -93,8 +98,9 @@ fn numbers(path: &Path, text: &str, min: usize) -> Reading<Vec<u64>> {
     let mut out = Vec::with_capacity(words.len());
     for w in &words {
         out.push(
-            w.parse::<u64>()
-                .map_err(|_| Unavailable::malformed(path, Some(1), format!("not a number: {w:?}")))?,
+            w.parse::<u64>().map_err(|_| {
+                Unavailable::malformed(path, Some(1), format!("not a number: {w:?}"))
+            })?,
         );
     }
     if out.len() < min {
@@ -198,7 +204,10 @@ mod tests {
 
     #[test]
     fn idle_fixture_device() {
-        let root = Root::at(format!("{}/tests/fixtures/linux-6.18-idle", env!("CARGO_MANIFEST_DIR")));
+        let root = Root::at(format!(
+            "{}/tests/fixtures/linux-6.18-idle",
+            env!("CARGO_MANIFEST_DIR")
+        ));
         let all = read_all(&root);
         assert_eq!(all.len(), 1);
         assert_eq!(all[0].name, "zram0");

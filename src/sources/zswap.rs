@@ -48,7 +48,11 @@ pub fn read_params(root: &Root) -> Reading<ZswapParams> {
 ///
 /// `zswap_enabled` and `zswap_present` (from the parameters) refine the reason for a missing
 /// directory: on 6.x kernels it only appears once zswap has been enabled since boot.
-pub fn read_debugfs(root: &Root, zswap_present: bool, zswap_enabled: bool) -> Reading<ZswapDebugfs> {
+pub fn read_debugfs(
+    root: &Root,
+    zswap_present: bool,
+    zswap_enabled: bool,
+) -> Reading<ZswapDebugfs> {
     let dir = root.sys("kernel/debug/zswap");
     let entries = match read_dir_sorted(&dir, "") {
         Ok(e) => e,
@@ -72,7 +76,12 @@ pub fn read_debugfs(root: &Root, zswap_present: bool, zswap_enabled: bool) -> Re
     Ok(out)
 }
 
-fn explain_missing(root: &Root, dir: &Path, zswap_present: bool, zswap_enabled: bool) -> Unavailable {
+fn explain_missing(
+    root: &Root,
+    dir: &Path,
+    zswap_present: bool,
+    zswap_enabled: bool,
+) -> Unavailable {
     let debug = root.sys("kernel/debug");
     if !zswap_present {
         return Unavailable::missing(dir, NO_ZSWAP);
@@ -91,7 +100,10 @@ fn explain_missing(root: &Root, dir: &Path, zswap_present: bool, zswap_enabled: 
             "zswap has not been enabled since boot (its debugfs files appear on first enable)",
         )
     } else {
-        Unavailable::missing(dir, "no zswap directory in debugfs (lockdown or debugfs=off?)")
+        Unavailable::missing(
+            dir,
+            "no zswap directory in debugfs (lockdown or debugfs=off?)",
+        )
     }
 }
 
@@ -115,7 +127,10 @@ fn read_dir_sorted(dir: &Path, missing_reason: &str) -> Reading<Vec<(String, std
         let entry = entry.map_err(|e: io::Error| classify_io(dir, &e, missing_reason))?;
         let is_file = entry.file_type().map(|t| t.is_file()).unwrap_or(false);
         if is_file {
-            out.push((entry.file_name().to_string_lossy().into_owned(), entry.path()));
+            out.push((
+                entry.file_name().to_string_lossy().into_owned(),
+                entry.path(),
+            ));
         }
     }
     out.sort();
@@ -158,7 +173,10 @@ mod tests {
     use super::*;
 
     fn root(name: &str) -> Root {
-        Root::at(format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR")))
+        Root::at(format!(
+            "{}/tests/fixtures/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
     }
 
     #[test]
@@ -180,7 +198,8 @@ mod tests {
 
     #[test]
     fn cmdline_zswap_words() {
-        let m = parse_cmdline("quiet zswap.enabled=1 zswap.compressor=zstd root=/dev/sda -- zswap.x=1");
+        let m =
+            parse_cmdline("quiet zswap.enabled=1 zswap.compressor=zstd root=/dev/sda -- zswap.x=1");
         assert_eq!(m.len(), 2);
         assert_eq!(m["zswap.compressor"], "zstd");
     }

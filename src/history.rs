@@ -1,0 +1,291 @@
+//! The dashboard's history: a bounded ring of sample times plus one column per metric.
+//!
+//! Time is the samples' own (`CLOCK_MONOTONIC` nanoseconds), never the wall clock, and x
+//! positions are given relative to the newest sample, so what is drawn depends only on what was
+//! pushed. A value that could not be derived is `None`: a gap, drawn as a gap, never a zero.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use crate::model::Snapshot;
+
+/// The metrics the dashboard graphs, one column each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    PoolBytes,
+    StoredBytes,
+    Ratio,
+    CompressorRatio,
+    ZswpoutBps,
+    ZswpinBps,
+    ZswpwbBps,
+    PswpoutBps,
+    PswpinBps,
+    BypassedBps,
+    PsiSomePct,
+    PsiFullPct,
+}
+
+impl Metric {
+    pub const COUNT: usize = 12;
+    pub const ALL: [Metric; Metric::COUNT] = [
+        Metric::PoolBytes,
+        Metric::StoredBytes,
+        Metric::Ratio,
+        Metric::CompressorRatio,
+        Metric::ZswpoutBps,
+        Metric::ZswpinBps,
+        Metric::ZswpwbBps,
+        Metric::PswpoutBps,
+        Metric::PswpinBps,
+        Metric::BypassedBps,
+        Metric::PsiSomePct,
+        Metric::PsiFullPct,
+    ];
+
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// This metric's value in a snapshot (`None` when unknown or, for rates, still pending).
+    pub fn of(self, s: &Snapshot) -> Option<f64> {
+        let r = s.rates.as_ref();
+        let v = match self {
+            Metric::PoolBytes => s.zswap.pool_bytes.map(|v| v as f64),
+            Metric::StoredBytes => s.zswap.stored_bytes.map(|v| v as f64),
+            Metric::Ratio => s.zswap.compression_ratio,
+            Metric::CompressorRatio => s.zswap.compressor_ratio,
+            Metric::ZswpoutBps => r.and_then(|r| r.zswpout_bytes_per_sec),
+            Metric::ZswpinBps => r.and_then(|r| r.zswpin_bytes_per_sec),
+            Metric::ZswpwbBps => r.and_then(|r| r.zswpwb_bytes_per_sec),
+            Metric::PswpoutBps => r.and_then(|r| r.pswpout_bytes_per_sec),
+            Metric::PswpinBps => r.and_then(|r| r.pswpin_bytes_per_sec),
+            Metric::BypassedBps => r.and_then(|r| r.bypassed_zswap_bytes_per_sec),
+            Metric::PsiSomePct => r.and_then(|r| r.psi_some_percent),
+            Metric::PsiFullPct => r.and_then(|r| r.psi_full_percent),
+        };
+        v.filter(|v| v.is_finite())
+    }
+}
+
+/// Never keep more samples than this, whatever the interval and span (bounds memory).
+pub const MAX_SAMPLES: usize = 14_400;
+
+#[derive(Debug, Clone)]
+pub struct History {
+    /// Sample times, oldest first, strictly increasing.
+    times_ns: VecDeque<u64>,
+    cols: [VecDeque<Option<f64>>; Metric::COUNT],
+    max_age: Duration,
+    capacity: usize,
+}
+
+impl History {
+    pub fn new(max_age: Duration) -> History {
+        History::with_capacity(max_age, MAX_SAMPLES)
+    }
+
+    pub fn with_capacity(max_age: Duration, capacity: usize) -> History {
+        History {
+            times_ns: VecDeque::new(),
+            cols: std::array::from_fn(|_| VecDeque::new()),
+            max_age,
+            capacity: capacity.max(1),
+        }
+    }
+
+    /// How far back the ring reaches.
+    pub fn max_age(&self) -> Duration {
+        self.max_age
+    }
+
+    pub fn len(&self) -> usize {
+        self.times_ns.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.times_ns.is_empty()
+    }
+
+    /// Time of the newest sample.
+    pub fn newest_ns(&self) -> Option<u64> {
+        self.times_ns.back().copied()
+    }
+
+    /// Seconds between the oldest and the newest sample kept.
+    pub fn span_secs(&self) -> f64 {
+        match (self.times_ns.front(), self.times_ns.back()) {
+            (Some(a), Some(b)) => (b - a) as f64 / 1e9,
+            _ => 0.0,
+        }
+    }
+
+    /// Append one sample taken at `t_ns`, then drop what is older than `max_age` (relative to
+    /// this sample) or beyond the capacity. A time that does not move forward means the clock
+    /// was reset: the old samples no longer line up, so they are dropped.
+    pub fn push(&mut self, t_ns: u64, values: [Option<f64>; Metric::COUNT]) {
+        if self.newest_ns().is_some_and(|n| t_ns <= n) {
+            self.clear();
+        }
+        self.times_ns.push_back(t_ns);
+        for (col, v) in self.cols.iter_mut().zip(values) {
+            col.push_back(v.filter(|v| v.is_finite()));
+        }
+        self.prune();
+    }
+
+    /// Append a snapshot's metrics.
+    pub fn push_snapshot(&mut self, t_ns: u64, s: &Snapshot) {
+        self.push(t_ns, Metric::ALL.map(|m| m.of(s)));
+    }
+
+    pub fn clear(&mut self) {
+        self.times_ns.clear();
+        for c in &mut self.cols {
+            c.clear();
+        }
+    }
+
+    /// Drop samples older than `max_age` before the newest one, and any beyond the capacity.
+    pub fn prune(&mut self) {
+        let Some(newest) = self.newest_ns() else {
+            return;
+        };
+        let age_ns = u64::try_from(self.max_age.as_nanos()).unwrap_or(u64::MAX);
+        let cutoff = newest.saturating_sub(age_ns);
+        let mut drop = self.times_ns.partition_point(|&t| t < cutoff);
+        drop = drop.max(self.times_ns.len().saturating_sub(self.capacity));
+        if drop > 0 {
+            self.times_ns.drain(..drop);
+            for c in &mut self.cols {
+                c.drain(..drop);
+            }
+        }
+    }
+
+    /// Index of the first sample inside the last `span` before the newest.
+    fn window_start(&self, span: Duration) -> usize {
+        let Some(newest) = self.newest_ns() else {
+            return 0;
+        };
+        let span_ns = u64::try_from(span.as_nanos()).unwrap_or(u64::MAX);
+        let cutoff = newest.saturating_sub(span_ns);
+        self.times_ns.partition_point(|&t| t < cutoff)
+    }
+
+    /// The samples of `metric` in the last `span`, oldest first, as
+    /// (seconds relative to the newest sample, ≤ 0; value or `None` for a gap).
+    pub fn window(&self, metric: Metric, span: Duration) -> impl Iterator<Item = (f64, Option<f64>)> + '_ {
+        let start = self.window_start(span);
+        let newest = self.newest_ns().unwrap_or(0);
+        self.times_ns
+            .range(start..)
+            .zip(self.cols[metric.index()].range(start..))
+            .map(move |(&t, &v)| (-((newest - t) as f64) / 1e9, v))
+    }
+
+    /// The largest value of any of `metrics` in the last `span`.
+    pub fn max_in_window(&self, metrics: &[Metric], span: Duration) -> Option<f64> {
+        let start = self.window_start(span);
+        metrics
+            .iter()
+            .flat_map(|m| self.cols[m.index()].range(start..).filter_map(|v| *v))
+            .fold(None, |acc: Option<f64>, v| Some(acc.map_or(v, |a| a.max(v))))
+    }
+
+    /// The newest value of `metric`.
+    pub fn latest(&self, metric: Metric) -> Option<f64> {
+        self.cols[metric.index()].back().copied().flatten()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: u64 = 1_000_000_000;
+
+    fn row(pool: Option<f64>) -> [Option<f64>; Metric::COUNT] {
+        let mut r = [None; Metric::COUNT];
+        r[Metric::PoolBytes.index()] = pool;
+        r
+    }
+
+    #[test]
+    fn gaps_stay_gaps() {
+        let mut h = History::new(Duration::from_secs(600));
+        h.push(10 * S, row(Some(1.0)));
+        h.push(11 * S, row(None));
+        h.push(12 * S, row(Some(3.0)));
+        let w: Vec<_> = h.window(Metric::PoolBytes, Duration::from_secs(600)).collect();
+        assert_eq!(w, vec![(-2.0, Some(1.0)), (-1.0, None), (0.0, Some(3.0))]);
+        assert_eq!(h.max_in_window(&[Metric::PoolBytes], Duration::from_secs(600)), Some(3.0));
+        // A column never filled is all gaps, and has no maximum.
+        assert!(h.window(Metric::Ratio, Duration::from_secs(600)).all(|(_, v)| v.is_none()));
+        assert_eq!(h.max_in_window(&[Metric::Ratio], Duration::from_secs(600)), None);
+    }
+
+    #[test]
+    fn non_finite_values_are_gaps() {
+        let mut h = History::new(Duration::from_secs(60));
+        h.push(S, row(Some(f64::NAN)));
+        h.push(2 * S, row(Some(f64::INFINITY)));
+        assert_eq!(h.latest(Metric::PoolBytes), None);
+        assert_eq!(h.max_in_window(&[Metric::PoolBytes], Duration::from_secs(60)), None);
+    }
+
+    #[test]
+    fn prunes_by_sample_age() {
+        let mut h = History::new(Duration::from_secs(10));
+        for i in 0..=30u64 {
+            h.push(i * S, row(Some(i as f64)));
+        }
+        // Kept: samples no older than 10 s before the newest (20..=30).
+        assert_eq!(h.len(), 11);
+        assert_eq!(h.span_secs(), 10.0);
+        let first = h.window(Metric::PoolBytes, Duration::from_secs(3600)).next();
+        assert_eq!(first, Some((-10.0, Some(20.0))));
+    }
+
+    #[test]
+    fn bounded_by_capacity() {
+        let mut h = History::with_capacity(Duration::from_secs(3600), 5);
+        for i in 0..100u64 {
+            h.push(i * S, row(Some(1.0)));
+        }
+        assert_eq!(h.len(), 5);
+        assert_eq!(h.newest_ns(), Some(99 * S));
+    }
+
+    #[test]
+    fn zoom_window_is_relative_to_the_newest_sample() {
+        let mut h = History::new(Duration::from_secs(600));
+        for i in 0..100u64 {
+            h.push(1_000 * S + i * S, row(Some(i as f64)));
+        }
+        let w: Vec<_> = h.window(Metric::PoolBytes, Duration::from_secs(5)).collect();
+        assert_eq!(w.len(), 6, "the window includes its edge");
+        assert_eq!(w.first(), Some(&(-5.0, Some(94.0))));
+        assert_eq!(w.last(), Some(&(0.0, Some(99.0))));
+        assert_eq!(h.max_in_window(&[Metric::PoolBytes], Duration::from_secs(5)), Some(99.0));
+        assert_eq!(h.window(Metric::PoolBytes, Duration::from_secs(600)).count(), 100);
+    }
+
+    #[test]
+    fn clock_going_back_restarts_the_ring() {
+        let mut h = History::new(Duration::from_secs(600));
+        h.push(50 * S, row(Some(1.0)));
+        h.push(51 * S, row(Some(2.0)));
+        h.push(10 * S, row(Some(3.0)));
+        assert_eq!(h.len(), 1);
+        assert_eq!(h.latest(Metric::PoolBytes), Some(3.0));
+    }
+
+    #[test]
+    fn empty_history() {
+        let h = History::new(Duration::from_secs(600));
+        assert!(h.is_empty());
+        assert_eq!(h.window(Metric::PoolBytes, Duration::from_secs(60)).count(), 0);
+        assert_eq!(h.span_secs(), 0.0);
+    }
+}
