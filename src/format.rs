@@ -291,7 +291,7 @@ mod tests {
                 .all(|(i, x)| x.chars().count() + if i == 0 { 2 } else { 4 } <= 12),
             "{l:?}"
         );
-        assert_eq!(l[0], "aaa bbb ccc");
+        assert_eq!(l[0], "aaa bbb");
     }
 
     #[test]
