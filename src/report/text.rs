@@ -374,7 +374,7 @@ fn capacity(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
         f::bytes(c.zswap_resident_max_bytes),
         f::bytes(c.fast_tier_headroom_bytes)
     )?;
-    if c.ratio_assumed {
+    if c.ratio_assumed && c.zswap_resident_max_bytes.is_some() {
         writeln!(
             out,
             "  {}",

@@ -36,7 +36,7 @@ pub fn parse(path: &Path, text: &str) -> Reading<PsiSample> {
         let why = if lines < 2 {
             "expected a `some` and a `full` line (file truncated?)".to_string()
         } else {
-            e.to_string()
+            format!("expected `some avg10=… avg60=… avg300=… total=…` and a `full` line ({e})")
         };
         Unavailable::malformed(path, None, why)
     })?;
