@@ -34,6 +34,14 @@ pub struct Cli {
     #[arg(long)]
     pub ascii: bool,
 
+    /// With --once: list the N processes using the most swap (with their estimated zswap share).
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+
+    /// With --once: show memory, swap and zswap per cgroup (cgroup v2).
+    #[arg(long)]
+    pub cgroups: bool,
+
     /// How much history the dashboard graphs keep, in minutes.
     #[arg(long, value_name = "MINUTES", default_value_t = 10.0)]
     pub history: f64,
@@ -56,6 +64,8 @@ pub struct Settings {
     pub color: bool,
     pub ascii: bool,
     pub history: Duration,
+    /// Extra scans `--once` asks for.
+    pub extras: crate::sources::Extras,
 }
 
 pub const MIN_INTERVAL: Duration = Duration::from_millis(100);
@@ -105,6 +115,10 @@ impl Settings {
             color: !cli.no_color && !no_color_env && (stdout_tty || mode == Mode::Dashboard),
             ascii: cli.ascii,
             history: Duration::from_secs_f64(cli.history * 60.0),
+            extras: crate::sources::Extras {
+                top_processes: cli.top,
+                cgroups: cli.cgroups,
+            },
         })
     }
 }

@@ -22,15 +22,19 @@ use model::Snapshot;
 use root::Root;
 
 /// Take one snapshot (two samples `interval` apart when an interval is given, for rates).
-pub fn snapshot(root: &Root, interval: Option<std::time::Duration>) -> Snapshot {
+pub fn snapshot(
+    root: &Root,
+    interval: Option<std::time::Duration>,
+    extras: sources::Extras,
+) -> Snapshot {
     match interval {
         Some(dt) => {
-            let first = sources::collect(root);
+            let first = sources::collect_with(root, extras);
             std::thread::sleep(dt);
-            let second = sources::collect(root);
+            let second = sources::collect_with(root, extras);
             Snapshot::derive(&second, Some(&first))
         }
-        None => Snapshot::derive(&sources::collect(root), None),
+        None => Snapshot::derive(&sources::collect_with(root, extras), None),
     }
 }
 
@@ -43,7 +47,7 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
         .unwrap_or_else(Root::live);
     match settings.mode {
         Mode::OnceText | Mode::OnceJson | Mode::Dashboard => {
-            let snap = snapshot(&root, settings.interval);
+            let snap = snapshot(&root, settings.interval, settings.extras);
             let stdout = io::stdout();
             let mut out = io::BufWriter::new(stdout.lock());
             let written = if settings.mode == Mode::OnceJson {

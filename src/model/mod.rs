@@ -5,6 +5,7 @@
 //! (docs/json-schema.md).
 
 pub mod memory;
+pub mod owners;
 pub mod rates;
 
 use std::collections::BTreeMap;
@@ -38,6 +39,10 @@ pub struct Snapshot {
     pub tunables: BTreeMap<String, Option<String>>,
     pub diagnostics: Vec<Finding>,
     pub sources: Vec<SourceStatus>,
+    /// Top processes by swap (`--top N`, or the processes view); `null` when not asked for.
+    pub processes: Option<owners::Processes>,
+    /// cgroup v2 memory and zswap per cgroup (`--cgroups`, or the cgroups view); `null` when not asked for.
+    pub cgroups: Option<owners::Cgroups>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -474,6 +479,30 @@ impl Snapshot {
         );
 
         let rates = prev.and_then(|p| derive_rates(p, curr));
+        let processes = curr
+            .processes
+            .as_ref()
+            .map(|scan| owners::processes(scan, stored_bytes, swap_used));
+        let cgroups = curr.cgroups.as_ref().map(|c| match c {
+            Ok(list) => {
+                let prev_list =
+                    prev.and_then(|p| p.cgroups.as_ref()?.as_ref().ok().map(Vec::as_slice));
+                let dt = prev
+                    .and_then(|p| curr.monotonic_ns.checked_sub(p.monotonic_ns))
+                    .map(|ns| ns as f64 / 1e9)
+                    .unwrap_or(0.0);
+                owners::Cgroups {
+                    available: true,
+                    reason: None,
+                    list: owners::cgroups(list, prev_list, dt, ps),
+                }
+            }
+            Err(e) => owners::Cgroups {
+                available: false,
+                reason: Some(e.reason()),
+                list: Vec::new(),
+            },
+        });
 
         Snapshot {
             schema_version: SCHEMA_VERSION,
@@ -500,6 +529,8 @@ impl Snapshot {
             tunables,
             diagnostics: Vec::new(),
             sources: source_statuses(curr),
+            processes,
+            cgroups,
         }
     }
 }

@@ -45,6 +45,8 @@ pub fn write(snap: &Snapshot, out: &mut impl Write, style: Style) -> io::Result<
     swap(snap, out, style)?;
     zram(snap, out, style)?;
     capacity(snap, out, style)?;
+    processes(snap, out, style)?;
+    cgroups(snap, out, style)?;
     diagnostics(snap, out, style)?;
     unavailable(snap, out, style)
 }
@@ -386,6 +388,95 @@ fn capacity(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
             out,
             "  memory pressure: some {:.2}% full {:.2}% (avg10)",
             p.some_avg10, p.full_avg10
+        )?;
+    }
+    Ok(())
+}
+
+fn processes(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
+    let Some(p) = &s.processes else {
+        return Ok(());
+    };
+    section(
+        out,
+        st,
+        "PROCESSES BY SWAP",
+        &format!(
+            "{} of {} have swap, {} in all",
+            p.with_swap,
+            p.scanned,
+            f::bytes_raw(p.total_swap_bytes)
+        ),
+    )?;
+    if p.top.is_empty() {
+        return writeln!(out, "  no process has swapped memory");
+    }
+    writeln!(
+        out,
+        "  {:>7} {:<15} {:<9} {:>10} {:>10} {:>12}",
+        "pid", "name", "user", "rss", "swap", "~in zswap"
+    )?;
+    for r in &p.top {
+        writeln!(
+            out,
+            "  {:>7} {:<15} {:<9} {:>10} {:>10} {:>12}",
+            r.pid,
+            ellipsize(&r.name, 15),
+            ellipsize(r.user.as_deref().unwrap_or(f::MISSING), 9),
+            f::bytes(r.rss_bytes),
+            f::bytes_raw(r.swap_bytes),
+            f::bytes(r.zswap_estimate_bytes),
+        )?;
+    }
+    let from = p
+        .top
+        .iter()
+        .filter_map(|r| r.estimate_from.as_deref())
+        .next()
+        .unwrap_or("unknown");
+    writeln!(
+        out,
+        "  {}",
+        st.dim(&format!(
+            "~in zswap is an estimate ({from}); the kernel has no per-process figure"
+        ))
+    )
+}
+
+fn cgroups(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
+    let Some(c) = &s.cgroups else {
+        return Ok(());
+    };
+    section(out, st, "CGROUPS", "")?;
+    if !c.available {
+        for line in f::wrap(c.reason.as_deref().unwrap_or("unavailable"), WIDTH, 2, 2) {
+            writeln!(out, "  {line}")?;
+        }
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "  {:<30} {:>9} {:>9} {:>9} {:>9} {:>7}",
+        "cgroup", "memory", "swap", "zswap", "zswapped", "ratio"
+    )?;
+    let mut rows: Vec<_> = c.list.iter().collect();
+    rows.sort_by(|a, b| {
+        b.zswap_bytes
+            .unwrap_or(0)
+            .cmp(&a.zswap_bytes.unwrap_or(0))
+            .then(a.path.cmp(&b.path))
+    });
+    for r in rows.iter().take(15) {
+        let name = r.unit.clone().unwrap_or_else(|| r.path.clone());
+        writeln!(
+            out,
+            "  {:<30} {:>9} {:>9} {:>9} {:>9} {:>7}",
+            ellipsize(&name, 30),
+            f::bytes(r.memory_current_bytes),
+            f::bytes(r.swap_current_bytes),
+            f::bytes(r.zswap_bytes),
+            f::bytes(r.zswapped_bytes),
+            f::ratio(r.compression_ratio),
         )?;
     }
     Ok(())

@@ -1,8 +1,10 @@
 //! Sources: one module per kernel interface. Each reader takes a [`Root`] and returns raw values
 //! (a `*Sample`) or the reason it could not read them. One failing source never aborts a sample.
 
+pub mod cgroups;
 pub mod host;
 pub mod meminfo;
+pub mod processes;
 pub mod psi;
 pub mod swaps;
 pub mod tunables;
@@ -36,10 +38,30 @@ pub struct Sample {
     pub boot_params: Reading<BTreeMap<String, String>>,
     pub zram: Vec<zram::ZramSample>,
     pub tunables: tunables::Tunables,
+    /// Only when a view asks for it (see [`Extras`]).
+    #[serde(default)]
+    pub processes: Option<processes::ProcScan>,
+    /// Only when a view asks for it: the v2 cgroup tree, or why there is none.
+    #[serde(default)]
+    pub cgroups: Option<Reading<Vec<cgroups::CgroupSample>>>,
 }
 
-/// Read every source once.
+/// Sources that cost more than one file read, read only while something shows them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Extras {
+    /// Scan every process and keep this many top swap users.
+    pub top_processes: Option<usize>,
+    /// Walk the cgroup v2 tree.
+    pub cgroups: bool,
+}
+
+/// Read every source once (the per-process and per-cgroup scans excepted).
 pub fn collect(root: &Root) -> Sample {
+    collect_with(root, Extras::default())
+}
+
+/// Read every source once, plus the `extras` asked for.
+pub fn collect_with(root: &Root, extras: Extras) -> Sample {
     let monotonic_ns = sys::monotonic_ns();
     let unix_ms = sys::unix_ms();
     let meminfo = meminfo::read(root);
@@ -81,6 +103,10 @@ pub fn collect(root: &Root) -> Sample {
         boot_params: zswap::read_boot_params(root),
         zram: zram::read_all(root),
         tunables: tunables::read(root),
+        processes: extras.top_processes.map(|n| processes::scan(root, n)),
+        cgroups: extras
+            .cgroups
+            .then(|| cgroups::find_v2(root).map(|mount| cgroups::read_tree(&mount))),
     }
 }
 

@@ -1,0 +1,223 @@
+//! Whose memory is swapped: processes by VmSwap and cgroups by zswap (issue "depth").
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::rates::counter_rate;
+use crate::sources::cgroups::{CgroupSample, unit_name};
+use crate::sources::processes::ProcScan;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Processes {
+    /// How many /proc/PID entries were looked at.
+    pub scanned: usize,
+    /// Processes with any swap.
+    pub with_swap: usize,
+    /// Σ VmSwap (shared pages count in every process that maps them).
+    pub total_swap_bytes: u64,
+    /// Top processes by swap, largest first.
+    pub top: Vec<ProcessRow>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProcessRow {
+    pub pid: u32,
+    pub name: String,
+    pub user: Option<String>,
+    pub rss_bytes: Option<u64>,
+    pub swap_bytes: u64,
+    /// An estimate: the process's swap × (its cgroup's zswapped ÷ swap) on cgroup v2, or × the
+    /// global Zswapped ÷ swap used. No kernel interface gives the per-process figure.
+    pub zswap_estimate_bytes: Option<u64>,
+    /// "cgroup" or "global ratio".
+    pub estimate_from: Option<String>,
+    pub cgroup: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Cgroups {
+    /// False on cgroup v1 / no memory controller: `reason` says why.
+    pub available: bool,
+    pub reason: Option<String>,
+    pub list: Vec<CgroupRow>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CgroupRow {
+    pub path: String,
+    pub unit: Option<String>,
+    pub depth: usize,
+    pub memory_current_bytes: Option<u64>,
+    pub swap_current_bytes: Option<u64>,
+    pub zswap_bytes: Option<u64>,
+    pub zswapped_bytes: Option<u64>,
+    /// zswapped ÷ zswap.
+    pub compression_ratio: Option<f64>,
+    pub zswpin_bytes_per_sec: Option<f64>,
+    pub zswpout_bytes_per_sec: Option<f64>,
+    pub zswpwb_bytes_per_sec: Option<f64>,
+    /// `null` = no limit ("max"); absent file also null, see `zswap_max_set`.
+    pub zswap_max_bytes: Option<u64>,
+    pub zswap_writeback: Option<bool>,
+}
+
+/// Estimate each top process's zswap share.
+pub fn processes(
+    scan: &ProcScan,
+    global_zswapped: Option<u64>,
+    global_swap_used: Option<u64>,
+) -> Processes {
+    let global = match (global_zswapped, global_swap_used) {
+        (Some(z), Some(u)) if u > 0 => Some((z as f64 / u as f64).min(1.0)),
+        _ => None,
+    };
+    let top = scan
+        .top
+        .iter()
+        .map(|p| {
+            let cg_share = match (p.cgroup_zswapped, p.cgroup_swap) {
+                (Some(z), Some(s)) if s > 0 => Some((z as f64 / s as f64).min(1.0)),
+                _ => None,
+            };
+            let (share, from) = match (cg_share, global) {
+                (Some(s), _) => (Some(s), Some("cgroup")),
+                (None, Some(g)) => (Some(g), Some("global ratio")),
+                _ => (None, None),
+            };
+            ProcessRow {
+                pid: p.pid,
+                name: p.name.clone(),
+                user: p.user.clone(),
+                rss_bytes: p.rss_bytes,
+                swap_bytes: p.swap_bytes,
+                zswap_estimate_bytes: share.map(|s| (p.swap_bytes as f64 * s).round() as u64),
+                estimate_from: from.map(str::to_string),
+                cgroup: p.cgroup.clone(),
+            }
+        })
+        .collect();
+    Processes {
+        scanned: scan.scanned,
+        with_swap: scan.with_swap,
+        total_swap_bytes: scan.total_swap_bytes,
+        top,
+    }
+}
+
+/// Cgroup rows with rates against the previous tick. A cgroup whose inode changed was re-created
+/// (a restarted unit): its counters restarted, so it has no rate this tick.
+pub fn cgroups(
+    curr: &[CgroupSample],
+    prev: Option<&[CgroupSample]>,
+    dt: f64,
+    page_size: u64,
+) -> Vec<CgroupRow> {
+    let prev_by_path: HashMap<&str, &CgroupSample> = prev
+        .unwrap_or(&[])
+        .iter()
+        .map(|c| (c.path.as_str(), c))
+        .collect();
+    curr.iter()
+        .map(|c| {
+            let p = prev_by_path
+                .get(c.path.as_str())
+                .filter(|p| p.inode == c.inode);
+            let rate = |f: fn(&CgroupSample) -> Option<u64>| {
+                counter_rate(p.and_then(|p| f(p)), f(c), dt).map(|r| r * page_size as f64)
+            };
+            CgroupRow {
+                path: c.path.clone(),
+                unit: unit_name(&c.path).map(str::to_string),
+                depth: c
+                    .path
+                    .matches('/')
+                    .count()
+                    .saturating_sub(usize::from(c.path == "/")),
+                memory_current_bytes: c.memory_current,
+                swap_current_bytes: c.swap_current,
+                zswap_bytes: c.zswap,
+                zswapped_bytes: c.zswapped,
+                compression_ratio: match (c.zswapped, c.zswap) {
+                    (Some(a), Some(b)) if b > 0 => Some(a as f64 / b as f64),
+                    _ => None,
+                },
+                zswpin_bytes_per_sec: rate(|c| c.zswpin),
+                zswpout_bytes_per_sec: rate(|c| c.zswpout),
+                zswpwb_bytes_per_sec: rate(|c| c.zswpwb),
+                zswap_max_bytes: c.zswap_max.flatten(),
+                zswap_writeback: c.zswap_writeback,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sources::processes::ProcSample;
+
+    fn proc(pid: u32, swap: u64, cgroup: Option<&str>) -> ProcSample {
+        ProcSample {
+            pid,
+            name: format!("p{pid}"),
+            uid: Some(0),
+            rss_bytes: Some(1),
+            swap_bytes: swap,
+            user: Some("root".into()),
+            cgroup: cgroup.map(str::to_string),
+            cgroup_zswapped: cgroup.map(|_| 50),
+            cgroup_swap: cgroup.map(|_| 100),
+        }
+    }
+
+    #[test]
+    fn estimates() {
+        let scan = ProcScan {
+            scanned: 3,
+            with_swap: 3,
+            total_swap_bytes: 700,
+            top: vec![proc(2, 400, None), proc(3, 200, Some("/a"))],
+        };
+        let p = processes(&scan, Some(300), Some(1200));
+        assert_eq!(p.top.len(), 2);
+        assert_eq!(p.top[0].pid, 2);
+        assert_eq!(
+            p.top[0].zswap_estimate_bytes,
+            Some(100),
+            "global 300/1200 of 400"
+        );
+        assert_eq!(p.top[0].estimate_from.as_deref(), Some("global ratio"));
+        assert_eq!(p.top[1].pid, 3);
+        assert_eq!(
+            p.top[1].zswap_estimate_bytes,
+            Some(100),
+            "cgroup 50/100 of 200"
+        );
+        assert_eq!(p.total_swap_bytes, 700);
+    }
+
+    #[test]
+    fn restarted_cgroup_has_no_rate() {
+        let old = CgroupSample {
+            path: "/u.service".into(),
+            inode: 1,
+            zswpout: Some(10),
+            ..Default::default()
+        };
+        let same = CgroupSample {
+            zswpout: Some(20),
+            ..old.clone()
+        };
+        let new = CgroupSample {
+            inode: 2,
+            zswpout: Some(30),
+            ..old.clone()
+        };
+        let r = cgroups(&[same], Some(std::slice::from_ref(&old)), 1.0, 4096);
+        assert_eq!(r[0].zswpout_bytes_per_sec, Some(10.0 * 4096.0));
+        let r = cgroups(&[new], Some(&[old]), 1.0, 4096);
+        assert_eq!(r[0].zswpout_bytes_per_sec, None);
+        assert_eq!(r[0].unit.as_deref(), Some("u.service"));
+    }
+}

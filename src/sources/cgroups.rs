@@ -1,0 +1,200 @@
+//! cgroup v2 memory controller: per-cgroup memory, swap and zswap (kernel reference §2.10).
+//!
+//! Under cgroup v1 the kernel neither charges nor reports zswap per cgroup, so there is nothing to
+//! read: the reader says so instead of showing zeros.
+
+use std::fs;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::root::{Reading, Root, Unavailable};
+
+/// One cgroup's memory figures. State items are bytes, event items page counts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CgroupSample {
+    /// Path below the v2 mount, `/` for the root.
+    pub path: String,
+    /// The directory's inode: a restarted unit gets a new cgroup with a new inode (counters reset).
+    pub inode: u64,
+    pub memory_current: Option<u64>,
+    pub swap_current: Option<u64>,
+    /// memory.stat `zswap`: compressed bytes charged to the cgroup.
+    pub zswap: Option<u64>,
+    /// memory.stat `zswapped`: original size of its pages in zswap.
+    pub zswapped: Option<u64>,
+    pub zswpin: Option<u64>,
+    pub zswpout: Option<u64>,
+    pub zswpwb: Option<u64>,
+    /// memory.zswap.max: `None` = file absent, `Some(None)` = "max".
+    pub zswap_max: Option<Option<u64>>,
+    pub zswap_writeback: Option<bool>,
+}
+
+/// Where cgroup v2 is mounted with the memory controller, or why it can't be used.
+pub fn find_v2(root: &Root) -> Reading<PathBuf> {
+    let candidates = [root.sys("fs/cgroup"), root.sys("fs/cgroup/unified")];
+    let mut saw_v2 = false;
+    for dir in &candidates {
+        let Ok(ctl) = fs::read_to_string(dir.join("cgroup.controllers")) else {
+            continue;
+        };
+        saw_v2 = true;
+        if ctl.split_whitespace().any(|c| c == "memory") {
+            return Ok(dir.clone());
+        }
+    }
+    let reason = if saw_v2 || root.sys("fs/cgroup/memory").is_dir() {
+        "the memory controller is on cgroup v1: the kernel neither charges nor reports zswap per cgroup there"
+    } else {
+        "no cgroup v2 hierarchy with the memory controller"
+    };
+    Err(Unavailable::missing(&candidates[0], reason))
+}
+
+/// Read every cgroup under the v2 mount that has memory files, depth-first, bounded in depth.
+pub fn read_tree(mount: &Path) -> Vec<CgroupSample> {
+    let mut out = Vec::new();
+    walk(mount, mount, 0, &mut out);
+    out
+}
+
+const MAX_DEPTH: usize = 12;
+
+fn walk(mount: &Path, dir: &Path, depth: usize, out: &mut Vec<CgroupSample>) {
+    if let Some(s) = read_one(mount, dir) {
+        out.push(s);
+    }
+    if depth >= MAX_DEPTH {
+        return;
+    }
+    let Ok(rd) = fs::read_dir(dir) else { return };
+    let mut subdirs: Vec<PathBuf> = rd
+        .flatten()
+        .filter(|e| e.file_type().map(|t| t.is_dir()).unwrap_or(false))
+        .map(|e| e.path())
+        .collect();
+    subdirs.sort();
+    for d in subdirs {
+        walk(mount, &d, depth + 1, out);
+    }
+}
+
+/// One cgroup directory's figures, `None` when it has no memory.stat.
+pub fn read_one(mount: &Path, dir: &Path) -> Option<CgroupSample> {
+    let stat = fs::read_to_string(dir.join("memory.stat")).ok()?;
+    let rel = dir.strip_prefix(mount).ok()?;
+    let mut s = CgroupSample {
+        path: format!("/{}", rel.display()),
+        inode: fs::metadata(dir).map(|m| m.ino()).unwrap_or(0),
+        ..CgroupSample::default()
+    };
+    for line in stat.lines() {
+        let mut w = line.split_whitespace();
+        let (Some(k), Some(v)) = (w.next(), w.next()) else {
+            continue;
+        };
+        let v: Option<u64> = v.parse().ok();
+        match k {
+            "zswap" => s.zswap = v,
+            "zswapped" => s.zswapped = v,
+            "zswpin" => s.zswpin = v,
+            "zswpout" => s.zswpout = v,
+            "zswpwb" => s.zswpwb = v,
+            _ => {}
+        }
+    }
+    let num = |f: &str| {
+        fs::read_to_string(dir.join(f))
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+    };
+    s.memory_current = num("memory.current");
+    s.swap_current = num("memory.swap.current");
+    s.zswap_max = fs::read_to_string(dir.join("memory.zswap.max"))
+        .ok()
+        .map(|t| t.trim().parse().ok());
+    s.zswap_writeback = fs::read_to_string(dir.join("memory.zswap.writeback"))
+        .ok()
+        .and_then(|t| match t.trim() {
+            "1" => Some(true),
+            "0" => Some(false),
+            _ => None,
+        });
+    Some(s)
+}
+
+/// The systemd unit a cgroup path belongs to (`/system.slice/nginx.service` → `nginx.service`).
+pub fn unit_name(path: &str) -> Option<&str> {
+    path.rsplit('/').find(|seg| {
+        [".service", ".scope", ".slice", ".socket", ".mount", ".swap"]
+            .iter()
+            .any(|suf| seg.ends_with(suf))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units() {
+        assert_eq!(
+            unit_name("/system.slice/nginx.service"),
+            Some("nginx.service")
+        );
+        assert_eq!(
+            unit_name("/user.slice/user-1000.slice/session-2.scope"),
+            Some("session-2.scope")
+        );
+        assert_eq!(unit_name("/mygroup"), None);
+    }
+
+    #[test]
+    fn v1_machine_says_why() {
+        let root = Root::at(format!(
+            "{}/tests/fixtures/linux-6.18-idle",
+            env!("CARGO_MANIFEST_DIR")
+        ));
+        let err = find_v2(&root).unwrap_err();
+        assert!(err.reason().contains("cgroup v1"), "{}", err.reason());
+    }
+
+    #[test]
+    fn v2_tree() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path().join("sys/fs/cgroup");
+        let svc = base.join("system.slice/app.service");
+        fs::create_dir_all(&svc).unwrap();
+        fs::write(
+            base.join("cgroup.controllers"),
+            "cpuset cpu io memory pids\n",
+        )
+        .unwrap();
+        fs::write(
+            base.join("memory.stat"),
+            "anon 1\nzswap 100\nzswapped 300\nzswpin 1\nzswpout 2\nzswpwb 0\n",
+        )
+        .unwrap();
+        fs::write(
+            svc.join("memory.stat"),
+            "anon 1\nzswap 40\nzswapped 120\nzswpin 5\nzswpout 9\n",
+        )
+        .unwrap();
+        fs::write(svc.join("memory.current"), "4096\n").unwrap();
+        fs::write(svc.join("memory.swap.current"), "8192\n").unwrap();
+        fs::write(svc.join("memory.zswap.max"), "max\n").unwrap();
+        fs::write(svc.join("memory.zswap.writeback"), "0\n").unwrap();
+        let mount = find_v2(&Root::at(tmp.path())).unwrap();
+        let t = read_tree(&mount);
+        assert_eq!(t.len(), 2);
+        assert_eq!(t[0].path, "/");
+        assert_eq!(t[1].path, "/system.slice/app.service");
+        assert_eq!(t[1].zswapped, Some(120));
+        assert_eq!(t[1].zswpwb, None, "absent key stays unknown");
+        assert_eq!(t[1].zswap_max, Some(None));
+        assert_eq!(t[1].zswap_writeback, Some(false));
+        assert_eq!(t[1].swap_current, Some(8192));
+    }
+}
