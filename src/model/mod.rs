@@ -149,6 +149,23 @@ pub struct Zram {
     pub compression_ratio: Option<f64>,
     /// orig ÷ mem_used: what the device really saves, allocator overhead included.
     pub effective_ratio: Option<f64>,
+    /// mem_used − compr: zsmalloc fragmentation and metadata.
+    pub allocator_overhead_bytes: Option<u64>,
+    /// orig − mem_used: RAM saved right now.
+    pub saved_bytes: Option<i64>,
+    pub huge_pages_since: Option<u64>,
+    pub pages_compacted: Option<u64>,
+    /// io_stat failures (counts since the device was set up).
+    pub failed_reads: Option<u64>,
+    pub failed_writes: Option<u64>,
+    /// Writeback to a backing device (bd_stat, CONFIG_ZRAM_WRITEBACK): bytes there now, and
+    /// cumulative bytes read from / written to it.
+    pub backing_dev: Option<String>,
+    pub bd_count_bytes: Option<u64>,
+    pub bd_reads_bytes: Option<u64>,
+    pub bd_writes_bytes: Option<u64>,
+    /// Recompression algorithms (CONFIG_ZRAM_MULTI_COMP), raw.
+    pub recomp_algorithm: Option<String>,
     pub unavailable: Vec<Missing>,
 }
 
@@ -669,6 +686,19 @@ fn derive_zram(root: &str, z: &crate::sources::zram::ZramSample, is_swap: bool) 
         huge_pages: mm.and_then(|m| m.huge_pages),
         compression_ratio: mm.and_then(|m| ratio(Some(m.orig_data_size), Some(m.compr_data_size))),
         effective_ratio: mm.and_then(|m| ratio(Some(m.orig_data_size), Some(m.mem_used_total))),
+        allocator_overhead_bytes: mm.map(|m| m.mem_used_total.saturating_sub(m.compr_data_size)),
+        saved_bytes: mm.and_then(|m| {
+            i64::try_from(i128::from(m.orig_data_size) - i128::from(m.mem_used_total)).ok()
+        }),
+        huge_pages_since: mm.and_then(|m| m.huge_pages_since),
+        pages_compacted: mm.map(|m| m.pages_compacted),
+        failed_reads: z.io_stat.as_ref().ok().map(|i| i.failed_reads),
+        failed_writes: z.io_stat.as_ref().ok().map(|i| i.failed_writes),
+        backing_dev: z.backing_dev.as_ref().ok().cloned(),
+        bd_count_bytes: z.bd_stat.as_ref().ok().map(|b| b.bd_count_bytes),
+        bd_reads_bytes: z.bd_stat.as_ref().ok().map(|b| b.bd_reads_bytes),
+        bd_writes_bytes: z.bd_stat.as_ref().ok().map(|b| b.bd_writes_bytes),
+        recomp_algorithm: z.recomp_algorithm.as_ref().ok().cloned(),
         unavailable,
     }
 }

@@ -357,6 +357,31 @@ fn zram(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
             f::ratio(z.compression_ratio),
             f::ratio(z.effective_ratio),
         )?;
+        let mut extra = vec![
+            format!("limit {}", z.mem_limit_bytes.map_or(f::MISSING.to_string(), |l| if l == 0 { "none".into() } else { f::bytes_raw(l) })),
+            format!("peak {}", f::bytes(z.mem_used_max_bytes)),
+            format!("overhead {}", f::bytes(z.allocator_overhead_bytes)),
+            format!("same-filled {}", f::num(z.same_pages)),
+            format!("huge {}", f::num(z.huge_pages)),
+        ];
+        if z.failed_reads.unwrap_or(0) + z.failed_writes.unwrap_or(0) > 0 {
+            extra.push(format!("FAILED reads {} writes {}", f::num(z.failed_reads), f::num(z.failed_writes)));
+        }
+        if z.bd_count_bytes.is_some() {
+            extra.push(format!(
+                "backing {} holds {} (read {}, written {})",
+                z.backing_dev.as_deref().unwrap_or(f::MISSING),
+                f::bytes(z.bd_count_bytes),
+                f::bytes(z.bd_reads_bytes),
+                f::bytes(z.bd_writes_bytes)
+            ));
+        }
+        if let Some(r) = &z.recomp_algorithm {
+            extra.push(format!("recompress {}", r.replace('\n', " ")));
+        }
+        for line in f::wrap(&extra.join(" · "), WIDTH, 10, 10) {
+            writeln!(out, "          {}", st.dim(&line))?;
+        }
     }
     Ok(())
 }

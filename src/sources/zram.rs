@@ -54,6 +54,19 @@ pub struct ZramSample {
     pub mm_stat: Reading<MmStat>,
     pub io_stat: Reading<IoStat>,
     pub bd_stat: Reading<BdStat>,
+    /// CONFIG_ZRAM_MULTI_COMP: the secondary (recompression) algorithms.
+    #[serde(default = "absent")]
+    pub recomp_algorithm: Reading<String>,
+    /// The writeback device (`none` when unset), CONFIG_ZRAM_WRITEBACK.
+    #[serde(default = "absent")]
+    pub backing_dev: Reading<String>,
+}
+
+fn absent<T>() -> Reading<T> {
+    Err(Unavailable::Missing {
+        path: String::new(),
+        reason: "not recorded".into(),
+    })
 }
 
 /// Every `zram*` device under `ROOT/sys/block`, sorted by number.
@@ -90,6 +103,12 @@ pub fn read_device(root: &Root, name: &str) -> ZramSample {
             .and_then(|t| parse_io_stat(&f("io_stat"), &t)),
         bd_stat: read_text(&f("bd_stat"), bd_missing)
             .and_then(|t| parse_bd_stat(&f("bd_stat"), &t)),
+        recomp_algorithm: read_text(
+            &f("recomp_algorithm"),
+            "no recompression (kernel built without CONFIG_ZRAM_MULTI_COMP)",
+        )
+        .map(|t| t.trim().to_string()),
+        backing_dev: read_text(&f("backing_dev"), bd_missing).map(|t| t.trim().to_string()),
     }
 }
 
