@@ -358,14 +358,26 @@ fn zram(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
             f::ratio(z.effective_ratio),
         )?;
         let mut extra = vec![
-            format!("limit {}", z.mem_limit_bytes.map_or(f::MISSING.to_string(), |l| if l == 0 { "none".into() } else { f::bytes_raw(l) })),
+            format!(
+                "limit {}",
+                z.mem_limit_bytes
+                    .map_or(f::MISSING.to_string(), |l| if l == 0 {
+                        "none".into()
+                    } else {
+                        f::bytes_raw(l)
+                    })
+            ),
             format!("peak {}", f::bytes(z.mem_used_max_bytes)),
             format!("overhead {}", f::bytes(z.allocator_overhead_bytes)),
             format!("same-filled {}", f::num(z.same_pages)),
             format!("huge {}", f::num(z.huge_pages)),
         ];
         if z.failed_reads.unwrap_or(0) + z.failed_writes.unwrap_or(0) > 0 {
-            extra.push(format!("FAILED reads {} writes {}", f::num(z.failed_reads), f::num(z.failed_writes)));
+            extra.push(format!(
+                "FAILED reads {} writes {}",
+                f::num(z.failed_reads),
+                f::num(z.failed_writes)
+            ));
         }
         if z.bd_count_bytes.is_some() {
             extra.push(format!(
