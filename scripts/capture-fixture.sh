@@ -139,6 +139,47 @@ for dev in /sys/block/*; do
     copy_file "$dev/stat"
 done
 
+# block devices under swap: whether each disk is rotational, its partitions,
+# the names of the devices a dm/md device is stacked on (slaves/), and the
+# dm name behind /dev/mapper paths
+for dev in /sys/block/*; do
+    name="${dev##*/}"
+    case "$name" in
+        loop*) continue ;;
+    esac
+    for f in queue/rotational dev uevent dm/name; do
+        copy_file "$dev/$f"
+    done
+    for slave in "$dev"/slaves/*; do
+        mkdir -p "$dest$dev/slaves/${slave##*/}"
+    done
+    for part in "$dev/$name"*; do
+        [[ -f "$part/partition" ]] || continue
+        for f in partition dev uevent stat; do
+            copy_file "$part/$f"
+        done
+    done
+done
+
+# /sys/dev/block/MAJ:MIN: recreated as symlinks to the captured device
+# directories (relative, so they resolve inside DEST), which lets a swap
+# partition's device number be followed to its disk
+for link in /sys/dev/block/*; do
+    [[ -L "$link" ]] || continue
+    target="$(realpath -- "$link")"
+    name="${target##*/}"
+    parent="$(basename -- "$(dirname -- "$target")")"
+    if [[ -d "$dest/sys/block/$name" ]]; then
+        rel="../../block/$name"
+    elif [[ -d "$dest/sys/block/$parent/$name" ]]; then
+        rel="../../block/$parent/$name"
+    else
+        continue
+    fi
+    mkdir -p "$dest/sys/dev/block"
+    ln -sfn -- "$rel" "$dest/sys/dev/block/${link##*/}"
+done
+
 # processes asked for
 for pid in "${pids[@]}"; do
     if [[ -r "/proc/$pid/status" ]]; then

@@ -6,6 +6,7 @@
 //! draw the snapshot through the shared [`format`] layer.
 
 pub mod cli;
+pub mod diagnostics;
 pub mod format;
 pub mod model;
 pub mod report;

@@ -38,6 +38,9 @@ pub struct Snapshot {
     pub rates: Option<Rates>,
     pub tunables: BTreeMap<String, Option<String>>,
     pub diagnostics: Vec<Finding>,
+    /// Each tunable with its current value and the one suggested for this swap setup.
+    #[serde(default)]
+    pub tunables_advice: Vec<TunableAdvice>,
     pub sources: Vec<SourceStatus>,
     /// Top processes by swap (`--top N`, or the processes view); `null` when not asked for.
     pub processes: Option<owners::Processes>,
@@ -233,6 +236,22 @@ pub struct Finding {
     pub evidence: Vec<String>,
     pub fix: String,
     pub why: String,
+}
+
+/// A tunable, its current value, and the value suggested for the detected swap setup.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TunableAdvice {
+    /// `vm.swappiness`, `transparent_hugepage.enabled`, … (the keys of `tunables`).
+    pub name: String,
+    /// As read; `None` when it could not be.
+    pub current: Option<String>,
+    pub suggested: String,
+    /// One line on why.
+    pub why: String,
+    /// The kernel documentation describes the trade-off but not this exact value.
+    pub opinion: bool,
+    /// The setup the suggestion is for: "zswap + disk swap", "zram only", "disk swap only", …
+    pub setup: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -521,7 +540,7 @@ impl Snapshot {
             },
         });
 
-        Snapshot {
+        let mut snap = Snapshot {
             schema_version: SCHEMA_VERSION,
             tool: Tool {
                 name: "zswaptop".into(),
@@ -545,10 +564,14 @@ impl Snapshot {
             rates,
             tunables,
             diagnostics: Vec::new(),
+            tunables_advice: Vec::new(),
             sources: source_statuses(curr),
             processes,
             cgroups,
-        }
+        };
+        snap.tunables_advice = crate::diagnostics::tunables_advice(&snap, curr);
+        snap.diagnostics = crate::diagnostics::evaluate(&snap, curr);
+        snap
     }
 }
 

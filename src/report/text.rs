@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use crate::format::{self as f, BUCKETS};
-use crate::model::{Missing, Snapshot};
+use crate::model::{Missing, Severity, Snapshot};
 
 /// ANSI styling, or none at all.
 #[derive(Debug, Clone, Copy)]
@@ -48,6 +48,7 @@ pub fn write(snap: &Snapshot, out: &mut impl Write, style: Style) -> io::Result<
     processes(snap, out, style)?;
     cgroups(snap, out, style)?;
     diagnostics(snap, out, style)?;
+    tunables(snap, out, style)?;
     unavailable(snap, out, style)
 }
 
@@ -520,32 +521,114 @@ fn cgroups(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
 }
 
 fn diagnostics(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
+    let (crit, warn, info) = crate::diagnostics::counts(&s.diagnostics);
+    let counts: Vec<String> = [(crit, "crit"), (warn, "warn"), (info, "info")]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, w)| format!("{n} {w}"))
+        .collect();
+    let right = if counts.is_empty() {
+        "none".to_string()
+    } else {
+        counts.join(", ")
+    };
+    section(out, st, "DIAGNOSTICS", &right)?;
     if s.diagnostics.is_empty() {
-        return Ok(());
+        return writeln!(out, "  no problems found in what the kernel exposes");
     }
+    for (i, d) in s.diagnostics.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        let (tag, code) = match d.severity {
+            Severity::Crit => ("CRIT", "1;31"),
+            Severity::Warn => ("WARN", "1;33"),
+            Severity::Info => ("INFO", "36"),
+        };
+        let head = f::wrap(&format!("{}: {}", d.id, d.summary), WIDTH, 8, 8);
+        for (j, line) in head.iter().enumerate() {
+            if j == 0 {
+                writeln!(out, "  {}  {line}", st.paint(code, tag))?;
+            } else {
+                writeln!(out, "        {line}")?;
+            }
+        }
+        for e in &d.evidence {
+            paragraph(out, "        - ", 10, e)?;
+        }
+        paragraph(out, "        fix: ", 13, &d.fix)?;
+        paragraph(out, &format!("        {} ", st.dim("why:")), 13, &d.why)?;
+    }
+    Ok(())
+}
+
+/// `text` wrapped to [`WIDTH`]: the first line after `first` (which may hold colour codes, so
+/// its width is counted without them), the others indented by `indent` spaces.
+fn paragraph(out: &mut impl Write, first: &str, indent: usize, text: &str) -> io::Result<()> {
+    let first_width = visible_width(first);
+    for (i, line) in f::wrap(text, WIDTH, first_width, indent).iter().enumerate() {
+        if i == 0 {
+            writeln!(out, "{first}{line}")?;
+        } else {
+            writeln!(out, "{}{line}", " ".repeat(indent))?;
+        }
+    }
+    Ok(())
+}
+
+/// Characters a terminal shows, ANSI colour sequences left out.
+fn visible_width(s: &str) -> usize {
+    let mut n = 0;
+    let mut in_esc = false;
+    for ch in s.chars() {
+        match (in_esc, ch) {
+            (false, '\x1b') => in_esc = true,
+            (true, 'm') => in_esc = false,
+            (true, _) => {}
+            (false, _) => n += 1,
+        }
+    }
+    n
+}
+
+fn tunables(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
+    let Some(first) = s.tunables_advice.first() else {
+        return Ok(());
+    };
     section(
         out,
         st,
-        "DIAGNOSTICS",
-        &format!("{} findings", s.diagnostics.len()),
+        "TUNABLES",
+        &format!("suggested for {}", first.setup),
     )?;
-    for d in &s.diagnostics {
-        for line in f::wrap(
-            &format!("[{:?}] {}: {}", d.severity, d.id, d.summary),
-            WIDTH,
-            2,
-            6,
-        ) {
-            writeln!(out, "  {line}")?;
-        }
-        for e in &d.evidence {
-            for line in f::wrap(e, WIDTH, 6, 8) {
-                writeln!(out, "      {line}")?;
-            }
-        }
-        for line in f::wrap(&format!("fix: {}", d.fix), WIDTH, 6, 8) {
-            writeln!(out, "      {line}")?;
-        }
+    writeln!(
+        out,
+        "  {}",
+        st.dim(&format!(
+            "{:<30} {:>9}  {:<9}",
+            "setting", "now", "suggested"
+        ))
+    )?;
+    for a in &s.tunables_advice {
+        let now = a.current.as_deref().unwrap_or(f::MISSING);
+        let mark = match &a.current {
+            Some(c) if c.trim() == a.suggested => st.dim("ok"),
+            Some(_) => st.warn("change"),
+            None => String::new(),
+        };
+        let row = format!(
+            "  {:<30} {:>9}  {:<9} {mark}",
+            a.name,
+            ellipsize(now, 9),
+            ellipsize(&a.suggested, 9)
+        );
+        writeln!(out, "{}", row.trim_end())?;
+        let why = if a.opinion {
+            format!("{} (opinion)", a.why)
+        } else {
+            a.why.clone()
+        };
+        paragraph(out, "      ", 6, &why)?;
     }
     Ok(())
 }

@@ -2,10 +2,12 @@
 //! (a `*Sample`) or the reason it could not read them. One failing source never aborts a sample.
 
 pub mod cgroups;
+pub mod crypto;
 pub mod host;
 pub mod meminfo;
 pub mod processes;
 pub mod psi;
+pub mod swapdev;
 pub mod swaps;
 pub mod tunables;
 pub mod vmstat;
@@ -38,6 +40,12 @@ pub struct Sample {
     pub boot_params: Reading<BTreeMap<String, String>>,
     pub zram: Vec<zram::ZramSample>,
     pub tunables: tunables::Tunables,
+    /// Compression algorithms registered with the crypto API (`/proc/crypto`).
+    #[serde(default = "crypto::not_recorded")]
+    pub crypto: Reading<Vec<crypto::Compressor>>,
+    /// The block device (and disks) under each active swap area, in `/proc/swaps` order.
+    #[serde(default)]
+    pub swap_devices: Vec<swapdev::SwapBacking>,
     /// Only when a view asks for it (see [`Extras`]).
     #[serde(default)]
     pub processes: Option<processes::ProcScan>,
@@ -67,6 +75,10 @@ pub fn collect_with(root: &Root, extras: Extras) -> Sample {
     let meminfo = meminfo::read(root);
     let vmstat = vmstat::read(root);
     let swaps = swaps::read(root);
+    let swap_devices = swaps
+        .as_ref()
+        .map(|list| swapdev::read(root, list))
+        .unwrap_or_default();
     let zswap_params = zswap::read_params(root);
     let (present, enabled) = match &zswap_params {
         Ok(p) => (
@@ -103,6 +115,8 @@ pub fn collect_with(root: &Root, extras: Extras) -> Sample {
         boot_params: zswap::read_boot_params(root),
         zram: zram::read_all(root),
         tunables: tunables::read(root),
+        crypto: crypto::read(root),
+        swap_devices,
         processes: extras.top_processes.map(|n| processes::scan(root, n)),
         cgroups: extras
             .cgroups

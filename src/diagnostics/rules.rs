@@ -1,0 +1,1090 @@
+//! One function per rule. Each returns a finding only when the kernel's own files prove it.
+
+use super::thresholds as t;
+use super::{Ctx, compressors, tunables};
+use crate::format as f;
+use crate::model::{ASSUMED_RATIO, Finding, Severity, SwapDevice};
+use crate::root::Unavailable;
+
+const GIB: u64 = 1 << 30;
+
+fn finding(
+    id: &str,
+    severity: Severity,
+    summary: impl Into<String>,
+    evidence: Vec<String>,
+    fix: impl Into<String>,
+    why: &str,
+) -> Finding {
+    Finding {
+        id: id.to_string(),
+        severity,
+        summary: summary.into(),
+        evidence,
+        fix: fix.into(),
+        why: why.to_string(),
+    }
+}
+
+/// How to make a kernel command-line word permanent.
+pub(super) fn cmdline(word: &str) -> String {
+    format!(
+        "add `{word}` to the kernel command line (GRUB_CMDLINE_LINUX in /etc/default/grub, then \
+         `sudo update-grub`; Fedora: `sudo grubby --update-kernel=ALL --args=\"{word}\"`)"
+    )
+}
+
+/// Set a vm sysctl now and keep it.
+pub(super) fn sysctl_fix(name: &str, value: i64) -> String {
+    format!(
+        "`sudo sysctl -w vm.{name}={value}`; to keep it across reboots: \
+         `echo 'vm.{name} = {value}' | sudo tee -a /etc/sysctl.d/90-swap.conf`"
+    )
+}
+
+/// Set a zswap parameter now and keep it (`value` as sysfs takes it, `boot` as the command line).
+fn zswap_param_fix(param: &str, value: &str, boot: &str) -> String {
+    format!(
+        "`echo {value} | sudo tee /sys/module/zswap/parameters/{param}`; to make it permanent, {}",
+        cmdline(&format!("zswap.{param}={boot}"))
+    )
+}
+
+fn dev_desc(d: &SwapDevice) -> String {
+    let kind = if d.is_zram { "zram" } else { d.kind.as_str() };
+    format!(
+        "{} ({kind}, priority {}, {} used of {})",
+        d.path,
+        d.priority,
+        f::bytes_raw(d.used_bytes),
+        f::bytes_raw(d.size_bytes)
+    )
+}
+
+fn ceil_gib(bytes: f64) -> u64 {
+    ((bytes / GIB as f64).ceil() as u64).max(1)
+}
+
+fn zswap_line(c: &Ctx) -> String {
+    let z = &c.snap.zswap;
+    format!(
+        "zswap enabled=Y (compressor {}, max_pool_percent {}), pool {}",
+        z.compressor.as_deref().unwrap_or(f::MISSING),
+        f::num(z.max_pool_percent),
+        f::bytes(z.pool_bytes)
+    )
+}
+
+// --- zswap-no-swap ---------------------------------------------------------------------------
+
+pub fn zswap_no_swap(c: &Ctx) -> Option<Finding> {
+    if !c.zswap_on() || !c.swaps_known() || !c.devices().is_empty() {
+        return None;
+    }
+    let size = c
+        .snap
+        .zswap
+        .pool_limit_bytes
+        .map(|l| ceil_gib(l as f64 * ASSUMED_RATIO))
+        .unwrap_or(4);
+    Some(finding(
+        "zswap-no-swap",
+        Severity::Warn,
+        "zswap is enabled but there is no swap area, so it can store nothing",
+        vec![
+            zswap_line(c),
+            format!(
+                "/proc/swaps lists no active swap area (SwapTotal {})",
+                f::bytes(c.snap.swap.total_bytes)
+            ),
+        ],
+        format!(
+            "Give zswap a swap area to cache: `sudo fallocate -l {size}G /swapfile && sudo chmod \
+             600 /swapfile && sudo mkswap /swapfile && sudo swapon /swapfile`; to keep it, add \
+             `/swapfile none swap defaults 0 0` to /etc/fstab. If you want no swap at all, turn \
+             zswap off instead: {}",
+            zswap_param_fix("enabled", "N", "0")
+        ),
+        "zswap is a cache in front of a swap area, not a swap area itself: a page is compressed \
+         into its pool only after it has been given a slot on an active swap device. With no swap \
+         area the kernel never swaps anonymous memory out, so zswap stays empty however short \
+         memory gets.",
+    ))
+}
+
+// --- zswap-zram ------------------------------------------------------------------------------
+
+pub fn zswap_zram(c: &Ctx) -> Option<Finding> {
+    let zram = c.zram_devices();
+    if !c.zswap_on() || zram.is_empty() {
+        return None;
+    }
+    let mut ev = vec![zswap_line(c)];
+    for d in &zram {
+        ev.push(format!("{} is an active swap device", dev_desc(d)));
+    }
+    let names: Vec<String> = zram.iter().map(|d| d.path.clone()).collect();
+    let resets: Vec<String> = zram
+        .iter()
+        .filter_map(|d| d.path.strip_prefix("/dev/"))
+        .map(|n| format!("echo 1 | sudo tee /sys/block/{n}/reset"))
+        .collect();
+    Some(finding(
+        "zswap-zram",
+        Severity::Warn,
+        "zswap is enabled in front of zram swap: pages are compressed twice",
+        ev,
+        format!(
+            "Pick one. To keep zram, turn zswap off: {}. To keep zswap, take zram out of swap: \
+             `sudo swapoff {} && {}`, give zswap a disk swap area instead, and stop zram being \
+             set up at boot (remove its section from /etc/systemd/zram-generator.conf, or the \
+             udev rule or service that creates it).",
+            zswap_param_fix("enabled", "N", "0"),
+            names.join(" "),
+            resets.join(" && ")
+        ),
+        "zswap intercepts pages on their way to any swap device, zram included, so a page is \
+         compressed into the zswap pool first and compressed again by zram when zswap rejects it \
+         or writes it back. Both pools live in RAM, so the second tier saves no I/O and spends CPU \
+         and memory on the same data twice.",
+    ))
+}
+
+// --- zram-lru-inversion ----------------------------------------------------------------------
+
+pub fn zram_lru_inversion(c: &Ctx) -> Option<Finding> {
+    let disks = c.disk_devices();
+    let mut ev = Vec::new();
+    let mut inverted = false;
+    let mut supported = false;
+    let mut zram_names = Vec::new();
+    for z in c.zram_devices() {
+        let Some(backing) = c.backing(&z.path).and_then(|b| b.zram.as_ref()) else {
+            continue;
+        };
+        if backing.has_writeback_device() != Some(false) {
+            continue;
+        }
+        let lower: Vec<&&SwapDevice> = disks.iter().filter(|d| d.priority < z.priority).collect();
+        if lower.is_empty() {
+            continue;
+        }
+        supported |= backing.writeback_supported();
+        zram_names.push(backing.name.clone());
+        ev.push(format!(
+            "{} has no writeback device ({})",
+            dev_desc(z),
+            match &backing.backing_dev {
+                Ok(v) => format!("backing_dev {v}"),
+                Err(_) => "kernel built without CONFIG_ZRAM_WRITEBACK".to_string(),
+            }
+        ));
+        for d in lower {
+            inverted |= d.used_bytes > 0;
+            ev.push(format!("lower priority: {}", dev_desc(d)));
+        }
+    }
+    if zram_names.is_empty() {
+        return None;
+    }
+    if inverted {
+        ev.push("the disk swap already holds pages: newer pages go to disk while older ones keep zram's RAM".into());
+    }
+    let z0 = zram_names[0].as_str();
+    let zswap_way = if c.snap.zswap.available {
+        let (cmds, words) = if c.snap.zswap.shrinker_enabled.is_some() {
+            (
+                "`echo Y | sudo tee /sys/module/zswap/parameters/enabled` and `echo Y | sudo tee \
+                 /sys/module/zswap/parameters/shrinker_enabled`",
+                "zswap.enabled=1 zswap.shrinker_enabled=1",
+            )
+        } else {
+            (
+                "`echo Y | sudo tee /sys/module/zswap/parameters/enabled`",
+                "zswap.enabled=1",
+            )
+        };
+        format!(
+            "replace zram with zswap in front of the disk swap, which moves its oldest pages to \
+             disk by itself: `sudo swapoff /dev/{z0}`, then {cmds}; to make it permanent, {}, and \
+             remove zram from /etc/systemd/zram-generator.conf",
+            cmdline(words)
+        )
+    } else {
+        "use a kernel with zswap (CONFIG_ZSWAP) in front of the disk swap".to_string()
+    };
+    let fix = if supported {
+        format!(
+            "Either let zram move idle pages to a disk partition: with the device reset (`sudo \
+             swapoff /dev/{z0} && echo 1 | sudo tee /sys/block/{z0}/reset`), `echo /dev/PART | \
+             sudo tee /sys/block/{z0}/backing_dev`, set disksize, mkswap and swapon again, then \
+             from a timer `echo all | sudo tee /sys/block/{z0}/idle && echo idle | sudo tee \
+             /sys/block/{z0}/writeback`; to keep it, set `writeback-device = /dev/PART` in \
+             /etc/systemd/zram-generator.conf. Or {zswap_way}."
+        )
+    } else {
+        format!(
+            "This kernel has no zram writeback (no backing_dev: CONFIG_ZRAM_WRITEBACK is off), \
+             so {zswap_way}."
+        )
+    };
+    Some(finding(
+        "zram-lru-inversion",
+        if inverted {
+            Severity::Warn
+        } else {
+            Severity::Info
+        },
+        "zram sits above disk swap with no writeback device: cold pages stay in RAM, newer ones go to disk",
+        ev,
+        fix,
+        "zram keeps every page it is given until that page is swapped back in or freed; it has no \
+         LRU that moves cold pages on. Once the higher-priority zram device is full, every newer \
+         page goes to the disk swap while the oldest, coldest pages keep their RAM in zram, the \
+         reverse of what a fast tier should hold.",
+    ))
+}
+
+// --- page-cluster ----------------------------------------------------------------------------
+
+pub fn page_cluster(c: &Ctx) -> Option<Finding> {
+    let pc = c.vm("page-cluster")?;
+    if pc <= 0 || !c.swaps_known() || c.devices().is_empty() {
+        return None;
+    }
+    let mut tiers = Vec::new();
+    if c.zswap_on() {
+        tiers.push(format!(
+            "fast tier: zswap enabled (compressor {})",
+            c.snap.zswap.compressor.as_deref().unwrap_or(f::MISSING)
+        ));
+    }
+    for z in c.zram_devices() {
+        tiers.push(format!("fast tier: {} is zram", z.path));
+    }
+    for d in c.disk_devices() {
+        if let Some(b) = c.backing(&d.path)
+            && b.rotational() == Some(false)
+        {
+            tiers.push(format!(
+                "{} is on {}: non-rotational (queue/rotational 0)",
+                d.path,
+                b.disk_names().join(" + ")
+            ));
+        }
+    }
+    if tiers.is_empty() {
+        return None;
+    }
+    let pages = 1u64.checked_shl(u32::try_from(pc.min(30)).unwrap_or(30))?;
+    let mut ev = vec![format!(
+        "vm.page-cluster = {pc}: each swap-in fault reads up to {pages} pages ({})",
+        f::bytes_raw(pages.saturating_mul(c.page_size()))
+    )];
+    ev.extend(tiers);
+    Some(finding(
+        "page-cluster",
+        Severity::Info,
+        format!("vm.page-cluster is {pc} with a fast swap tier; 0 turns swap readahead off"),
+        ev,
+        sysctl_fix("page-cluster", 0),
+        "vm.page-cluster makes each swap-in fault read up to 2^n neighbouring swap slots, which \
+         amortises seeks on a rotating disk; from zswap, zram or a disk without seeks every extra \
+         page is decompression or I/O the fault waits for, for pages that may never be used. The \
+         kernel documentation says lower values give lower latency on the first fault, at the cost \
+         of extra faults when the neighbours were needed after all.",
+    ))
+}
+
+// --- swappiness-low --------------------------------------------------------------------------
+
+pub fn swappiness_low(c: &Ctx) -> Option<Finding> {
+    let sw = c.vm("swappiness")?;
+    let setup = c.setup();
+    if sw >= t::SWAPPINESS_LOW || !setup.compressed() {
+        return None;
+    }
+    let suggested = tunables::swappiness_for(setup).0;
+    let tier = match c.zram_devices().first() {
+        Some(z) if !c.zswap_on() => format!("compressed swap: {} is zram", z.path),
+        _ => "compressed swap: zswap is enabled in front of the swap area".to_string(),
+    };
+    Some(finding(
+        "swappiness-low",
+        if sw <= t::SWAPPINESS_VERY_LOW {
+            Severity::Warn
+        } else {
+            Severity::Info
+        },
+        format!("vm.swappiness is {sw} although swap is compressed in RAM and cheap"),
+        vec![
+            format!(
+                "vm.swappiness = {sw} (kernel default 60; 100 = swap and file I/O cost the same)"
+            ),
+            tier,
+            format!("setup: {}", setup.label()),
+        ],
+        sysctl_fix("swappiness", suggested),
+        "vm.swappiness is the cost the kernel gives swapping anonymous memory relative to dropping \
+         page cache (0-200, 100 meaning equal), so a low value makes it drop file cache first even \
+         though a compressed swap-out costs no disk I/O. The kernel documentation says that for \
+         in-memory swap like zram or zswap, values beyond 100 can be considered.",
+    ))
+}
+
+// --- shrinker-off ----------------------------------------------------------------------------
+
+fn limit_hit_evidence(c: &Ctx) -> Option<String> {
+    let rate = c.debugfs_rate("pool_limit_hit")?;
+    let dt = c.snap.rates.as_ref()?.interval_seconds;
+    (rate > 0.0).then(|| {
+        format!(
+            "pool_limit_hit rose by {:.0} over {dt:.1}s ({})",
+            rate * dt,
+            f::per_sec(Some(rate))
+        )
+    })
+}
+
+fn pool_line(c: &Ctx) -> String {
+    let z = &c.snap.zswap;
+    format!(
+        "pool {} of its {} limit ({}; max_pool_percent {}% of RAM), headroom {}",
+        f::bytes(z.pool_bytes),
+        f::bytes(z.pool_limit_bytes),
+        f::percent(z.pool_limit_used_percent),
+        f::num(z.max_pool_percent),
+        f::bytes(z.pool_headroom_bytes)
+    )
+}
+
+fn near_full(c: &Ctx) -> bool {
+    c.snap
+        .zswap
+        .pool_limit_used_percent
+        .is_some_and(|p| p >= t::POOL_NEAR_FULL_PERCENT)
+}
+
+pub fn shrinker_off(c: &Ctx) -> Option<Finding> {
+    if c.snap.zswap.shrinker_enabled != Some(false) || !c.zswap_on() || c.disk_devices().is_empty()
+    {
+        return None;
+    }
+    let rising = limit_hit_evidence(c);
+    let near = near_full(c);
+    let mut ev = vec!["shrinker_enabled = N".to_string(), pool_line(c)];
+    if let Some(r) = &rising {
+        ev.push(r.clone());
+    } else if c.snap.rates.is_none()
+        && let Some(n) = c.debugfs("pool_limit_hit").filter(|&n| n > 0)
+    {
+        ev.push(format!(
+            "pool_limit_hit {n} since boot (no interval measured: run with --interval to see if it is rising)"
+        ));
+    }
+    let warn = near || rising.is_some();
+    Some(finding(
+        "shrinker-off",
+        if warn { Severity::Warn } else { Severity::Info },
+        if warn {
+            "the zswap shrinker is off while the pool is at its limit: cold pages hold the pool"
+        } else {
+            "the zswap shrinker is off: cold pages never leave the pool on their own"
+        },
+        ev,
+        zswap_param_fix("shrinker_enabled", "Y", "1"),
+        "With the shrinker off, zswap moves pages to the swap device only when the pool reaches \
+         max_pool_percent, so cold pages keep their RAM in the pool for as long as they stay \
+         unused. With shrinker_enabled=Y the kernel writes the coldest pool entries back to the \
+         swap device under memory pressure (Documentation/admin-guide/mm/zswap.rst).",
+    ))
+}
+
+// --- pool-full -------------------------------------------------------------------------------
+
+pub fn pool_full(c: &Ctx) -> Option<Finding> {
+    if !c.zswap_on() {
+        return None;
+    }
+    let z = &c.snap.zswap;
+    let rising = limit_hit_evidence(c);
+    let near = near_full(c);
+    if !near && rising.is_none() {
+        return None;
+    }
+    let mut ev = vec![pool_line(c)];
+    if let Some(a) = z.accept_threshold_percent {
+        ev.push(format!(
+            "after a limit hit zswap takes pages again only below accept_threshold_percent {a}% \
+             ({})",
+            f::bytes(z.accept_threshold_bytes)
+        ));
+    }
+    if let Some(r) = rising {
+        ev.push(r);
+    } else if let Some(n) = c.debugfs("pool_limit_hit").filter(|&n| n > 0) {
+        ev.push(format!("pool_limit_hit {n} since boot"));
+    }
+    if let Some(b) = c
+        .snap
+        .rates
+        .as_ref()
+        .and_then(|r| r.bypassed_zswap_bytes_per_sec)
+        .filter(|&b| b > 0.0)
+    {
+        ev.push(format!(
+            "written to swap without passing through zswap: {}",
+            f::rate(Some(b))
+        ));
+    }
+    let raise = z.max_pool_percent.and_then(|p| {
+        let next = (p.saturating_mul(3) / 2)
+            .max(p.saturating_add(5))
+            .min(t::MAX_POOL_PERCENT_SUGGESTION_CAP);
+        (next > p).then_some(next)
+    });
+    let mut fix = match raise {
+        Some(n) => format!(
+            "Let the pool grow: {}.",
+            zswap_param_fix("max_pool_percent", &n.to_string(), &n.to_string())
+        ),
+        None => "The pool may already take half of RAM; what does not fit needs more RAM or a \
+                 smaller working set."
+            .to_string(),
+    };
+    if z.shrinker_enabled == Some(false) {
+        fix.push_str(&format!(
+            " Or let the shrinker move cold pages out so new ones fit: {}.",
+            zswap_param_fix("shrinker_enabled", "Y", "1")
+        ));
+    }
+    Some(finding(
+        "pool-full",
+        Severity::Warn,
+        "the zswap pool is at its limit: new pages skip zswap and go straight to swap",
+        ev,
+        fix,
+        "When a store finds the pool at max_pool_percent of RAM, zswap counts a pool_limit_hit \
+         and refuses new pages until the pool has shrunk below accept_threshold_percent of the \
+         limit. Refused pages skip compression and go straight to the swap device, at that \
+         device's speed.",
+    ))
+}
+
+// --- poor-compression ------------------------------------------------------------------------
+
+pub fn poor_compression(c: &Ctx) -> Option<Finding> {
+    let z = &c.snap.zswap;
+    let ps = c.page_size() as f64;
+    let mut ev = Vec::new();
+    let mut poor_ratio = false;
+    let mut zswap_hit = false;
+    let mut zram_hit: Vec<&str> = Vec::new();
+
+    let stored = z.stored_bytes.unwrap_or(0);
+    if stored >= t::MIN_STORED_FOR_RATIO_BYTES {
+        if let Some(r) = z.compression_ratio.filter(|&r| r < t::POOR_RATIO) {
+            poor_ratio = true;
+            zswap_hit = true;
+            ev.push(format!(
+                "zswap ratio {} effective: {} stored in a pool of {}",
+                f::ratio(Some(r)),
+                f::bytes(z.stored_bytes),
+                f::bytes(z.pool_bytes)
+            ));
+        }
+        if let Some(share) = f::share(z.incompressible_bytes, z.stored_bytes)
+            .filter(|&s| s >= t::INCOMPRESSIBLE_SHARE_PERCENT)
+        {
+            zswap_hit = true;
+            ev.push(format!(
+                "{} of the {} in zswap ({}) did not compress and is stored raw, a full page each",
+                f::bytes(z.incompressible_bytes),
+                f::bytes(z.stored_bytes),
+                f::percent(Some(share))
+            ));
+        }
+    }
+    if let (Some(rej), Some(rates)) = (c.debugfs_rate("reject_compress_poor"), &c.snap.rates) {
+        let stores = rates.zswpout_bytes_per_sec.unwrap_or(0.0) / ps;
+        let share = if rej + stores > 0.0 {
+            rej * 100.0 / (rej + stores)
+        } else {
+            0.0
+        };
+        if rej > 0.0 && share >= t::REJECT_POOR_SHARE_PERCENT {
+            zswap_hit = true;
+            ev.push(format!(
+                "reject_compress_poor {} over {:.1}s: {} of store attempts compressed too poorly \
+                 to keep",
+                f::per_sec(Some(rej)),
+                rates.interval_seconds,
+                f::percent(Some(share))
+            ));
+        }
+    }
+    for zr in c.snap.zram.iter().filter(|zr| zr.is_swap) {
+        let orig = zr.orig_data_bytes.unwrap_or(0);
+        if orig < t::MIN_STORED_FOR_RATIO_BYTES {
+            continue;
+        }
+        let mut hit = false;
+        if let Some(r) = zr.effective_ratio.filter(|&r| r < t::POOR_RATIO) {
+            poor_ratio = true;
+            hit = true;
+            ev.push(format!(
+                "{} ratio {} effective: {} stored in {} of RAM",
+                zr.device,
+                f::ratio(Some(r)),
+                f::bytes_raw(orig),
+                f::bytes(zr.mem_used_bytes)
+            ));
+        }
+        let huge = zr.huge_pages.map(|h| h.saturating_mul(c.page_size()));
+        if let Some(share) =
+            f::share(huge, Some(orig)).filter(|&s| s >= t::INCOMPRESSIBLE_SHARE_PERCENT)
+        {
+            hit = true;
+            ev.push(format!(
+                "{}: {} of {} stored ({}) are incompressible huge pages",
+                zr.device,
+                f::bytes(huge),
+                f::bytes_raw(orig),
+                f::percent(Some(share))
+            ));
+        }
+        if hit {
+            zram_hit.push(zr.device.as_str());
+        }
+    }
+    if !zswap_hit && zram_hit.is_empty() {
+        return None;
+    }
+
+    // What this kernel offers, and what each trades.
+    let crypto_names: Vec<String> = c
+        .sample
+        .crypto
+        .as_ref()
+        .map(|l| crate::sources::crypto::names(l))
+        .unwrap_or_default();
+    if !crypto_names.is_empty() {
+        ev.push(format!(
+            "registered in /proc/crypto (for zswap): {}",
+            compressors::describe(&crypto_names)
+        ));
+    }
+    for name in &zram_hit {
+        if let Some(zr) = c.snap.zram.iter().find(|zr| zr.device == *name)
+            && !zr.algorithms.is_empty()
+        {
+            ev.push(format!(
+                "{name} offers (comp_algorithm): {}",
+                compressors::describe(&zr.algorithms)
+            ));
+        }
+    }
+
+    let mut fix = Vec::new();
+    if zswap_hit {
+        let cur = z.compressor.as_deref();
+        match compressors::better_ratio(cur, &crypto_names) {
+            Some(b) => fix.push(format!(
+                "For zswap, a stronger compressor (new pages only): {}.",
+                zswap_param_fix("compressor", &b, &b)
+            )),
+            None => fix.push(format!(
+                "zswap already uses {} and no stronger compressor is registered; a module such \
+                 as zstd can be tried with `echo zstd | sudo tee \
+                 /sys/module/zswap/parameters/compressor`.",
+                cur.unwrap_or("its compressor")
+            )),
+        }
+    }
+    for name in &zram_hit {
+        let Some(zr) = c.snap.zram.iter().find(|zr| zr.device == *name) else {
+            continue;
+        };
+        let size = zr
+            .disksize_bytes
+            .map(|d| d.to_string())
+            .unwrap_or_else(|| "SIZE".into());
+        let prio = c
+            .devices()
+            .iter()
+            .find(|d| d.path == format!("/dev/{name}"))
+            .map(|d| d.priority)
+            .unwrap_or(100);
+        if let Some(b) = compressors::better_ratio(zr.algorithm.as_deref(), &zr.algorithms) {
+            fix.push(format!(
+                "For {name}, the algorithm can only change while the device is reset: `sudo \
+                 swapoff /dev/{name} && echo 1 | sudo tee /sys/block/{name}/reset && echo {b} | \
+                 sudo tee /sys/block/{name}/comp_algorithm && echo {size} | sudo tee \
+                 /sys/block/{name}/disksize && sudo mkswap /dev/{name} && sudo swapon -p {prio} \
+                 /dev/{name}` (swapoff needs free RAM for what it holds); to keep it, set \
+                 `compression-algorithm = {b}` in /etc/systemd/zram-generator.conf (or \
+                 ATTR{{comp_algorithm}}=\"{b}\" in the udev rule that sets up {name})."
+            ));
+        }
+    }
+    fix.push(
+        "If the data itself does not compress (media, encrypted or already compressed memory), \
+         no algorithm helps: give the pool less RAM (a lower max_pool_percent or zram disksize)."
+            .into(),
+    );
+    Some(finding(
+        "poor-compression",
+        if poor_ratio {
+            Severity::Warn
+        } else {
+            Severity::Info
+        },
+        if poor_ratio {
+            "compressed swap barely compresses: the pool takes nearly as much RAM as it stores"
+        } else {
+            "a large share of swapped pages does not compress"
+        },
+        ev,
+        fix.join(" "),
+        "Each stored page costs its compressed size plus allocator overhead, and an incompressible \
+         page costs a whole page, so near 1:1 the pool holds about as much RAM as the pages it \
+         stores while adding compression latency to every swap. Data that is already compressed \
+         or encrypted stays incompressible whatever the algorithm; a stronger compressor helps \
+         only data that compresses.",
+    ))
+}
+
+// --- compressor-fallback ---------------------------------------------------------------------
+
+pub fn compressor_fallback(c: &Ctx) -> Option<Finding> {
+    let z = &c.snap.zswap;
+    let boot = z.boot_compressor.as_deref().filter(|s| !s.is_empty())?;
+    let cur = z.compressor.as_deref()?;
+    if boot == cur {
+        return None;
+    }
+    let crypto = c.sample.crypto.as_ref().ok();
+    let registered = crypto.map(|l| l.iter().any(|x| x.name == boot));
+    let mut ev = vec![
+        format!("kernel command line: zswap.compressor={boot}"),
+        format!("zswap runs with: {cur}"),
+    ];
+    let built_in: Vec<String> = crypto
+        .map(|l| {
+            let mut v: Vec<String> = l
+                .iter()
+                .filter(|x| x.built_in())
+                .map(|x| x.name.clone())
+                .collect();
+            v.dedup();
+            v
+        })
+        .unwrap_or_default();
+    if let Some(l) = crypto {
+        let names = crate::sources::crypto::names(l).join(", ");
+        ev.push(match registered {
+            Some(true) => format!(
+                "/proc/crypto now registers {names}: {boot} is among them, so it was loaded after \
+                 zswap started, or the compressor was changed at runtime"
+            ),
+            _ => format!("/proc/crypto registers {names}: {boot} is not among them"),
+        });
+    }
+    let builtin_hint = match built_in.iter().find(|n| n.as_str() != cur) {
+        Some(b) => format!(" Or pick one built into this kernel: `zswap.compressor={b}`."),
+        None => String::new(),
+    };
+    Some(finding(
+        "compressor-fallback",
+        if registered == Some(true) {
+            Severity::Info
+        } else {
+            Severity::Warn
+        },
+        format!("the boot command line asks zswap for {boot} but it runs {cur}"),
+        ev,
+        format!(
+            "Now: `echo {boot} | sudo tee /sys/module/zswap/parameters/compressor` (loads the \
+             module if it can). At every boot, set it once the root filesystem is up with a \
+             tmpfiles.d line: `echo 'w /sys/module/zswap/parameters/compressor - - - - {boot}' | \
+             sudo tee /etc/tmpfiles.d/zswap-compressor.conf`; or have the initramfs load the \
+             module (Debian/Ubuntu: `echo {boot} | sudo tee -a /etc/initramfs-tools/modules && \
+             sudo update-initramfs -u`; dracut: `echo 'add_drivers+=\" {boot} \"' | sudo tee \
+             /etc/dracut.conf.d/zswap.conf && sudo dracut -f`).{builtin_hint}"
+        ),
+        "zswap sets up its compressor when it is first enabled, at boot when zswap.enabled=1 is \
+         given, and if the crypto API cannot provide the named algorithm at that moment it logs \
+         \"compressor ... not available, using default ...\" and carries on with the default. An \
+         algorithm built as a module is only available that early if something has loaded it.",
+    ))
+}
+
+// --- swap-too-small --------------------------------------------------------------------------
+
+pub fn swap_too_small(c: &Ctx) -> Option<Finding> {
+    if !c.zswap_on() || !c.zram_devices().is_empty() {
+        return None;
+    }
+    let z = &c.snap.zswap;
+    let limit = z.pool_limit_bytes?;
+    let r = c
+        .snap
+        .capacity
+        .ratio
+        .filter(|r| r.is_finite() && *r > 0.0)?;
+    let total = c.snap.swap.total_bytes.filter(|&t| t > 0)?;
+    let could = limit as f64 * r;
+    if could <= total as f64 {
+        return None;
+    }
+    let used = c.snap.swap.used_bytes;
+    let used_pct = f::share(used, Some(total));
+    let full = used_pct.is_some_and(|p| p >= t::SWAP_NEARLY_FULL_PERCENT);
+    let ratio_note = if c.snap.capacity.ratio_assumed {
+        "assumed: the pool is empty"
+    } else {
+        "measured"
+    };
+    let ev = vec![
+        format!(
+            "pool limit {} (max_pool_percent {}% of RAM) at ratio {} ({ratio_note}) could hold {} \
+             of pages",
+            f::bytes_raw(limit),
+            f::num(z.max_pool_percent),
+            f::ratio(Some(r)),
+            f::bytes_raw(could as u64)
+        ),
+        format!(
+            "the swap areas have {} of slots (SwapTotal), {} in use ({})",
+            f::bytes_raw(total),
+            f::bytes(used),
+            f::percent(used_pct)
+        ),
+        format!(
+            "so zswap can hold at most {} of pages, {} of the limit's worth",
+            f::bytes_raw(total),
+            f::percent(Some(total as f64 * 100.0 / could))
+        ),
+    ];
+    let add = ceil_gib(could - total as f64);
+    let mut fix = format!(
+        "Add swap so the slots match what the pool can hold, e.g. `sudo fallocate -l {add}G \
+         /swapfile2 && sudo chmod 600 /swapfile2 && sudo mkswap /swapfile2 && sudo swapon \
+         /swapfile2`; to keep it, add `/swapfile2 none swap defaults 0 0` to /etc/fstab."
+    );
+    if let Some(mem) = c.snap.memory.total_bytes.filter(|&m| m > 0) {
+        let pct = ((total as f64 / r / mem as f64) * 100.0).floor().max(1.0) as u64;
+        if z.max_pool_percent.is_some_and(|p| pct < p) {
+            fix.push_str(&format!(
+                " Or cap the pool at what the slots can use: {}.",
+                zswap_param_fix("max_pool_percent", &pct.to_string(), &pct.to_string())
+            ));
+        }
+    }
+    Some(finding(
+        "swap-too-small",
+        if full { Severity::Warn } else { Severity::Info },
+        "the zswap pool limit could hold more pages than the swap areas have slots for",
+        ev,
+        fix,
+        "Every page zswap stores keeps the swap slot it was assigned, so zswap can never hold more \
+         pages than the swap areas have slots (SwapTotal), whatever max_pool_percent allows. Once \
+         the slots run out nothing more can be swapped, even with room left in the pool.",
+    ))
+}
+
+// --- thp-always ------------------------------------------------------------------------------
+
+pub fn thp_always(c: &Ctx) -> Option<Finding> {
+    if c.tunable("transparent_hugepage.enabled")? != "always"
+        || !c.swaps_known()
+        || c.devices().is_empty()
+    {
+        return None;
+    }
+    let mut ev = vec![format!(
+        "transparent_hugepage/enabled = always, defrag = {}",
+        c.tunable("transparent_hugepage.defrag")
+            .unwrap_or(f::MISSING)
+    )];
+    if let Ok(m) = &c.sample.meminfo {
+        ev.push(format!(
+            "AnonHugePages {} of {} anonymous memory",
+            f::bytes(m.anon_huge_pages),
+            f::bytes(m.anon_pages)
+        ));
+    }
+    ev.push(format!(
+        "swap is active: {} used of {}",
+        f::bytes(c.snap.swap.used_bytes),
+        f::bytes(c.snap.swap.total_bytes)
+    ));
+    Some(finding(
+        "thp-always",
+        Severity::Info,
+        "transparent huge pages are always on while the machine swaps",
+        ev,
+        format!(
+            "`echo madvise | sudo tee /sys/kernel/mm/transparent_hugepage/enabled`; to make it \
+             permanent, {}",
+            cmdline("transparent_hugepage=madvise")
+        ),
+        "With enabled=always the kernel backs every large enough anonymous region with 2 MiB pages \
+         where it can, so an application touching a few bytes of a region may be given a whole \
+         2 MiB page that later has to be reclaimed or swapped. The kernel documentation describes \
+         madvise mode as the way to avoid the risk of consuming more memory, keeping huge pages for \
+         programs that ask with MADV_HUGEPAGE.",
+    ))
+}
+
+// --- no-debugfs ------------------------------------------------------------------------------
+
+pub fn no_debugfs(c: &Ctx) -> Option<Finding> {
+    let Err(e) = &c.sample.zswap_debugfs else {
+        return None;
+    };
+    if !c.snap.zswap.available || !(c.zswap_on() || c.snap.zswap.pool_bytes.unwrap_or(0) > 0) {
+        return None;
+    }
+    let reason = e.reason();
+    let fix = match e {
+        Unavailable::Denied { .. } => {
+            "Run zswaptop as root: `sudo zswaptop` (or grant it CAP_DAC_READ_SEARCH: `sudo setcap \
+             cap_dac_read_search+ep $(command -v zswaptop)`, which lasts until the binary is \
+             replaced)."
+                .to_string()
+        }
+        Unavailable::Missing { .. } if reason == "debugfs is not mounted" => {
+            "`sudo mount -t debugfs none /sys/kernel/debug`; to keep it, add `debugfs \
+             /sys/kernel/debug debugfs defaults 0 0` to /etc/fstab, and run zswaptop as root."
+                .to_string()
+        }
+        Unavailable::Missing { .. } if reason.starts_with("no zswap directory") => {
+            "debugfs is hidden by kernel lockdown or debugfs=off: to get it, remove `debugfs=off` \
+             or `lockdown=` from the kernel command line (GRUB_CMDLINE_LINUX in \
+             /etc/default/grub, then `sudo update-grub`), or keep lockdown and rely on the \
+             /proc/meminfo and /proc/vmstat figures."
+                .to_string()
+        }
+        _ => return None,
+    };
+    let mut missing = vec![
+        "reject counters (reject_*)",
+        "pool_limit_hit",
+        "stored_incompressible_pages",
+        "decompress_fail",
+    ];
+    if c.snap.vmstat.zswpwb.is_none() {
+        missing.insert(0, "writeback (written_back_pages)");
+    }
+    Some(finding(
+        "no-debugfs",
+        Severity::Info,
+        "zswap's debugfs counters can't be read: rejects, limit hits and failures are unknown",
+        vec![
+            format!("/sys/kernel/debug/zswap: {reason}"),
+            format!("unknown without it: {}", missing.join(", ")),
+        ],
+        fix,
+        "zswap publishes its reject, pool-limit, writeback, incompressible-page and \
+         decompression-failure counters only in debugfs, which lives under /sys/kernel/debug and \
+         is readable by root alone. /proc/meminfo and /proc/vmstat give the pool size and the \
+         store and load counts, but not why pages were refused.",
+    ))
+}
+
+// --- decompress-fail -------------------------------------------------------------------------
+
+pub fn decompress_fail(c: &Ctx) -> Option<Finding> {
+    let n = c.debugfs("decompress_fail").filter(|&n| n > 0)?;
+    let mut ev = vec![format!("decompress_fail = {n} since boot")];
+    if let Some(r) = c.debugfs_rate("decompress_fail").filter(|&r| r > 0.0) {
+        ev.push(format!("still rising: {}", f::per_sec(Some(r))));
+    }
+    ev.push(format!(
+        "compressor {}",
+        c.snap.zswap.compressor.as_deref().unwrap_or(f::MISSING)
+    ));
+    Some(finding(
+        "decompress-fail",
+        Severity::Crit,
+        "zswap failed to decompress stored pages: processes got SIGBUS and data was lost",
+        ev,
+        format!(
+            "No setting fixes this; find the cause. Look for the failing compressor in `sudo dmesg \
+             | grep -i zswap`, test the RAM (memtest86+ from the boot menu), and while failures \
+             continue turn zswap off: {}.",
+            zswap_param_fix("enabled", "N", "0")
+        ),
+        "zswap could not decompress a page it had stored, so that page's data is gone: the kernel \
+         fails the swap-in with an I/O error and the process touching the page is killed with \
+         SIGBUS. Data zswap compressed itself should always decompress, so this points to memory \
+         corruption or a compressor bug, not to tuning.",
+    ))
+}
+
+// --- thrashing -------------------------------------------------------------------------------
+
+pub fn thrashing(c: &Ctx) -> Option<Finding> {
+    let rates = c.snap.rates.as_ref()?;
+    let psi = c.snap.psi.as_ref()?;
+    if psi.full_avg10 < t::THRASHING_PSI_FULL_AVG10 {
+        return None;
+    }
+    let zin = rates.zswpin_bytes_per_sec;
+    let din = rates.pswpin_bytes_per_sec;
+    if zin.is_none() && din.is_none() {
+        return None;
+    }
+    let swapin = zin.unwrap_or(0.0) + din.unwrap_or(0.0);
+    if swapin < t::THRASHING_SWAPIN_BYTES_PER_SEC {
+        return None;
+    }
+    let mut ev = vec![format!(
+        "PSI memory full avg10 {:.2}%: all runnable tasks stalled on memory that share of the last \
+         10s",
+        psi.full_avg10
+    )];
+    if let Some(p) = rates.psi_full_percent {
+        ev.push(format!(
+            "{} over the last {:.1}s",
+            f::percent(Some(p)),
+            rates.interval_seconds
+        ));
+    }
+    ev.push(format!(
+        "swap-in {} (from zswap {}, from swap devices {})",
+        f::rate(Some(swapin)),
+        f::rate(zin),
+        f::rate(din)
+    ));
+    Some(finding(
+        "thrashing",
+        if psi.full_avg10 >= t::THRASHING_PSI_FULL_AVG10_CRIT {
+            Severity::Crit
+        } else {
+            Severity::Warn
+        },
+        "the system is thrashing: tasks stall on memory while pages stream back from swap",
+        ev,
+        "No swap setting fixes this: shrink the working set (close or limit programs, e.g. \
+         `systemd-run --user -p MemoryHigh=2G PROGRAM`, and `zswaptop --once --top 10` to see who \
+         swaps) or add RAM; to keep a service bounded across reboots, set MemoryHigh= in its unit \
+         with `sudo systemctl edit UNIT`.",
+        "PSI's \"full\" memory pressure is the share of time in which every runnable task was \
+         stalled waiting for memory, and the swap-in rate shows those pages coming back from swap \
+         as fast as they leave. The working set does not fit in RAM plus the compressed pool, and \
+         no tuning of swap changes that.",
+    ))
+}
+
+// --- zswap-off-pool-left ---------------------------------------------------------------------
+
+pub fn zswap_off_pool_left(c: &Ctx) -> Option<Finding> {
+    let z = &c.snap.zswap;
+    if z.enabled != Some(false) {
+        return None;
+    }
+    let pool = z.pool_bytes.unwrap_or(0);
+    let stored = z.stored_bytes.unwrap_or(0);
+    if pool == 0 && stored == 0 {
+        return None;
+    }
+    Some(finding(
+        "zswap-off-pool-left",
+        Severity::Info,
+        "zswap is disabled, yet its pool still holds pages",
+        vec![
+            "zswap enabled = N".into(),
+            format!(
+                "the pool still holds {} of pages in {} of RAM",
+                f::bytes(z.stored_bytes),
+                f::bytes(z.pool_bytes)
+            ),
+            format!(
+                "swap used {}, MemAvailable {}",
+                f::bytes(c.snap.swap.used_bytes),
+                f::bytes(c.snap.memory.available_bytes)
+            ),
+        ],
+        format!(
+            "Nothing needs fixing: the pool drains as those pages are swapped in or freed. To \
+             empty it now, `sudo swapoff -a && sudo swapon -a` (it needs free RAM for everything \
+             swapped out). To keep zswap off at boot, {}.",
+            cmdline("zswap.enabled=0")
+        ),
+        "Disabling zswap at runtime only stops new stores: pages already in the pool stay \
+         compressed there until they are faulted back in or their swap slot is freed \
+         (Documentation/admin-guide/mm/zswap.rst). Until then the pool keeps its RAM, and swapoff \
+         is the documented way to force everything out.",
+    ))
+}
+
+// --- swap-priorities -------------------------------------------------------------------------
+
+pub fn swap_priorities(c: &Ctx) -> Option<Finding> {
+    let disks = c.disk_devices();
+    if disks.len() < 2 || disks.iter().all(|d| d.priority == disks[0].priority) {
+        return None;
+    }
+    let mut ev: Vec<String> = disks
+        .iter()
+        .map(|d| {
+            let on = c
+                .backing(&d.path)
+                .filter(|b| !b.disks.is_empty())
+                .map(|b| {
+                    let rot = match b.rotational() {
+                        Some(true) => ", rotational",
+                        Some(false) => ", non-rotational",
+                        None => "",
+                    };
+                    format!(" on {}{rot}", b.disk_names().join(" + "))
+                })
+                .unwrap_or_default();
+            format!("{}{on}", dev_desc(d))
+        })
+        .collect();
+    if disks.iter().all(|d| d.priority < 0) {
+        ev.push(
+            "all priorities are negative: swapon gives each area it activates without -p the next \
+             lower one"
+                .into(),
+        );
+    }
+    let mut all_disks: Vec<Vec<&str>> = disks
+        .iter()
+        .filter_map(|d| c.backing(&d.path).map(|b| b.disk_names()))
+        .filter(|n| !n.is_empty())
+        .collect();
+    if all_disks.len() == disks.len() {
+        all_disks.dedup();
+        if all_disks.len() == 1 {
+            ev.push(format!(
+                "all on {}: equal priorities would not add parallel I/O on one disk",
+                all_disks[0].join(" + ")
+            ));
+        }
+    }
+    let pri = disks.iter().map(|d| d.priority).max().unwrap_or(0).max(1);
+    let cmds: Vec<String> = disks
+        .iter()
+        .map(|d| format!("sudo swapoff {0} && sudo swapon -p {pri} {0}", d.path))
+        .collect();
+    Some(finding(
+        "swap-priorities",
+        Severity::Info,
+        "several disk swap areas have different priorities: only the highest one is used until full",
+        ev,
+        format!(
+            "Give them one priority: `{}`; to keep it, add `pri={pri}` to the options of each \
+             swap line in /etc/fstab (e.g. `{} none swap defaults,pri={pri} 0 0`).",
+            cmds.join(" && "),
+            disks[0].path
+        ),
+        "The kernel fills swap areas strictly by priority: a lower-priority area gets pages only \
+         when every higher one is full, while areas of equal priority get them in turn \
+         (round-robin). Equal priorities on separate disks spread swap I/O across them; different \
+         priorities put all of it on one disk.",
+    ))
+}
