@@ -57,7 +57,8 @@ fn loaded_zswap_figures() {
     // totalram_pages 6170604 * 20 / 100 = 1234120 pages
     assert_eq!(z.pool_limit_bytes, Some(1_234_120 * 4096));
     assert_eq!(z.pool_headroom_bytes, Some(1_234_120 * 4096 - 522_948_608));
-    assert_eq!(z.accept_threshold_bytes, Some(1_234_120 * 4096 / 100 * 90));
+    // 1234120 pages × 90 / 100 = 1110708 pages
+    assert_eq!(z.accept_threshold_bytes, Some(1_110_708 * 4096));
     assert_eq!(z.enabled, Some(true));
     assert_eq!(z.shrinker_enabled, Some(false));
 }

@@ -334,7 +334,8 @@ impl Snapshot {
             _ => None,
         };
         let accept_bytes = match (pool_limit, accept_pct) {
-            (Some(l), Some(a)) => Some(l / 100 * a),
+            // zswap_accept_thr_pages(): max pages × percent / 100, in whole pages.
+            (Some(l), Some(a)) => Some((l / ps).saturating_mul(a) / 100 * ps),
             _ => None,
         };
 

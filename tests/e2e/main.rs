@@ -1,0 +1,311 @@
+//! End-to-end test of `zswaptop --once --json` against the live kernel under real memory pressure.
+//!
+//! A `harness = false` test binary. Run as root on Linux with zswap and a memory cgroup, it:
+//! sets up a swapfile, a 256 MiB memory cgroup and a workload with known page contents, drives the
+//! kernel through four phases (zswap absorbs, writeback, zram, no root) and compares every value
+//! zswaptop prints with the kernel files read right before and right after it. Everything it
+//! changes is undone on success, failure, panic, SIGINT/SIGTERM and timeout, and the machine's swap,
+//! zswap parameters and cgroup tree are compared with their state before the test.
+//!
+//! Elsewhere (not root, not Linux, no zswap, no memory cgroup, `ZSWAPTOP_E2E=0`, zram0 already in
+//! use) it prints `SKIPPED: <reason>` and exits 0.
+//!
+//! Environment:
+//! - `ZSWAPTOP_E2E=0`: skip.
+//! - `ZSWAPTOP_E2E_SAVE_FIXTURES=DIR`: save the phase captures as DIR/e2e-phase* (default: a tempdir).
+//! - `ZSWAPTOP_E2E_TIMEOUT_SECS`: the watchdog (default 300).
+//! - `ZSWAPTOP_E2E_WORKLOAD_MIB`: the workload size (default 768).
+//! - `ZSWAPTOP_E2E_ROLE=workload`: internal, this binary acting as the workload.
+
+mod capture;
+mod kernel;
+mod machine;
+mod phases;
+mod report;
+mod workload;
+
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+
+use report::Report;
+
+static REPORT: Mutex<Report> = Mutex::new(Report::new());
+/// Set by whichever of main, the watchdog and the signal handler finishes the run first.
+static FINISHING: AtomicBool = AtomicBool::new(false);
+
+/// The shared comparison table.
+pub fn rep() -> std::sync::MutexGuard<'static, Report> {
+    REPORT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn main() -> ExitCode {
+    if std::env::var(workload::ROLE_VAR).as_deref() == Ok(workload::ROLE_WORKLOAD) {
+        return match workload::run() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("workload: {e:#}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    if let Some(reason) = skip_reason() {
+        println!("SKIPPED: {reason}");
+        return ExitCode::SUCCESS;
+    }
+    run_test()
+}
+
+#[allow(unsafe_code)]
+fn euid() -> u32 {
+    // SAFETY: geteuid cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+fn skip_reason() -> Option<String> {
+    if !cfg!(target_os = "linux") {
+        return Some("not Linux".into());
+    }
+    if std::env::var("ZSWAPTOP_E2E").as_deref() == Ok("0") {
+        return Some("ZSWAPTOP_E2E=0".into());
+    }
+    if euid() != 0 {
+        return Some(format!("needs root (euid {})", euid()));
+    }
+    if !Path::new("/sys/module/zswap").exists() {
+        return Some("no zswap in this kernel (/sys/module/zswap missing)".into());
+    }
+    if machine::memory_controller().is_none() {
+        return Some("no memory cgroup controller (neither cgroup2 nor v1 memory)".into());
+    }
+    if let Some(n) = machine::zram0_disksize().filter(|n| *n != 0) {
+        return Some(format!(
+            "zram0 is already in use (disksize {n}); its numbers would not be ours"
+        ));
+    }
+    for tool in ["fallocate", "mkswap", "swapon", "swapoff", "mount"] {
+        let found = std::env::var_os("PATH")
+            .map(|p| std::env::split_paths(&p).any(|d| d.join(tool).exists()))
+            .unwrap_or(false);
+        if !found {
+            return Some(format!("{tool} not found on PATH"));
+        }
+    }
+    None
+}
+
+fn timeout() -> Duration {
+    let secs = std::env::var("ZSWAPTOP_E2E_TIMEOUT_SECS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300);
+    Duration::from_secs(secs)
+}
+
+/// Teardown, then compare the machine with its state before the test. Prints, records rows.
+fn finish(baseline: Option<&machine::Baseline>) {
+    let errors = machine::teardown();
+    let mut r = rep();
+    r.phase("teardown — the machine is as it was");
+    r.check(
+        "teardown steps all succeeded",
+        errors.is_empty(),
+        &errors.join("; "),
+        "no errors",
+    );
+    if let Some(before) = baseline {
+        match machine::Baseline::read() {
+            Ok(after) => {
+                let diffs = machine::diff_baseline(before, &after);
+                let shown = |b: &machine::Baseline| {
+                    format!(
+                        "{} swap rows, {} params, {} cgroups",
+                        b.swapon.lines().count(),
+                        b.params.len(),
+                        b.cgroups.len()
+                    )
+                };
+                r.check(
+                    "swapon --show, zswap parameters, cgroup tree, zram0, debugfs as before",
+                    diffs.is_empty(),
+                    &shown(&after),
+                    &shown(before),
+                );
+                for line in &diffs {
+                    r.note(line);
+                }
+                println!("after teardown: swapon --show {:?}", after.swapon.trim());
+                println!("after teardown: zswap parameters {:?}", after.params);
+                println!("after teardown: cgroups {:?}", after.cgroups);
+            }
+            Err(e) => {
+                r.check(
+                    "reading the machine state after teardown",
+                    false,
+                    &format!("{e:#}"),
+                    "ok",
+                );
+            }
+        }
+    }
+    r.summary();
+}
+
+fn run_test() -> ExitCode {
+    let started = Instant::now();
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_zswaptop"));
+    println!("zswaptop end-to-end test: {}", bin.display());
+    println!(
+        "kernel {}, page size {}, {} CPUs, timeout {}s",
+        kernel::read_trim("/proc/sys/kernel/osrelease").unwrap_or_default(),
+        kernel::page_size(),
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(0),
+        timeout().as_secs()
+    );
+    let foreign = machine::foreign_swaps();
+    if !foreign.is_empty() {
+        println!(
+            "note: other swap devices are active ({foreign:?}); the test adds its own and only compares deltas"
+        );
+    }
+
+    if let Err(e) = machine::clean_leftovers() {
+        println!("cleanup of an earlier run failed: {e:#}");
+        rep().check("cleanup of an earlier run", false, &format!("{e:#}"), "ok");
+        rep().summary();
+        return ExitCode::FAILURE;
+    }
+    let baseline = match machine::Baseline::read() {
+        Ok(b) => b,
+        Err(e) => {
+            println!("cannot read the machine state: {e:#}");
+            return ExitCode::FAILURE;
+        }
+    };
+    println!("before: swapon --show {:?}", baseline.swapon.trim());
+    println!("before: zswap parameters {:?}", baseline.params);
+
+    spawn_watchdog(baseline.clone());
+    spawn_signal_handler(baseline.clone());
+
+    let outcome = std::panic::catch_unwind(AssertUnwindSafe(setup_and_run));
+    if FINISHING.swap(true, Ordering::SeqCst) {
+        // The watchdog or a signal handler is tearing down and will exit the process.
+        loop {
+            std::thread::sleep(Duration::from_secs(1));
+        }
+    }
+    let failed_to_run = match outcome {
+        Ok(Ok(())) => None,
+        Ok(Err(e)) => Some(format!("error: {e:#}")),
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| (*s).to_string()))
+                .unwrap_or_default();
+            Some(format!("panic: {msg}"))
+        }
+    };
+    if let Some(msg) = &failed_to_run {
+        println!("\n{msg}");
+        rep().check("the phases ran to the end", false, msg, "no error");
+    }
+    finish(Some(&baseline));
+    println!("wall time {:.1}s", started.elapsed().as_secs_f64());
+    if rep().failed > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn setup_and_run() -> Result<()> {
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_zswaptop"));
+    if !bin.exists() {
+        bail!("{} does not exist (cargo build first)", bin.display());
+    }
+    machine::mount_debugfs()?;
+    machine::save_params()?;
+    machine::create_swapfile()?;
+    let cg = machine::Cgroup::create()?;
+    println!(
+        "setup: debugfs mounted, zswap parameters saved, {} ({} MiB) on, {}",
+        machine::SWAPFILE,
+        machine::SWAPFILE_MIB,
+        cg.describe()
+    );
+    let tmp = tempfile::Builder::new()
+        .prefix("zswaptop-e2e-")
+        .tempdir()
+        .context("tempdir")?;
+    let nobody_bin = phases::nobody_binary(&bin, tmp.path())?;
+    let save = std::env::var_os("ZSWAPTOP_E2E_SAVE_FIXTURES").map(PathBuf::from);
+    if let Some(dir) = &save {
+        std::fs::create_dir_all(dir)?;
+    }
+    // Absolute: zswaptop runs with / as its working directory.
+    let save = save.map(std::fs::canonicalize).transpose()?;
+    if let Some(dir) = &save {
+        println!("setup: fixtures are saved to {}", dir.display());
+    }
+    let ctx = phases::Ctx {
+        bin,
+        nobody_bin,
+        ps: kernel::page_size(),
+        cg,
+        tmp,
+        save,
+    };
+    phases::run_all(&ctx)
+}
+
+fn spawn_watchdog(baseline: machine::Baseline) {
+    let limit = timeout();
+    std::thread::spawn(move || {
+        std::thread::sleep(limit);
+        if FINISHING.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        println!(
+            "\nTIMEOUT: the test ran past {}s; killing the workload and tearing down",
+            limit.as_secs()
+        );
+        rep().check(
+            "finished within the time limit",
+            false,
+            &format!(">{}s", limit.as_secs()),
+            "in time",
+        );
+        finish(Some(&baseline));
+        std::process::exit(1);
+    });
+}
+
+fn spawn_signal_handler(baseline: machine::Baseline) {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        println!("note: could not install the signal handler");
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(sig) = signals.forever().next() {
+            if FINISHING.swap(true, Ordering::SeqCst) {
+                return;
+            }
+            println!("\ninterrupted by signal {sig}: tearing down");
+            rep().check("not interrupted", false, &format!("signal {sig}"), "none");
+            finish(Some(&baseline));
+            std::process::exit(128 + sig);
+        }
+    });
+}
