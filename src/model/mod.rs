@@ -109,7 +109,7 @@ pub struct Missing {
     pub fix: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Swap {
     pub total_bytes: Option<u64>,
     pub free_bytes: Option<u64>,
@@ -119,9 +119,11 @@ pub struct Swap {
     pub in_zram_bytes: Option<u64>,
     pub not_in_ram_bytes: Option<u64>,
     pub devices: Vec<SwapDevice>,
+    /// Highest priority first.
+    pub priority_groups: Vec<PriorityGroup>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SwapDevice {
     pub path: String,
     #[serde(rename = "type")]
@@ -131,6 +133,39 @@ pub struct SwapDevice {
     pub priority: i64,
     /// A zram device (`/dev/zramN`): its pages are compressed in RAM, not on disk.
     pub is_zram: bool,
+    /// The block device holding the area (for a swapfile, its filesystem's device), and the
+    /// physical disks under it (after partition → disk and dm/md → slaves).
+    pub block_device: Option<String>,
+    pub disks: Vec<String>,
+    pub rotational: Option<bool>,
+    /// Devices at the same priority share pages round-robin: the index of this one's group in
+    /// `swap.priority_groups`.
+    pub priority_group: usize,
+    /// I/O of `block_device` (all traffic, not only swap). Rates need two samples.
+    pub io: Option<DeviceIo>,
+}
+
+/// A block device's I/O. Its counters include every kind of I/O on it, not only swap; the global
+/// swap-only figures are vmstat pswpin/pswpout (`rates`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceIo {
+    pub device: String,
+    pub read_bytes_total: u64,
+    pub write_bytes_total: u64,
+    pub read_iops: Option<f64>,
+    pub write_iops: Option<f64>,
+    pub read_bytes_per_sec: Option<f64>,
+    pub write_bytes_per_sec: Option<f64>,
+    /// Share of the interval with I/O in flight (io_ticks), 0–100.
+    pub busy_percent: Option<f64>,
+}
+
+/// Swap areas of equal priority: the kernel stripes pages across each group round-robin and
+/// fills groups from the highest priority down.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PriorityGroup {
+    pub priority: i64,
+    pub devices: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -364,18 +399,37 @@ impl Snapshot {
         };
 
         // --- swap -------------------------------------------------------------------------
+        let priority_groups = priority_groups(curr);
         let devices: Vec<SwapDevice> = curr
             .swaps
             .as_ref()
             .map(|d| {
                 d.iter()
-                    .map(|s| SwapDevice {
-                        path: s.path.clone(),
-                        kind: s.kind.clone(),
-                        size_bytes: s.size_bytes,
-                        used_bytes: s.used_bytes,
-                        priority: s.priority,
-                        is_zram: is_zram_path(&s.path),
+                    .map(|s| {
+                        let backing = curr.swap_devices.iter().find(|b| b.path == s.path);
+                        let block = backing
+                            .and_then(|b| b.device.as_ref())
+                            .map(|b| b.name.clone());
+                        SwapDevice {
+                            path: s.path.clone(),
+                            kind: s.kind.clone(),
+                            size_bytes: s.size_bytes,
+                            used_bytes: s.used_bytes,
+                            priority: s.priority,
+                            is_zram: is_zram_path(&s.path),
+                            disks: backing
+                                .map(|b| b.disks.iter().map(|d| d.name.clone()).collect())
+                                .unwrap_or_default(),
+                            rotational: backing.and_then(|b| b.rotational()),
+                            priority_group: priority_groups
+                                .iter()
+                                .position(|g| g.priority == s.priority)
+                                .unwrap_or(0),
+                            io: block
+                                .as_deref()
+                                .and_then(|name| device_io(name, curr, prev)),
+                            block_device: block,
+                        }
                     })
                     .collect()
             })
@@ -398,6 +452,7 @@ impl Snapshot {
                 _ => None,
             },
             devices,
+            priority_groups,
         };
 
         // --- capacity (§4.7) ----------------------------------------------------------------
@@ -863,4 +918,44 @@ fn source_statuses(s: &Sample) -> Vec<SourceStatus> {
         &s.tunables.thp_enabled,
     );
     out
+}
+
+fn priority_groups(curr: &Sample) -> Vec<PriorityGroup> {
+    let mut groups: Vec<PriorityGroup> = Vec::new();
+    for s in curr.swaps.as_ref().map(Vec::as_slice).unwrap_or(&[]) {
+        match groups.iter_mut().find(|g| g.priority == s.priority) {
+            Some(g) => g.devices.push(s.path.clone()),
+            None => groups.push(PriorityGroup {
+                priority: s.priority,
+                devices: vec![s.path.clone()],
+            }),
+        }
+    }
+    groups.sort_by(|a, b| b.priority.cmp(&a.priority));
+    groups
+}
+
+fn device_io(name: &str, curr: &Sample, prev: Option<&Sample>) -> Option<DeviceIo> {
+    use crate::sources::blockstat::{SECTOR, ticks_delta};
+    let c = curr.block_stats.get(name)?.as_ref().ok()?;
+    let p = prev.and_then(|p| p.block_stats.get(name)?.as_ref().ok());
+    let dt = prev
+        .and_then(|p| curr.monotonic_ns.checked_sub(p.monotonic_ns))
+        .map(|ns| ns as f64 / 1e9)
+        .unwrap_or(0.0);
+    let rate = |f: fn(&crate::sources::blockstat::BlockStat) -> u64, scale: f64| {
+        counter_rate(p.map(f), Some(f(c)), dt).map(|r| r * scale)
+    };
+    Some(DeviceIo {
+        device: name.to_string(),
+        read_bytes_total: c.read_sectors.saturating_mul(SECTOR),
+        write_bytes_total: c.write_sectors.saturating_mul(SECTOR),
+        read_iops: rate(|s| s.read_ios, 1.0),
+        write_iops: rate(|s| s.write_ios, 1.0),
+        read_bytes_per_sec: rate(|s| s.read_sectors, SECTOR as f64),
+        write_bytes_per_sec: rate(|s| s.write_sectors, SECTOR as f64),
+        busy_percent: p.filter(|_| dt > 0.0).and_then(|p| {
+            ticks_delta(p.io_ticks_ms, c.io_ticks_ms).map(|ms| (ms as f64 / 10.0 / dt).min(100.0))
+        }),
+    })
 }

@@ -327,8 +327,81 @@ fn swap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
             f::bytes_raw(d.used_bytes),
             d.priority
         )?;
+        if let Some(line) = device_line(d) {
+            for l in f::wrap(&line, WIDTH, 6, 6) {
+                writeln!(out, "      {}", st.dim(&l))?;
+            }
+        }
+    }
+    for g in w.priority_groups.iter().filter(|g| g.devices.len() > 1) {
+        writeln!(
+            out,
+            "  priority {}: {} devices share pages round-robin",
+            g.priority,
+            g.devices.len()
+        )?;
+    }
+    if let Some(r) = &s.rates {
+        writeln!(
+            out,
+            "  swap I/O (all devices): in {}  out {}",
+            f::rate(r.pswpin_bytes_per_sec),
+            f::rate(r.pswpout_bytes_per_sec)
+        )?;
+    }
+    let note = "device I/O counts all traffic on the device, not only swap; zswap's share \
+                is known only for all devices together";
+    if w.devices.iter().any(|d| d.io.is_some()) {
+        for l in f::wrap(note, WIDTH, 2, 2) {
+            writeln!(out, "  {}", st.dim(&l))?;
+        }
     }
     Ok(())
+}
+
+/// "on vda2 (disk vda, SSD) · read 1.2 MiB/s 30 IOPS · write … · busy 3%".
+fn device_line(d: &crate::model::SwapDevice) -> Option<String> {
+    if d.is_zram {
+        return None;
+    }
+    let dev = d.block_device.as_deref()?;
+    let kind = match d.rotational {
+        Some(true) => ", rotational",
+        Some(false) => ", non-rotational",
+        None => "",
+    };
+    let disks = if d.disks.is_empty() || d.disks == [dev] {
+        String::new()
+    } else {
+        format!(" on {}", d.disks.join("+"))
+    };
+    let mut line = format!("{dev}{disks}{kind}");
+    if let Some(io) = &d.io {
+        if io.read_bytes_per_sec.is_some() {
+            line.push_str(&format!(
+                " · read {} {} · write {} {} · busy {}",
+                f::rate(io.read_bytes_per_sec),
+                iops(io.read_iops),
+                f::rate(io.write_bytes_per_sec),
+                iops(io.write_iops),
+                f::percent(io.busy_percent)
+            ));
+        } else {
+            line.push_str(&format!(
+                " · {} read, {} written since boot",
+                f::bytes_raw(io.read_bytes_total),
+                f::bytes_raw(io.write_bytes_total)
+            ));
+        }
+    }
+    Some(line)
+}
+
+fn iops(v: Option<f64>) -> String {
+    match v {
+        Some(x) => format!("{x:.0} IOPS"),
+        None => f::MISSING.to_string(),
+    }
 }
 
 fn zram(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {

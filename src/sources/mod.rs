@@ -1,6 +1,7 @@
 //! Sources: one module per kernel interface. Each reader takes a [`Root`] and returns raw values
 //! (a `*Sample`) or the reason it could not read them. One failing source never aborts a sample.
 
+pub mod blockstat;
 pub mod cgroups;
 pub mod crypto;
 pub mod host;
@@ -46,6 +47,9 @@ pub struct Sample {
     /// The block device (and disks) under each active swap area, in `/proc/swaps` order.
     #[serde(default)]
     pub swap_devices: Vec<swapdev::SwapBacking>,
+    /// I/O counters of the devices under the swap areas, by kernel name (`vda2`, `vda`).
+    #[serde(default)]
+    pub block_stats: BTreeMap<String, Reading<blockstat::BlockStat>>,
     /// Only when a view asks for it (see [`Extras`]).
     #[serde(default)]
     pub processes: Option<processes::ProcScan>,
@@ -116,12 +120,30 @@ pub fn collect_with(root: &Root, extras: Extras) -> Sample {
         zram: zram::read_all(root),
         tunables: tunables::read(root),
         crypto: crypto::read(root),
+        block_stats: block_stats(&swap_devices),
         swap_devices,
         processes: extras.top_processes.map(|n| processes::scan(root, n)),
         cgroups: extras
             .cgroups
             .then(|| cgroups::find_v2(root).map(|mount| cgroups::read_tree(&mount))),
     }
+}
+
+/// Read `stat` of each device and disk under the swap areas, once each.
+fn block_stats(
+    devices: &[swapdev::SwapBacking],
+) -> BTreeMap<String, Reading<blockstat::BlockStat>> {
+    let mut out = BTreeMap::new();
+    for d in devices {
+        let own = d.device.iter().map(|b| (&b.name, b.stat_path()));
+        let disks = d.disks.iter().map(|k| (&k.name, k.stat_path()));
+        for (name, path) in own.chain(disks) {
+            if !out.contains_key(name) {
+                out.insert(name.clone(), blockstat::read(&path));
+            }
+        }
+    }
+    out
 }
 
 /// A captured tree without a `pagesize` file: Zswapped (bytes) ÷ stored_pages is the page size
