@@ -261,6 +261,112 @@ pub fn proportional_cells(values: &[u64], width: usize) -> Vec<usize> {
     cells
 }
 
+/// How a per-second rate is shown until a second sample exists.
+pub const PENDING: &str = "pending";
+
+/// The headline of the memory view: what `free` calls used and how much of it is the
+/// compressed pools (zswap + zram), which `free` cannot tell apart from anything else.
+pub fn free_says(used: Option<u64>, hidden: Option<u64>) -> String {
+    format!(
+        "free says {} used — {} of it is compressed swap",
+        bytes(used),
+        bytes(hidden)
+    )
+}
+
+/// Bytes in at most 6 characters for axes and tight columns: `498.7M`, `1.2G`, `512K`, `0`.
+pub fn bytes_short(v: u64) -> String {
+    const UNITS: [&str; 6] = ["K", "M", "G", "T", "P", "E"];
+    if v < 1024 {
+        return v.to_string();
+    }
+    let mut x = v as f64 / 1024.0;
+    let mut i = 0;
+    while x >= 1024.0 && i + 1 < UNITS.len() {
+        x /= 1024.0;
+        i += 1;
+    }
+    let n = if x >= 1000.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.1}")
+    };
+    format!("{}{}", n.strip_suffix(".0").unwrap_or(&n), UNITS[i])
+}
+
+/// An optional size in the short form, or the missing mark.
+pub fn bytes_short_opt(v: Option<u64>) -> String {
+    v.map(bytes_short).unwrap_or_else(|| MISSING.to_string())
+}
+
+/// A byte rate in the short form (`974.3M/s`); `pending` before the second sample (`None`
+/// rates), the missing mark when the rate itself is unknown.
+pub fn rate_short(rates_known: bool, v: Option<f64>) -> String {
+    if !rates_known {
+        return PENDING.to_string();
+    }
+    match v {
+        Some(r) if r.is_finite() && r >= 0.0 => format!("{}/s", bytes_short(r.round() as u64)),
+        _ => MISSING.to_string(),
+    }
+}
+
+/// A sampling interval: `100ms`, `1s`, `2.5s`.
+pub fn interval(d: std::time::Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        format!("{ms}ms")
+    } else if ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{:.1}s", d.as_secs_f64())
+    }
+}
+
+/// A stretch of time, rounded to its largest units: `45s`, `10m`, `1h30m`, `2d`.
+pub fn span(d: std::time::Duration) -> String {
+    let s = d.as_secs();
+    let (days, h, m, sec) = (s / 86_400, (s % 86_400) / 3_600, (s % 3_600) / 60, s % 60);
+    match (days, h, m, sec) {
+        (0, 0, 0, s) => format!("{s}s"),
+        (0, 0, m, 0) => format!("{m}m"),
+        (0, 0, m, s) => format!("{m}m{s}s"),
+        (0, h, 0, _) => format!("{h}h"),
+        (0, h, m, _) => format!("{h}h{m}m"),
+        (d, 0, _, _) => format!("{d}d"),
+        (d, h, _, _) => format!("{d}d{h}h"),
+    }
+}
+
+/// Everything the snapshot could not show, with the reason and the fix: the zswap and zram
+/// items, then every unreadable source not already covered by one of them.
+pub fn unavailable(s: &crate::model::Snapshot) -> Vec<crate::model::Missing> {
+    let mut items: Vec<crate::model::Missing> = s.zswap.unavailable.clone();
+    for z in &s.zram {
+        items.extend(
+            z.unavailable
+                .iter()
+                .filter(|m| !m.item.starts_with("bd_stat"))
+                .cloned(),
+        );
+    }
+    for src in &s.sources {
+        let covered = items.iter().any(|m| m.item.contains(&src.source));
+        if src.status != "ok"
+            && !covered
+            && !src.source.contains("/kernel/debug/zswap")
+            && !src.source.contains("zswap/parameters")
+        {
+            items.push(crate::model::Missing {
+                item: src.source.clone(),
+                reason: src.reason.clone().unwrap_or_default(),
+                fix: None,
+            });
+        }
+    }
+    items
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -300,5 +406,36 @@ mod tests {
         assert_eq!(c.iter().sum::<usize>(), 30);
         assert_eq!(c[1], 1);
         assert_eq!(c[2], 0);
+    }
+    #[test]
+    fn short_forms() {
+        assert_eq!(bytes_short(0), "0");
+        assert_eq!(bytes_short(1023), "1023");
+        assert_eq!(bytes_short(1024), "1K");
+        assert_eq!(bytes_short(522_948_608), "498.7M");
+        assert_eq!(bytes_short(1 << 30), "1G");
+        assert_eq!(bytes_short(150 << 20), "150M");
+        assert_eq!(rate_short(false, Some(1.0)), PENDING);
+        assert_eq!(rate_short(true, None), MISSING);
+        assert_eq!(rate_short(true, Some(2048.0)), "2K/s");
+        assert_eq!(interval(std::time::Duration::from_millis(100)), "100ms");
+        assert_eq!(interval(std::time::Duration::from_secs(1)), "1s");
+        assert_eq!(interval(std::time::Duration::from_millis(2500)), "2.5s");
+        assert_eq!(span(std::time::Duration::from_secs(600)), "10m");
+        assert_eq!(span(std::time::Duration::from_secs(45)), "45s");
+        assert_eq!(span(std::time::Duration::from_secs(5400)), "1h30m");
+        assert_eq!(span(std::time::Duration::from_secs(86_400)), "1d");
+    }
+
+    #[test]
+    fn free_says_line() {
+        assert_eq!(
+            free_says(Some(1 << 30), Some(512 << 20)),
+            "free says 1 GiB used — 512 MiB of it is compressed swap"
+        );
+        assert_eq!(
+            free_says(None, None),
+            "free says — used — — of it is compressed swap"
+        );
     }
 }

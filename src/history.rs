@@ -3,6 +3,10 @@
 //! Time is the samples' own (`CLOCK_MONOTONIC` nanoseconds), never the wall clock, and x
 //! positions are given relative to the newest sample, so what is drawn depends only on what was
 //! pushed. A value that could not be derived is `None`: a gap, drawn as a gap, never a zero.
+//!
+//! Values are kept as `f32` with NaN for a gap (a quarter of an `Option<f64>`: ten minutes of
+//! twelve metrics at 1 s take 30 KiB); the interface speaks `Option<f64>`. Graphs need no more
+//! than f32's seven digits; the figures printed as numbers come from the snapshot itself.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -75,7 +79,8 @@ pub const MAX_SAMPLES: usize = 14_400;
 pub struct History {
     /// Sample times, oldest first, strictly increasing.
     times_ns: VecDeque<u64>,
-    cols: [VecDeque<Option<f64>>; Metric::COUNT],
+    /// One column per metric; NaN is a gap.
+    cols: [VecDeque<f32>; Metric::COUNT],
     max_age: Duration,
     capacity: usize,
 }
@@ -91,6 +96,16 @@ impl History {
             cols: std::array::from_fn(|_| VecDeque::new()),
             max_age,
             capacity: capacity.max(1),
+        }
+    }
+
+    /// Make room for `n` samples up front (what the history holds at the expected interval), so
+    /// the columns do not grow by doubling past it.
+    pub fn reserve(&mut self, n: usize) {
+        let n = n.min(self.capacity).saturating_sub(self.times_ns.len());
+        self.times_ns.reserve_exact(n);
+        for c in &mut self.cols {
+            c.reserve_exact(n);
         }
     }
 
@@ -129,7 +144,7 @@ impl History {
         }
         self.times_ns.push_back(t_ns);
         for (col, v) in self.cols.iter_mut().zip(values) {
-            col.push_back(v.filter(|v| v.is_finite()));
+            col.push_back(v.filter(|v| v.is_finite()).map_or(f32::NAN, |v| v as f32));
         }
         self.prune();
     }
@@ -175,13 +190,17 @@ impl History {
 
     /// The samples of `metric` in the last `span`, oldest first, as
     /// (seconds relative to the newest sample, ≤ 0; value or `None` for a gap).
-    pub fn window(&self, metric: Metric, span: Duration) -> impl Iterator<Item = (f64, Option<f64>)> + '_ {
+    pub fn window(
+        &self,
+        metric: Metric,
+        span: Duration,
+    ) -> impl Iterator<Item = (f64, Option<f64>)> + '_ {
         let start = self.window_start(span);
         let newest = self.newest_ns().unwrap_or(0);
         self.times_ns
             .range(start..)
             .zip(self.cols[metric.index()].range(start..))
-            .map(move |(&t, &v)| (-((newest - t) as f64) / 1e9, v))
+            .map(move |(&t, &v)| (-((newest - t) as f64) / 1e9, value(v)))
     }
 
     /// The largest value of any of `metrics` in the last `span`.
@@ -189,14 +208,24 @@ impl History {
         let start = self.window_start(span);
         metrics
             .iter()
-            .flat_map(|m| self.cols[m.index()].range(start..).filter_map(|v| *v))
-            .fold(None, |acc: Option<f64>, v| Some(acc.map_or(v, |a| a.max(v))))
+            .flat_map(|m| {
+                self.cols[m.index()]
+                    .range(start..)
+                    .filter_map(|&v| value(v))
+            })
+            .fold(None, |acc: Option<f64>, v| {
+                Some(acc.map_or(v, |a| a.max(v)))
+            })
     }
 
     /// The newest value of `metric`.
     pub fn latest(&self, metric: Metric) -> Option<f64> {
-        self.cols[metric.index()].back().copied().flatten()
+        self.cols[metric.index()].back().and_then(|&v| value(v))
     }
+}
+
+fn value(v: f32) -> Option<f64> {
+    (!v.is_nan()).then_some(f64::from(v))
 }
 
 #[cfg(test)]
@@ -217,12 +246,33 @@ mod tests {
         h.push(10 * S, row(Some(1.0)));
         h.push(11 * S, row(None));
         h.push(12 * S, row(Some(3.0)));
-        let w: Vec<_> = h.window(Metric::PoolBytes, Duration::from_secs(600)).collect();
+        let w: Vec<_> = h
+            .window(Metric::PoolBytes, Duration::from_secs(600))
+            .collect();
         assert_eq!(w, vec![(-2.0, Some(1.0)), (-1.0, None), (0.0, Some(3.0))]);
-        assert_eq!(h.max_in_window(&[Metric::PoolBytes], Duration::from_secs(600)), Some(3.0));
+        assert_eq!(
+            h.max_in_window(&[Metric::PoolBytes], Duration::from_secs(600)),
+            Some(3.0)
+        );
         // A column never filled is all gaps, and has no maximum.
-        assert!(h.window(Metric::Ratio, Duration::from_secs(600)).all(|(_, v)| v.is_none()));
-        assert_eq!(h.max_in_window(&[Metric::Ratio], Duration::from_secs(600)), None);
+        assert!(
+            h.window(Metric::Ratio, Duration::from_secs(600))
+                .all(|(_, v)| v.is_none())
+        );
+        assert_eq!(
+            h.max_in_window(&[Metric::Ratio], Duration::from_secs(600)),
+            None
+        );
+    }
+
+    #[test]
+    fn large_values_keep_graph_precision() {
+        let mut h = History::new(Duration::from_secs(60));
+        h.push(S, row(Some(522_948_608.0)));
+        let v = h.latest(Metric::PoolBytes).unwrap();
+        assert!((v - 522_948_608.0).abs() / 522_948_608.0 < 1e-6);
+        h.reserve(100);
+        assert_eq!(h.len(), 1);
     }
 
     #[test]
@@ -231,7 +281,10 @@ mod tests {
         h.push(S, row(Some(f64::NAN)));
         h.push(2 * S, row(Some(f64::INFINITY)));
         assert_eq!(h.latest(Metric::PoolBytes), None);
-        assert_eq!(h.max_in_window(&[Metric::PoolBytes], Duration::from_secs(60)), None);
+        assert_eq!(
+            h.max_in_window(&[Metric::PoolBytes], Duration::from_secs(60)),
+            None
+        );
     }
 
     #[test]
@@ -243,7 +296,9 @@ mod tests {
         // Kept: samples no older than 10 s before the newest (20..=30).
         assert_eq!(h.len(), 11);
         assert_eq!(h.span_secs(), 10.0);
-        let first = h.window(Metric::PoolBytes, Duration::from_secs(3600)).next();
+        let first = h
+            .window(Metric::PoolBytes, Duration::from_secs(3600))
+            .next();
         assert_eq!(first, Some((-10.0, Some(20.0))));
     }
 
@@ -263,12 +318,21 @@ mod tests {
         for i in 0..100u64 {
             h.push(1_000 * S + i * S, row(Some(i as f64)));
         }
-        let w: Vec<_> = h.window(Metric::PoolBytes, Duration::from_secs(5)).collect();
+        let w: Vec<_> = h
+            .window(Metric::PoolBytes, Duration::from_secs(5))
+            .collect();
         assert_eq!(w.len(), 6, "the window includes its edge");
         assert_eq!(w.first(), Some(&(-5.0, Some(94.0))));
         assert_eq!(w.last(), Some(&(0.0, Some(99.0))));
-        assert_eq!(h.max_in_window(&[Metric::PoolBytes], Duration::from_secs(5)), Some(99.0));
-        assert_eq!(h.window(Metric::PoolBytes, Duration::from_secs(600)).count(), 100);
+        assert_eq!(
+            h.max_in_window(&[Metric::PoolBytes], Duration::from_secs(5)),
+            Some(99.0)
+        );
+        assert_eq!(
+            h.window(Metric::PoolBytes, Duration::from_secs(600))
+                .count(),
+            100
+        );
     }
 
     #[test]
@@ -285,7 +349,10 @@ mod tests {
     fn empty_history() {
         let h = History::new(Duration::from_secs(600));
         assert!(h.is_empty());
-        assert_eq!(h.window(Metric::PoolBytes, Duration::from_secs(60)).count(), 0);
+        assert_eq!(
+            h.window(Metric::PoolBytes, Duration::from_secs(60)).count(),
+            0
+        );
         assert_eq!(h.span_secs(), 0.0);
     }
 }

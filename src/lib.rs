@@ -5,14 +5,17 @@
 //! [`model::Snapshot`] from it with pure functions; [`report`] (for `--once`) and the dashboard
 //! draw the snapshot through the shared [`format`] layer.
 
+pub mod app;
 pub mod cli;
 pub mod diagnostics;
 pub mod format;
+pub mod history;
 pub mod model;
 pub mod report;
 pub mod root;
 pub mod sources;
 pub mod sys;
+pub mod ui;
 
 use std::io::{self, Write};
 
@@ -47,7 +50,8 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
         .map(Root::at)
         .unwrap_or_else(Root::live);
     match settings.mode {
-        Mode::OnceText | Mode::OnceJson | Mode::Dashboard => {
+        Mode::Dashboard => dashboard(settings, &root),
+        Mode::OnceText | Mode::OnceJson => {
             let snap = snapshot(&root, settings.interval, settings.extras);
             let stdout = io::stdout();
             let mut out = io::BufWriter::new(stdout.lock());
@@ -63,6 +67,20 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
                 )
             };
             quiet_on_closed_pipe(written.and_then(|()| out.flush())).context("writing the report")
+        }
+    }
+}
+
+/// The live dashboard. ASCII symbols with `--ascii` or a locale that is not UTF-8.
+fn dashboard(mut settings: Settings, root: &Root) -> anyhow::Result<()> {
+    settings.ascii |= !ui::locale_is_utf8(|k| std::env::var(k).ok());
+    match app::run::run(settings, root)? {
+        app::run::Exit::Quit | app::run::Exit::TtyGone(_) => Ok(()),
+        // The terminal is restored: now end the way the signal asked for.
+        app::run::Exit::Signal(sig) => {
+            let _ = io::stdout().flush();
+            signal_hook::low_level::emulate_default_handler(sig)
+                .with_context(|| format!("ending on signal {sig}"))
         }
     }
 }

@@ -931,7 +931,7 @@ fn priority_groups(curr: &Sample) -> Vec<PriorityGroup> {
             }),
         }
     }
-    groups.sort_by(|a, b| b.priority.cmp(&a.priority));
+    groups.sort_by_key(|g| std::cmp::Reverse(g.priority));
     groups
 }
 

@@ -57,7 +57,7 @@ pub fn ticks_delta(prev: u64, curr: u64) -> Option<u64> {
     const WRAP: u64 = 1 << 32;
     if curr >= prev {
         Some(curr - prev)
-    } else if prev < WRAP && prev >= WRAP / 2 {
+    } else if (WRAP / 2..WRAP).contains(&prev) {
         Some(curr + WRAP - prev)
     } else {
         None

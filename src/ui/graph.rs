@@ -1,0 +1,494 @@
+//! Line graphs over the history ring, drawn straight into the buffer (no point vectors).
+//!
+//! x is time relative to the newest sample, across the zoom window; y runs from 0 to a rounded
+//! maximum of what the window holds. Consecutive samples are joined; a missing value (`None`)
+//! or a stretch with no samples breaks the line, so gaps show as gaps. With colour the lines
+//! are braille dots (2×4 per cell); without colour, or in ASCII, each series has its own letter.
+
+use std::time::Duration;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Color;
+use ratatui::text::{Line, Span};
+
+use super::theme::Theme;
+use super::widgets;
+use crate::app::App;
+use crate::format as f;
+use crate::history::{History, Metric};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    Bytes,
+    BytesPerSec,
+    Ratio,
+    Percent,
+}
+
+pub struct Series {
+    pub metric: Metric,
+    pub name: &'static str,
+    pub short: &'static str,
+    pub color: Color,
+    pub glyph: char,
+}
+
+pub struct Graph {
+    pub title: &'static str,
+    pub short_title: &'static str,
+    pub unit: Unit,
+    pub series: &'static [Series],
+}
+
+pub const POOL: Graph = Graph {
+    title: "zswap pool & stored",
+    short_title: "zswap pool",
+    unit: Unit::Bytes,
+    series: &[
+        Series {
+            metric: Metric::PoolBytes,
+            name: "pool",
+            short: "pool",
+            color: Color::Magenta,
+            glyph: '#',
+        },
+        Series {
+            metric: Metric::StoredBytes,
+            name: "stored",
+            short: "stored",
+            color: Color::Cyan,
+            glyph: '+',
+        },
+    ],
+};
+
+pub const RATIO: Graph = Graph {
+    title: "compression ratio",
+    short_title: "ratio",
+    unit: Unit::Ratio,
+    series: &[
+        Series {
+            metric: Metric::Ratio,
+            name: "effective",
+            short: "eff",
+            color: Color::Green,
+            glyph: 'e',
+        },
+        Series {
+            metric: Metric::CompressorRatio,
+            name: "compressor only",
+            short: "comp",
+            color: Color::Blue,
+            glyph: 'c',
+        },
+    ],
+};
+
+pub const TRAFFIC: Graph = Graph {
+    title: "swap traffic per second",
+    short_title: "swap/s",
+    unit: Unit::BytesPerSec,
+    series: &[
+        Series {
+            metric: Metric::ZswpoutBps,
+            name: "zswpout",
+            short: "out",
+            color: Color::Magenta,
+            glyph: 'o',
+        },
+        Series {
+            metric: Metric::ZswpinBps,
+            name: "zswpin",
+            short: "in",
+            color: Color::Cyan,
+            glyph: 'i',
+        },
+        Series {
+            metric: Metric::ZswpwbBps,
+            name: "zswpwb",
+            short: "wb",
+            color: Color::Yellow,
+            glyph: 'w',
+        },
+        Series {
+            metric: Metric::PswpoutBps,
+            name: "pswpout",
+            short: "disk-out",
+            color: Color::Red,
+            glyph: 'O',
+        },
+        Series {
+            metric: Metric::PswpinBps,
+            name: "pswpin",
+            short: "disk-in",
+            color: Color::Blue,
+            glyph: 'I',
+        },
+        Series {
+            metric: Metric::BypassedBps,
+            name: "bypassed",
+            short: "bypass",
+            color: Color::Green,
+            glyph: 'b',
+        },
+    ],
+};
+
+pub const PSI: Graph = Graph {
+    title: "memory pressure (PSI, % of time stalled)",
+    short_title: "PSI",
+    unit: Unit::Percent,
+    series: &[
+        Series {
+            metric: Metric::PsiSomePct,
+            name: "some",
+            short: "some",
+            color: Color::Yellow,
+            glyph: 's',
+        },
+        Series {
+            metric: Metric::PsiFullPct,
+            name: "full",
+            short: "full",
+            color: Color::Red,
+            glyph: 'f',
+        },
+    ],
+};
+
+fn label(unit: Unit, v: f64) -> String {
+    match unit {
+        Unit::Bytes | Unit::BytesPerSec => f::bytes_short(v.max(0.0) as u64),
+        Unit::Ratio => format!("{v:.1}"),
+        Unit::Percent => format!("{v:.0}%"),
+    }
+}
+
+/// The current value of a series, as its legend shows it.
+fn current(unit: Unit, app: &App, s: &Series) -> String {
+    let v = s.metric.of(&app.latest);
+    match unit {
+        Unit::BytesPerSec => f::rate_short(app.latest.rates.is_some(), v),
+        Unit::Bytes => f::bytes_short_opt(v.map(|v| v as u64)),
+        Unit::Ratio => f::ratio(v),
+        Unit::Percent if app.latest.rates.is_none() => f::PENDING.to_string(),
+        Unit::Percent => f::percent(v),
+    }
+}
+
+/// The top of the y axis: the window's maximum rounded up to a readable value.
+pub fn nice_max(max: Option<f64>, unit: Unit) -> f64 {
+    let m = max.filter(|m| m.is_finite() && *m > 0.0);
+    match unit {
+        Unit::Bytes | Unit::BytesPerSec => {
+            let floor = if unit == Unit::Bytes {
+                1024.0 * 1024.0
+            } else {
+                1024.0
+            };
+            let m = m.unwrap_or(0.0).max(floor);
+            // A power of two in the largest binary unit below it: 512M, 1G, 2G...
+            let mut p = 1.0;
+            while p < m {
+                p *= 2.0;
+            }
+            p
+        }
+        Unit::Ratio => (m.unwrap_or(1.0).max(1.0) * 2.0).ceil() / 2.0,
+        Unit::Percent => {
+            let m = m.unwrap_or(0.0);
+            [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]
+                .into_iter()
+                .find(|&s| s >= m)
+                .unwrap_or(100.0)
+        }
+    }
+}
+
+const BRAILLE_BITS: [[u8; 2]; 4] = [[0x01, 0x08], [0x02, 0x10], [0x04, 0x20], [0x40, 0x80]];
+
+struct Plot<'a> {
+    buf: &'a mut Buffer,
+    area: Rect,
+    braille: bool,
+    cols: i64,
+    rows: i64,
+}
+
+impl Plot<'_> {
+    fn dot(&mut self, x: i64, y: i64, s: &Series, t: &Theme) {
+        if x < 0 || y < 0 || x >= self.cols || y >= self.rows {
+            return;
+        }
+        let from_top = self.rows - 1 - y;
+        let (xr, yr) = if self.braille { (2, 4) } else { (1, 1) };
+        let cx = self.area.x + (x / xr) as u16;
+        let cy = self.area.y + (from_top / yr) as u16;
+        let cell = &mut self.buf[(cx, cy)];
+        if self.braille {
+            let old = cell.symbol().chars().next().map(u32::from).unwrap_or(0);
+            let bits = if (0x2800..=0x28ff).contains(&old) {
+                old - 0x2800
+            } else {
+                0
+            };
+            let bit = u32::from(BRAILLE_BITS[(from_top % 4) as usize][(x % 2) as usize]);
+            let c = char::from_u32(0x2800 + (bits | bit)).unwrap_or('*');
+            cell.set_char(c).set_style(t.series(s.color));
+        } else {
+            cell.set_char(s.glyph).set_style(t.series(s.color));
+        }
+    }
+
+    fn line(&mut self, (x0, y0): (i64, i64), (x1, y1): (i64, i64), s: &Series, t: &Theme) {
+        let n = (x1 - x0).abs().max((y1 - y0).abs());
+        if n == 0 {
+            self.dot(x1, y1, s, t);
+            return;
+        }
+        for i in 0..=n {
+            let x = x0 + ((x1 - x0) * i + n / 2 * (x1 - x0).signum()) / n;
+            let y = y0 + ((y1 - y0) * i + n / 2 * (y1 - y0).signum()) / n;
+            self.dot(x, y, s, t);
+        }
+    }
+}
+
+/// Draw one graph in `area`: a title row (with the legend when it fits there), legend rows
+/// otherwise, then the plot with its y axis.
+pub fn draw(buf: &mut Buffer, area: Rect, g: &Graph, app: &App, t: &Theme) {
+    if area.height == 0 || area.width < 8 {
+        return;
+    }
+    let hist = app.shown_history();
+    let span = app.window;
+    let width = usize::from(area.width);
+    let (title, legend_rows) = heading(g, app, t, width, area.height);
+    widgets::rule(buf, Rect { height: 1, ..area }, title, None, t);
+    let mut y = area.y + 1;
+    for l in &legend_rows {
+        buf.set_line(area.x, y, l, area.width);
+        y += 1;
+    }
+    if y >= area.y + area.height {
+        return;
+    }
+    let body = Rect {
+        y,
+        height: area.y + area.height - y,
+        ..area
+    };
+    let metrics = g.series.iter().map(|s| s.metric);
+    let max = metrics
+        .filter_map(|m| hist.max_in_window(&[m], span))
+        .fold(None, |a: Option<f64>, v| Some(a.map_or(v, |a| a.max(v))));
+    let top = nice_max(max, g.unit);
+    let top_label = label(g.unit, top);
+    let lw = top_label.chars().count().max(1) as u16;
+    if body.width <= lw + 2 {
+        return;
+    }
+    buf.set_string(
+        body.x,
+        body.y,
+        format!("{top_label:>w$}", w = usize::from(lw)),
+        t.dim(),
+    );
+    if body.height >= 2 {
+        buf.set_string(
+            body.x,
+            body.y + body.height - 1,
+            format!("{:>w$}", "0", w = usize::from(lw)),
+            t.dim(),
+        );
+    }
+    let axis = if t.ascii { "|" } else { "│" };
+    for yy in body.y..body.y + body.height {
+        buf[(body.x + lw, yy)].set_symbol(axis).set_style(t.dim());
+    }
+    let plot = Rect {
+        x: body.x + lw + 1,
+        width: body.width - lw - 1,
+        ..body
+    };
+    // The oldest edge of the window, under the plot's first column.
+    if body.height >= 3 {
+        let age = format!("-{}", f::span(span));
+        buf.set_string(plot.x, body.y + body.height - 1, &age, t.dim());
+    }
+    draw_series(buf, plot, g, hist, span, top, app, t);
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw_series(
+    buf: &mut Buffer,
+    plot: Rect,
+    g: &Graph,
+    hist: &History,
+    span: Duration,
+    top: f64,
+    app: &App,
+    t: &Theme,
+) {
+    let braille = t.color && !t.ascii;
+    let (xr, yr) = if braille { (2i64, 4i64) } else { (1, 1) };
+    let cols = i64::from(plot.width) * xr;
+    let rows = i64::from(plot.height) * yr;
+    let span_s = span.as_secs_f64().max(1e-3);
+    let x_scale = (cols - 1) as f64 / span_s;
+    let y_max = (rows - 1) as f64;
+    let y_scale = y_max / top;
+    // Samples further apart than this are not joined: the sampler was not running in between.
+    let max_gap = 3.0 * app.interval.as_secs_f64() + 1.0;
+    let mut p = Plot {
+        buf,
+        area: plot,
+        braille,
+        cols,
+        rows,
+    };
+    // Samples are gathered per x column (a long window puts many in one): each column is drawn
+    // once as the span of its values, joined to the column before when the samples are.
+    struct Col {
+        x: i64,
+        lo: i64,
+        hi: i64,
+        last: i64,
+        t_last: f64,
+    }
+    // The first series last, so it stays on top where lines cross.
+    for s in g.series.iter().rev() {
+        let mut col: Option<Col> = None;
+        let flush = |p: &mut Plot<'_>, c: &Col| {
+            for y in c.lo..=c.hi {
+                p.dot(c.x, y, s, t);
+            }
+        };
+        for (tr, v) in hist.window(s.metric, span) {
+            let Some(v) = v else {
+                if let Some(c) = col.take() {
+                    flush(&mut p, &c);
+                }
+                continue;
+            };
+            // Both are ≥ 0 (tr ≥ -span), so adding ½ and truncating rounds, without a libm call.
+            let x = ((tr + span_s) * x_scale + 0.5) as i64;
+            let y = ((v * y_scale).clamp(0.0, y_max) + 0.5) as i64;
+            match col.as_mut() {
+                Some(c) if c.x == x && tr - c.t_last <= max_gap => {
+                    c.lo = c.lo.min(y);
+                    c.hi = c.hi.max(y);
+                    c.last = y;
+                    c.t_last = tr;
+                    continue;
+                }
+                _ => {}
+            }
+            if let Some(c) = col.take() {
+                flush(&mut p, &c);
+                if tr - c.t_last <= max_gap {
+                    p.line((c.x, c.last), (x, y), s, t);
+                }
+            }
+            col = Some(Col {
+                x,
+                lo: y,
+                hi: y,
+                last: y,
+                t_last: tr,
+            });
+        }
+        if let Some(c) = col.take() {
+            flush(&mut p, &c);
+        }
+    }
+}
+
+/// The title row, and the legend rows that did not fit on it. Each series has its swatch,
+/// name and current value; the names get shorter before the legend takes a second row, and the
+/// legend is dropped where the plot would have fewer than two rows left.
+fn heading(
+    g: &Graph,
+    app: &App,
+    t: &Theme,
+    width: usize,
+    height: u16,
+) -> (Line<'static>, Vec<Line<'static>>) {
+    let window = format!(" last {}", f::span(app.window));
+    let swatch = |s: &Series| -> Span<'static> {
+        if t.color && !t.ascii {
+            Span::styled("━", t.series(s.color))
+        } else {
+            Span::styled(s.glyph.to_string(), t.series(s.color))
+        }
+    };
+    let items = |long: bool| -> Vec<Vec<Span<'static>>> {
+        g.series
+            .iter()
+            .map(|s| {
+                vec![
+                    swatch(s),
+                    Span::raw(format!(" {} ", if long { s.name } else { s.short })),
+                    Span::styled(current(g.unit, app, s), t.bold()),
+                ]
+            })
+            .collect()
+    };
+    let title = |name: &'static str| {
+        vec![
+            Span::styled(name, t.title()),
+            Span::styled(window.clone(), t.dim()),
+        ]
+    };
+    let width_of = |v: &[Span<'_>]| v.iter().map(Span::width).sum::<usize>();
+    // On the title row: the rule needs 2 columns on each side.
+    for (name, long) in [
+        (g.title, true),
+        (g.title, false),
+        (g.short_title, true),
+        (g.short_title, false),
+    ] {
+        let mut line = title(name);
+        for it in items(long) {
+            line.push(Span::raw("  "));
+            line.extend(it);
+        }
+        if width_of(&line) + 4 <= width {
+            return (Line::from(line), Vec::new());
+        }
+    }
+    let room = usize::from(height).saturating_sub(3);
+    let long = widgets::flow(items(true), width, "  ", 0);
+    let short = widgets::flow(items(false), width, "  ", 0);
+    // A short graph keeps its plot: one row of short names beats two of long ones.
+    let rows = if long.len() <= 1 || (long.len() <= 2 && (short.len() > 1 || height >= 8)) {
+        long
+    } else {
+        short
+    };
+    let rows = if rows.len() <= room { rows } else { Vec::new() };
+    let name = if width_of(&title(g.title)) + 4 <= width {
+        g.title
+    } else {
+        g.short_title
+    };
+    (Line::from(title(name)), rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axis_tops_are_round() {
+        assert_eq!(nice_max(Some(522_948_608.0), Unit::Bytes), 536_870_912.0);
+        assert_eq!(nice_max(None, Unit::Bytes), 1_048_576.0);
+        assert_eq!(nice_max(Some(0.0), Unit::BytesPerSec), 1024.0);
+        assert_eq!(nice_max(Some(1.95), Unit::Ratio), 2.0);
+        assert_eq!(nice_max(Some(2.38), Unit::Ratio), 2.5);
+        assert_eq!(nice_max(None, Unit::Ratio), 1.0);
+        assert_eq!(nice_max(Some(20.39), Unit::Percent), 50.0);
+        assert_eq!(nice_max(Some(0.0), Unit::Percent), 1.0);
+    }
+}

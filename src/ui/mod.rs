@@ -1,0 +1,223 @@
+//! Drawing: `draw(frame, &App)` is a pure function of the app's state. It reads the snapshot and
+//! the history and writes the frame; nothing here samples, sleeps or changes the app.
+//!
+//! The layout adapts to the terminal: at 80×24 the overview shows the header, the real-memory
+//! bar, the zswap panel with its counters, the swap split and one graph; taller and wider
+//! terminals get all four graphs, device lines and the details of what is unavailable. Below
+//! [`MIN_WIDTH`]×[`MIN_HEIGHT`] a single line says the terminal is too small.
+
+pub mod graph;
+pub mod panels;
+pub mod theme;
+pub mod widgets;
+
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+
+use crate::app::{App, View};
+pub use theme::{Theme, locale_is_utf8};
+
+pub const MIN_WIDTH: u16 = 50;
+pub const MIN_HEIGHT: u16 = 12;
+
+/// Rows a graph needs to be worth drawing (title + 4 rows of plot).
+const GRAPH_MIN: u16 = 5;
+
+/// Draw the whole screen.
+pub fn draw(frame: &mut Frame, app: &App) {
+    let area = frame.area();
+    render(frame.buffer_mut(), area, app);
+}
+
+/// Draw into a buffer (what `draw` does, without a terminal).
+pub fn render(buf: &mut Buffer, area: Rect, app: &App) {
+    let t = Theme::new(app.settings.color, app.settings.ascii);
+    if area.width == 0 || area.height == 0 {
+        return;
+    }
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        too_small(buf, area, &t);
+    } else {
+        let header = panels::header(app, &t, usize::from(area.width));
+        for (i, l) in header.lines.iter().enumerate() {
+            widgets::put(buf, area, i as u16, l);
+        }
+        let body = Rect {
+            y: area.y + 3,
+            height: area.height - 4,
+            ..area
+        };
+        match app.view {
+            View::Overview => overview(buf, body, app, &t, header),
+            View::Graphs => graphs(buf, body, app, &t),
+            View::Devices => panels::devices(buf, body, app, &t),
+        }
+        widgets::put(buf, area, area.height - 1, &panels::footer(app, &t));
+        if app.help {
+            panels::help(buf, area, app, &t);
+        }
+    }
+    if t.ascii {
+        widgets::ascii_only(buf, area);
+    }
+}
+
+fn too_small(buf: &mut Buffer, area: Rect, t: &Theme) {
+    let x = if t.ascii { "x" } else { "×" };
+    let msg = format!(
+        "terminal too small: {}{x}{}, need {MIN_WIDTH}{x}{MIN_HEIGHT} (q quits)",
+        area.width, area.height
+    );
+    widgets::put(buf, area, 0, &Line::from(Span::styled(msg, t.warn())));
+}
+
+fn overview(buf: &mut Buffer, body: Rect, app: &App, t: &Theme, header: panels::Header) {
+    let s = &app.latest;
+    let w = usize::from(body.width);
+    let mut mem = panels::memory(s, t, w);
+    let mut zsw = panels::zswap(s, t, w);
+    let mut swp = panels::swap(s, t, w);
+    let mut zr = panels::zram(s, t);
+    let total = |m: &panels::Section,
+                 z: &panels::Section,
+                 sw: &panels::Section,
+                 zr: &Option<panels::Section>| {
+        m.height() + z.height() + sw.height() + zr.as_ref().map_or(0, panels::Section::height)
+    };
+    let mut graph_h = body.height.saturating_sub(total(&mem, &zsw, &swp, &zr));
+    if graph_h < GRAPH_MIN {
+        graph_h = 0;
+        // No graph: the traffic figures go in the zswap panel instead, then whatever is least
+        // essential gives way: device lines, zram lines, counters, the legend.
+        let at = zsw.min_lines.min(zsw.lines.len());
+        let traffic = panels::traffic_lines(s, t, w);
+        zsw.min_lines += traffic.len();
+        for (i, l) in traffic.into_iter().enumerate() {
+            zsw.lines.insert(at + i, l);
+        }
+        let mut over = total(&mem, &zsw, &swp, &zr).saturating_sub(body.height);
+        for step in 0..4 {
+            if over == 0 {
+                break;
+            }
+            let sec: &mut panels::Section = match step {
+                0 => &mut swp,
+                1 => match zr.as_mut() {
+                    Some(z) => z,
+                    None => continue,
+                },
+                2 => &mut zsw,
+                _ => &mut mem,
+            };
+            let before = sec.height();
+            sec.shrink_to(before.saturating_sub(over));
+            over -= before - sec.height();
+        }
+    }
+    // Room to spare: the findings, then what is unavailable with the fixes, while the graphs
+    // keep two rows of their own.
+    let mut extra = Vec::new();
+    for (title, style, lines, note) in [
+        (
+            "Findings",
+            t.bold(),
+            header.findings,
+            Some("details and fixes: zswaptop --once"),
+        ),
+        ("Unavailable", t.warn(), header.unavailable, None),
+    ] {
+        if lines.is_empty() {
+            continue;
+        }
+        let h = 1 + lines.len() as u16;
+        if graph_h < 2 * GRAPH_MIN + h {
+            continue;
+        }
+        graph_h -= h;
+        extra.push(panels::Section {
+            title: Line::from(Span::styled(title, style)),
+            right: note.map(|n| Line::from(Span::styled(n, t.dim()))),
+            bar: None,
+            lines,
+            min_lines: 0,
+        });
+    }
+
+    let mut y = body.y;
+    let end = body.y + body.height;
+    let mut place = |buf: &mut Buffer, h: u16, f: &mut dyn FnMut(&mut Buffer, Rect)| {
+        let h = h.min(end.saturating_sub(y));
+        if h > 0 {
+            f(
+                buf,
+                Rect {
+                    y,
+                    height: h,
+                    ..body
+                },
+            );
+        }
+        y += h;
+    };
+    place(buf, mem.height(), &mut |b, r| mem.draw(b, r, t));
+    place(buf, zsw.height(), &mut |b, r| zsw.draw(b, r, t));
+    if graph_h > 0 {
+        place(buf, graph_h, &mut |b, r| overview_graphs(b, r, app, t));
+    }
+    place(buf, swp.height(), &mut |b, r| swp.draw(b, r, t));
+    if let Some(z) = &zr {
+        place(buf, z.height(), &mut |b, r| z.draw(b, r, t));
+    }
+    for e in &extra {
+        place(buf, e.height(), &mut |b, r| e.draw(b, r, t));
+    }
+}
+
+/// The overview's graphs, by priority: swap traffic, pool, ratio, PSI.
+fn overview_graphs(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
+    let order = [&graph::TRAFFIC, &graph::POOL, &graph::RATIO, &graph::PSI];
+    if area.width >= 100 {
+        let rows = if area.height >= 2 * GRAPH_MIN { 2 } else { 1 };
+        grid(buf, area, app, t, &order[..2 * rows], 2);
+    } else {
+        let n = usize::from(area.height / GRAPH_MIN).clamp(1, 4);
+        grid(buf, area, app, t, &order[..n], 1);
+    }
+}
+
+/// The graphs view: all four, in a 2×2 grid where it fits, else stacked.
+fn graphs(buf: &mut Buffer, body: Rect, app: &App, t: &Theme) {
+    let order = [&graph::POOL, &graph::TRAFFIC, &graph::RATIO, &graph::PSI];
+    if body.width >= 80 || body.height < 4 * GRAPH_MIN {
+        grid(buf, body, app, t, &order, 2);
+    } else {
+        grid(buf, body, app, t, &order, 1);
+    }
+}
+
+/// Lay graphs out row by row in `cols` columns, sharing the area evenly.
+fn grid(buf: &mut Buffer, area: Rect, app: &App, t: &Theme, gs: &[&graph::Graph], cols: usize) {
+    if gs.is_empty() || cols == 0 {
+        return;
+    }
+    let rows = gs.len().div_ceil(cols) as u16;
+    let cols = cols as u16;
+    for (i, g) in gs.iter().enumerate() {
+        let (r, c) = (i as u16 / cols, i as u16 % cols);
+        let y0 = area.y + area.height * r / rows;
+        let y1 = area.y + area.height * (r + 1) / rows;
+        let x0 = area.x + area.width * c / cols;
+        let x1 = area.x + area.width * (c + 1) / cols;
+        // A column of space between graphs side by side.
+        let gap = u16::from(c + 1 < cols);
+        let cell = Rect {
+            x: x0,
+            y: y0,
+            width: (x1 - x0).saturating_sub(gap),
+            height: y1 - y0,
+        };
+        graph::draw(buf, cell, g, app, t);
+    }
+}

@@ -1,0 +1,170 @@
+//! Styles and symbols. Colours are the terminal's own 16 (never fixed RGB), used only as
+//! accents on the default foreground and for backgrounds of bar segments, so the screen reads
+//! on dark and light backgrounds alike. Without colour (NO_COLOR, `--no-color`) only bold, dim
+//! and reverse remain; in ASCII mode every symbol has a 7-bit stand-in.
+
+use ratatui::style::{Color, Modifier, Style};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Theme {
+    pub color: bool,
+    pub ascii: bool,
+}
+
+/// Bar colours per breakdown bucket, in `format::BUCKETS` order (the same ANSI colours as the
+/// `--once` report: 32 36 34 94 33 93 35 95, then free and unaccounted).
+const BUCKET_BG: [Color; 10] = [
+    Color::Green,
+    Color::Cyan,
+    Color::Blue,
+    Color::LightBlue,
+    Color::Yellow,
+    Color::LightYellow,
+    Color::Magenta,
+    Color::LightMagenta,
+    Color::Gray,
+    Color::DarkGray,
+];
+
+impl Theme {
+    pub fn new(color: bool, ascii: bool) -> Theme {
+        Theme { color, ascii }
+    }
+
+    fn fg(&self, c: Color) -> Style {
+        if self.color {
+            Style::new().fg(c)
+        } else {
+            Style::new()
+        }
+    }
+
+    pub fn plain(&self) -> Style {
+        Style::new()
+    }
+
+    pub fn bold(&self) -> Style {
+        Style::new().add_modifier(Modifier::BOLD)
+    }
+
+    pub fn dim(&self) -> Style {
+        Style::new().add_modifier(Modifier::DIM)
+    }
+
+    pub fn title(&self) -> Style {
+        self.bold()
+    }
+
+    /// The compressed pools, wherever they appear.
+    pub fn pool(&self) -> Style {
+        self.fg(Color::Magenta).add_modifier(Modifier::BOLD)
+    }
+
+    pub fn good(&self) -> Style {
+        self.fg(Color::Green)
+    }
+
+    pub fn warn(&self) -> Style {
+        if self.color {
+            self.fg(Color::Yellow)
+        } else {
+            self.bold()
+        }
+    }
+
+    pub fn bad(&self) -> Style {
+        if self.color {
+            self.fg(Color::Red).add_modifier(Modifier::BOLD)
+        } else {
+            self.bold()
+        }
+    }
+
+    /// Reverse video: the paused badge, the focused table's title, the current view.
+    pub fn badge(&self) -> Style {
+        Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD)
+    }
+
+    pub fn bucket_bg(&self, i: usize) -> Option<Color> {
+        if self.color {
+            BUCKET_BG.get(i).copied()
+        } else {
+            None
+        }
+    }
+
+    /// A series' colour in a graph (all readable on either background).
+    pub fn series(&self, c: Color) -> Style {
+        self.fg(c)
+    }
+
+    pub fn hline(&self) -> &'static str {
+        if self.ascii { "-" } else { "─" }
+    }
+
+    pub fn sep(&self) -> &'static str {
+        if self.ascii { " | " } else { " · " }
+    }
+
+    pub fn missing(&self) -> &'static str {
+        if self.ascii {
+            crate::format::MISSING_ASCII
+        } else {
+            crate::format::MISSING
+        }
+    }
+}
+
+/// Whether the locale's character set is UTF-8, from LC_ALL, LC_CTYPE and LANG in that order
+/// (the first one set decides; none set means the "C" locale, which is ASCII).
+pub fn locale_is_utf8(var: impl Fn(&str) -> Option<String>) -> bool {
+    for k in ["LC_ALL", "LC_CTYPE", "LANG"] {
+        if let Some(v) = var(k).filter(|v| !v.is_empty()) {
+            let v = v.to_ascii_lowercase();
+            return v.contains("utf-8") || v.contains("utf8");
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |k| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    #[test]
+    fn locale_detection() {
+        assert!(locale_is_utf8(env(&[("LANG", "en_US.UTF-8")])));
+        assert!(locale_is_utf8(env(&[("LANG", "C.utf8")])));
+        assert!(!locale_is_utf8(env(&[])));
+        assert!(!locale_is_utf8(env(&[("LANG", "C")])));
+        assert!(!locale_is_utf8(env(&[
+            ("LC_ALL", "POSIX"),
+            ("LANG", "en_US.UTF-8")
+        ])));
+        assert!(locale_is_utf8(env(&[
+            ("LC_ALL", ""),
+            ("LC_CTYPE", "de_DE.UTF-8"),
+            ("LANG", "C")
+        ])));
+        assert!(!locale_is_utf8(env(&[("LANG", "en_US.ISO-8859-1")])));
+    }
+
+    #[test]
+    fn no_colour_means_no_colours() {
+        let t = Theme::new(false, false);
+        for s in [t.pool(), t.good(), t.warn(), t.bad(), t.series(Color::Cyan)] {
+            assert_eq!(s.fg, None);
+            assert_eq!(s.bg, None);
+        }
+        assert_eq!(t.bucket_bg(0), None);
+    }
+}

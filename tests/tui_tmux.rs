@@ -1,0 +1,448 @@
+//! End to end: the real binary in a real terminal (tmux), as a user would run it.
+//!
+//! Starts the dashboard from a shell in a tmux pane, reads the screen, presses `?`, shrinks the
+//! window to 40×10 and back, quits with `q`, and checks the terminal was given back (alternate
+//! screen off, the shell's prompt and the exit status on screen). Then the SSH-drop cases: the
+//! pane killed under the process (its terminal hangs up) and SIGHUP sent to it; either way it
+//! must be gone within about a second.
+//!
+//! Each test uses its own tmux server (`-L`), so nothing else running in tmux is touched. When
+//! tmux is missing it is installed with apt-get if the test runs as root; otherwise the tests
+//! print SKIPPED with the reason and pass.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_zswaptop");
+const WAIT: Duration = Duration::from_secs(10);
+
+fn fixture() -> String {
+    format!(
+        "{}/tests/fixtures/linux-6.18-loaded",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+fn run(cmd: &str, args: &[&str]) -> Option<Output> {
+    Command::new(cmd).args(args).output().ok()
+}
+
+fn have_tmux() -> bool {
+    run("tmux", &["-V"]).is_some_and(|o| o.status.success())
+}
+
+/// `Ok` when tmux can be used, else why not.
+fn tmux_ready() -> Result<(), String> {
+    static READY: OnceLock<Result<(), String>> = OnceLock::new();
+    READY
+        .get_or_init(|| {
+            if have_tmux() {
+                return Ok(());
+            }
+            let root = run("id", &["-u"])
+                .is_some_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+            if !root {
+                return Err(
+                    "tmux is not installed, and the test is not root so it does not install it"
+                        .into(),
+                );
+            }
+            let install =
+                || run("apt-get", &["install", "-y", "tmux"]).is_some_and(|o| o.status.success());
+            if !install() {
+                let _ = run("apt-get", &["update"]);
+                install();
+            }
+            if have_tmux() {
+                Ok(())
+            } else {
+                Err("tmux is not installed and apt-get could not install it".into())
+            }
+        })
+        .clone()
+}
+
+macro_rules! require_tmux {
+    () => {
+        if let Err(why) = tmux_ready() {
+            println!("SKIPPED: {why}");
+            return;
+        }
+    };
+}
+
+/// A tmux server of our own with one session; killed on drop.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    /// A session running `cmd` in a `cols`×`rows` window.
+    fn start(name: &str, cols: u16, rows: u16, cmd: &str) -> Tmux {
+        let t = Tmux {
+            socket: format!("zswaptop-test-{name}-{}", std::process::id()),
+        };
+        let (c, r) = (cols.to_string(), rows.to_string());
+        let out = t.tmux(&[
+            "-u",
+            "new-session",
+            "-d",
+            "-s",
+            "t",
+            "-x",
+            &c,
+            "-y",
+            &r,
+            cmd,
+        ]);
+        assert!(
+            out.status.success(),
+            "tmux new-session: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        t
+    }
+
+    fn tmux(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .env("LANG", "C.UTF-8")
+            .env_remove("TMUX")
+            .output()
+            .expect("running tmux")
+    }
+
+    fn screen(&self) -> String {
+        String::from_utf8_lossy(&self.tmux(&["capture-pane", "-p", "-t", "t"]).stdout).into_owned()
+    }
+
+    fn display(&self, what: &str) -> String {
+        String::from_utf8_lossy(&self.tmux(&["display", "-p", "-t", "t", what]).stdout)
+            .trim()
+            .to_string()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "t"];
+        args.extend_from_slice(keys);
+        self.tmux(&args);
+    }
+
+    /// Type a shell command and press Enter.
+    fn type_line(&self, line: &str) {
+        self.tmux(&["send-keys", "-t", "t", "-l", line]);
+        self.keys(&["Enter"]);
+    }
+
+    fn resize(&self, cols: u16, rows: u16) {
+        let (c, r) = (cols.to_string(), rows.to_string());
+        self.tmux(&["resize-window", "-t", "t", "-x", &c, "-y", &r]);
+    }
+
+    /// Wait until the screen satisfies `ok`; the last screen either way.
+    fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let end = Instant::now() + WAIT;
+        loop {
+            let s = self.screen();
+            if ok(&s) {
+                return s;
+            }
+            if Instant::now() > end {
+                panic!("timed out waiting for {what}; the screen was:\n{s}");
+            }
+            sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn pane_pid(&self) -> u32 {
+        self.display("#{pane_pid}").parse().expect("pane pid")
+    }
+
+    fn alternate_screen(&self) -> bool {
+        self.display("#{alternate_on}") == "1"
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .output();
+    }
+}
+
+/// The process's state letter from /proc, `None` once it is gone (a zombie counts as gone:
+/// it has exited and only waits for its parent).
+fn running(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(s) => !matches!(
+            s.rsplit(") ").next().and_then(|r| r.chars().next()),
+            Some('Z' | 'X')
+        ),
+        Err(_) => false,
+    }
+}
+
+fn is_zswaptop(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "zswaptop")
+}
+
+/// The zswaptop started by the shell `shell_pid`.
+fn child_zswaptop(shell_pid: u32) -> u32 {
+    let end = Instant::now() + WAIT;
+    loop {
+        let kids = std::fs::read_to_string(format!("/proc/{shell_pid}/task/{shell_pid}/children"))
+            .unwrap_or_default();
+        if let Some(p) = kids
+            .split_whitespace()
+            .filter_map(|p| p.parse().ok())
+            .find(|&p| is_zswaptop(p))
+        {
+            return p;
+        }
+        assert!(Instant::now() < end, "zswaptop did not start");
+        sleep(Duration::from_millis(50));
+    }
+}
+
+/// How long the process took to go away, up to `limit`.
+fn gone_within(pid: u32, limit: Duration) -> Option<Duration> {
+    let t = Instant::now();
+    while t.elapsed() < limit {
+        if !running(pid) {
+            return Some(t.elapsed());
+        }
+        sleep(Duration::from_millis(20));
+    }
+    None
+}
+
+fn shell_session(name: &str) -> Tmux {
+    let t = Tmux::start(
+        name,
+        100,
+        30,
+        "env -i PATH=/usr/bin:/bin LANG=C.UTF-8 TERM=tmux-256color sh",
+    );
+    t.type_line("PS1='READY$ '");
+    t.type_line("clear");
+    t.wait_for("the shell prompt", |s| s.trim_end().ends_with("READY$"));
+    t
+}
+
+const PANELS: [&str; 9] = [
+    "zswaptop",
+    "zswap ",
+    "PSI memory",
+    "Real memory",
+    "free says",
+    "compressed swap",
+    "swap traffic",
+    "Swap",
+    "q quit",
+];
+
+/// Start, look, help, resize, quit: the whole session of a user.
+fn session(name: &str, args: &str, expect: &[&str]) {
+    let t = shell_session(name);
+    t.type_line(&format!("{BIN} {args}; echo EXIT=$?"));
+    let s = t.wait_for("the dashboard", |s| PANELS.iter().all(|p| s.contains(p)));
+    for e in expect {
+        assert!(s.contains(e), "missing {e:?}:\n{s}");
+    }
+    assert!(
+        t.alternate_screen(),
+        "the dashboard should use the alternate screen"
+    );
+
+    t.keys(&["?"]);
+    t.wait_for("the help", |s| {
+        s.contains("Keys") && s.contains("quit") && s.contains("pause")
+    });
+    t.keys(&["?"]);
+    t.wait_for("the help to close", |s| {
+        !s.contains("Keys") && s.contains("Real memory")
+    });
+
+    t.resize(40, 10);
+    t.wait_for("the too-small notice", |s| s.contains("too small"));
+    t.resize(100, 30);
+    t.wait_for("the dashboard again", |s| {
+        s.contains("Real memory") && !s.contains("too small")
+    });
+    t.resize(80, 24);
+    t.wait_for("80x24", |s| PANELS.iter().all(|p| s.contains(p)));
+
+    t.keys(&["q"]);
+    let s = t.wait_for("the shell back", |s| {
+        s.contains("EXIT=0") && s.trim_end().ends_with("READY$")
+    });
+    assert!(
+        !t.alternate_screen(),
+        "alternate screen still on after q:\n{s}"
+    );
+    // The shell's screen is back: the prompt the command was typed at, and a new one.
+    assert!(s.matches("READY$").count() >= 2, "{s}");
+}
+
+#[test]
+fn fixture_tree_session() {
+    require_tmux!();
+    let f = fixture();
+    assert!(Path::new(&f).is_dir());
+    session(
+        "fixture",
+        &format!("--root {f}"),
+        &[
+            "zswap enabled",
+            "compressor lzo",
+            "498.7 MiB",
+            "974.3 MiB",
+            "/swapfile-test",
+        ],
+    );
+}
+
+#[test]
+fn live_session() {
+    require_tmux!();
+    session("live", "", &["kernel "]);
+}
+
+#[test]
+fn ascii_session_draws_only_ascii() {
+    require_tmux!();
+    let t = shell_session("ascii");
+    t.type_line(&format!("{BIN} --ascii --root {}; echo EXIT=$?", fixture()));
+    let s = t.wait_for("the dashboard", |s| s.contains("Real memory"));
+    assert!(s.is_ascii(), "{s}");
+    t.keys(&["q"]);
+    t.wait_for("the shell back", |s| s.contains("EXIT=0"));
+}
+
+#[test]
+fn killed_terminal_ends_it() {
+    require_tmux!();
+    // The dashboard is the pane's own process: killing the pane hangs its terminal up, as an
+    // SSH connection that drops does.
+    let t = Tmux::start(
+        "hangup",
+        100,
+        30,
+        &format!("exec {BIN} --root {}", fixture()),
+    );
+    t.wait_for("the dashboard", |s| s.contains("Real memory"));
+    let pid = t.pane_pid();
+    assert!(is_zswaptop(pid) && running(pid));
+    t.tmux(&["kill-session", "-t", "t"]);
+    let took = gone_within(pid, Duration::from_millis(1500));
+    assert!(
+        took.is_some(),
+        "zswaptop still running 1.5 s after its terminal went away"
+    );
+}
+
+#[test]
+fn sighup_ends_it_and_restores_the_terminal() {
+    require_tmux!();
+    let t = shell_session("sighup");
+    t.type_line(&format!("{BIN}; echo EXIT=$?"));
+    t.wait_for("the dashboard", |s| s.contains("Real memory"));
+    let pid = child_zswaptop(t.pane_pid());
+    let _ = Command::new("kill")
+        .args(["-HUP", &pid.to_string()])
+        .status();
+    assert!(
+        gone_within(pid, Duration::from_millis(1500)).is_some(),
+        "still running after SIGHUP"
+    );
+    let s = t.wait_for("the shell back", |s| {
+        s.contains("EXIT=129") && s.trim_end().ends_with("READY$")
+    });
+    assert!(
+        !t.alternate_screen(),
+        "alternate screen still on after SIGHUP:\n{s}"
+    );
+}
+
+#[test]
+fn sigterm_ends_it_and_restores_the_terminal() {
+    require_tmux!();
+    let t = shell_session("sigterm");
+    t.type_line(&format!("{BIN} --root {}; echo EXIT=$?", fixture()));
+    t.wait_for("the dashboard", |s| s.contains("Real memory"));
+    let pid = child_zswaptop(t.pane_pid());
+    let _ = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status();
+    assert!(
+        gone_within(pid, Duration::from_millis(1500)).is_some(),
+        "still running after SIGTERM"
+    );
+    t.wait_for("the shell back", |s| s.contains("EXIT=143"));
+    assert!(!t.alternate_screen());
+}
+
+#[test]
+fn idle_dashboard_does_not_spin() {
+    require_tmux!();
+    let t = Tmux::start(
+        "idle",
+        100,
+        30,
+        &format!("exec {BIN} -i 0.5 --root {}", fixture()),
+    );
+    t.wait_for("the dashboard", |s| s.contains("Real memory"));
+    let pid = t.pane_pid();
+    let ticks = |pid: u32| -> u64 {
+        let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        // After "pid (comm) ", field 3 (the state) comes first: utime and stime, fields 14
+        // and 15, are at 11 and 12.
+        let f: Vec<&str> = s.rsplit(") ").next().unwrap_or("").split(' ').collect();
+        let n = |i: usize| f.get(i).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0);
+        n(11) + n(12)
+    };
+    let a = ticks(pid);
+    sleep(Duration::from_secs(3));
+    let used = ticks(pid) - a;
+    // 3 s is 300 ticks at 100 Hz; a spinning loop would use about that much.
+    assert!(used < 60, "used {used} ticks of CPU in 3 s");
+}
+
+#[test]
+fn hang_up_without_sighup_ends_it() {
+    require_tmux!();
+    if run("setsid", &["--version"]).is_none() {
+        println!("SKIPPED: no setsid to start zswaptop outside the terminal's session");
+        return;
+    }
+    // In a session of its own the process gets no SIGHUP when the terminal goes: it has to
+    // notice the hang-up on the terminal itself, and not spin on it.
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    let t = shell_session("nosighup");
+    t.type_line(&format!(
+        "setsid -w sh -c 'echo $$ > {}; exec {BIN} --root {}'",
+        pidfile.display(),
+        fixture()
+    ));
+    t.wait_for("the dashboard", |s| s.contains("Real memory"));
+    let pid: u32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(is_zswaptop(pid));
+    t.tmux(&["kill-session", "-t", "t"]);
+    assert!(
+        gone_within(pid, Duration::from_millis(1500)).is_some(),
+        "zswaptop still running 1.5 s after its terminal hung up"
+    );
+}
