@@ -274,6 +274,15 @@ pub fn free_says(used: Option<u64>, hidden: Option<u64>) -> String {
     )
 }
 
+/// The same headline in the `--once` report's words.
+pub fn free_says_report(used: Option<u64>, hidden: Option<u64>) -> String {
+    format!(
+        "free says {} used; {} of that is the compressed pool.",
+        bytes(used),
+        bytes(hidden)
+    )
+}
+
 /// Bytes in at most 6 characters for axes and tight columns: `498.7M`, `1.2G`, `512K`, `0`.
 pub fn bytes_short(v: u64) -> String {
     const UNITS: [&str; 6] = ["K", "M", "G", "T", "P", "E"];

@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use crate::format::{self as f, BUCKETS};
-use crate::model::{Missing, Severity, Snapshot};
+use crate::model::{Severity, Snapshot};
 
 /// ANSI styling, or none at all.
 #[derive(Debug, Clone, Copy)]
@@ -144,9 +144,8 @@ fn memory(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     }
     writeln!(
         out,
-        "free says {} used; {} of that is the compressed pool.",
-        f::bytes(m.free_cmd_used_bytes),
-        st.pool(&f::bytes(m.hidden_in_used_bytes))
+        "{}",
+        f::free_says_report(m.free_cmd_used_bytes, m.hidden_in_used_bytes)
     )
 }
 
@@ -707,29 +706,7 @@ fn tunables(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
 }
 
 fn unavailable(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
-    let mut items: Vec<Missing> = s.zswap.unavailable.clone();
-    for z in &s.zram {
-        items.extend(
-            z.unavailable
-                .iter()
-                .filter(|m| !m.item.starts_with("bd_stat"))
-                .cloned(),
-        );
-    }
-    for src in &s.sources {
-        let covered = items.iter().any(|m| m.item.contains(&src.source));
-        if src.status != "ok"
-            && !covered
-            && !src.source.contains("/kernel/debug/zswap")
-            && !src.source.contains("zswap/parameters")
-        {
-            items.push(Missing {
-                item: src.source.clone(),
-                reason: src.reason.clone().unwrap_or_default(),
-                fix: None,
-            });
-        }
-    }
+    let items = f::unavailable(s);
     if items.is_empty() {
         return Ok(());
     }
