@@ -33,7 +33,8 @@ pub struct Snapshot {
     pub zram: Vec<Zram>,
     pub capacity: Capacity,
     pub psi: Option<Psi>,
-    pub vmstat: Vmstat,
+    /// The vmstat counters zswaptop uses (pages since boot; `null` where this kernel lacks one).
+    pub vmstat: crate::sources::vmstat::VmstatSample,
     /// Per-second rates over the interval since the previous sample; `null` on the first sample.
     pub rates: Option<Rates>,
     pub tunables: BTreeMap<String, Option<String>>,
@@ -228,18 +229,6 @@ pub struct Psi {
     pub full_avg60: f64,
     pub full_avg300: f64,
     pub full_total_us: u64,
-}
-
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Vmstat {
-    pub zswpin: Option<u64>,
-    pub zswpout: Option<u64>,
-    pub zswpwb: Option<u64>,
-    pub pswpin: Option<u64>,
-    pub pswpout: Option<u64>,
-    pub swpin_zero: Option<u64>,
-    pub swpout_zero: Option<u64>,
-    pub nr_zspages: Option<u64>,
 }
 
 /// Per-second rates over one interval. Page counters are given in bytes per second.
@@ -528,20 +517,7 @@ impl Snapshot {
             unavailable,
         };
 
-        let vmstat = curr
-            .vmstat
-            .as_ref()
-            .map(|v| Vmstat {
-                zswpin: v.zswpin,
-                zswpout: v.zswpout,
-                zswpwb: v.zswpwb,
-                pswpin: v.pswpin,
-                pswpout: v.pswpout,
-                swpin_zero: v.swpin_zero,
-                swpout_zero: v.swpout_zero,
-                nr_zspages: v.nr_zspages,
-            })
-            .unwrap_or_default();
+        let vmstat = curr.vmstat.clone().unwrap_or_default();
 
         let psi = curr.psi.as_ref().ok().map(|p| Psi {
             some_avg10: p.some.avg10,
