@@ -144,6 +144,8 @@ pub struct SwapDevice {
     pub priority_group: usize,
     /// I/O of `block_device` (all traffic, not only swap). Rates need two samples.
     pub io: Option<DeviceIo>,
+    /// Why `block_device` is unknown, when it is.
+    pub unmapped: Option<String>,
 }
 
 /// A block device's I/O. Its counters include every kind of I/O on it, not only swap; the global
@@ -417,6 +419,7 @@ impl Snapshot {
                             io: block
                                 .as_deref()
                                 .and_then(|name| device_io(name, curr, prev)),
+                            unmapped: backing.and_then(|b| b.unmapped.clone()),
                             block_device: block,
                         }
                     })
@@ -930,8 +933,21 @@ fn device_io(name: &str, curr: &Sample, prev: Option<&Sample>) -> Option<DeviceI
         write_iops: rate(|s| s.write_ios, 1.0),
         read_bytes_per_sec: rate(|s| s.read_sectors, SECTOR as f64),
         write_bytes_per_sec: rate(|s| s.write_sectors, SECTOR as f64),
-        busy_percent: p.filter(|_| dt > 0.0).and_then(|p| {
+        // A device re-created since the last tick has every counter back near 0: no busy figure
+        // either, even where io_ticks alone would look like a 32-bit wrap.
+        busy_percent: p.filter(|p| dt > 0.0 && !io_reset(p, c)).and_then(|p| {
             ticks_delta(p.io_ticks_ms, c.io_ticks_ms).map(|ms| (ms as f64 / 10.0 / dt).min(100.0))
         }),
     })
+}
+
+/// The I/O counters went back: the device was re-created (or its stats reset).
+fn io_reset(
+    p: &crate::sources::blockstat::BlockStat,
+    c: &crate::sources::blockstat::BlockStat,
+) -> bool {
+    c.read_ios < p.read_ios
+        || c.write_ios < p.write_ios
+        || c.read_sectors < p.read_sectors
+        || c.write_sectors < p.write_sectors
 }

@@ -57,8 +57,11 @@ pub struct CgroupRow {
     pub zswpin_bytes_per_sec: Option<f64>,
     pub zswpout_bytes_per_sec: Option<f64>,
     pub zswpwb_bytes_per_sec: Option<f64>,
-    /// `null` = no limit ("max"); absent file also null, see `zswap_max_set`.
+    /// The limit in bytes; `null` when there is none: `zswap_max_is_max` tells "max" from a
+    /// kernel without the file.
     pub zswap_max_bytes: Option<u64>,
+    /// `true` for "max", `false` for a byte limit, `null` when memory.zswap.max is absent.
+    pub zswap_max_is_max: Option<bool>,
     pub zswap_writeback: Option<bool>,
 }
 
@@ -120,9 +123,11 @@ pub fn cgroups(
         .collect();
     curr.iter()
         .map(|c| {
+            // A new directory (inode) or any event counter gone back: the cgroup was re-created
+            // (a restarted unit). All its counters restarted, so none of them has a rate.
             let p = prev_by_path
                 .get(c.path.as_str())
-                .filter(|p| p.inode == c.inode);
+                .filter(|p| p.inode == c.inode && !events_went_back(p, c));
             let rate = |f: fn(&CgroupSample) -> Option<u64>| {
                 counter_rate(p.and_then(|p| f(p)), f(c), dt).map(|r| r * page_size as f64)
             };
@@ -146,10 +151,21 @@ pub fn cgroups(
                 zswpout_bytes_per_sec: rate(|c| c.zswpout),
                 zswpwb_bytes_per_sec: rate(|c| c.zswpwb),
                 zswap_max_bytes: c.zswap_max.flatten(),
+                zswap_max_is_max: c.zswap_max.map(|m| m.is_none()),
                 zswap_writeback: c.zswap_writeback,
             }
         })
         .collect()
+}
+
+fn events_went_back(p: &CgroupSample, c: &CgroupSample) -> bool {
+    [
+        (p.zswpin, c.zswpin),
+        (p.zswpout, c.zswpout),
+        (p.zswpwb, c.zswpwb),
+    ]
+    .iter()
+    .any(|pair| matches!(pair, (Some(a), Some(b)) if b < a))
 }
 
 #[cfg(test)]

@@ -538,19 +538,23 @@ fn processes(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
             f::bytes(r.zswap_estimate_bytes),
         )?;
     }
-    let from = p
+    let mut sources: Vec<&str> = p
         .top
         .iter()
         .filter_map(|r| r.estimate_from.as_deref())
-        .next()
-        .unwrap_or("unknown");
-    writeln!(
-        out,
-        "  {}",
-        st.dim(&format!(
-            "~in zswap is an estimate ({from}); the kernel has no per-process figure"
-        ))
-    )
+        .collect();
+    sources.sort_unstable();
+    sources.dedup();
+    let from = if sources.is_empty() {
+        "unknown".to_string()
+    } else {
+        sources.join(" or ")
+    };
+    let note = format!("~in zswap is an estimate ({from}); the kernel has no per-process figure");
+    for line in f::wrap(&note, WIDTH, 2, 2) {
+        writeln!(out, "  {}", st.dim(&line))?;
+    }
+    Ok(())
 }
 
 fn cgroups(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {

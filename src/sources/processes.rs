@@ -142,9 +142,10 @@ pub fn parse_status(pid: u32, bytes: &[u8]) -> Option<ProcSample> {
 fn kb(v: &str) -> Option<u64> {
     let mut w = v.split_whitespace();
     let n: u64 = w.next()?.parse().ok()?;
+    // The unit is always there; a line without it was cut short.
     match w.next() {
-        Some("kB") | None => Some(n.saturating_mul(1024)),
-        Some(_) => None,
+        Some("kB") => Some(n.saturating_mul(1024)),
+        _ => None,
     }
 }
 

@@ -107,7 +107,17 @@ pub fn read_device(root: &Root, name: &str) -> ZramSample {
             &f("recomp_algorithm"),
             "no recompression (kernel built without CONFIG_ZRAM_MULTI_COMP)",
         )
-        .map(|t| t.trim().to_string()),
+        .and_then(|t| {
+            let t = t.trim();
+            if t.is_empty() {
+                Err(Unavailable::missing(
+                    &f("recomp_algorithm"),
+                    "no recompression algorithm set",
+                ))
+            } else {
+                Ok(t.to_string())
+            }
+        }),
         backing_dev: read_text(&f("backing_dev"), bd_missing).map(|t| t.trim().to_string()),
     }
 }

@@ -304,3 +304,92 @@ pub fn debugfs_mounted() -> bool {
         })
         .unwrap_or(false)
 }
+
+/// VmSwap of a process, in bytes (`/proc/PID/status` prints kB).
+pub fn vm_swap(pid: u32) -> Result<u64> {
+    let text = fs::read_to_string(format!("/proc/{pid}/status"))
+        .with_context(|| format!("reading /proc/{pid}/status"))?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("VmSwap:"))
+        .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+        .map(|kb| kb * 1024)
+        .ok_or_else(|| anyhow!("no VmSwap line in /proc/{pid}/status"))
+}
+
+/// The block device holding a file, found the way the kernel reference §5 says, independently of
+/// zswaptop: `stat -c %d FILE` (st_dev) → MAJ:MIN → `/sys/dev/block/MAJ:MIN`.
+#[derive(Debug, Clone)]
+pub struct FileDevice {
+    /// `MAJ:MIN`.
+    pub devnum: String,
+    /// Kernel name of the device (`vda`, `vda2`, `dm-0`).
+    pub name: String,
+    /// Its sysfs directory (`stat` inside).
+    pub dir: std::path::PathBuf,
+    /// The whole disk: the device itself, or a partition's parent.
+    pub disk: String,
+}
+
+pub fn file_device(path: &str) -> Result<FileDevice> {
+    let out = std::process::Command::new("stat")
+        .args(["-c", "%d", path])
+        .output()
+        .context("running stat")?;
+    if !out.status.success() {
+        return Err(anyhow!(
+            "stat -c %d {path}: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    let dev: u64 = String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .context("stat -c %d printed no number")?;
+    let devnum = format!("{}:{}", libc::major(dev), libc::minor(dev));
+    let dir = fs::canonicalize(format!("/sys/dev/block/{devnum}"))
+        .with_context(|| format!("/sys/dev/block/{devnum} (st_dev of {path})"))?;
+    let base = |p: &Path| {
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let name = base(&dir);
+    let disk = if dir.join("partition").exists() {
+        dir.parent().map(base).unwrap_or_default()
+    } else {
+        name.clone()
+    };
+    Ok(FileDevice {
+        devnum,
+        name,
+        dir,
+        disk,
+    })
+}
+
+/// The counters of a block device's `stat` the test compares (sectors are 512 bytes).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BlockStat {
+    pub read_sectors: u64,
+    pub write_ios: u64,
+    pub write_sectors: u64,
+    pub io_ticks_ms: u64,
+}
+
+pub fn block_stat(dev_dir: &Path) -> Result<BlockStat> {
+    let text = read_trim(dev_dir.join("stat"))?;
+    let n: Vec<u64> = text
+        .split_whitespace()
+        .map(|w| w.parse::<u64>())
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("{}/stat: {text:?}", dev_dir.display()))?;
+    if n.len() < 11 {
+        return Err(anyhow!("{}/stat has {} fields", dev_dir.display(), n.len()));
+    }
+    Ok(BlockStat {
+        read_sectors: n[2],
+        write_ios: n[4],
+        write_sectors: n[6],
+        io_ticks_ms: n[9],
+    })
+}

@@ -829,6 +829,7 @@ pub fn run_all(ctx: &Ctx) -> Result<()> {
             tol(zero_out),
         );
     }
+    process_checks(ctx, wl.pid)?;
     ctx.capture_phase(
         "e2e-phase1-zswap",
         wl.pid,
@@ -851,12 +852,17 @@ pub fn run_all(ctx: &Ctx) -> Result<()> {
         "phase2 — writeback (max_pool_percent 1: pool limit hit, shrink worker writes back)",
     );
     let k0 = ctx.settle("before lowering the limit")?;
+    // The swapfile's disk, found independently of zswaptop, and its I/O counters at the start of
+    // this phase (the window the write check below covers).
+    let dev = kernel::file_device(machine::SWAPFILE)?;
+    let io0 = kernel::block_stat(&dev.dir)?;
     kernel::set_param("max_pool_percent", "1")?;
     // A two-sample snapshot (--once -i 2) runs while the workload is pushed out again: its
     // rates are checked against the counters the kernel moved in that window.
     let rates_before = Kernel::read()?;
+    let io_before = kernel::block_stat(&dev.dir)?;
     let bin = ctx.bin.clone();
-    let sampler = std::thread::spawn(move || run_zswaptop(&bin, &["-i", "2"], false));
+    let sampler = std::thread::spawn(move || run_zswaptop(&bin, &["-i", "2", "--cgroups"], false));
     let t = Instant::now();
     let touched = cycle(&mut wl, 0, 100)?;
     println!(
@@ -867,6 +873,7 @@ pub fn run_all(ctx: &Ctx) -> Result<()> {
         .join()
         .map_err(|_| anyhow!("the rates sampler thread panicked"))??;
     let rates_after = Kernel::read()?;
+    let io_after = kernel::block_stat(&dev.dir)?;
     // Every store attempt while the pool is over its limit queues the shrink worker, but the
     // worker gives each entry a second chance (referenced bit) and gives up after 16 of them, so
     // on a cgroup-v1 machine it writes back only a trickle. More 5 % rounds, within a time budget,
@@ -888,6 +895,9 @@ pub fn run_all(ctx: &Ctx) -> Result<()> {
         "  {rounds} more 5 % round(s) in {:.1}s for the shrink worker to write back",
         budget.elapsed().as_secs_f64()
     );
+    // Settled: every swap write has completed and is in the device's counters.
+    let k_end = ctx.settle_quiet()?;
+    let io_end = kernel::block_stat(&dev.dir)?;
     let res = wl.resident()?;
     let snap = ctx.snap(false)?;
     let k1 = &snap.after;
@@ -953,6 +963,14 @@ pub fn run_all(ctx: &Ctx) -> Result<()> {
         );
     }
     rates_checks(&rates_json, rates_status, &rates_before, &rates_after, ps);
+    device_checks(
+        &rates_json,
+        &dev,
+        (io_before, io_after),
+        d(&rates_after, &rates_before, |k| k.vm("pswpout")),
+    );
+    writeback_on_disk(&dev, (io0, io_end), (&k0, &k_end), ps);
+    cgroups_checks(&rates_json, ctx.cg.kind);
     {
         // Settled now: a two-sample snapshot must show every swap rate as exactly 0.
         let kb = Kernel::read()?;
@@ -1543,4 +1561,278 @@ fn expected_block(tree: &Path) -> String {
          independently of zswaptop:\n\n```expected\n{}\n```\n",
         lines.join("\n")
     )
+}
+
+/// Phase 1: `--top 5` ranks the workload first, with the kernel's VmSwap, and estimates its zswap
+/// share from the global ratio on a v1 machine (from its cgroup on v2).
+fn process_checks(ctx: &Ctx, pid: u32) -> Result<()> {
+    let vm_before = kernel::vm_swap(pid)?;
+    let kb = Kernel::read()?;
+    let (j, status) = run_zswaptop(&ctx.bin, &["--top", "5"], false)?;
+    let ka = Kernel::read()?;
+    let vm_after = kernel::vm_swap(pid)?;
+    let mut r = rep();
+    r.check(
+        "zswaptop --once --json --top 5 exits 0",
+        status.success(),
+        &status.to_string(),
+        "exit status: 0",
+    );
+    let top = report::at(&j, "processes.top")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    r.check(
+        "processes.top has 1 to 5 rows",
+        (1..=5).contains(&top.len()),
+        &top.len().to_string(),
+        "1..=5",
+    );
+    let first = top.first().cloned().unwrap_or(Value::Null);
+    r.exact(
+        "processes.top.0.pid is the workload's",
+        i(&first, "pid"),
+        Some(i128::from(pid)),
+    );
+    r.bracket(
+        "processes.top.0.swap_bytes vs /proc/PID/status VmSwap",
+        u(&first, "swap_bytes"),
+        Some(vm_before),
+        Some(vm_after),
+        0,
+    );
+    r.at_least(
+        "processes.total_swap_bytes ≥ the workload's VmSwap",
+        u(&j, "processes.total_swap_bytes"),
+        i128::from(vm_before.min(vm_after)),
+    );
+    let from = s(&first, "estimate_from");
+    match ctx.cg.kind {
+        machine::CgroupKind::V1 => {
+            r.check(
+                "processes.top.0.estimate_from is \"global ratio\" (cgroup v1)",
+                from == Some("global ratio"),
+                &report::show(first.get("estimate_from")),
+                "global ratio",
+            );
+            // VmSwap × Zswapped ÷ (SwapTotal − SwapFree), rounded; zswaptop reads VmSwap and
+            // meminfo at two instants, so every pairing of the readings around it bounds it.
+            let est = |vm: u64, k: &Kernel| -> Option<u64> {
+                let (z, used) = (u128::from(k.mem("Zswapped")?), u128::from(k.swap_used()?));
+                (used > 0).then(|| {
+                    let z = z.min(used);
+                    u64::try_from((u128::from(vm) * z + used / 2) / used).unwrap_or(u64::MAX)
+                })
+            };
+            let all: Vec<u64> = [
+                (vm_before, &kb),
+                (vm_before, &ka),
+                (vm_after, &kb),
+                (vm_after, &ka),
+            ]
+            .iter()
+            .filter_map(|(vm, k)| est(*vm, k))
+            .collect();
+            r.bracket(
+                "processes.top.0.zswap_estimate_bytes vs VmSwap × Zswapped ÷ swap used",
+                u(&first, "zswap_estimate_bytes"),
+                all.iter().min().copied(),
+                all.iter().max().copied(),
+                1,
+            );
+            r.note(&format!(
+                "workload {pid}: VmSwap {vm_before} → {vm_after} B; Zswapped {} B of {} B swap used",
+                ka.mem("Zswapped").unwrap_or(0),
+                ka.swap_used().unwrap_or(0)
+            ));
+        }
+        machine::CgroupKind::V2 => {
+            r.check(
+                "processes.top.0.estimate_from is \"cgroup\" (cgroup v2)",
+                from == Some("cgroup"),
+                &report::show(first.get("estimate_from")),
+                "cgroup",
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Phase 2, the `-i 2` run: the swapfile's device is the one `stat -c %d` names, and its I/O
+/// counters lie between the readings taken around the run.
+fn device_checks(
+    j: &Value,
+    dev: &kernel::FileDevice,
+    (before, after): (kernel::BlockStat, kernel::BlockStat),
+    swapped_out: u64,
+) {
+    let mut r = rep();
+    r.note(&format!(
+        "{}: stat -c %d → {} → /sys/dev/block/{} = {} (disk {})",
+        machine::SWAPFILE,
+        dev.devnum,
+        dev.devnum,
+        dev.dir.display(),
+        dev.disk
+    ));
+    let entry = report::at(j, "swap.devices")
+        .and_then(Value::as_array)
+        .and_then(|a| {
+            a.iter()
+                .find(|d| d.get("path").and_then(Value::as_str) == Some(machine::SWAPFILE))
+                .cloned()
+        })
+        .unwrap_or(Value::Null);
+    r.check(
+        "swapfile: block_device is its st_dev device (stat -c %d)",
+        s(&entry, "block_device") == Some(dev.name.as_str()),
+        &report::show(entry.get("block_device")),
+        &dev.name,
+    );
+    r.check(
+        "swapfile: io.device is that device",
+        s(&entry, "io.device") == Some(dev.name.as_str()),
+        &report::show(report::at(&entry, "io.device")),
+        &dev.name,
+    );
+    let disks: Vec<&str> = report::at(&entry, "disks")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    r.check(
+        "swapfile: disks is the disk below it",
+        disks == [dev.disk.as_str()],
+        &format!("{disks:?}"),
+        &format!("[{:?}]", dev.disk),
+    );
+    const SECTOR: u64 = 512;
+    let second = u(&entry, "io.write_bytes_total");
+    r.bracket(
+        "swapfile: io.write_bytes_total vs stat write sectors × 512",
+        second,
+        Some(before.write_sectors * SECTOR),
+        Some(after.write_sectors * SECTOR),
+        0,
+    );
+    r.bracket(
+        "swapfile: io.read_bytes_total vs stat read sectors × 512",
+        u(&entry, "io.read_bytes_total"),
+        Some(before.read_sectors * SECTOR),
+        Some(after.read_sectors * SECTOR),
+        0,
+    );
+    // The first sample zswaptop's rate implies: second − rate × interval.
+    let dt = f(j, "rates.interval_seconds").unwrap_or(0.0);
+    let rate = f(&entry, "io.write_bytes_per_sec");
+    let implied = match (second, rate) {
+        (Some(b), Some(v)) if v >= 0.0 => b.checked_sub((v * dt).round() as u64),
+        _ => None,
+    };
+    r.bracket(
+        "swapfile: io.write_bytes_total − write_bytes_per_sec × interval",
+        implied,
+        Some(before.write_sectors * SECTOR),
+        second,
+        SECTOR,
+    );
+    let busy = f(&entry, "io.busy_percent");
+    r.check(
+        "swapfile: io.busy_percent in 0..=100",
+        busy.is_some_and(|b| (0.0..=100.0).contains(&b)),
+        &busy.map_or("null".into(), |b| format!("{b:.1}")),
+        "0..=100",
+    );
+    if swapped_out > 0 {
+        r.at_least(
+            "swapfile: io.write_bytes_per_sec > 0 (pswpout moved in the window)",
+            rate.map(|v| v as u64),
+            1,
+        );
+    }
+}
+
+/// Phase 2 over the whole phase: what swap wrote out (pswpout: zswap writeback and rejected
+/// stores) went to the swapfile's disk, so the disk's written bytes rose at least as much. Other
+/// writers on the disk can only add to it.
+fn writeback_on_disk(
+    dev: &kernel::FileDevice,
+    (io0, io1): (kernel::BlockStat, kernel::BlockStat),
+    (k0, k1): (&Kernel, &Kernel),
+    ps: u64,
+) {
+    const SLACK_PAGES: u64 = 16;
+    let mut r = rep();
+    let written = io1.write_sectors.saturating_sub(io0.write_sectors) * 512;
+    let pswpout = d(k1, k0, |k| k.vm("pswpout"));
+    let bound = i128::from(pswpout * ps) - i128::from(SLACK_PAGES * ps);
+    r.note(&format!(
+        "phase 2 window: {} wrote {} sectors = {written} B ({} write requests); vmstat pswpout +{pswpout} pages \
+         = {} B; slack {SLACK_PAGES} pages",
+        dev.name,
+        io1.write_sectors.saturating_sub(io0.write_sectors),
+        io1.write_ios.saturating_sub(io0.write_ios),
+        pswpout * ps
+    ));
+    r.at_least(
+        &format!(
+            "Δ{} write sectors × 512 ≥ Δpswpout × page − slack",
+            dev.name
+        ),
+        Some(written),
+        bound,
+    );
+}
+
+/// `--cgroups`: on cgroup v1 the kernel neither charges nor reports zswap per cgroup, and
+/// zswaptop says so instead of listing zeros.
+fn cgroups_checks(j: &Value, kind: machine::CgroupKind) {
+    let mut r = rep();
+    match kind {
+        machine::CgroupKind::V1 => {
+            r.check(
+                "--cgroups on cgroup v1: cgroups.available is false",
+                b(j, "cgroups.available") == Some(false),
+                &report::show(report::at(j, "cgroups.available")),
+                "false",
+            );
+            let reason = s(j, "cgroups.reason").unwrap_or("");
+            let at_v1 = reason.find("v1").unwrap_or(0);
+            let shown: String = reason
+                .chars()
+                .skip(at_v1.saturating_sub(20))
+                .take(26)
+                .collect();
+            r.check(
+                "--cgroups on cgroup v1: cgroups.reason mentions v1",
+                reason.contains("v1"),
+                &format!("…{shown}…"),
+                "…v1…",
+            );
+            let n = report::at(j, "cgroups.list")
+                .and_then(Value::as_array)
+                .map(Vec::len);
+            r.exact(
+                "--cgroups on cgroup v1: cgroups.list is empty",
+                n.map(|n| n as i128),
+                Some(0),
+            );
+        }
+        machine::CgroupKind::V2 => {
+            let listed = report::at(j, "cgroups.list")
+                .and_then(Value::as_array)
+                .is_some_and(|a| {
+                    a.iter().any(|c| {
+                        c.get("path")
+                            .and_then(Value::as_str)
+                            .is_some_and(|p| p.ends_with(machine::CGROUP_NAME))
+                    })
+                });
+            r.check(
+                "--cgroups on cgroup v2: the test's cgroup is listed",
+                b(j, "cgroups.available") == Some(true) && listed,
+                &report::show(report::at(j, "cgroups.available")),
+                "true, listed",
+            );
+        }
+    }
 }
