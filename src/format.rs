@@ -320,6 +320,72 @@ pub fn rate_short(rates_known: bool, v: Option<f64>) -> String {
     }
 }
 
+/// I/O operations per second for a tight column: `0`, `12`, `3.4k`, `12k`; `pending` before the
+/// second sample, the missing mark when unknown.
+pub fn iops(rates_known: bool, v: Option<f64>) -> String {
+    if !rates_known {
+        return PENDING.to_string();
+    }
+    match v {
+        Some(r) if r.is_finite() && r >= 0.0 => {
+            if r < 1_000.0 {
+                format!("{r:.0}")
+            } else if r < 10_000.0 {
+                format!("{:.1}k", r / 1_000.0)
+            } else {
+                format!("{:.0}k", r / 1_000.0)
+            }
+        }
+        _ => MISSING.to_string(),
+    }
+}
+
+/// A percentage for a tight column, with `pending` before the second sample: `3.5%`.
+pub fn percent_rate(rates_known: bool, v: Option<f64>) -> String {
+    if rates_known {
+        percent(v)
+    } else {
+        PENDING.to_string()
+    }
+}
+
+/// A memory limit where 0 means none (zram `mem_limit`): `none`, `2 GiB`.
+pub fn limit(v: Option<u64>) -> String {
+    match v {
+        Some(0) => "none".to_string(),
+        other => bytes(other),
+    }
+}
+
+/// A cgroup's `memory.zswap.max` in the short form: `max` (no limit), `512M`; the missing
+/// mark when the kernel has no such file (`charged`: whether it charges zswap to cgroups at
+/// all, which came with the file).
+pub fn zswap_max(v: Option<u64>, charged: bool) -> String {
+    match (v, charged) {
+        (Some(b), _) => bytes_short(b),
+        (None, true) => "max".to_string(),
+        (None, false) => MISSING.to_string(),
+    }
+}
+
+/// A rotational flag: `yes`, `no`, or the missing mark.
+pub fn yes_no(v: Option<bool>) -> &'static str {
+    match v {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => MISSING,
+    }
+}
+
+/// A count of pages: `1234 pages`, `1 page`.
+pub fn pages(v: Option<u64>) -> String {
+    match v {
+        Some(1) => "1 page".to_string(),
+        Some(n) => format!("{n} pages"),
+        None => MISSING.to_string(),
+    }
+}
+
 /// A sampling interval: `100ms`, `1s`, `2.5s`.
 pub fn interval(d: std::time::Duration) -> String {
     let ms = d.as_millis();
@@ -434,6 +500,26 @@ mod tests {
         assert_eq!(span(std::time::Duration::from_secs(45)), "45s");
         assert_eq!(span(std::time::Duration::from_secs(5400)), "1h30m");
         assert_eq!(span(std::time::Duration::from_secs(86_400)), "1d");
+    }
+
+    #[test]
+    fn tight_columns() {
+        assert_eq!(iops(false, Some(1.0)), PENDING);
+        assert_eq!(iops(true, None), MISSING);
+        assert_eq!(iops(true, Some(12.4)), "12");
+        assert_eq!(iops(true, Some(3_456.0)), "3.5k");
+        assert_eq!(iops(true, Some(12_345.0)), "12k");
+        assert_eq!(percent_rate(false, Some(1.0)), PENDING);
+        assert_eq!(percent_rate(true, Some(12.25)), "12.2%");
+        assert_eq!(limit(Some(0)), "none");
+        assert_eq!(limit(Some(1 << 30)), "1 GiB");
+        assert_eq!(limit(None), MISSING);
+        assert_eq!(zswap_max(None, true), "max");
+        assert_eq!(zswap_max(None, false), MISSING);
+        assert_eq!(zswap_max(Some(512 << 20), true), "512M");
+        assert_eq!(yes_no(Some(false)), "no");
+        assert_eq!(pages(Some(1)), "1 page");
+        assert_eq!(pages(Some(19_661)), "19661 pages");
     }
 
     #[test]

@@ -1,6 +1,12 @@
 //! The dashboard drawn into ratatui's TestBackend from a pair of fixture samples one second
 //! apart (idle, then loaded), so rates have values. Host facts come from the tree under
 //! `--root`; the one that depends on who runs the test (`privileged`) is set explicitly.
+//!
+//! The views that need more than a fixture tree holds get it added to the samples: the block
+//! device and I/O counters under the swapfile (devices), a writeback device and recompression
+//! on the zram tree, the loaded tree's `proc/PID/status` plus forty more processes with swap
+//! (processes), and a cgroup v2 tree written to a temporary directory in the kernel's formats and
+//! read with the real reader, twice, for rates (cgroups).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -12,7 +18,7 @@ use rstest::rstest;
 use zswaptop::app::{Action, App, Msg, View};
 use zswaptop::cli::{Cli, Settings};
 use zswaptop::root::Root;
-use zswaptop::sources;
+use zswaptop::sources::{self, blockstat, cgroups, processes, swapdev};
 
 const T0: u64 = 1_000 * 1_000_000_000;
 
@@ -37,10 +43,229 @@ fn app(args: &[&str]) -> App {
     app
 }
 
+/// An app over two samples of the dashboard (rates over one second), as [`app`] but from any
+/// pair of samples.
+fn app_of(args: &[&str], first: sources::Sample, second: sources::Sample) -> App {
+    let mut v = vec!["zswaptop"];
+    v.extend_from_slice(args);
+    let settings = Settings::from_cli(Cli::parse_from(v), true, true).unwrap();
+    let mut app = App::new(settings, first);
+    app.update(Msg::Sampled(Box::new(second)));
+    app.latest.host.privileged = false;
+    app
+}
+
 fn screen(app: &App, w: u16, h: u16) -> Terminal<TestBackend> {
     let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
     term.draw(|f| zswaptop::ui::draw(f, app)).unwrap();
     term
+}
+
+/// `app` told the terminal's size (as the loop does) and then shown `view`.
+fn on(mut app: App, view: View, w: u16, h: u16) -> App {
+    app.update(Msg::Resize(w, h));
+    app.update(Msg::Key(Action::Show(view)));
+    app
+}
+
+fn keys(app: &mut App, actions: &[Action]) {
+    for &a in actions {
+        app.update(Msg::Key(a));
+    }
+}
+
+// ---- samples with the views' extras --------------------------------------------------------
+
+/// The swapfile of the loaded tree on a partition of a non-rotational disk, with that
+/// partition's I/O counters (`k`: how far the counters have moved).
+fn with_disk(mut s: sources::Sample, k: u64) -> sources::Sample {
+    s.swap_devices = vec![swapdev::SwapBacking {
+        path: "/swapfile-test".into(),
+        kind: "file".into(),
+        devnum: None,
+        mapped_by: Some("st_dev".into()),
+        device: Some(swapdev::BlockDev {
+            name: "vda2".into(),
+            dir: "/sys/block/vda/vda2".into(),
+            partition: true,
+        }),
+        disks: vec![swapdev::Disk {
+            name: "vda".into(),
+            dir: "/sys/block/vda".into(),
+            rotational: Some(false),
+        }],
+        zram: None,
+        unmapped: None,
+    }];
+    let stat = blockstat::BlockStat {
+        read_ios: 1_000 + 120 * k,
+        read_sectors: 80_000 + 960 * k,
+        write_ios: 5_000 + 2_400 * k,
+        write_sectors: 400_000 + 1_900_000 * k,
+        in_flight: 0,
+        io_ticks_ms: 10_000 + 370 * k,
+    };
+    s.block_stats.insert("vda2".into(), Ok(stat));
+    s.block_stats.insert("vda".into(), Ok(stat));
+    s
+}
+
+fn devices_app() -> App {
+    let a = with_disk(sample("linux-6.18-idle", T0), 0);
+    let b = with_disk(sample("linux-6.18-loaded", T0 + 1_000_000_000), 1);
+    app_of(&[], a, b)
+}
+
+/// The zram tree with a writeback device and recompression, as a kernel built with
+/// CONFIG_ZRAM_WRITEBACK and CONFIG_ZRAM_MULTI_COMP shows them.
+fn zram_sample(t: u64) -> sources::Sample {
+    let mut s = sample("e2e-phase3-zram", t);
+    let z = &mut s.zram[0];
+    z.backing_dev = Ok("/dev/vdb".into());
+    z.bd_stat = Ok(sources::zram::BdStat {
+        bd_count_bytes: 64 << 20,
+        bd_reads_bytes: 3 << 20,
+        bd_writes_bytes: 80 << 20,
+    });
+    z.recomp_algorithm = Ok("#1: lzo lzo-rle lz4 [zstd]".into());
+    s
+}
+
+/// The loaded tree's `hog` (from its `proc/PID/status`) and a few dozen more processes with
+/// swap, as the processes view's scan returns them.
+fn with_processes(mut s: sources::Sample) -> sources::Sample {
+    let status = std::fs::read("tests/fixtures/linux-6.18-loaded/proc/PID/status").unwrap();
+    let mut hog = processes::parse_status(6163, &status).unwrap();
+    hog.user = Some("root".into());
+    let mut top = vec![hog];
+    let names = [
+        "firefox",
+        "postgres",
+        "Xwayland",
+        "gnome-shell",
+        "java",
+        "python3",
+        "node",
+        "containerd",
+    ];
+    let users = ["alice", "postgres", "bob", "root"];
+    for i in 0..40u32 {
+        let in_cgroup = i % 3 == 0;
+        top.push(processes::ProcSample {
+            pid: 1_000 + i * 37,
+            name: names[i as usize % names.len()].into(),
+            uid: Some(1_000),
+            rss_bytes: if i == 7 {
+                None
+            } else {
+                Some((u64::from(i % 9 + 1) * 23) << 20)
+            },
+            swap_bytes: (u64::from(41 - i) * 3) << 20,
+            user: Some(users[i as usize % users.len()].into()),
+            cgroup: in_cgroup.then(|| format!("/system.slice/app{i}.service")),
+            cgroup_zswapped: in_cgroup.then_some(u64::from(i % 4) << 20),
+            cgroup_swap: in_cgroup.then_some(4 << 20),
+        });
+    }
+    top.sort_by(|a, b| b.swap_bytes.cmp(&a.swap_bytes).then(a.pid.cmp(&b.pid)));
+    let total = top.iter().map(|p| p.swap_bytes).sum();
+    s.processes = Some(processes::ProcScan {
+        scanned: 412,
+        with_swap: top.len(),
+        total_swap_bytes: total,
+        top,
+    });
+    s
+}
+
+fn processes_app() -> App {
+    let a = with_processes(sample("linux-6.18-idle", T0));
+    let b = with_processes(sample("linux-6.18-loaded", T0 + 1_000_000_000));
+    app_of(&[], a, b)
+}
+
+/// A cgroup v2 tree, as the kernel lays it out: (path, memory.current, memory.swap.current,
+/// memory.stat zswap, zswapped, zswpin, zswpout, zswpwb, memory.zswap.max, zswap.writeback).
+type Cg = (
+    &'static str,
+    u64,
+    u64,
+    u64,
+    u64,
+    u64,
+    u64,
+    u64,
+    &'static str,
+    &'static str,
+);
+
+#[rustfmt::skip]
+const TREE: [Cg; 9] = [
+    ("",                                           0,           0,         300 << 20, 700 << 20, 10, 900, 5, "",          ""),
+    ("system.slice",                               900 << 20,   400 << 20, 180 << 20, 420 << 20, 4,  500, 5, "max",       "1"),
+    ("system.slice/nginx.service",                 80 << 20,    30 << 20,  10 << 20,  25 << 20,  1,  40,  0, "max",       "1"),
+    ("system.slice/postgresql.service",            700 << 20,   360 << 20, 170 << 20, 395 << 20, 3,  460, 5, "268435456", "1"),
+    ("user.slice",                                 1_200 << 20, 300 << 20, 120 << 20, 280 << 20, 6,  400, 0, "max",       "1"),
+    ("user.slice/user-1000.slice",                 1_100 << 20, 290 << 20, 115 << 20, 270 << 20, 6,  380, 0, "max",       "1"),
+    ("user.slice/user-1000.slice/session-2.scope", 1_000 << 20, 280 << 20, 110 << 20, 260 << 20, 6,  370, 0, "max",       "0"),
+    ("batch",                                      50 << 20,    0,         0,         0,         0,  0,   0, "0",         "0"),
+    ("batch/job-17",                               40 << 20,    0,         0,         0,         0,  0,   0, "max",       "1"),
+];
+
+/// Write the tree under `dir/sys/fs/cgroup`, the event counters moved by `k` seconds' worth.
+fn write_tree(dir: &std::path::Path, k: u64) {
+    let base = dir.join("sys/fs/cgroup");
+    std::fs::create_dir_all(&base).unwrap();
+    std::fs::write(
+        base.join("cgroup.controllers"),
+        "cpuset cpu io memory pids\n",
+    )
+    .unwrap();
+    for (path, cur, swap, zswap, zswapped, zin, zout, zwb, max, wb) in TREE {
+        let d = base.join(path);
+        std::fs::create_dir_all(&d).unwrap();
+        let stat = format!(
+            "anon 1\nfile 2\nzswap {zswap}\nzswapped {zswapped}\nzswpin {}\nzswpout {}\nzswpwb {}\n",
+            1_000 + zin * k,
+            50_000 + zout * k,
+            7 + zwb * k
+        );
+        std::fs::write(d.join("memory.stat"), stat).unwrap();
+        if !path.is_empty() {
+            std::fs::write(d.join("memory.current"), format!("{cur}\n")).unwrap();
+            std::fs::write(d.join("memory.swap.current"), format!("{swap}\n")).unwrap();
+            std::fs::write(d.join("memory.zswap.max"), format!("{max}\n")).unwrap();
+            std::fs::write(d.join("memory.zswap.writeback"), format!("{wb}\n")).unwrap();
+        }
+    }
+}
+
+fn cgroups_app() -> App {
+    let tmp = tempfile::tempdir().unwrap();
+    let read = |fixture: &str, t: u64, k: u64| {
+        write_tree(tmp.path(), k);
+        let mount = cgroups::find_v2(&Root::at(tmp.path())).unwrap();
+        let mut s = sample(fixture, t);
+        s.cgroups = Some(Ok(cgroups::read_tree(&mount)));
+        s
+    };
+    let a = read("linux-6.18-idle", T0, 0);
+    let b = read("linux-6.18-loaded", T0 + 1_000_000_000, 1);
+    app_of(&[], a, b)
+}
+
+/// The idle tree is a cgroup v1 machine: the cgroups view says why it has nothing.
+fn cgroups_v1_app() -> App {
+    let mut s = sample("linux-6.18-idle", T0);
+    let mut s2 = sample("linux-6.18-loaded", T0 + 1_000_000_000);
+    let v1 = cgroups::find_v2(&Root::at("tests/fixtures/linux-6.18-idle")).map(|_| Vec::new());
+    s.cgroups = Some(v1.clone());
+    s2.cgroups = Some(v1);
+    app_of(&[], s, s2)
+}
+
+fn snap(name: &str, term: &Terminal<TestBackend>) {
+    settings().bind(|| insta::assert_snapshot!(name, term.backend()));
 }
 
 fn settings() -> insta::Settings {
@@ -91,6 +316,282 @@ fn devices_80x24() {
     a.update(Msg::Key(Action::Show(View::Devices)));
     let term = screen(&a, 80, 24);
     settings().bind(|| insta::assert_snapshot!(term.backend()));
+}
+
+#[test]
+fn devices_120x40() {
+    let a = on(devices_app(), View::Devices, 120, 40);
+    snap("devices_120x40", &screen(&a, 120, 40));
+}
+
+#[test]
+fn devices_io_80x24() {
+    let a = on(devices_app(), View::Devices, 80, 24);
+    let term = screen(&a, 80, 24);
+    let t = text(&term);
+    for needle in [
+        "vda2 on vda",
+        "device I/O is all traffic on the device, not only swap",
+        "pswpin 0/s pswpout 0/s",
+        "priorities, filled highest first: -2 /swapfile-test",
+    ] {
+        assert!(t.contains(needle), "missing {needle:?} in\n{t}");
+    }
+    snap("devices_io_80x24", &term);
+}
+
+#[test]
+fn devices_io_pending_after_one_sample() {
+    let settings = Settings::from_cli(Cli::parse_from(["zswaptop"]), true, true).unwrap();
+    let a = App::new(settings, with_disk(sample("linux-6.18-loaded", T0), 0));
+    let t = text(&screen(&on(a, View::Devices, 100, 30), 100, 30));
+    assert!(t.contains("pending"), "{t}");
+}
+
+#[test]
+fn devices_zram_80x24() {
+    let a = app_of(&[], zram_sample(T0), zram_sample(T0 + 1_000_000_000));
+    let a = on(a, View::Devices, 80, 24);
+    snap("devices_zram_80x24", &screen(&a, 80, 24));
+}
+
+#[test]
+fn devices_zram_120x40() {
+    let a = app_of(&[], zram_sample(T0), zram_sample(T0 + 1_000_000_000));
+    let a = on(a, View::Devices, 120, 40);
+    let term = screen(&a, 120, 40);
+    let t = text(&term);
+    for needle in [
+        "zram0  lz4  disksize 1 GiB  swap, priority 100",
+        "orig 691.3 MiB",
+        "compr 320.9 MiB",
+        "mem used 330.3 MiB",
+        "limit none",
+        "peak 330.3 MiB",
+        "ratio 2.09:1 effective (2.15:1 compressor only)",
+        "allocator overhead 9.4 MiB",
+        "same-filled 0 pages",
+        "huge 19661 pages",
+        "failed reads 0 writes 0",
+        "writeback to /dev/vdb holds 64 MiB (read 3 MiB, written 80 MiB)",
+        "recompression #1: lzo lzo-rle lz4 [zstd]",
+        "100 /dev/zram0",
+    ] {
+        assert!(t.contains(needle), "missing {needle:?} in\n{t}");
+    }
+    snap("devices_zram_120x40", &term);
+}
+
+#[test]
+fn diagnostics_80x24() {
+    let a = app_of(
+        &[],
+        sample("linux-6.18-writeback", T0),
+        sample("linux-6.18-writeback", T0 + 1_000_000_000),
+    );
+    let a = on(a, View::Diagnostics, 80, 24);
+    snap("diagnostics_80x24", &screen(&a, 80, 24));
+}
+
+#[test]
+fn diagnostics_120x40() {
+    let a = app_of(
+        &[],
+        sample("linux-6.18-writeback", T0),
+        sample("linux-6.18-writeback", T0 + 1_000_000_000),
+    );
+    let a = on(a, View::Diagnostics, 120, 40);
+    snap("diagnostics_120x40", &screen(&a, 120, 40));
+}
+
+#[test]
+fn diagnostics_scroll_to_the_tunables() {
+    let a = app_of(
+        &[],
+        sample("linux-6.18-writeback", T0),
+        sample("linux-6.18-writeback", T0 + 1_000_000_000),
+    );
+    let mut a = on(a, View::Diagnostics, 80, 24);
+    keys(&mut a, &[Action::Bottom]);
+    let term = screen(&a, 80, 24);
+    let t = text(&term);
+    assert!(t.contains("transparent_hugepage.defrag"), "{t}");
+    assert!(t.contains("of 94 ─"), "the position is shown: {t}");
+    snap("diagnostics_end_80x24", &term);
+    // Up from the end moves at once (the offset never runs past the end).
+    keys(&mut a, &[Action::ScrollDown, Action::ScrollUp]);
+    assert!(text(&screen(&a, 80, 24)).contains("lines 75-93 of 94"));
+}
+
+#[test]
+fn every_finding_is_in_the_diagnostics_view() {
+    let a = app_of(
+        &[],
+        sample("linux-6.18-writeback", T0),
+        sample("linux-6.18-writeback", T0 + 1_000_000_000),
+    );
+    let a = on(a, View::Diagnostics, 200, 400);
+    let t = text(&screen(&a, 200, 400));
+    assert!(!a.latest.diagnostics.is_empty());
+    for d in &a.latest.diagnostics {
+        assert!(t.contains(&format!("{}: ", d.id)), "{}", d.id);
+        for e in &d.evidence {
+            assert!(t.contains(e.as_str()), "{e}");
+        }
+    }
+    for adv in &a.latest.tunables_advice {
+        assert!(t.contains(&adv.name), "{}", adv.name);
+    }
+    assert!(t.contains("suggested for zswap + disk swap"), "{t}");
+    assert!(t.contains("setup: zswap + disk swap"), "{t}");
+}
+
+#[test]
+fn a_warning_is_on_the_overview_at_80x24() {
+    let a = app_of(
+        &[],
+        sample("linux-6.18-writeback", T0),
+        sample("linux-6.18-writeback", T0 + 1_000_000_000),
+    );
+    let t = text(&screen(&a, 80, 24));
+    assert!(t.contains("WARN pool-full:"), "{t}");
+    assert!(t.contains("WARN shrinker-off:"), "{t}");
+}
+
+#[test]
+fn processes_80x24() {
+    let a = on(processes_app(), View::Processes, 80, 24);
+    snap("processes_80x24", &screen(&a, 80, 24));
+}
+
+#[test]
+fn processes_120x40() {
+    let a = on(processes_app(), View::Processes, 120, 40);
+    let term = screen(&a, 120, 40);
+    let t = text(&term);
+    for needle in [
+        "41 of 412 have swap",
+        "6163 hog",
+        "513.6 MiB",
+        "~in zswap is an estimate",
+        "global",
+        "cgroup",
+        "app0.service",
+    ] {
+        assert!(t.contains(needle), "missing {needle:?} in\n{t}");
+    }
+    snap("processes_120x40", &term);
+}
+
+#[test]
+fn processes_sorted_filtered_and_scrolled() {
+    let mut a = on(processes_app(), View::Processes, 80, 24);
+    // By name, reversed; then the filter prompt with "WAY" (case does not matter).
+    keys(
+        &mut a,
+        &[
+            Action::SortNext,
+            Action::SortNext,
+            Action::SortNext,
+            Action::SortNext,
+            Action::SortReverse,
+            Action::FilterOpen,
+            Action::FilterInput('W'),
+            Action::FilterInput('A'),
+            Action::FilterInput('Y'),
+        ],
+    );
+    let term = screen(&a, 80, 24);
+    let t = text(&term);
+    assert!(t.contains("sort name↑") || t.contains("sort name↓"), "{t}");
+    assert!(t.contains("filter: WAY"), "{t}");
+    snap("processes_filter_prompt_80x24", &term);
+    // Enter keeps the filter; the list scrolls; Esc clears it.
+    keys(&mut a, &[Action::FilterDone, Action::PageDown]);
+    let t = text(&screen(&a, 80, 24));
+    assert!(t.contains("filter \"WAY\": 5 of 41"), "{t}");
+    assert_eq!(t.matches("Xwayland").count(), 5, "{t}");
+    assert!(!t.contains(" hog "), "{t}");
+    keys(&mut a, &[Action::Back]);
+    assert!(a.running, "Esc cleared the filter rather than quit");
+    assert!(a.procs.filter.is_empty());
+}
+
+#[test]
+fn a_throttled_scan_says_how_often_the_list_is_read() {
+    let mut a = on(processes_app(), View::Processes, 120, 40);
+    assert!(!text(&screen(&a, 120, 40)).contains("list read every"));
+    a.update(Msg::ScanEvery(Some(std::time::Duration::from_millis(
+        4_500,
+    ))));
+    let t = text(&screen(&a, 120, 40));
+    assert!(
+        t.contains("list read every 4.5s (scan capped at 2% CPU)"),
+        "{t}"
+    );
+}
+
+#[test]
+fn processes_end_shows_the_last_row_at_the_bottom() {
+    let mut a = on(processes_app(), View::Processes, 80, 24);
+    keys(&mut a, &[Action::Bottom]);
+    let t = text(&screen(&a, 80, 24));
+    let rows: Vec<&str> = t.lines().collect();
+    // The smallest swap user is the last row, right above the note.
+    let last = a.latest.processes.as_ref().unwrap().top.last().unwrap().pid;
+    let at = rows
+        .iter()
+        .position(|l| l.contains(&format!(" {last} ")))
+        .unwrap();
+    assert!(rows[at + 1].contains("~in zswap is an estimate"), "{t}");
+}
+
+#[test]
+fn cgroups_80x24() {
+    let a = on(cgroups_app(), View::Cgroups, 80, 24);
+    let term = screen(&a, 80, 24);
+    let t = text(&term);
+    assert!(
+        t.contains("wider: zswpwb/s zswap.max writeback"),
+        "narrow: the hidden columns are named: {t}"
+    );
+    snap("cgroups_80x24", &term);
+}
+
+#[test]
+fn cgroups_120x40() {
+    let a = on(cgroups_app(), View::Cgroups, 120, 40);
+    let term = screen(&a, 120, 40);
+    let t = text(&term);
+    for needle in [
+        "postgresql.service",
+        "session-2.scope",
+        "/batch/job-17",
+        "zswap.max",
+        "writeback",
+        "256M",
+        "2.32:1",
+    ] {
+        assert!(t.contains(needle), "missing {needle:?} in\n{t}");
+    }
+    snap("cgroups_120x40", &term);
+}
+
+#[test]
+fn cgroups_tree_120x40() {
+    let mut a = on(cgroups_app(), View::Cgroups, 120, 40);
+    keys(&mut a, &[Action::SortPrev]);
+    let term = screen(&a, 120, 40);
+    assert!(text(&term).contains("sort tree"));
+    snap("cgroups_tree_120x40", &term);
+}
+
+#[test]
+fn cgroups_v1_80x24() {
+    let a = on(cgroups_v1_app(), View::Cgroups, 80, 24);
+    let term = screen(&a, 80, 24);
+    assert!(text(&term).contains("cgroup v1"), "{}", text(&term));
+    snap("cgroups_v1_80x24", &term);
 }
 
 #[test]
@@ -181,16 +682,41 @@ fn below_the_minimum_one_line_says_so() {
     assert!(lines[0].contains("too small"), "{t}");
 }
 
+/// Every view at every size, with the views' data in the samples (processes, cgroups, disk
+/// I/O, zram in full) and the filter prompt open in the list views.
 #[rstest]
 fn tiny_sizes_do_not_panic(
-    #[values((0, 0), (1, 1), (2, 2), (20, 5), (40, 10), (49, 11), (50, 12), (79, 23), (80, 24), (300, 100))]
+    #[values((0, 0), (1, 1), (2, 2), (20, 5), (40, 10), (49, 11), (50, 12), (51, 13), (60, 14), (79, 23), (80, 24), (300, 100))]
     size: (u16, u16),
-    #[values(View::Overview, View::Graphs, View::Devices)] view: View,
+    #[values(
+        View::Overview,
+        View::Graphs,
+        View::Devices,
+        View::Diagnostics,
+        View::Processes,
+        View::Cgroups
+    )]
+    view: View,
     #[values(false, true)] help: bool,
     #[values(false, true)] ascii: bool,
 ) {
-    let mut a = app(if ascii { &["--ascii"] } else { &[] });
+    let tmp = tempfile::tempdir().unwrap();
+    write_tree(tmp.path(), 0);
+    let mount = cgroups::find_v2(&Root::at(tmp.path())).unwrap();
+    let full = |t: u64| {
+        let mut s = with_processes(with_disk(zram_sample(t), 1));
+        s.cgroups = Some(Ok(cgroups::read_tree(&mount)));
+        s
+    };
+    let mut a = app_of(
+        if ascii { &["--ascii"] } else { &[] },
+        full(T0),
+        full(T0 + 1_000_000_000),
+    );
+    a.update(Msg::Resize(size.0, size.1));
     a.update(Msg::Key(Action::Show(view)));
+    keys(&mut a, &[Action::FilterOpen, Action::FilterInput('s')]);
+    keys(&mut a, &[Action::PageDown, Action::Bottom]);
     if help {
         a.update(Msg::Key(Action::ToggleHelp));
     }

@@ -1,8 +1,9 @@
 //! End to end: the real binary in a real terminal (tmux), as a user would run it.
 //!
-//! Starts the dashboard from a shell in a tmux pane, reads the screen, presses `?`, shrinks the
-//! window to 40×10 and back, quits with `q`, and checks the terminal was given back (alternate
-//! screen off, the shell's prompt and the exit status on screen). Then the SSH-drop cases: the
+//! Starts the dashboard from a shell in a tmux pane, reads the screen, presses `?`, visits every
+//! view (typing a filter in the processes view), shrinks the window to 40×10 and back, quits
+//! with `q`, and checks the terminal was given back (alternate screen off, the shell's prompt
+//! and the exit status on screen). Then the SSH-drop cases: the
 //! pane killed under the process (its terminal hangs up) and SIGHUP sent to it; either way it
 //! must be gone within about a second.
 //!
@@ -249,6 +250,36 @@ const PANELS: [&str; 9] = [
     "q quit",
 ];
 
+/// Every view by its number key, a filter typed and cleared, and back to the overview.
+fn visit_views(t: &Tmux) {
+    t.keys(&["3"]);
+    t.wait_for("the devices view", |s| {
+        s.contains("Swap devices") && s.contains("zram devices")
+    });
+    t.keys(&["4"]);
+    t.wait_for("the diagnostics view", |s| {
+        s.contains("Diagnostics") && (s.contains("Tunables") || s.contains("lines 1-"))
+    });
+    t.keys(&["5"]);
+    t.wait_for("the processes view", |s| {
+        s.contains("Processes by swap") && (s.contains("have swap") || s.contains("no process"))
+    });
+    // q typed into the filter prompt is text, not quit.
+    t.keys(&["/", "q", "x"]);
+    t.wait_for("the filter prompt", |s| s.contains("filter: qx"));
+    t.keys(&["Escape"]);
+    t.wait_for("the filter cleared", |s| {
+        s.contains("/ filter") && !s.contains("filter: qx")
+    });
+    t.keys(&["6"]);
+    t.wait_for("the cgroups view", |s| {
+        s.contains("cgroups")
+            && (s.contains("cgroup v1") || s.contains("cgroup v2") || s.contains("(v2)"))
+    });
+    t.keys(&["Tab"]);
+    t.wait_for("Tab wraps to the overview", |s| s.contains("Real memory"));
+}
+
 /// Start, look, help, resize, quit: the whole session of a user.
 fn session(name: &str, args: &str, expect: &[&str]) {
     let t = shell_session(name);
@@ -270,6 +301,8 @@ fn session(name: &str, args: &str, expect: &[&str]) {
     t.wait_for("the help to close", |s| {
         !s.contains("Keys") && s.contains("Real memory")
     });
+
+    visit_views(&t);
 
     t.resize(40, 10);
     t.wait_for("the too-small notice", |s| s.contains("too small"));

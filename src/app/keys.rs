@@ -1,5 +1,6 @@
-//! The key map: a pure function from a key event to what it asks for. Only presses count
-//! (terminals that report releases and repeats would otherwise act twice).
+//! The key map: a pure function from a key event (and whether the filter prompt is open) to
+//! what it asks for. Only presses count (terminals that report releases and repeats would
+//! otherwise act twice). While the prompt is open, printable keys are text.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
@@ -34,16 +35,45 @@ pub enum Action {
     ZoomOut,
     /// Ctrl-L: repaint everything.
     Redraw,
+    /// `s`, `>`: sort the list by the next column.
+    SortNext,
+    /// `<`: sort by the previous column.
+    SortPrev,
+    /// `r`, `I`: reverse the sort.
+    SortReverse,
+    /// `/`: open the filter prompt.
+    FilterOpen,
+    /// A character typed into the prompt.
+    FilterInput(char),
+    /// Backspace in the prompt.
+    FilterBackspace,
+    /// Ctrl-U in the prompt: empty it.
+    FilterClear,
+    /// Enter: close the prompt, keep the filter.
+    FilterDone,
+    /// Esc in the prompt: clear the filter and close the prompt.
+    FilterCancel,
 }
 
-/// What `key` asks for, if anything.
-pub fn action_for(key: KeyEvent) -> Option<Action> {
+/// Which key map applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Normal,
+    /// The filter prompt is open: keys type text.
+    Prompt,
+}
+
+/// What `key` asks for in `mode`, if anything.
+pub fn action_for(key: KeyEvent, mode: Mode) -> Option<Action> {
     if key.kind != KeyEventKind::Press {
         return None;
     }
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     if key.modifiers.contains(KeyModifiers::ALT) {
         return None;
+    }
+    if mode == Mode::Prompt {
+        return prompt_action(key.code, ctrl);
     }
     let a = match key.code {
         KeyCode::Char('c' | 'C') if ctrl => Action::Quit,
@@ -60,6 +90,13 @@ pub fn action_for(key: KeyEvent) -> Option<Action> {
         KeyCode::Char('1') => Action::Show(View::Overview),
         KeyCode::Char('2') => Action::Show(View::Graphs),
         KeyCode::Char('3') => Action::Show(View::Devices),
+        KeyCode::Char('4') => Action::Show(View::Diagnostics),
+        KeyCode::Char('5') => Action::Show(View::Processes),
+        KeyCode::Char('6') => Action::Show(View::Cgroups),
+        KeyCode::Char('s' | '>') => Action::SortNext,
+        KeyCode::Char('<') => Action::SortPrev,
+        KeyCode::Char('r' | 'I') => Action::SortReverse,
+        KeyCode::Char('/') => Action::FilterOpen,
         KeyCode::Right => Action::FocusNext,
         KeyCode::Left => Action::FocusPrev,
         KeyCode::Up | KeyCode::Char('k') => Action::ScrollUp,
@@ -75,20 +112,50 @@ pub fn action_for(key: KeyEvent) -> Option<Action> {
     Some(a)
 }
 
+/// The prompt's key map: text editing, with the keys that move and quit still working.
+fn prompt_action(code: KeyCode, ctrl: bool) -> Option<Action> {
+    let a = match code {
+        KeyCode::Char('c' | 'C') if ctrl => Action::Quit,
+        KeyCode::Char('l' | 'L') if ctrl => Action::Redraw,
+        KeyCode::Char('u' | 'U') if ctrl => Action::FilterClear,
+        _ if ctrl => return None,
+        KeyCode::Esc => Action::FilterCancel,
+        KeyCode::Enter => Action::FilterDone,
+        KeyCode::Backspace => Action::FilterBackspace,
+        KeyCode::Char(c) if !c.is_control() => Action::FilterInput(c),
+        KeyCode::Tab => Action::NextView,
+        KeyCode::BackTab => Action::PrevView,
+        KeyCode::Up => Action::ScrollUp,
+        KeyCode::Down => Action::ScrollDown,
+        KeyCode::PageUp => Action::PageUp,
+        KeyCode::PageDown => Action::PageDown,
+        KeyCode::Home => Action::Top,
+        KeyCode::End => Action::Bottom,
+        _ => return None,
+    };
+    Some(a)
+}
+
 /// Every key the dashboard knows, as the help overlay lists it: (keys, what they do).
-pub const HELP: [(&str, &str); 13] = [
+pub const HELP: [(&str, &str); 19] = [
     ("q  Ctrl-C", "quit"),
-    ("Esc", "close this help, or quit"),
+    ("Esc", "close this help, clear the filter, or quit"),
     ("?  F1  h", "show / hide this help"),
     ("space  p", "pause the display (sampling goes on)"),
     ("+  -", "sample less / more often (0.1 s minimum)"),
     ("Tab  Shift-Tab", "next / previous view"),
-    ("1  2  3", "overview / graphs / devices"),
-    ("Left  Right", "move focus: swap table, zram table"),
-    ("Up  Down  j  k", "scroll the focused table"),
+    ("1 2 3", "overview / graphs / devices"),
+    ("4 5 6", "diagnostics / processes / cgroups"),
+    ("Left  Right", "devices: focus the swap or the zram table"),
+    ("Up  Down  j  k", "scroll"),
     ("PgUp  PgDn", "scroll a page"),
-    ("Home  End  g  G", "top / bottom of the table"),
+    ("Home  End  g  G", "top / bottom"),
     ("[  ]", "graphs: shorter / longer time window"),
+    ("s  >  <", "processes, cgroups: next / previous sort column"),
+    ("r  I", "processes, cgroups: reverse the sort"),
+    ("/", "processes, cgroups: filter (Enter keeps it)"),
+    ("Backspace", "in the filter: delete a character"),
+    ("Ctrl-U", "in the filter: clear it"),
     ("Ctrl-L", "repaint the screen"),
 ];
 
@@ -105,81 +172,135 @@ mod tests {
         KeyEvent::new(code, m)
     }
 
+    fn action(k: KeyEvent) -> Option<Action> {
+        action_for(k, Mode::Normal)
+    }
+
+    fn typed(k: KeyEvent) -> Option<Action> {
+        action_for(k, Mode::Prompt)
+    }
+
     #[test]
     fn quit_keys() {
-        assert_eq!(action_for(press(KeyCode::Char('q'))), Some(Action::Quit));
-        assert_eq!(action_for(press(KeyCode::Char('Q'))), Some(Action::Quit));
+        assert_eq!(action(press(KeyCode::Char('q'))), Some(Action::Quit));
+        assert_eq!(action(press(KeyCode::Char('Q'))), Some(Action::Quit));
         assert_eq!(
-            action_for(with(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+            action(with(KeyCode::Char('c'), KeyModifiers::CONTROL)),
             Some(Action::Quit)
         );
-        assert_eq!(action_for(press(KeyCode::Esc)), Some(Action::Back));
+        assert_eq!(action(press(KeyCode::Esc)), Some(Action::Back));
         // A plain c is not Ctrl-C.
-        assert_eq!(action_for(press(KeyCode::Char('c'))), None);
+        assert_eq!(action(press(KeyCode::Char('c'))), None);
     }
 
     #[test]
     fn help_pause_interval() {
+        assert_eq!(action(press(KeyCode::Char('?'))), Some(Action::ToggleHelp));
         assert_eq!(
-            action_for(press(KeyCode::Char('?'))),
+            action(with(KeyCode::Char('?'), KeyModifiers::SHIFT)),
             Some(Action::ToggleHelp)
         );
+        assert_eq!(action(press(KeyCode::F(1))), Some(Action::ToggleHelp));
+        assert_eq!(action(press(KeyCode::Char(' '))), Some(Action::TogglePause));
         assert_eq!(
-            action_for(with(KeyCode::Char('?'), KeyModifiers::SHIFT)),
-            Some(Action::ToggleHelp)
-        );
-        assert_eq!(action_for(press(KeyCode::F(1))), Some(Action::ToggleHelp));
-        assert_eq!(
-            action_for(press(KeyCode::Char(' '))),
-            Some(Action::TogglePause)
-        );
-        assert_eq!(
-            action_for(with(KeyCode::Char('+'), KeyModifiers::SHIFT)),
+            action(with(KeyCode::Char('+'), KeyModifiers::SHIFT)),
             Some(Action::LongerInterval)
         );
         assert_eq!(
-            action_for(press(KeyCode::Char('='))),
+            action(press(KeyCode::Char('='))),
             Some(Action::LongerInterval)
         );
         assert_eq!(
-            action_for(press(KeyCode::Char('-'))),
+            action(press(KeyCode::Char('-'))),
             Some(Action::ShorterInterval)
         );
     }
 
     #[test]
     fn views_focus_scroll_zoom() {
-        assert_eq!(action_for(press(KeyCode::Tab)), Some(Action::NextView));
+        assert_eq!(action(press(KeyCode::Tab)), Some(Action::NextView));
         assert_eq!(
-            action_for(with(KeyCode::BackTab, KeyModifiers::SHIFT)),
+            action(with(KeyCode::BackTab, KeyModifiers::SHIFT)),
             Some(Action::PrevView)
         );
         assert_eq!(
-            action_for(press(KeyCode::Char('1'))),
+            action(press(KeyCode::Char('1'))),
             Some(Action::Show(View::Overview))
         );
         assert_eq!(
-            action_for(press(KeyCode::Char('2'))),
+            action(press(KeyCode::Char('2'))),
             Some(Action::Show(View::Graphs))
         );
         assert_eq!(
-            action_for(press(KeyCode::Char('3'))),
+            action(press(KeyCode::Char('3'))),
             Some(Action::Show(View::Devices))
         );
-        assert_eq!(action_for(press(KeyCode::Char('4'))), None);
-        assert_eq!(action_for(press(KeyCode::Right)), Some(Action::FocusNext));
-        assert_eq!(action_for(press(KeyCode::Left)), Some(Action::FocusPrev));
-        assert_eq!(action_for(press(KeyCode::Up)), Some(Action::ScrollUp));
-        assert_eq!(action_for(press(KeyCode::Down)), Some(Action::ScrollDown));
-        assert_eq!(action_for(press(KeyCode::PageUp)), Some(Action::PageUp));
-        assert_eq!(action_for(press(KeyCode::PageDown)), Some(Action::PageDown));
-        assert_eq!(action_for(press(KeyCode::Home)), Some(Action::Top));
-        assert_eq!(action_for(press(KeyCode::End)), Some(Action::Bottom));
-        assert_eq!(action_for(press(KeyCode::Char('['))), Some(Action::ZoomIn));
-        assert_eq!(action_for(press(KeyCode::Char(']'))), Some(Action::ZoomOut));
         assert_eq!(
-            action_for(with(KeyCode::Char('l'), KeyModifiers::CONTROL)),
+            action(press(KeyCode::Char('4'))),
+            Some(Action::Show(View::Diagnostics))
+        );
+        assert_eq!(
+            action(press(KeyCode::Char('5'))),
+            Some(Action::Show(View::Processes))
+        );
+        assert_eq!(
+            action(press(KeyCode::Char('6'))),
+            Some(Action::Show(View::Cgroups))
+        );
+        assert_eq!(action(press(KeyCode::Char('7'))), None);
+        assert_eq!(action(press(KeyCode::Right)), Some(Action::FocusNext));
+        assert_eq!(action(press(KeyCode::Left)), Some(Action::FocusPrev));
+        assert_eq!(action(press(KeyCode::Up)), Some(Action::ScrollUp));
+        assert_eq!(action(press(KeyCode::Down)), Some(Action::ScrollDown));
+        assert_eq!(action(press(KeyCode::PageUp)), Some(Action::PageUp));
+        assert_eq!(action(press(KeyCode::PageDown)), Some(Action::PageDown));
+        assert_eq!(action(press(KeyCode::Home)), Some(Action::Top));
+        assert_eq!(action(press(KeyCode::End)), Some(Action::Bottom));
+        assert_eq!(action(press(KeyCode::Char('['))), Some(Action::ZoomIn));
+        assert_eq!(action(press(KeyCode::Char(']'))), Some(Action::ZoomOut));
+        assert_eq!(
+            action(with(KeyCode::Char('l'), KeyModifiers::CONTROL)),
             Some(Action::Redraw)
+        );
+    }
+
+    #[test]
+    fn sort_and_filter_keys() {
+        assert_eq!(action(press(KeyCode::Char('s'))), Some(Action::SortNext));
+        assert_eq!(action(press(KeyCode::Char('>'))), Some(Action::SortNext));
+        assert_eq!(action(press(KeyCode::Char('<'))), Some(Action::SortPrev));
+        assert_eq!(action(press(KeyCode::Char('r'))), Some(Action::SortReverse));
+        assert_eq!(action(press(KeyCode::Char('I'))), Some(Action::SortReverse));
+        assert_eq!(action(press(KeyCode::Char('/'))), Some(Action::FilterOpen));
+    }
+
+    #[test]
+    fn in_the_prompt_keys_are_text() {
+        for c in ['q', 's', '?', '1', ' ', '/', 'é'] {
+            assert_eq!(typed(press(KeyCode::Char(c))), Some(Action::FilterInput(c)));
+        }
+        assert_eq!(typed(press(KeyCode::Esc)), Some(Action::FilterCancel));
+        assert_eq!(typed(press(KeyCode::Enter)), Some(Action::FilterDone));
+        assert_eq!(
+            typed(press(KeyCode::Backspace)),
+            Some(Action::FilterBackspace)
+        );
+        assert_eq!(
+            typed(with(KeyCode::Char('u'), KeyModifiers::CONTROL)),
+            Some(Action::FilterClear)
+        );
+        assert_eq!(
+            typed(with(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+            Some(Action::Quit)
+        );
+        assert_eq!(typed(press(KeyCode::Down)), Some(Action::ScrollDown));
+        assert_eq!(typed(press(KeyCode::PageDown)), Some(Action::PageDown));
+        assert_eq!(typed(press(KeyCode::Tab)), Some(Action::NextView));
+        assert_eq!(typed(press(KeyCode::F(1))), None);
+        assert_eq!(
+            typed(with(KeyCode::Char('q'), KeyModifiers::ALT)),
+            None,
+            "Alt is never text"
         );
     }
 
@@ -192,22 +313,19 @@ mod tests {
                 kind,
                 KeyEventState::NONE,
             );
-            assert_eq!(action_for(k), None, "{kind:?}");
+            assert_eq!(action(k), None, "{kind:?}");
         }
     }
 
     #[test]
     fn other_modifiers_and_keys_do_nothing() {
+        assert_eq!(action(with(KeyCode::Char('q'), KeyModifiers::ALT)), None);
         assert_eq!(
-            action_for(with(KeyCode::Char('q'), KeyModifiers::ALT)),
+            action(with(KeyCode::Char('x'), KeyModifiers::CONTROL)),
             None
         );
-        assert_eq!(
-            action_for(with(KeyCode::Char('x'), KeyModifiers::CONTROL)),
-            None
-        );
-        assert_eq!(action_for(press(KeyCode::Char('x'))), None);
-        assert_eq!(action_for(press(KeyCode::Insert)), None);
+        assert_eq!(action(press(KeyCode::Char('x'))), None);
+        assert_eq!(action(press(KeyCode::Insert)), None);
     }
 
     #[test]
@@ -233,8 +351,32 @@ mod tests {
             assert!(text.contains(k), "help lacks {k}");
         }
         for k in [
-            "Up", "Down", "PgUp", "PgDn", "Home", "End", "[", "]", "Ctrl-L", "j", "k", "g", "G",
-            "p", "h",
+            "Up",
+            "Down",
+            "PgUp",
+            "PgDn",
+            "Home",
+            "End",
+            "[",
+            "]",
+            "Ctrl-L",
+            "j",
+            "k",
+            "g",
+            "G",
+            "p",
+            "h",
+            "4",
+            "5",
+            "6",
+            "s",
+            ">",
+            "<",
+            "r",
+            "I",
+            "/",
+            "Backspace",
+            "Ctrl-U",
         ] {
             assert!(text.contains(k), "help lacks {k}");
         }

@@ -3,6 +3,7 @@
 //! `&App` and changes nothing; the terminal loop ([`run`]) turns ticks and keys into messages.
 
 pub mod keys;
+pub mod lists;
 pub mod run;
 pub mod sampler;
 mod tty;
@@ -12,8 +13,9 @@ use std::time::Duration;
 use crate::cli::{DEFAULT_INTERVAL, MIN_INTERVAL, Settings};
 use crate::history::History;
 use crate::model::Snapshot;
-use crate::sources::Sample;
+use crate::sources::{Extras, Sample};
 pub use keys::Action;
+use lists::{CgroupSort, ListState, ProcSort};
 
 /// The dashboard's views (Tab and the number keys switch).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,42 +24,81 @@ pub enum View {
     Overview,
     /// The four graphs, large.
     Graphs,
-    /// Swap and zram device tables.
+    /// Swap devices (with their I/O) and zram devices in full.
     Devices,
+    /// Every finding in full, and the tunables.
+    Diagnostics,
+    /// The processes with the most swap (scanned only while shown).
+    Processes,
+    /// cgroup v2 memory, swap and zswap (the tree is walked only while shown).
+    Cgroups,
 }
 
 impl View {
-    pub const ALL: [View; 3] = [View::Overview, View::Graphs, View::Devices];
+    pub const ALL: [View; 6] = [
+        View::Overview,
+        View::Graphs,
+        View::Devices,
+        View::Diagnostics,
+        View::Processes,
+        View::Cgroups,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             View::Overview => "overview",
             View::Graphs => "graphs",
             View::Devices => "devices",
+            View::Diagnostics => "diagnostics",
+            View::Processes => "processes",
+            View::Cgroups => "cgroups",
         }
     }
 
     fn index(self) -> usize {
-        match self {
-            View::Overview => 0,
-            View::Graphs => 1,
-            View::Devices => 2,
-        }
+        View::ALL.iter().position(|&v| v == self).unwrap_or(0)
+    }
+
+    /// The list views sort and filter.
+    pub fn is_list(self) -> bool {
+        matches!(self, View::Processes | View::Cgroups)
     }
 }
 
-/// Which table the arrows scroll.
+/// Which table the arrows scroll in the devices view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Focus {
     Swap,
     Zram,
 }
 
-impl Focus {
+/// Everything that scrolls, each with its own offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    Swap,
+    Zram,
+    Diagnostics,
+    Processes,
+    Cgroups,
+}
+
+impl Pane {
     fn index(self) -> usize {
         match self {
-            Focus::Swap => 0,
-            Focus::Zram => 1,
+            Pane::Swap => 0,
+            Pane::Zram => 1,
+            Pane::Diagnostics => 2,
+            Pane::Processes => 3,
+            Pane::Cgroups => 4,
+        }
+    }
+}
+
+impl From<Focus> for Pane {
+    fn from(f: Focus) -> Pane {
+        match f {
+            Focus::Swap => Pane::Swap,
+            Focus::Zram => Pane::Zram,
         }
     }
 }
@@ -67,12 +108,18 @@ pub enum Msg {
     /// A new sample was read (boxed: a sample is large next to the other messages).
     Sampled(Box<Sample>),
     Key(Action),
-    /// The terminal changed size: nothing to update, but the screen must be redrawn.
-    Resize,
+    /// The terminal is now this many columns × rows.
+    Resize(u16, u16),
+    /// The process list is now read this often (less often than every tick), or every tick.
+    ScanEvery(Option<Duration>),
 }
 
 /// Rows PgUp/PgDn move.
 pub const PAGE: usize = 10;
+
+/// How many processes the processes view keeps from each scan (sorted and filtered among
+/// these), unless `--top N` says otherwise.
+pub const TOP_PROCESSES: usize = 200;
 
 /// Interval steps for `+`/`-`.
 const INTERVAL_STEPS_MS: [u64; 9] = [100, 200, 500, 1_000, 2_000, 5_000, 10_000, 30_000, 60_000];
@@ -101,7 +148,25 @@ pub struct App {
     pub samples: u64,
     pub view: View,
     pub focus: Focus,
-    scroll: [usize; 2],
+    scroll: [usize; 5],
+    /// The terminal's size as last reported (for how far the panes scroll).
+    pub size: (u16, u16),
+    /// The processes view's sort and filter.
+    pub procs: ListState<ProcSort>,
+    /// The cgroups view's sort and filter.
+    pub cgroups: ListState<CgroupSort>,
+    /// The filter prompt is open (in a list view).
+    pub prompt: bool,
+    /// The rows the processes view shows, in order (indices into `latest.processes.top`).
+    pub proc_order: Vec<usize>,
+    /// The rows the cgroups view shows, in order (indices into `latest.cgroups.list`).
+    pub cgroup_order: Vec<usize>,
+    /// How often the process list is read, when less often than every tick (its scan is costly).
+    pub scan_every: Option<Duration>,
+    /// The shown cgroup figures are the tree's first reading: their rates are pending.
+    pub cgroup_rates_pending: bool,
+    /// The same for the newest snapshot, while paused.
+    newest_cgroup_rates_pending: bool,
     pub help: bool,
     pub paused: bool,
     /// How much time the graphs show.
@@ -134,7 +199,16 @@ impl App {
             samples: 1,
             view: View::Overview,
             focus: Focus::Swap,
-            scroll: [0; 2],
+            scroll: [0; 5],
+            size: (80, 24),
+            procs: ListState::new(ProcSort::Swap),
+            cgroups: ListState::new(CgroupSort::Zswap),
+            prompt: false,
+            proc_order: Vec::new(),
+            cgroup_order: Vec::new(),
+            scan_every: None,
+            cgroup_rates_pending: true,
+            newest_cgroup_rates_pending: true,
             help: false,
             paused: false,
             window,
@@ -148,9 +222,63 @@ impl App {
         self.frozen_history.as_ref().unwrap_or(&self.history)
     }
 
-    /// The scroll offset of a table.
-    pub fn scroll(&self, f: Focus) -> usize {
-        self.scroll[f.index()]
+    /// The scroll offset of a pane (a [`Focus`] names a devices table).
+    pub fn scroll(&self, p: impl Into<Pane>) -> usize {
+        self.scroll[p.into().index()]
+    }
+
+    /// The sample the next one is read after (for the sampler, and for rates).
+    pub fn last_sample(&self) -> &Sample {
+        &self.prev
+    }
+
+    /// The scans the visible view needs: the processes while the processes view is shown, the
+    /// cgroup tree while the cgroups view is. Nothing else scans.
+    pub fn extras(&self) -> Extras {
+        Extras {
+            top_processes: (self.view == View::Processes)
+                .then(|| self.settings.extras.top_processes.unwrap_or(TOP_PROCESSES)),
+            cgroups: self.view == View::Cgroups,
+        }
+    }
+
+    /// Which key map applies now.
+    pub fn key_mode(&self) -> keys::Mode {
+        if self.prompt && !self.help {
+            keys::Mode::Prompt
+        } else {
+            keys::Mode::Normal
+        }
+    }
+
+    /// The pane the scroll keys move in the current view.
+    pub fn pane(&self) -> Option<Pane> {
+        match self.view {
+            View::Overview | View::Graphs => None,
+            View::Devices => Some(self.focus.into()),
+            View::Diagnostics => Some(Pane::Diagnostics),
+            View::Processes => Some(Pane::Processes),
+            View::Cgroups => Some(Pane::Cgroups),
+        }
+    }
+
+    /// Recompute the list views' rows after the snapshot, a sort or a filter changed.
+    fn refresh_lists(&mut self) {
+        self.proc_order = match &self.latest.processes {
+            Some(p) => lists::process_order(&p.top, &self.procs),
+            None => Vec::new(),
+        };
+        self.cgroup_order = match &self.latest.cgroups {
+            Some(c) => lists::cgroup_order(&c.list, &self.cgroups),
+            None => Vec::new(),
+        };
+        // Only the pane on screen: the others are clamped when they are drawn or scrolled (the
+        // diagnostics text costs a layout to measure).
+        if let Some(p) = self.pane() {
+            let max = crate::ui::max_scroll(self, p);
+            let i = p.index();
+            self.scroll[i] = self.scroll[i].min(max);
+        }
     }
 
     /// Apply one message. Returns whether what is on screen changed.
@@ -161,35 +289,98 @@ impl App {
                 self.on_action(a);
                 true
             }
-            Msg::Resize => true,
+            Msg::Resize(w, h) => {
+                self.size = (w, h);
+                self.refresh_lists();
+                true
+            }
+            Msg::ScanEvery(every) => {
+                let changed = every != self.scan_every;
+                self.scan_every = every;
+                changed && self.view == View::Processes
+            }
         }
     }
 
     fn on_sample(&mut self, s: Sample) -> bool {
         let snap = Snapshot::derive(&s, Some(&self.prev));
         self.history.push_snapshot(s.monotonic_ns, &snap);
+        let pending = !matches!(self.prev.cgroups, Some(Ok(_)));
         self.prev = s;
         self.samples += 1;
         if self.paused {
             self.newest = Some(Box::new(snap));
+            self.newest_cgroup_rates_pending = pending;
             false
         } else {
             self.latest = snap;
+            self.cgroup_rates_pending = pending;
+            self.refresh_lists();
             true
         }
     }
 
-    fn rows(&self, f: Focus) -> usize {
-        match f {
-            Focus::Swap => self.latest.swap.devices.len(),
-            Focus::Zram => self.latest.zram.len(),
+    fn scroll_to(&mut self, f: impl FnOnce(usize, usize) -> usize) {
+        let Some(p) = self.pane() else {
+            return;
+        };
+        let i = p.index();
+        let max = crate::ui::max_scroll(self, p);
+        self.scroll[i] = f(self.scroll[i], max).min(max);
+    }
+
+    fn show(&mut self, v: View) {
+        if v != self.view {
+            self.prompt = false;
+        }
+        self.view = v;
+    }
+
+    /// A sort or a filter changed: back to the top of the list.
+    fn list_changed(&mut self) {
+        if let Some(p) = self.pane() {
+            self.scroll[p.index()] = 0;
+        }
+        self.refresh_lists();
+    }
+
+    fn filter_mut(&mut self) -> Option<&mut String> {
+        match self.view {
+            View::Processes => Some(&mut self.procs.filter),
+            View::Cgroups => Some(&mut self.cgroups.filter),
+            _ => None,
         }
     }
 
-    fn scroll_to(&mut self, f: impl FnOnce(usize, usize) -> usize) {
-        let i = self.focus.index();
-        let max = self.rows(self.focus).saturating_sub(1);
-        self.scroll[i] = f(self.scroll[i], max).min(max);
+    fn edit_filter(&mut self, f: impl FnOnce(&mut String)) {
+        if let Some(filter) = self.filter_mut() {
+            f(filter);
+            self.list_changed();
+        }
+    }
+
+    /// The filter of the list view shown, if it has one.
+    pub fn filter(&self) -> Option<&str> {
+        match self.view {
+            View::Processes => Some(&self.procs.filter),
+            View::Cgroups => Some(&self.cgroups.filter),
+            _ => None,
+        }
+    }
+
+    fn sort(&mut self, forward: bool) {
+        match self.view {
+            View::Processes => {
+                self.procs.sort = lists::cycle(&ProcSort::ALL, self.procs.sort, forward);
+                self.procs.reverse = false;
+            }
+            View::Cgroups => {
+                self.cgroups.sort = lists::cycle(&CgroupSort::ALL, self.cgroups.sort, forward);
+                self.cgroups.reverse = false;
+            }
+            _ => return,
+        }
+        self.list_changed();
     }
 
     fn on_action(&mut self, a: Action) {
@@ -198,6 +389,8 @@ impl App {
             Action::Back => {
                 if self.help {
                     self.help = false;
+                } else if self.filter().is_some_and(|f| !f.is_empty()) {
+                    self.edit_filter(String::clear);
                 } else {
                     self.running = false;
                 }
@@ -221,11 +414,11 @@ impl App {
                     .map_or(MIN_INTERVAL, |&ms| Duration::from_millis(ms))
                     .max(MIN_INTERVAL);
             }
-            Action::NextView => self.view = View::ALL[(self.view.index() + 1) % View::ALL.len()],
+            Action::NextView => self.show(View::ALL[(self.view.index() + 1) % View::ALL.len()]),
             Action::PrevView => {
-                self.view = View::ALL[(self.view.index() + View::ALL.len() - 1) % View::ALL.len()];
+                self.show(View::ALL[(self.view.index() + View::ALL.len() - 1) % View::ALL.len()]);
             }
-            Action::Show(v) => self.view = v,
+            Action::Show(v) => self.show(v),
             Action::FocusNext | Action::FocusPrev => {
                 self.focus = match self.focus {
                     Focus::Swap => Focus::Zram,
@@ -255,6 +448,27 @@ impl App {
                 self.window = next.map_or(max, |&s| Duration::from_secs(s)).min(max);
             }
             Action::Redraw => self.clear_requested = true,
+            Action::SortNext => self.sort(true),
+            Action::SortPrev => self.sort(false),
+            Action::SortReverse => {
+                match self.view {
+                    View::Processes => self.procs.reverse = !self.procs.reverse,
+                    View::Cgroups => self.cgroups.reverse = !self.cgroups.reverse,
+                    _ => return,
+                }
+                self.list_changed();
+            }
+            Action::FilterOpen => self.prompt = self.view.is_list(),
+            Action::FilterInput(c) => self.edit_filter(|f| f.push(c)),
+            Action::FilterBackspace => self.edit_filter(|f| {
+                f.pop();
+            }),
+            Action::FilterClear => self.edit_filter(String::clear),
+            Action::FilterDone => self.prompt = false,
+            Action::FilterCancel => {
+                self.prompt = false;
+                self.edit_filter(String::clear);
+            }
         }
     }
 
@@ -269,6 +483,8 @@ impl App {
             self.frozen_history = None;
             if let Some(n) = self.newest.take() {
                 self.latest = *n;
+                self.cgroup_rates_pending = self.newest_cgroup_rates_pending;
+                self.refresh_lists();
             }
         }
     }
@@ -302,6 +518,8 @@ mod tests {
     fn app() -> App {
         App::new(settings(), sample("linux-6.18-idle", 100))
     }
+
+    use lists::{CgroupSort, ProcSort};
 
     #[test]
     fn rates_are_pending_until_the_second_sample() {
@@ -385,6 +603,10 @@ mod tests {
         assert_eq!(a.view, View::Graphs);
         a.update(Msg::Key(Action::PrevView));
         a.update(Msg::Key(Action::PrevView));
+        assert_eq!(a.view, View::Cgroups, "Shift-Tab wraps around");
+        for _ in 0..3 {
+            a.update(Msg::Key(Action::PrevView));
+        }
         assert_eq!(a.view, View::Devices);
         a.update(Msg::Key(Action::Show(View::Overview)));
         assert_eq!(a.view, View::Overview);
@@ -396,6 +618,81 @@ mod tests {
         assert!(!a.help && a.running, "Esc closes the help first");
         a.update(Msg::Key(Action::Back));
         assert!(!a.running);
+    }
+
+    #[test]
+    fn the_scans_follow_the_view() {
+        let mut a = app();
+        for v in View::ALL {
+            a.update(Msg::Key(Action::Show(v)));
+            let e = a.extras();
+            assert_eq!(e.top_processes.is_some(), v == View::Processes, "{v:?}");
+            assert_eq!(e.cgroups, v == View::Cgroups, "{v:?}");
+        }
+        a.update(Msg::Key(Action::Show(View::Processes)));
+        assert_eq!(a.extras().top_processes, Some(TOP_PROCESSES));
+        let mut b = App::new(
+            test_settings(&["--top", "50"]),
+            sample("linux-6.18-idle", 1),
+        );
+        b.update(Msg::Key(Action::Show(View::Processes)));
+        assert_eq!(b.extras().top_processes, Some(50), "--top N sets how many");
+    }
+
+    #[test]
+    fn sort_keys_cycle_and_reverse_in_the_list_views_only() {
+        let mut a = app();
+        a.update(Msg::Key(Action::SortNext));
+        assert_eq!(a.procs.sort, ProcSort::Swap, "no effect on the overview");
+        a.update(Msg::Key(Action::Show(View::Processes)));
+        a.update(Msg::Key(Action::SortNext));
+        assert_eq!(a.procs.sort, ProcSort::Rss);
+        a.update(Msg::Key(Action::SortReverse));
+        assert!(a.procs.reverse);
+        a.update(Msg::Key(Action::SortPrev));
+        assert_eq!(a.procs.sort, ProcSort::Swap);
+        assert!(!a.procs.reverse, "a new column starts in its own direction");
+        a.update(Msg::Key(Action::Show(View::Cgroups)));
+        a.update(Msg::Key(Action::SortPrev));
+        assert_eq!(a.cgroups.sort, CgroupSort::Tree);
+        assert_eq!(a.procs.sort, ProcSort::Swap, "each view keeps its own");
+    }
+
+    #[test]
+    fn the_filter_prompt() {
+        let mut a = app();
+        a.update(Msg::Key(Action::FilterOpen));
+        assert!(!a.prompt, "no filter on the overview");
+        a.update(Msg::Key(Action::Show(View::Processes)));
+        a.update(Msg::Key(Action::FilterOpen));
+        assert!(a.prompt);
+        assert_eq!(a.key_mode(), keys::Mode::Prompt);
+        for c in "hog".chars() {
+            a.update(Msg::Key(Action::FilterInput(c)));
+        }
+        a.update(Msg::Key(Action::FilterBackspace));
+        assert_eq!(a.procs.filter, "ho");
+        a.update(Msg::Key(Action::FilterDone));
+        assert!(
+            !a.prompt && a.procs.filter == "ho",
+            "Enter keeps the filter"
+        );
+        assert_eq!(a.key_mode(), keys::Mode::Normal);
+        // Esc clears a filter before it quits.
+        a.update(Msg::Key(Action::Back));
+        assert!(a.running && a.procs.filter.is_empty());
+        // Esc in the prompt clears and closes it; switching views closes it too.
+        a.update(Msg::Key(Action::FilterOpen));
+        a.update(Msg::Key(Action::FilterInput('x')));
+        a.update(Msg::Key(Action::FilterCancel));
+        assert!(!a.prompt && a.procs.filter.is_empty());
+        a.update(Msg::Key(Action::FilterOpen));
+        a.update(Msg::Key(Action::FilterInput('x')));
+        a.update(Msg::Key(Action::NextView));
+        assert!(!a.prompt, "another view closes the prompt");
+        assert_eq!(a.procs.filter, "x", "and the filter stays with its view");
+        a.update(Msg::Key(Action::Back));
+        assert!(!a.running, "no filter on the cgroups view: Esc quits");
     }
 
     #[test]

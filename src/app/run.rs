@@ -27,7 +27,7 @@ use super::tty::{self, POLLIN};
 use super::{App, Msg, keys};
 use crate::cli::Settings;
 use crate::root::Root;
-use crate::sources::Sample;
+use crate::sources::{Extras, Sample};
 use crate::ui;
 
 /// How the loop ended.
@@ -62,7 +62,10 @@ pub const GRACE: Duration = Duration::from_millis(700);
 
 /// Run the loop until the user quits, a signal arrives or the terminal goes away.
 ///
-/// `sample` reads one sample; it is called once per interval, paused or not.
+/// `sample(prev, extras, interval)` reads one sample after `prev` with the scans the visible
+/// view needs, and says how often the process list is read when that is less often than every
+/// tick; it is called once per interval, paused or not, and at once when a view that needs a
+/// scan the last sample lacks comes up (so its rows show without waiting for the next tick).
 pub fn event_loop<B, E, S>(
     terminal: &mut Terminal<B>,
     app: &mut App,
@@ -73,11 +76,15 @@ where
     B: Backend,
     B::Error: std::fmt::Display,
     E: Events,
-    S: FnMut() -> Sample,
+    S: FnMut(&Sample, Extras, Duration) -> (Sample, Option<Duration>),
 {
     let mut last_sample = Instant::now();
+    let mut sampled_with = app.extras();
     let mut dirty = true;
     let mut inputs = Vec::with_capacity(16);
+    if let Ok(size) = terminal.size() {
+        app.update(Msg::Resize(size.width, size.height));
+    }
     loop {
         if !app.running {
             return Exit::Quit;
@@ -96,10 +103,15 @@ where
         }
         let now = Instant::now();
         let due = last_sample + app.interval;
-        if now >= due {
-            let s = sample();
+        let extras = app.extras();
+        let scan_missing = (extras.top_processes.is_some() && sampled_with.top_processes.is_none())
+            || (extras.cgroups && !sampled_with.cgroups);
+        if now >= due || scan_missing {
+            let (s, scan_every) = sample(app.last_sample(), extras, app.interval);
+            sampled_with = extras;
+            dirty |= app.update(Msg::ScanEvery(scan_every));
             // Keep the cadence, but never try to catch up on missed ticks.
-            last_sample = if now.duration_since(due) < app.interval {
+            last_sample = if now >= due && now.duration_since(due) < app.interval {
                 due
             } else {
                 now
@@ -114,11 +126,14 @@ where
         for input in inputs.drain(..) {
             match input {
                 Input::Key(k) => {
-                    if let Some(a) = keys::action_for(k) {
+                    if let Some(a) = keys::action_for(k, app.key_mode()) {
                         dirty |= app.update(Msg::Key(a));
                     }
                 }
-                Input::Resize => dirty |= app.update(Msg::Resize),
+                Input::Resize => match terminal.size() {
+                    Ok(size) => dirty |= app.update(Msg::Resize(size.width, size.height)),
+                    Err(_) => dirty = true,
+                },
                 Input::Stop(sig) => return Exit::Signal(sig),
                 Input::Hangup => return Exit::TtyGone("the terminal hung up".into()),
             }
@@ -335,7 +350,7 @@ pub fn run(settings: Settings, root: &Root) -> anyhow::Result<Exit> {
     let tty_in = TtyIn::open()?;
     let signals = Signals::install().context("installing signal handlers")?;
     let mut sampler = Sampler::new(root.clone());
-    let mut app = App::new(settings, sampler.sample());
+    let mut app = App::new(settings, sampler.sample(None, Extras::default()));
     // From here on the terminal is put back on every way out, a failed setup included.
     let restore = RestoreOnDrop;
     // Installs a panic hook that restores the terminal before the panic message is printed.
@@ -345,7 +360,15 @@ pub fn run(settings: Settings, root: &Root) -> anyhow::Result<Exit> {
         tty: tty_in.fd(),
         signals: &signals,
     };
-    let exit = event_loop(&mut terminal, &mut app, &mut events, || sampler.sample());
+    let exit = event_loop(
+        &mut terminal,
+        &mut app,
+        &mut events,
+        |prev, extras, interval| {
+            let s = sampler.sample(Some(prev), extras);
+            (s, sampler.scan_every(interval))
+        },
+    );
     guard.finish();
     drop(terminal);
     drop(restore);
@@ -377,25 +400,42 @@ mod tests {
         Input::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
     }
 
-    fn fixture(t: u64) -> Sample {
-        let mut s = crate::sources::collect(&Root::at("tests/fixtures/linux-6.18-loaded"));
+    fn fixture(t: u64, extras: Extras) -> Sample {
+        let mut s =
+            crate::sources::collect_with(&Root::at("tests/fixtures/linux-6.18-loaded"), extras);
         s.monotonic_ns = t;
         s
     }
 
     fn app() -> App {
-        App::new(crate::app::test_settings(&["-i", "0.1"]), fixture(1))
+        App::new(
+            crate::app::test_settings(&["-i", "0.1"]),
+            fixture(1, Extras::default()),
+        )
     }
 
     fn run_script(batches: Vec<Vec<Input>>) -> (Exit, App, Terminal<TestBackend>) {
+        let (exit, app, term, _) = run_recording(batches);
+        (exit, app, term)
+    }
+
+    /// Also returns the extras each sample was asked for.
+    fn run_recording(batches: Vec<Vec<Input>>) -> (Exit, App, Terminal<TestBackend>, Vec<Extras>) {
         let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
         let mut app = app();
         let mut t = 1u64;
-        let exit = event_loop(&mut term, &mut app, &mut Script(batches.into()), || {
-            t += 100_000_000;
-            fixture(t)
-        });
-        (exit, app, term)
+        let mut asked = Vec::new();
+        let exit = event_loop(
+            &mut term,
+            &mut app,
+            &mut Script(batches.into()),
+            |_, extras, _| {
+                asked.push(extras);
+                t += 100_000_000;
+                (fixture(t, extras), None)
+            },
+        );
+        (exit, app, term, asked)
     }
 
     #[test]
@@ -424,6 +464,53 @@ mod tests {
             matches!(run_script(vec![]).0, Exit::TtyGone(_)),
             "a read error ends the loop"
         );
+    }
+
+    /// The process scan runs only while the processes view is up, and at once when it comes
+    /// up; likewise the cgroup walk.
+    #[test]
+    fn scans_only_while_their_view_is_visible() {
+        let (exit, app, _, asked) = run_recording(vec![
+            vec![],
+            vec![key('5')],
+            vec![],
+            vec![key('6')],
+            vec![key('1')],
+            vec![],
+            vec![key('q')],
+        ]);
+        assert_eq!(exit, Exit::Quit);
+        let procs = |e: &Extras| e.top_processes.is_some();
+        // A tick on the overview, then one at once for the processes view, then its tick.
+        assert!(!procs(&asked[0]) && !asked[0].cgroups, "{asked:?}");
+        assert!(procs(&asked[1]) && !asked[1].cgroups, "{asked:?}");
+        assert!(procs(&asked[2]), "{asked:?}");
+        // The cgroups view: at once, without the process scan.
+        assert!(asked[3].cgroups && !procs(&asked[3]), "{asked:?}");
+        // Back on the overview: no scan at all.
+        assert!(
+            asked[4..].iter().all(|e| *e == Extras::default()),
+            "{asked:?}"
+        );
+        assert_eq!(app.view, crate::app::View::Overview);
+        assert_eq!(asked[1].top_processes, Some(crate::app::TOP_PROCESSES));
+    }
+
+    #[test]
+    fn the_filter_prompt_takes_keys_as_text() {
+        let (exit, app, term) = run_script(vec![
+            vec![key('5')],
+            vec![key('/'), key('q'), key('s')],
+            vec![Input::Key(KeyEvent::new(
+                KeyCode::Enter,
+                KeyModifiers::NONE,
+            ))],
+            vec![key('q')],
+        ]);
+        assert_eq!(exit, Exit::Quit, "q after Enter quits");
+        assert_eq!(app.procs.filter, "qs", "q and s were text in the prompt");
+        assert!(!app.prompt);
+        assert!(term.backend().to_string().contains("qs"));
     }
 
     #[test]

@@ -1,89 +1,87 @@
-//! The dashboard's sampler. Every tick it re-reads what the dashboard shows and what moves:
-//! meminfo, vmstat, swaps, PSI, the zswap parameters and debugfs counters, zram and uptime.
-//! What nothing on screen shows and what hardly ever changes (the boot command line, the vm
-//! tunables, `/proc/crypto`, the block devices under swap areas, host name and kernel) comes
-//! from a full [`sources::collect`] taken at start and again every [`FULL_EVERY`]. Each file is
-//! read at most once per tick, and most ticks read about half of what a full sample reads.
-//! zram devices that are not set up are looked at only with the full samples.
+//! The dashboard's sampler: a full [`sources::collect_with`] at start and again every
+//! [`FULL_EVERY`], and [`sources::collect_fast`] on the ticks between, which re-reads what
+//! moves or is on screen and takes the rest from the previous sample (see there for the list).
+//! The scans that cost more than a file read (every process, the cgroup tree) happen only when
+//! the caller's [`Extras`] ask for them: the dashboard asks while their view is visible.
+//!
+//! The process scan reads `/proc/PID/status` of every process, which the kernel builds for each
+//! read (about 15 µs a process): on a machine with thousands of processes it would cost more
+//! than everything else together. So it takes at most [`SCAN_SHARE`]⁻¹ of one CPU: after a tick
+//! that scanned in `d`, the next scan comes no sooner than `SCAN_SHARE × d` later, and the ticks
+//! in between carry the last scan's list. With a few hundred processes that is every tick.
 
 use std::time::Duration;
 
 use crate::root::Root;
-use crate::sources::{self, Sample, host, meminfo, psi, swaps, vmstat, zram, zswap};
+use crate::sources::{self, Extras, Sample};
 use crate::sys;
 
 /// How often the sources nothing on screen shows are read again.
 pub const FULL_EVERY: Duration = Duration::from_secs(60);
 
+/// The process scan takes at most 1/SCAN_SHARE of one CPU (2%).
+pub const SCAN_SHARE: u64 = 50;
+
 #[derive(Debug)]
 pub struct Sampler {
     root: Root,
-    /// The last full sample: the slow-moving sources come from it.
-    base: Option<Sample>,
+    /// When the last full sample was taken.
+    last_full_ns: Option<u64>,
+    /// The last tick that scanned the processes: when it started and how long it took (ns).
+    last_scan: Option<(u64, u64)>,
 }
 
 impl Sampler {
     pub fn new(root: Root) -> Sampler {
-        Sampler { root, base: None }
-    }
-
-    /// Read one sample.
-    pub fn sample(&mut self) -> Sample {
-        let now = sys::monotonic_ns();
-        let every = u64::try_from(FULL_EVERY.as_nanos()).unwrap_or(u64::MAX);
-        match &self.base {
-            Some(b) if now.saturating_sub(b.monotonic_ns) < every => quick(&self.root, b),
-            _ => {
-                let s = sources::collect(&self.root);
-                self.base = Some(s.clone());
-                s
-            }
+        Sampler {
+            root,
+            last_full_ns: None,
+            last_scan: None,
         }
     }
-}
 
-/// The sources that move, read now; everything else as in `base`. Mirrors [`sources::collect`]
-/// for the sources it reads (the debugfs read depends on the parameters, as there).
-pub fn quick(root: &Root, base: &Sample) -> Sample {
-    let monotonic_ns = sys::monotonic_ns();
-    let unix_ms = sys::unix_ms();
-    let zswap_params = zswap::read_params(root);
-    let (present, enabled) = match &zswap_params {
-        Ok(p) => (
-            true,
-            p.values
-                .get("enabled")
-                .and_then(|v| zswap::parse_bool(v))
-                .unwrap_or(false),
-        ),
-        Err(_) => (false, false),
-    };
-    let h = host::read(root);
-    let mut s = base.clone();
-    s.monotonic_ns = monotonic_ns;
-    s.unix_ms = unix_ms;
-    s.host.uptime_seconds = h.uptime_seconds;
-    s.host.privileged = h.privileged;
-    s.meminfo = meminfo::read(root);
-    s.vmstat = vmstat::read(root);
-    s.swaps = swaps::read(root);
-    s.psi = psi::read(root);
-    s.zswap_debugfs = zswap::read_debugfs(root, present, enabled);
-    s.zswap_params = zswap_params;
-    // zram devices that hold nothing (not initialised) have nothing to show each tick; they are
-    // looked at again with the next full sample.
-    if base.zram.iter().any(in_use) {
-        s.zram = zram::read_all(root);
+    /// Read one sample; `prev` is the one before it (none at start).
+    pub fn sample(&mut self, prev: Option<&Sample>, extras: Extras) -> Sample {
+        let now = sys::monotonic_ns();
+        let every = u64::try_from(FULL_EVERY.as_nanos()).unwrap_or(u64::MAX);
+        let full_due = self
+            .last_full_ns
+            .is_none_or(|t| now.saturating_sub(t) >= every);
+        // A process list to carry, when the last scan was too recent for its cost.
+        let carry = match (extras.top_processes, self.last_scan) {
+            (Some(_), Some((at, took))) if now.saturating_sub(at) < took * SCAN_SHARE => {
+                prev.and_then(|p| p.processes.clone())
+            }
+            _ => None,
+        };
+        let mut ask = extras;
+        if carry.is_some() {
+            ask.top_processes = None;
+        }
+        let mut s = match prev {
+            Some(p) if !full_due => sources::collect_fast(&self.root, p, ask),
+            _ => {
+                let s = sources::collect_with(&self.root, ask);
+                self.last_full_ns = Some(s.monotonic_ns);
+                s
+            }
+        };
+        if carry.is_some() {
+            s.processes = carry;
+        } else if ask.top_processes.is_some() {
+            self.last_scan = Some((now, sys::monotonic_ns().saturating_sub(now)));
+        } else {
+            self.last_scan = None;
+        }
+        s
     }
-    s
-}
 
-/// Whether a zram device is set up (or might be: unknown counts as yes).
-fn in_use(z: &zram::ZramSample) -> bool {
-    match (&z.initstate, &z.disksize) {
-        (Ok(init), _) => *init != 0,
-        (Err(_), Ok(size)) => *size > 0,
-        _ => true,
+    /// How long the process list now waits between scans, when that is longer than `interval`
+    /// (`None` while no view scans, or when every tick scans).
+    pub fn scan_every(&self, interval: Duration) -> Option<Duration> {
+        let (_, took) = self.last_scan?;
+        let every = Duration::from_nanos(took.saturating_mul(SCAN_SHARE));
+        (every > interval).then_some(every)
     }
 }
 
@@ -91,34 +89,79 @@ fn in_use(z: &zram::ZramSample) -> bool {
 mod tests {
     use super::*;
 
-    /// On a tree that does not change, the quick sample is the full one.
     #[test]
-    fn quick_matches_a_full_sample() {
-        let dirs = std::fs::read_dir("tests/fixtures").unwrap();
-        let mut n = 0;
-        for d in dirs {
-            let path = d.unwrap().path();
-            if !path.join("proc").is_dir() {
-                continue;
-            }
-            let root = Root::at(&path);
-            let full = sources::collect(&root);
-            let mut q = quick(&root, &full);
-            q.monotonic_ns = full.monotonic_ns;
-            q.unix_ms = full.unix_ms;
-            assert_eq!(q, full, "{}", path.display());
-            n += 1;
-        }
-        assert!(n >= 5);
-    }
-
-    #[test]
-    fn a_full_sample_first_then_quick_ones() {
+    fn a_full_sample_first_then_fast_ones() {
         let mut s = Sampler::new(Root::at("tests/fixtures/linux-6.18-loaded"));
-        let a = s.sample();
-        let b = s.sample();
+        let a = s.sample(None, Extras::default());
+        let full_at = s.last_full_ns;
+        assert!(full_at.is_some());
+        let b = s.sample(Some(&a), Extras::default());
+        assert_eq!(s.last_full_ns, full_at, "the second tick is a fast one");
         assert!(b.monotonic_ns >= a.monotonic_ns);
         assert_eq!(a.meminfo, b.meminfo);
         assert_eq!(a.tunables, b.tunables);
+    }
+
+    #[test]
+    fn a_full_sample_again_once_due() {
+        let mut s = Sampler::new(Root::at("tests/fixtures/linux-6.18-loaded"));
+        let a = s.sample(None, Extras::default());
+        s.last_full_ns = Some(0);
+        let b = s.sample(Some(&a), Extras::default());
+        assert_eq!(s.last_full_ns, Some(b.monotonic_ns));
+    }
+
+    #[test]
+    fn a_costly_scan_waits_and_its_list_is_carried() {
+        let mut s = Sampler::new(Root::at("tests/fixtures/linux-6.18-loaded"));
+        let procs = Extras {
+            top_processes: Some(10),
+            cgroups: false,
+        };
+        let a = s.sample(None, procs);
+        assert!(a.processes.is_some() && s.last_scan.is_some());
+        // As if that scan had taken 10 s: the next ticks carry its list.
+        let mut b_in = a.clone();
+        if let Some(p) = b_in.processes.as_mut() {
+            p.scanned = 4242;
+        }
+        s.last_scan = Some((a.monotonic_ns, 10_000_000_000));
+        let b = s.sample(Some(&b_in), procs);
+        assert_eq!(
+            b.processes.as_ref().map(|p| p.scanned),
+            Some(4242),
+            "carried"
+        );
+        assert_eq!(
+            s.scan_every(Duration::from_secs(1)),
+            Some(Duration::from_secs(500))
+        );
+        // Once the wait is over, it scans again.
+        s.last_scan = Some((0, 1));
+        let c = s.sample(Some(&b), procs);
+        assert_ne!(c.processes.as_ref().map(|p| p.scanned), Some(4242));
+        assert_eq!(
+            s.scan_every(Duration::from_secs(1)),
+            None,
+            "cheap: every tick"
+        );
+        // Leaving the view forgets it: coming back scans at once.
+        let d = s.sample(Some(&c), Extras::default());
+        assert!(d.processes.is_none() && s.last_scan.is_none());
+    }
+
+    #[test]
+    fn scans_only_what_the_extras_ask_for() {
+        let mut s = Sampler::new(Root::at("tests/fixtures/linux-6.18-loaded"));
+        let a = s.sample(None, Extras::default());
+        assert!(a.processes.is_none() && a.cgroups.is_none());
+        let procs = Extras {
+            top_processes: Some(10),
+            cgroups: false,
+        };
+        let b = s.sample(Some(&a), procs);
+        assert!(b.processes.is_some() && b.cgroups.is_none());
+        let c = s.sample(Some(&b), Extras::default());
+        assert!(c.processes.is_none(), "no scan once the view is left");
     }
 }

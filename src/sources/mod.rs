@@ -84,17 +84,7 @@ pub fn collect_with(root: &Root, extras: Extras) -> Sample {
         .map(|list| swapdev::read(root, list))
         .unwrap_or_default();
     let zswap_params = zswap::read_params(root);
-    let (present, enabled) = match &zswap_params {
-        Ok(p) => (
-            true,
-            p.values
-                .get("enabled")
-                .and_then(|v| zswap::parse_bool(v))
-                .unwrap_or(false),
-        ),
-        Err(_) => (false, false),
-    };
-    let zswap_debugfs = zswap::read_debugfs(root, present, enabled);
+    let zswap_debugfs = read_debugfs(root, &zswap_params);
     let mut host = host::read(root);
     if !root.is_live()
         && host.page_size.source != "tree file pagesize"
@@ -105,6 +95,7 @@ pub fn collect_with(root: &Root, extras: Extras) -> Sample {
             source: "inferred from Zswapped / debugfs stored_pages".into(),
         };
     }
+    let (processes, cgroups) = read_extras(root, extras);
     Sample {
         monotonic_ns,
         unix_ms,
@@ -122,10 +113,131 @@ pub fn collect_with(root: &Root, extras: Extras) -> Sample {
         crypto: crypto::read(root),
         block_stats: block_stats(&swap_devices),
         swap_devices,
-        processes: extras.top_processes.map(|n| processes::scan(root, n)),
-        cgroups: extras
+        processes,
+        cgroups,
+    }
+}
+
+/// One dashboard tick: what moves or is shown is read now, and what hardly ever changes comes
+/// from `prev`, an earlier sample of the same root. The one place that decides what a tick
+/// reads:
+///
+/// - read now: meminfo, vmstat, swaps, PSI, the zswap parameters and debugfs counters, uptime,
+///   the vm tunables and THP settings (the findings and the diagnostics view judge them: a
+///   setting changed with the fix a finding prints shows on the next tick), the I/O counters
+///   of the devices under the swap areas (two or three `stat` files), zram (when a device is set
+///   up or listed in `/proc/swaps`), and the `extras` asked for;
+/// - from `prev`: host name, kernel, page size, the boot command line, `/proc/crypto`, which
+///   zram devices exist while none is in use, and the block devices under the swap areas (mapped
+///   again when `/proc/swaps` lists different areas).
+///
+/// A caller takes a full [`collect_with`] now and then to refresh what comes from `prev`. On a
+/// tree that does not change, `collect_fast(root, &collect_with(root, x), x)` equals the full
+/// sample (timestamps aside).
+pub fn collect_fast(root: &Root, prev: &Sample, extras: Extras) -> Sample {
+    let monotonic_ns = sys::monotonic_ns();
+    let unix_ms = sys::unix_ms();
+    let swaps = swaps::read(root);
+    let same_areas = match &swaps {
+        Ok(list) => {
+            list.len() == prev.swap_devices.len()
+                && list
+                    .iter()
+                    .zip(&prev.swap_devices)
+                    .all(|(s, b)| s.path == b.path)
+        }
+        Err(_) => prev.swap_devices.is_empty(),
+    };
+    let swap_devices = if same_areas {
+        prev.swap_devices.clone()
+    } else {
+        swaps
+            .as_ref()
+            .map(|list| swapdev::read(root, list))
+            .unwrap_or_default()
+    };
+    let zram_listed = swaps
+        .as_ref()
+        .is_ok_and(|list| list.iter().any(|s| is_zram_path(&s.path)));
+    let zram = if zram_listed || prev.zram.iter().any(zram_in_use) {
+        zram::read_all(root)
+    } else {
+        prev.zram.clone()
+    };
+    let zswap_params = zswap::read_params(root);
+    let zswap_debugfs = read_debugfs(root, &zswap_params);
+    let now = host::read(root);
+    let host = host::HostSample {
+        uptime_seconds: now.uptime_seconds,
+        privileged: now.privileged,
+        ..prev.host.clone()
+    };
+    let (processes, cgroups) = read_extras(root, extras);
+    Sample {
+        monotonic_ns,
+        unix_ms,
+        root: prev.root.clone(),
+        host,
+        meminfo: meminfo::read(root),
+        vmstat: vmstat::read(root),
+        swaps,
+        psi: psi::read(root),
+        zswap_params,
+        zswap_debugfs,
+        boot_params: prev.boot_params.clone(),
+        zram,
+        tunables: tunables::read(root),
+        crypto: prev.crypto.clone(),
+        block_stats: block_stats(&swap_devices),
+        swap_devices,
+        processes,
+        cgroups,
+    }
+}
+
+/// debugfs, read as the zswap parameters allow (its reasons depend on them).
+fn read_debugfs(root: &Root, params: &Reading<zswap::ZswapParams>) -> Reading<zswap::ZswapDebugfs> {
+    let (present, enabled) = match params {
+        Ok(p) => (
+            true,
+            p.values
+                .get("enabled")
+                .and_then(|v| zswap::parse_bool(v))
+                .unwrap_or(false),
+        ),
+        Err(_) => (false, false),
+    };
+    zswap::read_debugfs(root, present, enabled)
+}
+
+/// The scans only a view (or `--top`, `--cgroups`) asks for.
+fn read_extras(
+    root: &Root,
+    extras: Extras,
+) -> (
+    Option<processes::ProcScan>,
+    Option<Reading<Vec<cgroups::CgroupSample>>>,
+) {
+    (
+        extras.top_processes.map(|n| processes::scan(root, n)),
+        extras
             .cgroups
             .then(|| cgroups::find_v2(root).map(|mount| cgroups::read_tree(&mount))),
+    )
+}
+
+/// `/dev/zramN`.
+fn is_zram_path(path: &str) -> bool {
+    path.strip_prefix("/dev/zram")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Whether a zram device is set up (or might be: unknown counts as yes).
+fn zram_in_use(z: &zram::ZramSample) -> bool {
+    match (&z.initstate, &z.disksize) {
+        (Ok(init), _) => *init != 0,
+        (Err(_), Ok(size)) => *size > 0,
+        _ => true,
     }
 }
 
@@ -159,4 +271,83 @@ fn infer_page_size(
     }
     let ps = zswapped / stored;
     (ps.is_power_of_two() && (4096..=262_144).contains(&ps)).then_some(ps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture_roots() -> Vec<std::path::PathBuf> {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+        let mut roots: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|d| d.unwrap().path())
+            .filter(|p| p.join("proc").is_dir())
+            .collect();
+        roots.sort();
+        roots
+    }
+
+    fn same_time(mut s: Sample, like: &Sample) -> Sample {
+        s.monotonic_ns = like.monotonic_ns;
+        s.unix_ms = like.unix_ms;
+        s
+    }
+
+    /// On a tree that does not change, a fast tick reads what a full sample reads.
+    #[test]
+    fn the_fast_path_equals_a_full_collect_on_every_fixture() {
+        let all = Extras {
+            top_processes: Some(200),
+            cgroups: true,
+        };
+        let roots = fixture_roots();
+        assert!(roots.len() >= 5);
+        for extras in [Extras::default(), all] {
+            for path in &roots {
+                let root = Root::at(path);
+                let full = collect_with(&root, extras);
+                let fast = same_time(collect_fast(&root, &full, extras), &full);
+                assert_eq!(fast, full, "{} {extras:?}", path.display());
+            }
+        }
+    }
+
+    /// The swap areas changed between ticks: the fast path maps the new ones and reads zram
+    /// because a zram device is now listed, as a full sample would.
+    #[test]
+    fn the_fast_path_follows_new_swap_areas() {
+        let fx = |n: &str| Root::at(format!("{}/tests/fixtures/{n}", env!("CARGO_MANIFEST_DIR")));
+        let before = collect(&fx("linux-6.18-loaded"));
+        let root = fx("e2e-phase3-zram");
+        let full = collect(&root);
+        let fast = collect_fast(&root, &before, Extras::default());
+        assert_ne!(before.swap_devices, full.swap_devices);
+        assert_eq!(fast.swap_devices, full.swap_devices);
+        assert_eq!(fast.block_stats, full.block_stats);
+        assert_eq!(fast.zram, full.zram);
+        // What hardly changes still comes from the earlier sample.
+        assert_eq!(fast.host.hostname, before.host.hostname);
+    }
+
+    #[test]
+    fn extras_are_read_only_when_asked() {
+        let root = Root::at(format!(
+            "{}/tests/fixtures/linux-6.18-loaded",
+            env!("CARGO_MANIFEST_DIR")
+        ));
+        let s = collect(&root);
+        assert!(s.processes.is_none() && s.cgroups.is_none());
+        let fast = collect_fast(&root, &s, Extras::default());
+        assert!(fast.processes.is_none() && fast.cgroups.is_none());
+        let fast = collect_fast(
+            &root,
+            &s,
+            Extras {
+                top_processes: Some(5),
+                cgroups: true,
+            },
+        );
+        assert!(fast.processes.is_some() && fast.cgroups.is_some());
+    }
 }

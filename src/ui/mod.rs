@@ -6,7 +6,10 @@
 //! terminals get all four graphs, device lines and the details of what is unavailable. Below
 //! [`MIN_WIDTH`]×[`MIN_HEIGHT`] a single line says the terminal is too small.
 
+pub mod advice;
+pub mod devices;
 pub mod graph;
+pub mod owners;
 pub mod panels;
 pub mod theme;
 pub mod widgets;
@@ -16,7 +19,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use crate::app::{App, View};
+use crate::app::{App, Pane, View};
 pub use theme::{Theme, locale_is_utf8};
 
 pub const MIN_WIDTH: u16 = 50;
@@ -44,23 +47,64 @@ pub fn render(buf: &mut Buffer, area: Rect, app: &App) {
         for (i, l) in header.lines.iter().enumerate() {
             widgets::put(buf, area, i as u16, l);
         }
-        let body = Rect {
-            y: area.y + 3,
-            height: area.height - 4,
-            ..area
-        };
+        let body = body(area);
         match app.view {
             View::Overview => overview(buf, body, app, &t, header),
             View::Graphs => graphs(buf, body, app, &t),
-            View::Devices => panels::devices(buf, body, app, &t),
+            View::Devices => devices::draw(buf, body, app, &t),
+            View::Diagnostics => advice::draw(buf, body, app, &t),
+            View::Processes => owners::processes(buf, body, app, &t),
+            View::Cgroups => owners::cgroups(buf, body, app, &t),
         }
-        widgets::put(buf, area, area.height - 1, &panels::footer(app, &t));
+        widgets::put(
+            buf,
+            area,
+            area.height - 1,
+            &panels::footer(app, &t, usize::from(area.width)),
+        );
         if app.help {
             panels::help(buf, area, app, &t);
         }
     }
     if t.ascii {
         widgets::ascii_only(buf, area);
+    }
+}
+
+/// Below the header's three rows and above the footer.
+fn body(area: Rect) -> Rect {
+    Rect {
+        y: area.y + 3,
+        height: area.height.saturating_sub(4),
+        ..area
+    }
+}
+
+/// How far `pane` scrolls on the terminal the app last saw: the lists and the diagnostics
+/// text until their last row is at the bottom, the device tables until their last row is at
+/// the top.
+pub fn max_scroll(app: &App, pane: Pane) -> usize {
+    let (w, h) = app.size;
+    let body = body(Rect::new(0, 0, w, h));
+    match pane {
+        Pane::Swap => app.latest.swap.devices.len().saturating_sub(1),
+        Pane::Zram => app.latest.zram.len().saturating_sub(1),
+        Pane::Diagnostics => {
+            let t = Theme::new(false, app.settings.ascii);
+            advice::lines(&app.latest, &t, usize::from(body.width))
+                .len()
+                .saturating_sub(advice::text_rows(body.height))
+        }
+        Pane::Processes => {
+            app.proc_order
+                .len()
+                .saturating_sub(owners::visible_rows(app, View::Processes, body))
+        }
+        Pane::Cgroups => {
+            app.cgroup_order
+                .len()
+                .saturating_sub(owners::visible_rows(app, View::Cgroups, body))
+        }
     }
 }
 
@@ -86,6 +130,22 @@ fn overview(buf: &mut Buffer, body: Rect, app: &App, t: &Theme, header: panels::
                  zr: &Option<panels::Section>| {
         m.height() + z.height() + sw.height() + zr.as_ref().map_or(0, panels::Section::height)
     };
+    // A warn or crit finding is always on the overview: listed with the others at the bottom
+    // when there is room for them all, else its line goes at the top, before everything else.
+    let (crit, warn, _) = crate::diagnostics::counts(&s.diagnostics);
+    let urgent_n = (crit + warn).min(2);
+    let strip_h = 1 + header.findings.len() as u16;
+    let room = body.height.saturating_sub(total(&mem, &zsw, &swp, &zr));
+    let urgent: Vec<Line<'static>> = if urgent_n > 0 && room < 2 * GRAPH_MIN + strip_h {
+        header.findings.iter().take(urgent_n).cloned().collect()
+    } else {
+        Vec::new()
+    };
+    let urgent_h = urgent.len() as u16;
+    let total = |m: &panels::Section,
+                 z: &panels::Section,
+                 sw: &panels::Section,
+                 zr: &Option<panels::Section>| { total(m, z, sw, zr) + urgent_h };
     let mut graph_h = body.height.saturating_sub(total(&mem, &zsw, &swp, &zr));
     if graph_h < GRAPH_MIN {
         graph_h = 0;
@@ -124,7 +184,7 @@ fn overview(buf: &mut Buffer, body: Rect, app: &App, t: &Theme, header: panels::
             "Findings",
             t.bold(),
             header.findings,
-            Some("details and fixes: zswaptop --once"),
+            Some("details and fixes: press 4"),
         ),
         ("Unavailable", t.warn(), header.unavailable, None),
     ] {
@@ -132,7 +192,7 @@ fn overview(buf: &mut Buffer, body: Rect, app: &App, t: &Theme, header: panels::
             continue;
         }
         let h = 1 + lines.len() as u16;
-        if graph_h < 2 * GRAPH_MIN + h {
+        if graph_h < 2 * GRAPH_MIN + h || (title == "Findings" && !urgent.is_empty()) {
             continue;
         }
         graph_h -= h;
@@ -161,6 +221,11 @@ fn overview(buf: &mut Buffer, body: Rect, app: &App, t: &Theme, header: panels::
         }
         y += h;
     };
+    place(buf, urgent_h, &mut |b, r| {
+        for (i, l) in urgent.iter().enumerate() {
+            widgets::put(b, r, i as u16, l);
+        }
+    });
     place(buf, mem.height(), &mut |b, r| mem.draw(b, r, t));
     place(buf, zsw.height(), &mut |b, r| zsw.draw(b, r, t));
     if graph_h > 0 {

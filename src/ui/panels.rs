@@ -7,8 +7,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Widget};
 
 use super::theme::Theme;
-use super::widgets::{self, Col, Segment};
-use crate::app::{App, Focus, View, keys};
+use super::widgets::{self, Segment};
+use crate::app::{App, View, keys};
 use crate::format::{self as f, BUCKETS};
 use crate::model::{Severity, Snapshot};
 
@@ -72,19 +72,19 @@ impl Section {
     }
 }
 
-fn dim(t: &Theme, s: impl Into<String>) -> Span<'static> {
+pub(super) fn dim(t: &Theme, s: impl Into<String>) -> Span<'static> {
     Span::styled(s.into(), t.dim())
 }
 
-fn bold(t: &Theme, s: impl Into<String>) -> Span<'static> {
+pub(super) fn bold(t: &Theme, s: impl Into<String>) -> Span<'static> {
     Span::styled(s.into(), t.bold())
 }
 
-fn raw(s: impl Into<String>) -> Span<'static> {
+pub(super) fn raw(s: impl Into<String>) -> Span<'static> {
     Span::raw(s.into())
 }
 
-fn sep(t: &Theme) -> Span<'static> {
+pub(super) fn sep(t: &Theme) -> Span<'static> {
     Span::styled(t.sep(), t.dim())
 }
 
@@ -576,7 +576,7 @@ pub fn traffic_lines(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>
 
 /// Whether the kernel's global zswap figures can be put on one device: one swap device that
 /// is not zram holds all of them.
-fn single_disk(s: &Snapshot) -> Option<usize> {
+pub(super) fn single_disk(s: &Snapshot) -> Option<usize> {
     let mut disks = s
         .swap
         .devices
@@ -589,7 +589,7 @@ fn single_disk(s: &Snapshot) -> Option<usize> {
     }
 }
 
-fn split_line(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
+pub(super) fn split_line(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
     let w = &s.swap;
     let mut items = vec![
         vec![
@@ -683,258 +683,9 @@ pub fn zram(s: &Snapshot, t: &Theme) -> Option<Section> {
     })
 }
 
-fn table_title(name: &str, focused: bool, t: &Theme) -> Line<'static> {
-    if focused {
-        Line::from(Span::styled(format!(" {name} "), t.badge()))
-    } else {
-        Line::from(bold(t, name.to_string()))
-    }
-}
-
-/// The devices view: both tables, scrollable.
-pub fn devices(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
-    let s = &app.latest;
-    let width = usize::from(area.width);
-    let split = split_line(s, t, width);
-    // Swap takes what it needs, leaving the zram table at least its title, header and a row;
-    // zram follows right under it and has the rest.
-    let swap_rows = (s.swap.devices.len().max(1) + 2 + split.len() + 1) as u16;
-    let swap_h = swap_rows
-        .min(area.height.saturating_sub(3))
-        .max(area.height.min(4));
-    let swap_area = Rect {
-        height: swap_h.min(area.height),
-        ..area
-    };
-    let zram_area = Rect {
-        y: area.y + swap_area.height,
-        height: area.height - swap_area.height,
-        ..area
-    };
-
-    // Swap.
-    let right = Line::from(vec![
-        bold(t, f::bytes(s.swap.used_bytes)),
-        dim(t, " used of "),
-        raw(f::bytes(s.swap.total_bytes)),
-    ]);
-    widgets::rule(
-        buf,
-        Rect {
-            height: 1,
-            ..swap_area
-        },
-        table_title("Swap devices", app.focus == Focus::Swap, t),
-        Some(right),
-        t,
-    );
-    let mut y = 1;
-    for l in &split {
-        widgets::put(buf, swap_area, y, l);
-        y += 1;
-    }
-    let one = single_disk(s);
-    let note = if one.is_none() && s.swap.devices.iter().filter(|d| !d.is_zram).count() > 1 {
-        "in zswap / on disk: the kernel counts zswap for all devices together (see the line above)"
-    } else {
-        "on disk: pages on the device, or zero-filled pages that take no space at all"
-    };
-    if y < swap_area.height {
-        widgets::put(buf, swap_area, y, &Line::from(dim(t, note)));
-        y += 1;
-    }
-    let cols = [
-        Col {
-            title: "path",
-            width: 0,
-            right: false,
-        },
-        Col {
-            title: "type",
-            width: 9,
-            right: false,
-        },
-        Col {
-            title: "size",
-            width: 10,
-            right: true,
-        },
-        Col {
-            title: "used",
-            width: 10,
-            right: true,
-        },
-        Col {
-            title: "prio",
-            width: 5,
-            right: true,
-        },
-        Col {
-            title: "in zswap",
-            width: 10,
-            right: true,
-        },
-        Col {
-            title: "on disk",
-            width: 10,
-            right: true,
-        },
-    ];
-    let rows: Vec<Vec<String>> = s
-        .swap
-        .devices
-        .iter()
-        .enumerate()
-        .map(|(i, d)| {
-            let (in_z, disk) = if d.is_zram {
-                ("0 B".to_string(), "0 B (RAM)".to_string())
-            } else if one == Some(i) {
-                (
-                    f::bytes(s.swap.in_zswap_bytes),
-                    f::bytes(s.swap.not_in_ram_bytes),
-                )
-            } else {
-                (t.missing().to_string(), t.missing().to_string())
-            };
-            vec![
-                d.path.clone(),
-                if d.is_zram {
-                    "zram".into()
-                } else {
-                    d.kind.clone()
-                },
-                f::bytes_raw(d.size_bytes),
-                f::bytes_raw(d.used_bytes),
-                d.priority.to_string(),
-                in_z,
-                disk,
-            ]
-        })
-        .collect();
-    let table_area = Rect {
-        y: swap_area.y + y,
-        height: swap_area.height.saturating_sub(y),
-        ..swap_area
-    };
-    if rows.is_empty() {
-        widgets::put(
-            buf,
-            table_area,
-            0,
-            &Line::from(dim(t, "no active swap devices")),
-        );
-    } else {
-        widgets::table(buf, table_area, &cols, &rows, app.scroll(Focus::Swap), t);
-    }
-
-    // zram.
-    if zram_area.height == 0 {
-        return;
-    }
-    widgets::rule(
-        buf,
-        Rect {
-            height: 1,
-            ..zram_area
-        },
-        table_title("zram devices", app.focus == Focus::Zram, t),
-        None,
-        t,
-    );
-    let body = Rect {
-        y: zram_area.y + 1,
-        height: zram_area.height - 1,
-        ..zram_area
-    };
-    if s.zram.is_empty() {
-        widgets::put(buf, body, 0, &Line::from(dim(t, "no zram devices")));
-        return;
-    }
-    let cols = [
-        Col {
-            title: "device",
-            width: 7,
-            right: false,
-        },
-        Col {
-            title: "alg",
-            width: 8,
-            right: false,
-        },
-        Col {
-            title: "disksize",
-            width: 9,
-            right: true,
-        },
-        Col {
-            title: "orig",
-            width: 9,
-            right: true,
-        },
-        Col {
-            title: "compr",
-            width: 9,
-            right: true,
-        },
-        Col {
-            title: "mem used",
-            width: 9,
-            right: true,
-        },
-        Col {
-            title: "ratio",
-            width: 7,
-            right: true,
-        },
-        Col {
-            title: "eff.",
-            width: 7,
-            right: true,
-        },
-        Col {
-            title: "swap",
-            width: 4,
-            right: false,
-        },
-    ];
-    let rows: Vec<Vec<String>> = s
-        .zram
-        .iter()
-        .map(|z| {
-            if z.initialized == Some(false) {
-                let m = t.missing().to_string();
-                let swap = if z.is_swap { "yes" } else { "no" }.to_string();
-                return vec![
-                    z.device.clone(),
-                    "(unused)".into(),
-                    "0 B".into(),
-                    m.clone(),
-                    m.clone(),
-                    m.clone(),
-                    m.clone(),
-                    m,
-                    swap,
-                ];
-            }
-            vec![
-                z.device.clone(),
-                z.algorithm.clone().unwrap_or_else(|| t.missing().into()),
-                f::bytes(z.disksize_bytes),
-                f::bytes(z.orig_data_bytes),
-                f::bytes(z.compr_data_bytes),
-                f::bytes(z.mem_used_bytes),
-                f::ratio(z.compression_ratio),
-                f::ratio(z.effective_ratio),
-                if z.is_swap { "yes" } else { "no" }.into(),
-            ]
-        })
-        .collect();
-    widgets::table(buf, body, &cols, &rows, app.scroll(Focus::Zram), t);
-}
-
 // ---- footer and help --------------------------------------------------------------------------
 
-pub fn footer(app: &App, t: &Theme) -> Line<'static> {
+pub fn footer(app: &App, t: &Theme, width: usize) -> Line<'static> {
     let mut spans = vec![
         bold(t, " q"),
         dim(t, " quit  "),
@@ -947,8 +698,17 @@ pub fn footer(app: &App, t: &Theme) -> Line<'static> {
         bold(t, "[ ]"),
         dim(t, format!(" {}  ", f::span(app.window))),
     ];
+    let used: usize = spans.iter().map(Span::width).sum();
+    // Every view by number and name where that fits, else the numbers with the current
+    // view's name.
+    let full: usize = View::ALL.iter().map(|v| v.name().chars().count() + 3).sum();
+    let named = |v: View| used + full <= width || v == app.view;
     for (i, v) in View::ALL.iter().enumerate() {
-        let label = format!("{} {}", i + 1, v.name());
+        let label = if named(*v) {
+            format!("{} {}", i + 1, v.name())
+        } else {
+            format!("{}", i + 1)
+        };
         if *v == app.view {
             spans.push(Span::styled(label, t.badge()));
         } else {

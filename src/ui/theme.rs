@@ -106,6 +106,21 @@ impl Theme {
         if self.ascii { " | " } else { " · " }
     }
 
+    /// The sort direction's arrow: largest first (down) or smallest first (up).
+    pub fn arrow(&self, descending: bool) -> &'static str {
+        match (self.ascii, descending) {
+            (false, true) => "↓",
+            (false, false) => "↑",
+            (true, true) => "v",
+            (true, false) => "^",
+        }
+    }
+
+    /// The text cursor in the filter prompt.
+    pub fn cursor(&self) -> &'static str {
+        if self.ascii { "_" } else { "█" }
+    }
+
     pub fn missing(&self) -> &'static str {
         if self.ascii {
             crate::format::MISSING_ASCII

@@ -1,0 +1,369 @@
+//! Sorting and filtering the processes and cgroups lists, as pure functions over the rows: the
+//! result is the order in which to show them (indices into the rows), the rows left alone.
+//!
+//! Like htop: one column is the sort key (`s` moves to the next, `<`/`>` either way, `r`
+//! reverses); sizes sort largest first, pids and names ascending. A row whose key is unknown
+//! goes last whichever the direction, and ties keep a stable order (by pid, or by path). The
+//! filter keeps rows where any of the named fields contains the text, case-insensitively.
+
+use std::cmp::Ordering;
+
+use crate::model::owners::{CgroupRow, ProcessRow};
+
+/// The processes view's sort keys, in the order `s` cycles through them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProcSort {
+    Swap,
+    Rss,
+    Zswap,
+    Pid,
+    Name,
+}
+
+impl ProcSort {
+    pub const ALL: [ProcSort; 5] = [
+        ProcSort::Swap,
+        ProcSort::Rss,
+        ProcSort::Zswap,
+        ProcSort::Pid,
+        ProcSort::Name,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            ProcSort::Swap => "swap",
+            ProcSort::Rss => "rss",
+            ProcSort::Zswap => "~in zswap",
+            ProcSort::Pid => "pid",
+            ProcSort::Name => "name",
+        }
+    }
+
+    /// Sizes read best largest first; pids and names in ascending order.
+    pub fn descending(self) -> bool {
+        matches!(self, ProcSort::Swap | ProcSort::Rss | ProcSort::Zswap)
+    }
+}
+
+/// The cgroups view's sort keys: the tree (path order, indented), or a column, largest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CgroupSort {
+    Zswap,
+    Zswapped,
+    Swap,
+    Memory,
+    Zswpout,
+    Tree,
+}
+
+impl CgroupSort {
+    pub const ALL: [CgroupSort; 6] = [
+        CgroupSort::Zswap,
+        CgroupSort::Zswapped,
+        CgroupSort::Swap,
+        CgroupSort::Memory,
+        CgroupSort::Zswpout,
+        CgroupSort::Tree,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            CgroupSort::Zswap => "zswap",
+            CgroupSort::Zswapped => "zswapped",
+            CgroupSort::Swap => "swap",
+            CgroupSort::Memory => "memory",
+            CgroupSort::Zswpout => "zswpout/s",
+            CgroupSort::Tree => "tree",
+        }
+    }
+
+    pub fn descending(self) -> bool {
+        self != CgroupSort::Tree
+    }
+}
+
+/// The next (or previous) key of `all` after `now`, wrapping around.
+pub fn cycle<T: Copy + PartialEq>(all: &[T], now: T, forward: bool) -> T {
+    let i = all.iter().position(|&x| x == now).unwrap_or(0);
+    let n = all.len().max(1);
+    let j = if forward {
+        (i + 1) % n
+    } else {
+        (i + n - 1) % n
+    };
+    all.get(j).copied().unwrap_or(now)
+}
+
+/// A sort and a filter: what the list views keep per view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListState<S> {
+    pub sort: S,
+    /// Flip the key's natural direction.
+    pub reverse: bool,
+    /// Case-insensitive text to match; empty keeps every row.
+    pub filter: String,
+}
+
+impl<S> ListState<S> {
+    pub fn new(sort: S) -> ListState<S> {
+        ListState {
+            sort,
+            reverse: false,
+            filter: String::new(),
+        }
+    }
+}
+
+/// `hay` contains `needle_lower` (already lower case), ignoring case.
+fn contains(hay: &str, needle_lower: &str) -> bool {
+    if hay.is_ascii() && needle_lower.is_ascii() {
+        let (h, n) = (hay.as_bytes(), needle_lower.as_bytes());
+        return n.is_empty()
+            || h.windows(n.len())
+                .any(|w| w.iter().zip(n).all(|(a, b)| a.to_ascii_lowercase() == *b));
+    }
+    hay.to_lowercase().contains(needle_lower)
+}
+
+/// Whether a process matches the filter (name, user or cgroup).
+pub fn process_matches(p: &ProcessRow, filter: &str) -> bool {
+    process_hit(p, &filter.trim().to_lowercase())
+}
+
+fn process_hit(p: &ProcessRow, needle_lower: &str) -> bool {
+    needle_lower.is_empty()
+        || contains(&p.name, needle_lower)
+        || p.user.as_deref().is_some_and(|u| contains(u, needle_lower))
+        || p.cgroup
+            .as_deref()
+            .is_some_and(|c| contains(c, needle_lower))
+}
+
+/// Whether a cgroup matches the filter (its path, which holds its unit name).
+pub fn cgroup_matches(c: &CgroupRow, filter: &str) -> bool {
+    let needle = filter.trim().to_lowercase();
+    cgroup_hit(c, &needle)
+}
+
+fn cgroup_hit(c: &CgroupRow, needle_lower: &str) -> bool {
+    needle_lower.is_empty() || contains(&c.path, needle_lower)
+}
+
+/// Compare two optional keys: known before unknown, then by value in `dir`.
+fn by<T: PartialOrd>(a: Option<T>, b: Option<T>, desc: bool) -> Ordering {
+    match (a, b) {
+        (Some(x), Some(y)) => {
+            let o = x.partial_cmp(&y).unwrap_or(Ordering::Equal);
+            if desc { o.reverse() } else { o }
+        }
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => Ordering::Equal,
+    }
+}
+
+/// The processes to show, in order: indices into `rows`.
+pub fn process_order(rows: &[ProcessRow], state: &ListState<ProcSort>) -> Vec<usize> {
+    let needle = state.filter.trim().to_lowercase();
+    let mut idx: Vec<usize> = (0..rows.len())
+        .filter(|&i| process_hit(&rows[i], &needle))
+        .collect();
+    let desc = state.sort.descending() != state.reverse;
+    idx.sort_by(|&i, &j| {
+        let (a, b) = (&rows[i], &rows[j]);
+        let o = match state.sort {
+            ProcSort::Swap => by(Some(a.swap_bytes), Some(b.swap_bytes), desc),
+            ProcSort::Rss => by(a.rss_bytes, b.rss_bytes, desc),
+            ProcSort::Zswap => by(a.zswap_estimate_bytes, b.zswap_estimate_bytes, desc),
+            ProcSort::Pid => by(Some(a.pid), Some(b.pid), desc),
+            ProcSort::Name => by(
+                Some(a.name.to_lowercase()),
+                Some(b.name.to_lowercase()),
+                desc,
+            ),
+        };
+        o.then(a.pid.cmp(&b.pid))
+    });
+    idx
+}
+
+/// The cgroups to show, in order: indices into `rows`. The tree keeps the order the rows were
+/// read in (depth-first, siblings by name), or its reverse.
+pub fn cgroup_order(rows: &[CgroupRow], state: &ListState<CgroupSort>) -> Vec<usize> {
+    let needle = state.filter.trim().to_lowercase();
+    let mut idx: Vec<usize> = (0..rows.len())
+        .filter(|&i| cgroup_hit(&rows[i], &needle))
+        .collect();
+    let desc = state.sort.descending() != state.reverse;
+    if state.sort == CgroupSort::Tree {
+        if state.reverse {
+            idx.reverse();
+        }
+        return idx;
+    }
+    idx.sort_by(|&i, &j| {
+        let (a, b) = (&rows[i], &rows[j]);
+        let o = match state.sort {
+            CgroupSort::Zswap => by(a.zswap_bytes, b.zswap_bytes, desc),
+            CgroupSort::Zswapped => by(a.zswapped_bytes, b.zswapped_bytes, desc),
+            CgroupSort::Swap => by(a.swap_current_bytes, b.swap_current_bytes, desc),
+            CgroupSort::Memory => by(a.memory_current_bytes, b.memory_current_bytes, desc),
+            CgroupSort::Zswpout => by(a.zswpout_bytes_per_sec, b.zswpout_bytes_per_sec, desc),
+            CgroupSort::Tree => Ordering::Equal,
+        };
+        o.then(a.path.cmp(&b.path))
+    });
+    idx
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(pid: u32, name: &str, user: Option<&str>, rss: Option<u64>, swap: u64) -> ProcessRow {
+        ProcessRow {
+            pid,
+            name: name.into(),
+            user: user.map(str::to_string),
+            rss_bytes: rss,
+            swap_bytes: swap,
+            zswap_estimate_bytes: Some(swap / 2),
+            estimate_from: Some("global ratio".into()),
+            cgroup: None,
+        }
+    }
+
+    fn rows() -> Vec<ProcessRow> {
+        let mut v = vec![
+            p(30, "postgres", Some("postgres"), Some(300), 100),
+            p(10, "Firefox", Some("alice"), None, 500),
+            p(20, "bash", Some("alice"), Some(50), 100),
+            p(40, "hog", None, Some(900), 700),
+        ];
+        v[3].cgroup = Some("/system.slice/hog.service".into());
+        v[3].zswap_estimate_bytes = None;
+        v
+    }
+
+    fn order(sort: ProcSort, reverse: bool, filter: &str) -> Vec<u32> {
+        let r = rows();
+        let st = ListState {
+            sort,
+            reverse,
+            filter: filter.into(),
+        };
+        process_order(&r, &st).iter().map(|&i| r[i].pid).collect()
+    }
+
+    #[test]
+    fn sorts_by_each_key() {
+        assert_eq!(
+            order(ProcSort::Swap, false, ""),
+            [40, 10, 20, 30],
+            "ties by pid"
+        );
+        assert_eq!(
+            order(ProcSort::Rss, false, ""),
+            [40, 30, 20, 10],
+            "unknown last"
+        );
+        assert_eq!(order(ProcSort::Zswap, false, ""), [10, 20, 30, 40]);
+        assert_eq!(order(ProcSort::Pid, false, ""), [10, 20, 30, 40]);
+        assert_eq!(
+            order(ProcSort::Name, false, ""),
+            [20, 10, 40, 30],
+            "names ignore case"
+        );
+    }
+
+    #[test]
+    fn reverse_flips_the_direction_but_unknowns_stay_last() {
+        assert_eq!(order(ProcSort::Swap, true, ""), [20, 30, 10, 40]);
+        assert_eq!(order(ProcSort::Rss, true, ""), [20, 30, 40, 10]);
+        assert_eq!(order(ProcSort::Pid, true, ""), [40, 30, 20, 10]);
+    }
+
+    #[test]
+    fn filters_on_name_user_and_cgroup_ignoring_case() {
+        assert_eq!(order(ProcSort::Swap, false, "fire"), [10]);
+        assert_eq!(order(ProcSort::Swap, false, "ALICE"), [10, 20]);
+        assert_eq!(order(ProcSort::Swap, false, "hog.service"), [40]);
+        assert_eq!(order(ProcSort::Swap, false, "  "), [40, 10, 20, 30]);
+        assert!(order(ProcSort::Swap, false, "nothing").is_empty());
+        assert!(process_matches(&rows()[1], "FOX"));
+        assert!(!process_matches(&rows()[0], "fox"));
+    }
+
+    #[test]
+    fn non_ascii_filter() {
+        let r = vec![p(1, "Ärger", None, None, 1), p(2, "x", None, None, 1)];
+        let st = ListState {
+            sort: ProcSort::Pid,
+            reverse: false,
+            filter: "äR".into(),
+        };
+        assert_eq!(process_order(&r, &st), [0]);
+    }
+
+    fn cg(path: &str, zswap: Option<u64>, mem: Option<u64>) -> CgroupRow {
+        CgroupRow {
+            path: path.into(),
+            unit: crate::sources::cgroups::unit_name(path).map(str::to_string),
+            depth: path.matches('/').count() - usize::from(path == "/"),
+            memory_current_bytes: mem,
+            swap_current_bytes: None,
+            zswap_bytes: zswap,
+            zswapped_bytes: None,
+            compression_ratio: None,
+            zswpin_bytes_per_sec: None,
+            zswpout_bytes_per_sec: None,
+            zswpwb_bytes_per_sec: None,
+            zswap_max_bytes: None,
+            zswap_max_is_max: None,
+            zswap_writeback: None,
+        }
+    }
+
+    #[test]
+    fn cgroups_sort_filter_and_tree() {
+        let r = vec![
+            cg("/", Some(100), Some(1000)),
+            cg("/system.slice", Some(60), Some(400)),
+            cg("/system.slice/a.service", Some(10), None),
+            cg("/system.slice/b.service", Some(50), Some(300)),
+            cg("/user.slice", None, Some(500)),
+        ];
+        let st = |sort, reverse, filter: &str| ListState {
+            sort,
+            reverse,
+            filter: filter.into(),
+        };
+        assert_eq!(
+            cgroup_order(&r, &st(CgroupSort::Zswap, false, "")),
+            [0, 1, 3, 2, 4]
+        );
+        assert_eq!(
+            cgroup_order(&r, &st(CgroupSort::Memory, true, "")),
+            [3, 1, 4, 0, 2]
+        );
+        assert_eq!(
+            cgroup_order(&r, &st(CgroupSort::Tree, false, "")),
+            [0, 1, 2, 3, 4]
+        );
+        assert_eq!(
+            cgroup_order(&r, &st(CgroupSort::Tree, true, "SERVICE")),
+            [3, 2]
+        );
+        assert!(cgroup_matches(&r[2], "a.serv"));
+    }
+
+    #[test]
+    fn cycling_wraps() {
+        assert_eq!(cycle(&ProcSort::ALL, ProcSort::Name, true), ProcSort::Swap);
+        assert_eq!(cycle(&ProcSort::ALL, ProcSort::Swap, false), ProcSort::Name);
+        assert_eq!(
+            cycle(&CgroupSort::ALL, CgroupSort::Zswap, true),
+            CgroupSort::Zswapped
+        );
+    }
+}

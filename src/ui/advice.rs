@@ -1,0 +1,181 @@
+//! The diagnostics view: every finding in full (severity, id, summary, the evidence, the fix and
+//! why), then the tunables with the value suggested for the detected setup. One text, wrapped
+//! to the terminal and scrolled by line; the wording is `--once`'s.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+
+use super::panels::{bold, dim, raw};
+use super::theme::Theme;
+use super::widgets;
+use crate::app::{App, Pane};
+use crate::format as f;
+use crate::model::{Severity, Snapshot};
+
+/// `text` wrapped to `width`: the first line after `head` (already styled), the others
+/// indented by `indent`.
+fn paragraph(
+    out: &mut Vec<Line<'static>>,
+    head: Vec<Span<'static>>,
+    indent: usize,
+    text: &str,
+    width: usize,
+    style: ratatui::style::Style,
+) {
+    let first: usize = head.iter().map(Span::width).sum();
+    for (i, l) in f::wrap(text, width, first, indent).into_iter().enumerate() {
+        if i == 0 {
+            let mut spans = head.clone();
+            spans.push(Span::styled(l, style));
+            out.push(Line::from(spans));
+        } else {
+            out.push(Line::from(vec![
+                raw(" ".repeat(indent)),
+                Span::styled(l, style),
+            ]));
+        }
+    }
+}
+
+/// The heading, which stays while the text below scrolls: the counts, the detected setup, and
+/// which lines are shown.
+fn heading(s: &Snapshot, t: &Theme, width: usize, shown: (usize, usize, usize)) -> Line<'static> {
+    let (crit, warn, info) = crate::diagnostics::counts(&s.diagnostics);
+    let mut right = Vec::new();
+    for (n, word, style) in [
+        (crit, "crit", t.bad()),
+        (warn, "warn", t.warn()),
+        (info, "info", t.plain()),
+    ] {
+        if n > 0 {
+            if !right.is_empty() {
+                right.push(dim(t, ", "));
+            }
+            right.push(Span::styled(format!("{n} {word}"), style));
+        }
+    }
+    if right.is_empty() {
+        right.push(raw("none"));
+    }
+    if let Some(a) = s.tunables_advice.first() {
+        right.push(dim(t, format!("{}setup: ", t.sep())));
+        right.push(bold(t, a.setup.clone()));
+    }
+    let (from, to, of) = shown;
+    if to < of || from > 0 {
+        right.push(dim(
+            t,
+            format!("{}lines {}-{to} of {of}", t.sep(), from + 1),
+        ));
+    }
+    widgets::rule_line(vec![bold(t, "Diagnostics")], right, width, t)
+}
+
+/// The text under the heading at `width`.
+pub fn lines(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    let setup = s.tunables_advice.first().map(|a| a.setup.clone());
+    if s.diagnostics.is_empty() {
+        out.push(Line::from(raw(
+            "no problems found in what the kernel exposes",
+        )));
+    }
+    for (i, d) in s.diagnostics.iter().enumerate() {
+        if i > 0 {
+            out.push(Line::from(""));
+        }
+        let (tag, style) = match d.severity {
+            Severity::Crit => ("CRIT", t.bad()),
+            Severity::Warn => ("WARN", t.warn()),
+            Severity::Info => ("INFO", t.dim()),
+        };
+        let head = vec![
+            Span::styled(format!("{tag}  "), style),
+            bold(t, format!("{}: ", d.id)),
+        ];
+        paragraph(&mut out, head, 6, &d.summary, width, t.plain());
+        for e in &d.evidence {
+            paragraph(&mut out, vec![dim(t, "      - ")], 8, e, width, t.plain());
+        }
+        paragraph(
+            &mut out,
+            vec![dim(t, "      fix: ")],
+            11,
+            &d.fix,
+            width,
+            t.plain(),
+        );
+        paragraph(
+            &mut out,
+            vec![dim(t, "      why: ")],
+            11,
+            &d.why,
+            width,
+            t.plain(),
+        );
+    }
+
+    if let Some(setup) = setup {
+        out.push(Line::from(""));
+        out.push(widgets::rule_line(
+            vec![bold(t, "Tunables")],
+            vec![dim(t, "suggested for "), bold(t, setup)],
+            width,
+            t,
+        ));
+        let name_w = 30.min(width.saturating_sub(30)).max(12);
+        out.push(Line::from(dim(
+            t,
+            format!("{:<name_w$} {:>9}  {:<9}", "setting", "now", "suggested"),
+        )));
+        for a in &s.tunables_advice {
+            let now = a.current.as_deref().unwrap_or(t.missing());
+            let mark = match &a.current {
+                Some(c) if c.trim() == a.suggested => dim(t, "ok"),
+                Some(_) => Span::styled("change", t.warn()),
+                None => raw(""),
+            };
+            out.push(Line::from(vec![
+                raw(format!(
+                    "{:<name_w$} {:>9}  ",
+                    widgets::fit(&a.name, name_w, t.ascii),
+                    widgets::fit(now, 9, t.ascii)
+                )),
+                bold(t, format!("{:<9} ", widgets::fit(&a.suggested, 9, t.ascii))),
+                mark,
+            ]));
+            let why = if a.opinion {
+                format!("{} (opinion)", a.why)
+            } else {
+                a.why.clone()
+            };
+            paragraph(&mut out, vec![raw("    ")], 4, &why, width, t.dim());
+        }
+    }
+    out
+}
+
+/// Rows of text under the heading.
+pub fn text_rows(area_height: u16) -> usize {
+    usize::from(area_height.saturating_sub(1))
+}
+
+/// The view, scrolled.
+pub fn draw(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
+    let width = usize::from(area.width);
+    let all = lines(&app.latest, t, width);
+    let rows = text_rows(area.height);
+    let max = all.len().saturating_sub(rows);
+    let offset = app.scroll(Pane::Diagnostics).min(max);
+    let to = (offset + rows).min(all.len());
+    widgets::put(
+        buf,
+        area,
+        0,
+        &heading(&app.latest, t, width, (offset, to, all.len())),
+    );
+    for (y, l) in all[offset..to].iter().enumerate() {
+        widgets::put(buf, area, 1 + y as u16, l);
+    }
+}

@@ -1,0 +1,399 @@
+//! The devices view: each swap area with its size, use and priority, the block device and
+//! disks under it with their I/O, the priority groups; then every zram device in full.
+//! `Left`/`Right` move the focus between the two halves, the arrows scroll the focused one.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+
+use super::panels::{bold, dim, raw, single_disk, split_line};
+use super::theme::Theme;
+use super::widgets::{self, Col};
+use crate::app::{App, Focus};
+use crate::format as f;
+use crate::model::{Snapshot, SwapDevice, Zram};
+
+fn title(name: &str, focused: bool, t: &Theme) -> Line<'static> {
+    if focused {
+        Line::from(Span::styled(format!(" {name} "), t.badge()))
+    } else {
+        Line::from(bold(t, name.to_string()))
+    }
+}
+
+const fn col(title: &'static str, width: u16, right: bool) -> Col {
+    Col {
+        title,
+        width,
+        right,
+    }
+}
+
+const SIZE_COLS: [Col; 7] = [
+    col("path", 0, false),
+    col("type", 9, false),
+    col("size", 10, true),
+    col("used", 10, true),
+    col("prio", 5, true),
+    col("in zswap", 10, true),
+    col("on disk", 10, true),
+];
+
+const IO_COLS: [Col; 8] = [
+    col("I/O of", 0, false),
+    col("block device", 14, false),
+    col("rot", 3, false),
+    col("rd IOPS", 7, true),
+    col("read/s", 8, true),
+    col("wr IOPS", 7, true),
+    col("write/s", 8, true),
+    col("busy", 6, true),
+];
+
+/// "vda2 on vda", "dm-0 on sda+sdb", "vda", or the missing mark.
+fn device_name(d: &SwapDevice) -> String {
+    match d.block_device.as_deref() {
+        None => f::MISSING.to_string(),
+        Some(dev) if d.disks.is_empty() || d.disks == [dev] => dev.to_string(),
+        Some(dev) => format!("{dev} on {}", d.disks.join("+")),
+    }
+}
+
+fn size_row(s: &Snapshot, i: usize, d: &SwapDevice, t: &Theme) -> Vec<String> {
+    let (in_z, disk) = if d.is_zram {
+        ("0 B".to_string(), "0 B (RAM)".to_string())
+    } else if single_disk(s) == Some(i) {
+        (
+            f::bytes(s.swap.in_zswap_bytes),
+            f::bytes(s.swap.not_in_ram_bytes),
+        )
+    } else {
+        (t.missing().to_string(), t.missing().to_string())
+    };
+    vec![
+        d.path.clone(),
+        if d.is_zram {
+            "zram".into()
+        } else {
+            d.kind.clone()
+        },
+        f::bytes_raw(d.size_bytes),
+        f::bytes_raw(d.used_bytes),
+        d.priority.to_string(),
+        in_z,
+        disk,
+    ]
+}
+
+fn io_row(s: &Snapshot, d: &SwapDevice, t: &Theme) -> Vec<String> {
+    let known = s.rates.is_some();
+    let m = t.missing().to_string();
+    let mut row = vec![
+        d.path.clone(),
+        device_name(d),
+        f::yes_no(d.rotational).into(),
+    ];
+    match &d.io {
+        Some(io) => row.extend([
+            f::iops(known, io.read_iops),
+            f::rate_short(known, io.read_bytes_per_sec),
+            f::iops(known, io.write_iops),
+            f::rate_short(known, io.write_bytes_per_sec),
+            f::percent_rate(known, io.busy_percent),
+        ]),
+        None => row.extend([m.clone(), m.clone(), m.clone(), m.clone(), m]),
+    }
+    row
+}
+
+/// The priority groups, highest first: the kernel fills a group before the next and stripes
+/// pages round-robin over the areas of one group.
+fn priority_lines(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
+    let groups = &s.swap.priority_groups;
+    if groups.is_empty() {
+        return Vec::new();
+    }
+    let mut items = Vec::with_capacity(groups.len());
+    for (i, g) in groups.iter().enumerate() {
+        let mut item = Vec::with_capacity(4);
+        if i == 0 {
+            item.push(dim(t, "priorities, filled highest first: "));
+        }
+        item.push(bold(t, format!("{} ", g.priority)));
+        item.push(raw(g.devices.join(" + ")));
+        if g.devices.len() > 1 {
+            item.push(Span::styled(" (round-robin)", t.good()));
+        }
+        items.push(item);
+    }
+    widgets::flow(items, width, t.sep(), 0)
+}
+
+/// What a device's I/O figures are, beside the swap-only ones.
+fn io_note(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
+    let known = s.rates.is_some();
+    let r = s.rates.as_ref();
+    let items = vec![
+        vec![dim(
+            t,
+            "device I/O is all traffic on the device, not only swap",
+        )],
+        vec![
+            dim(t, "swap only, all devices: pswpin "),
+            bold(
+                t,
+                f::rate_short(known, r.and_then(|r| r.pswpin_bytes_per_sec)),
+            ),
+            dim(t, " pswpout "),
+            bold(
+                t,
+                f::rate_short(known, r.and_then(|r| r.pswpout_bytes_per_sec)),
+            ),
+        ],
+    ];
+    widgets::flow(items, width, t.sep(), 0)
+}
+
+/// One zram device in full, as lines.
+fn zram_card(s: &Snapshot, z: &Zram, t: &Theme, width: usize) -> Vec<Line<'static>> {
+    let swap = s
+        .swap
+        .devices
+        .iter()
+        .find(|d| d.path == format!("/dev/{}", z.device));
+    let mut head = vec![bold(t, z.device.clone())];
+    if z.initialized == Some(false) {
+        head.push(dim(t, "  not set up (disksize 0)"));
+        return vec![Line::from(head)];
+    }
+    head.push(raw(format!(
+        "  {}",
+        z.algorithm.clone().unwrap_or_else(|| t.missing().into())
+    )));
+    head.push(dim(t, "  disksize "));
+    head.push(raw(f::bytes(z.disksize_bytes)));
+    head.push(dim(
+        t,
+        match swap {
+            Some(d) => format!("  swap, priority {}", d.priority),
+            None => "  not used as swap".to_string(),
+        },
+    ));
+    let mut lines = vec![Line::from(head)];
+    let kv = |k: &str, v: String| vec![dim(t, format!("{k} ")), bold(t, v)];
+    let mut items = vec![
+        kv("orig", f::bytes(z.orig_data_bytes)),
+        kv("compr", f::bytes(z.compr_data_bytes)),
+        vec![
+            dim(t, "mem used "),
+            Span::styled(f::bytes(z.mem_used_bytes), t.pool()),
+        ],
+        kv("limit", f::limit(z.mem_limit_bytes)),
+        kv("peak", f::bytes(z.mem_used_max_bytes)),
+        vec![
+            dim(t, "ratio "),
+            bold(t, f::ratio(z.effective_ratio)),
+            dim(t, " effective ("),
+            bold(t, f::ratio(z.compression_ratio)),
+            dim(t, " compressor only)"),
+        ],
+        kv("allocator overhead", f::bytes(z.allocator_overhead_bytes)),
+        kv("saves", f::bytes_signed(z.saved_bytes)),
+        kv("same-filled", f::pages(z.same_pages)),
+        kv("huge", f::pages(z.huge_pages)),
+    ];
+    let failed = z.failed_reads.unwrap_or(0) + z.failed_writes.unwrap_or(0) > 0;
+    items.push(vec![
+        dim(t, "failed reads "),
+        Span::styled(
+            f::num(z.failed_reads),
+            if failed { t.bad() } else { t.bold() },
+        ),
+        dim(t, " writes "),
+        Span::styled(
+            f::num(z.failed_writes),
+            if failed { t.bad() } else { t.bold() },
+        ),
+    ]);
+    if z.bd_count_bytes.is_some() {
+        items.push(vec![
+            dim(t, "writeback to "),
+            raw(z.backing_dev.clone().unwrap_or_else(|| t.missing().into())),
+            dim(t, " holds "),
+            bold(t, f::bytes(z.bd_count_bytes)),
+            dim(t, " (read "),
+            raw(f::bytes(z.bd_reads_bytes)),
+            dim(t, ", written "),
+            raw(f::bytes(z.bd_writes_bytes)),
+            dim(t, ")"),
+        ]);
+    }
+    if let Some(r) = &z.recomp_algorithm {
+        items.push(kv(
+            "recompression",
+            r.split_whitespace().collect::<Vec<_>>().join(" "),
+        ));
+    }
+    lines.extend(widgets::flow(items, width, t.sep(), 2));
+    lines
+}
+
+/// The devices view.
+pub fn draw(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
+    let s = &app.latest;
+    let width = usize::from(area.width);
+    let n = s.swap.devices.len();
+
+    // The swap half, from the top: rule, split, note, size table, I/O table, priorities, I/O
+    // note. When rows are short the notes go first, then the priorities and the split, then
+    // the tables share what is left.
+    let split = split_line(s, t, width);
+    let prio = priority_lines(s, t, width);
+    let io_note = if n > 0 {
+        io_note(s, t, width)
+    } else {
+        Vec::new()
+    };
+    let one = single_disk(s);
+    let note = if one.is_none() && s.swap.devices.iter().filter(|d| !d.is_zram).count() > 1 {
+        "in zswap / on disk: the kernel counts zswap for all devices together (see the line above)"
+    } else {
+        "on disk: pages on the device, or zero-filled pages that take no space at all"
+    };
+    let table_rows = n.max(1);
+    let tables = if n > 0 { 2 * (1 + table_rows) } else { 1 };
+    // rule, split, note, tables, priorities, I/O note
+    let mut parts = [1usize, split.len(), 1, tables, prio.len(), io_note.len()];
+    let h = usize::from(area.height);
+    let zram_need = 1 + zram_lines(s, t, width).max(1);
+    // The notes make way for zram's lines, then the tables for zram's first five.
+    let mut over = parts
+        .iter()
+        .sum::<usize>()
+        .saturating_sub(h.saturating_sub(zram_need));
+    for i in [2, 1, 4, 5] {
+        let cut = over.min(parts[i]);
+        parts[i] -= cut;
+        over -= cut;
+    }
+    let over = parts
+        .iter()
+        .sum::<usize>()
+        .saturating_sub(h.saturating_sub(zram_need.min(5)));
+    if over > 0 && n > 0 {
+        // Each table keeps its header and at least one row.
+        parts[3] = parts[3].saturating_sub(over).max(4);
+    }
+    let swap_h = parts.iter().sum::<usize>().min(usize::from(area.height)) as u16;
+    let swap_area = Rect {
+        height: swap_h,
+        ..area
+    };
+
+    let right = Line::from(vec![
+        bold(t, f::bytes(s.swap.used_bytes)),
+        dim(t, " used of "),
+        raw(f::bytes(s.swap.total_bytes)),
+    ]);
+    widgets::rule(
+        buf,
+        Rect {
+            height: 1,
+            ..swap_area
+        },
+        title("Swap devices", app.focus == Focus::Swap, t),
+        Some(right),
+        t,
+    );
+    let mut y = 1u16;
+    for l in split.iter().take(parts[1]) {
+        widgets::put(buf, swap_area, y, l);
+        y += 1;
+    }
+    if parts[2] > 0 {
+        widgets::put(buf, swap_area, y, &Line::from(dim(t, note)));
+        y += 1;
+    }
+    if n == 0 {
+        widgets::put(
+            buf,
+            swap_area,
+            y,
+            &Line::from(dim(t, "no active swap devices")),
+        );
+        y += 1;
+    } else {
+        let offset = app.scroll(Focus::Swap).min(n - 1);
+        let shown = (parts[3] / 2).saturating_sub(1).max(1);
+        let end = (offset + shown).min(n);
+        let size_rows: Vec<Vec<String>> = (offset..end)
+            .map(|i| size_row(s, i, &s.swap.devices[i], t))
+            .collect();
+        let io_rows: Vec<Vec<String>> = (offset..end)
+            .map(|i| io_row(s, &s.swap.devices[i], t))
+            .collect();
+        let h = (1 + size_rows.len()) as u16;
+        for (cols, rows) in [(&SIZE_COLS[..], &size_rows), (&IO_COLS[..], &io_rows)] {
+            let r = Rect {
+                y: swap_area.y + y,
+                height: h.min(swap_area.height.saturating_sub(y)),
+                ..swap_area
+            };
+            widgets::table(buf, r, cols, rows, 0, t);
+            y += h;
+        }
+    }
+    for l in prio.iter().take(parts[4]) {
+        widgets::put(buf, swap_area, y, l);
+        y += 1;
+    }
+    for l in io_note.iter().take(parts[5]) {
+        widgets::put(buf, swap_area, y, l);
+        y += 1;
+    }
+
+    // zram, right under it, with the rest.
+    let zram_area = Rect {
+        y: area.y + swap_area.height,
+        height: area.height - swap_area.height,
+        ..area
+    };
+    if zram_area.height == 0 {
+        return;
+    }
+    widgets::rule(
+        buf,
+        Rect {
+            height: 1,
+            ..zram_area
+        },
+        title("zram devices", app.focus == Focus::Zram, t),
+        None,
+        t,
+    );
+    let body = Rect {
+        y: zram_area.y + 1,
+        height: zram_area.height - 1,
+        ..zram_area
+    };
+    if s.zram.is_empty() {
+        widgets::put(buf, body, 0, &Line::from(dim(t, "no zram devices")));
+        return;
+    }
+    let mut y = 0u16;
+    let first = app.scroll(Focus::Zram).min(s.zram.len() - 1);
+    for z in s.zram.iter().skip(first) {
+        for l in zram_card(s, z, t, width) {
+            if y >= body.height {
+                return;
+            }
+            widgets::put(buf, body, y, &l);
+            y += 1;
+        }
+    }
+}
+
+/// Lines all zram cards take at this width.
+fn zram_lines(s: &Snapshot, t: &Theme, width: usize) -> usize {
+    s.zram.iter().map(|z| zram_card(s, z, t, width).len()).sum()
+}
