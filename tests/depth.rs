@@ -91,24 +91,8 @@ fn derive_after(prev: &Sample, mut curr: Sample, secs: u64) -> Snapshot {
 /// A copy of a fixture tree (symlinks copied as symlinks).
 fn copy_fixture(name: &str) -> TempDir {
     let t = tempfile::tempdir().unwrap();
-    copy_dir(&common::fixture_dir(name), t.path());
+    common::copy_dir(&common::fixture_dir(name), t.path());
     t
-}
-
-fn copy_dir(src: &Path, dst: &Path) {
-    fs::create_dir_all(dst).unwrap();
-    for e in fs::read_dir(src).unwrap() {
-        let e = e.unwrap();
-        let to = dst.join(e.file_name());
-        let ty = e.file_type().unwrap();
-        if ty.is_symlink() {
-            std::os::unix::fs::symlink(fs::read_link(e.path()).unwrap(), &to).unwrap();
-        } else if ty.is_dir() {
-            copy_dir(&e.path(), &to);
-        } else {
-            fs::copy(e.path(), &to).unwrap();
-        }
-    }
 }
 
 /// Write every regular file of `src` over the same path under `dst`, keeping `dst`'s directories
@@ -133,28 +117,6 @@ fn write(root: &Path, rel: &str, text: &str) {
 }
 
 // --- expectation blocks ----------------------------------------------------------------------
-
-/// The `key = value` lines of the ```` ```FENCE ```` block of a tree's README.md.
-fn block(tree: &str, fence: &str) -> Option<Vec<(String, String)>> {
-    let text = fs::read_to_string(common::fixture_dir(tree).join("README.md")).ok()?;
-    let open = format!("```{fence}\n");
-    let start = text.find(&open)? + open.len();
-    let body = &text[start..];
-    let end = body.find("```")?;
-    Some(
-        body[..end]
-            .lines()
-            .filter_map(|l| {
-                let l = l.trim();
-                if l.is_empty() || l.starts_with('#') {
-                    return None;
-                }
-                let (k, v) = l.split_once(" = ")?;
-                Some((k.trim().to_string(), v.trim().to_string()))
-            })
-            .collect(),
-    )
-}
 
 /// Split a key at the dots that are not inside `[...]`.
 fn key_tokens(key: &str) -> Vec<&str> {
@@ -290,9 +252,10 @@ fn every_depth_tree_matches_its_expected_blocks() {
     let mut checked = 0;
     for name in TREES {
         let json = owners_json(&common::fixture_dir(name));
-        let plain = block(name, "expected").unwrap_or_else(|| panic!("{name}: no expected block"));
+        let plain =
+            common::block(name, "expected").unwrap_or_else(|| panic!("{name}: no expected block"));
         checked += check_block(&format!("{name} (expected)"), &json, &plain);
-        let depth = block(name, "expected-depth")
+        let depth = common::block(name, "expected-depth")
             .unwrap_or_else(|| panic!("{name}: no expected-depth block"));
         checked += check_block(&format!("{name} (expected-depth)"), &json, &depth);
     }
@@ -304,7 +267,7 @@ fn blocks_are_read_by_the_shared_parser_too() {
     // tests/formulas.rs reads the first ```expected block of every tree: it must be the plain one.
     for name in TREES {
         let shared = common::expected(name).unwrap();
-        assert_eq!(shared, block(name, "expected").unwrap(), "{name}");
+        assert_eq!(shared, common::block(name, "expected").unwrap(), "{name}");
     }
 }
 
@@ -669,7 +632,7 @@ fn cgroup_rates_over_one_second() {
     }
     let snap = derive_after(&s0, s1, 1);
     let json = serde_json::to_value(&snap).unwrap();
-    let lines = block("depth-cgroup-v2-t1", "expected-rates").unwrap();
+    let lines = common::block("depth-cgroup-v2-t1", "expected-rates").unwrap();
     assert_eq!(
         check_block("depth-cgroup-v2 → t1 (expected-rates)", &json, &lines),
         36

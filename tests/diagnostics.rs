@@ -17,26 +17,10 @@ use zswaptop::sources::{self, Sample};
 
 // --- building trees ------------------------------------------------------------------------
 
-fn copy_dir(src: &Path, dst: &Path) {
-    fs::create_dir_all(dst).unwrap();
-    for e in fs::read_dir(src).unwrap() {
-        let e = e.unwrap();
-        let to = dst.join(e.file_name());
-        let ty = e.file_type().unwrap();
-        if ty.is_symlink() {
-            std::os::unix::fs::symlink(fs::read_link(e.path()).unwrap(), &to).unwrap();
-        } else if ty.is_dir() {
-            copy_dir(&e.path(), &to);
-        } else {
-            fs::copy(e.path(), &to).unwrap();
-        }
-    }
-}
-
 /// A copy of a fixture tree, changed by `edit`.
 fn variant(base: &str, edit: impl FnOnce(&Path)) -> TempDir {
     let t = tempfile::tempdir().unwrap();
-    copy_dir(&common::fixture_dir(base), t.path());
+    common::copy_dir(&common::fixture_dir(base), t.path());
     edit(t.path());
     t
 }

@@ -171,7 +171,7 @@ fn contract_keys_are_present() {
 fn without_debugfs_values_are_null_with_a_reason() {
     // The loaded tree minus its debugfs: the pool comes from meminfo, debugfs-only values are null.
     let tmp = tempfile::tempdir().unwrap();
-    copy_tree(&common::fixture_dir("linux-6.18-loaded"), tmp.path());
+    common::copy_dir(&common::fixture_dir("linux-6.18-loaded"), tmp.path());
     std::fs::remove_dir_all(tmp.path().join("sys/kernel/debug/zswap")).unwrap();
     let out = zswaptop()
         .args(["--json", "--root"])
@@ -191,19 +191,6 @@ fn without_debugfs_values_are_null_with_a_reason() {
         reasons.contains("mount -t debugfs none /sys/kernel/debug"),
         "{reasons}"
     );
-}
-
-fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let dest = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            std::fs::create_dir_all(&dest).unwrap();
-            copy_tree(&entry.path(), &dest);
-        } else {
-            std::fs::copy(entry.path(), dest).unwrap();
-        }
-    }
 }
 
 #[test]

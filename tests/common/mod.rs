@@ -27,13 +27,20 @@ pub fn snapshot(name: &str) -> Snapshot {
 
 /// The `expected` block of a fixture's README.md or EXPECTED.md: `key = value` lines.
 pub fn expected(name: &str) -> Option<Vec<(String, String)>> {
+    block(name, "expected")
+}
+
+/// The `key = value` lines of the ```` ```FENCE ```` block of a tree's EXPECTED.md or README.md.
+/// Keys may hold `=` inside `[...]` (`list[path=/a]`), so the separator is ` = `.
+pub fn block(name: &str, fence: &str) -> Option<Vec<(String, String)>> {
     let dir = fixture_dir(name);
+    let open = format!("```{fence}\n");
     let text = ["EXPECTED.md", "README.md"].iter().find_map(|f| {
         std::fs::read_to_string(dir.join(f))
             .ok()
-            .filter(|t| t.contains("```expected"))
+            .filter(|t| t.contains(&open))
     })?;
-    let start = text.find("```expected")? + "```expected".len();
+    let start = text.find(&open)? + open.len();
     let body = &text[start..];
     let end = body.find("```")?;
     Some(
@@ -44,11 +51,28 @@ pub fn expected(name: &str) -> Option<Vec<(String, String)>> {
                 if l.is_empty() || l.starts_with('#') {
                     return None;
                 }
-                let (k, v) = l.split_once('=')?;
+                let (k, v) = l.split_once(" = ")?;
                 Some((k.trim().to_string(), v.trim().to_string()))
             })
             .collect(),
     )
+}
+
+/// Copy a fixture tree (symlinks kept as links) into `dst`.
+pub fn copy_dir(src: &std::path::Path, dst: &std::path::Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for e in std::fs::read_dir(src).unwrap() {
+        let e = e.unwrap();
+        let to = dst.join(e.file_name());
+        let ty = e.file_type().unwrap();
+        if ty.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(e.path()).unwrap(), &to).unwrap();
+        } else if ty.is_dir() {
+            copy_dir(&e.path(), &to);
+        } else {
+            std::fs::copy(e.path(), &to).unwrap();
+        }
+    }
 }
 
 /// Look up a dotted path (`memory.breakdown.apps`, `zram.0.orig_data_bytes`) in JSON.
