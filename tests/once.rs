@@ -18,35 +18,25 @@ fn zswaptop() -> Command {
     c
 }
 
-fn once_text(fixture: &str) -> String {
-    let out = zswaptop()
-        .args(["--once", "--root", &format!("tests/fixtures/{fixture}")])
-        .output()
-        .unwrap();
+/// Run `zswaptop ARGS` successfully and return its stdout.
+fn run_ok(args: &[&str]) -> Vec<u8> {
+    let out = zswaptop().args(args).output().unwrap();
     assert!(
         out.status.success(),
-        "{fixture}: {}",
+        "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8(out.stdout).unwrap()
+    out.stdout
+}
+
+fn once_text(fixture: &str) -> String {
+    let root = format!("tests/fixtures/{fixture}");
+    String::from_utf8(run_ok(&["--once", "--root", &root])).unwrap()
 }
 
 fn once_json(fixture: &str) -> serde_json::Value {
-    let out = zswaptop()
-        .args([
-            "--once",
-            "--json",
-            "--root",
-            &format!("tests/fixtures/{fixture}"),
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{fixture}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    let root = format!("tests/fixtures/{fixture}");
+    serde_json::from_slice(&run_ok(&["--once", "--json", "--root", &root])).unwrap()
 }
 
 /// The header says whether we run as root; that depends on who runs the tests.
@@ -305,7 +295,5 @@ fn interval_once_fills_rates() {
 }
 
 fn once_json_args(args: &[&str]) -> serde_json::Value {
-    let out = zswaptop().args(args).output().unwrap();
-    assert!(out.status.success());
-    serde_json::from_slice(&out.stdout).unwrap()
+    serde_json::from_slice(&run_ok(args)).unwrap()
 }
