@@ -297,3 +297,21 @@ fn interval_once_fills_rates() {
 fn once_json_args(args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&run_ok(args)).unwrap()
 }
+
+#[test]
+fn unreadable_zram_leaves_its_cost_unknown() {
+    // The loaded tree with zram0's mm_stat broken: zram's RAM is unknown, so are the figures
+    // that subtract it — never computed as if it were 0.
+    let tmp = tempfile::tempdir().unwrap();
+    common::copy_dir(&common::fixture_dir("linux-6.18-loaded"), tmp.path());
+    std::fs::write(tmp.path().join("sys/block/zram0/mm_stat"), "1 2\n").unwrap();
+    let root = tmp.path().to_str().unwrap();
+    let j: serde_json::Value =
+        serde_json::from_slice(&run_ok(&["--json", "--root", root])).unwrap();
+    assert!(j["memory"]["breakdown"]["zram_pool"].is_null());
+    assert!(j["memory"]["hidden_in_used_bytes"].is_null());
+    assert!(j["capacity"]["effective_now_bytes"].is_null());
+    assert!(j["capacity"]["effective_at_pool_limit_bytes"].is_null());
+    // What doesn't depend on zram stays known.
+    assert!(j["capacity"]["zswap_resident_max_bytes"].is_u64());
+}

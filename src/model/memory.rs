@@ -61,7 +61,8 @@ pub fn breakdown(m: &MeminfoSample, zswap_pool: Option<u64>, zram_pool: Option<u
         .or_else(|| m.hugepages_total?.checked_mul(m.hugepage_size?))
         .unwrap_or(0);
     let mut b = Breakdown {
-        apps: Some(m.anon_pages.unwrap_or(0)),
+        // No AnonPages line: unknown (its memory stays in unaccounted), not 0.
+        apps: m.anon_pages,
         swap_cache: Some(m.swap_cached),
         page_cache: Some(page_cache),
         shmem: Some(shmem),

@@ -684,19 +684,18 @@ fn capacity(
         };
     };
     let base = m.mem_total.saturating_add(m.swap_total);
-    let zram = zram_pool.unwrap_or(0);
-    let effective_now = pool.map(|p| base.saturating_sub(p).saturating_sub(zram));
+    // An unreadable zram device leaves the RAM it costs unknown, and so the effective figures.
+    let effective_now = match (pool, zram_pool) {
+        (Some(p), Some(z)) => Some(base.saturating_sub(p).saturating_sub(z)),
+        _ => None,
+    };
     let (resident_max, at_limit, headroom) = match (r, pool_limit, pool) {
         (Some(r), Some(limit), Some(p)) => {
             let resident = (limit as f64 * r).min(m.swap_total as f64);
             let cost = resident / r;
-            let at_limit = (base as f64 - cost - zram as f64).max(0.0);
+            let at_limit = zram_pool.map(|z| (base as f64 - cost - z as f64).max(0.0) as u64);
             let head = ((limit.saturating_sub(p)) as f64 * r).min(m.swap_free as f64);
-            (
-                Some(resident as u64),
-                Some(at_limit as u64),
-                Some(head as u64),
-            )
+            (Some(resident as u64), at_limit, Some(head as u64))
         }
         _ => (None, None, None),
     };

@@ -50,16 +50,19 @@ pub fn scan(root: &Root, top_n: usize) -> ProcScan {
     if !swapped.is_empty() {
         let users = Users::load(root);
         let v2 = super::cgroups::find_v2(root).ok();
+        // Many top processes share a cgroup (a service's workers): read each cgroup once.
+        let mut seen: HashMap<String, (Option<u64>, Option<u64>)> = HashMap::new();
         for p in &mut swapped {
             p.user = users.name(p.uid);
-            if let Some(mount) = &v2 {
-                p.cgroup = cgroup_v2_path(root, p.pid);
-                if let Some(cg) = p.cgroup.as_deref().and_then(|path| {
+            let Some(mount) = &v2 else { continue };
+            p.cgroup = cgroup_v2_path(root, p.pid);
+            if let Some(path) = p.cgroup.as_deref() {
+                let (zswapped, swap) = *seen.entry(path.to_string()).or_insert_with(|| {
                     super::cgroups::read_one(mount, &mount.join(path.trim_start_matches('/')))
-                }) {
-                    p.cgroup_zswapped = cg.zswapped;
-                    p.cgroup_swap = cg.swap_current;
-                }
+                        .map_or((None, None), |cg| (cg.zswapped, cg.swap_current))
+                });
+                p.cgroup_zswapped = zswapped;
+                p.cgroup_swap = swap;
             }
         }
     }

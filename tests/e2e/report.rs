@@ -184,7 +184,9 @@ impl Report {
         } else {
             0.0
         };
-        let ok = z >= lo * (1.0 - rel) && z <= hi * (1.0 + rel);
+        // Relative slack on the magnitude, so it widens the bracket for negative values too.
+        let slack = rel * lo.abs().max(hi.abs());
+        let ok = z >= lo - slack && z <= hi + slack;
         self.row(
             name,
             &zt_s,
