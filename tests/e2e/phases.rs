@@ -1149,9 +1149,28 @@ fn cycle(wl: &mut Handle, from: u64, to: u64) -> Result<u64> {
         let reply = wl.cmd(&format!("touch {step} {}", (step + 5).min(to)))?;
         touched += crate::workload::field(&reply, "pages").unwrap_or(0);
         wl.cmd("pageout")?;
+        wait_for_writeback();
         step += 5;
     }
     Ok(touched)
+}
+
+/// Wait (at most 3 s) until few pages are under writeback, so the next step's faults find pages
+/// the cgroup can reclaim rather than only pages still in flight to disk (which on cgroup v1
+/// ends in the cgroup's OOM killer).
+fn wait_for_writeback() {
+    const LOW: u64 = 1024 * 1024;
+    let deadline = Instant::now() + std::time::Duration::from_secs(3);
+    while Instant::now() < deadline {
+        let in_flight = kernel::Kernel::read()
+            .ok()
+            .and_then(|k| k.mem("Writeback"))
+            .unwrap_or(0);
+        if in_flight <= LOW {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
 
 fn zram_entry(j: &Value) -> Option<Value> {
