@@ -7,11 +7,13 @@
 //! changes is undone on success, failure, panic, SIGINT/SIGTERM and timeout, and the machine's swap,
 //! zswap parameters and cgroup tree are compared with their state before the test.
 //!
-//! Elsewhere (not root, not Linux, no zswap, no memory cgroup, `ZSWAPTOP_E2E=0`, zram0 already in
-//! use) it prints `SKIPPED: <reason>` and exits 0.
+//! It changes the machine's swap, zswap parameters, zram and cgroups while it runs, so plain
+//! `cargo test` never runs it: it needs `ZSWAPTOP_E2E=1` (`.ci/run` sets it). Without that, and
+//! elsewhere (not root, not Linux, no zswap, no memory cgroup, zram0 already in use) it prints
+//! `SKIPPED: <reason>` and exits 0.
 //!
 //! Environment:
-//! - `ZSWAPTOP_E2E=0`: skip.
+//! - `ZSWAPTOP_E2E=1`: run (anything else: skip).
 //! - `ZSWAPTOP_E2E_SAVE_FIXTURES=DIR`: save the phase captures as DIR/e2e-phase* (default: a tempdir).
 //! - `ZSWAPTOP_E2E_TIMEOUT_SECS`: the watchdog (default 300).
 //! - `ZSWAPTOP_E2E_WORKLOAD_MIB`: the workload size (default 768).
@@ -73,8 +75,12 @@ fn skip_reason() -> Option<String> {
     if !cfg!(target_os = "linux") {
         return Some("not Linux".into());
     }
-    if std::env::var("ZSWAPTOP_E2E").as_deref() == Ok("0") {
-        return Some("ZSWAPTOP_E2E=0".into());
+    if std::env::var("ZSWAPTOP_E2E").as_deref() != Ok("1") {
+        return Some(
+            "changes swap, zswap, zram and cgroups on this machine; set ZSWAPTOP_E2E=1 to run it \
+             (as root, on a machine made for it)"
+                .into(),
+        );
     }
     if euid() != 0 {
         return Some(format!("needs root (euid {})", euid()));
