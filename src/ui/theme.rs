@@ -5,6 +5,8 @@
 
 use ratatui::style::{Color, Modifier, Style};
 
+use crate::model::metrics::Hue;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Theme {
     pub color: bool,
@@ -25,6 +27,23 @@ const BUCKET_BG: [Color; 10] = [
     Color::Gray,
     Color::DarkGray,
 ];
+
+/// The terminal colour for a catalogue hue.
+pub fn color(h: Hue) -> Color {
+    match h {
+        Hue::Green => Color::Green,
+        Hue::Cyan => Color::Cyan,
+        Hue::Blue => Color::Blue,
+        Hue::LightBlue => Color::LightBlue,
+        Hue::Yellow => Color::Yellow,
+        Hue::LightYellow => Color::LightYellow,
+        Hue::Magenta => Color::Magenta,
+        Hue::LightMagenta => Color::LightMagenta,
+        Hue::Red => Color::Red,
+        Hue::Gray => Color::Gray,
+        Hue::DarkGray => Color::DarkGray,
+    }
+}
 
 impl Theme {
     pub fn new(color: bool, ascii: bool) -> Theme {
@@ -94,8 +113,8 @@ impl Theme {
     }
 
     /// A series' colour in a graph (all readable on either background).
-    pub fn series(&self, c: Color) -> Style {
-        self.fg(c)
+    pub fn series(&self, h: Hue) -> Style {
+        self.fg(color(h))
     }
 
     pub fn hline(&self) -> &'static str {
@@ -176,7 +195,7 @@ mod tests {
     #[test]
     fn no_colour_means_no_colours() {
         let t = Theme::new(false, false);
-        for s in [t.pool(), t.good(), t.warn(), t.bad(), t.series(Color::Cyan)] {
+        for s in [t.pool(), t.good(), t.warn(), t.bad(), t.series(Hue::Cyan)] {
             assert_eq!(s.fg, None);
             assert_eq!(s.bg, None);
         }
