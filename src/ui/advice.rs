@@ -6,9 +6,9 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::panels::{bold, dim, raw};
 use super::theme::Theme;
 use super::widgets;
+use super::widgets::{bold, dim, raw};
 use crate::app::{App, Pane};
 use crate::format as f;
 use crate::model::{Severity, Snapshot};

@@ -6,9 +6,10 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::panels::{bold, dim, raw, single_disk, split_line};
+use super::panels::{single_disk, split_line};
 use super::theme::Theme;
 use super::widgets::{self, Col};
+use super::widgets::{bold, dim, raw};
 use crate::app::{App, Focus};
 use crate::format as f;
 use crate::model::{Snapshot, SwapDevice, Zram};

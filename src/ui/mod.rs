@@ -124,11 +124,11 @@ fn overview(buf: &mut Buffer, body: Rect, app: &App, t: &Theme, header: panels::
     let mut zsw = panels::zswap(s, t, w);
     let mut swp = panels::swap(s, t, w);
     let mut zr = panels::zram(s, t);
-    let total = |m: &panels::Section,
-                 z: &panels::Section,
-                 sw: &panels::Section,
-                 zr: &Option<panels::Section>| {
-        m.height() + z.height() + sw.height() + zr.as_ref().map_or(0, panels::Section::height)
+    let total = |m: &widgets::Section,
+                 z: &widgets::Section,
+                 sw: &widgets::Section,
+                 zr: &Option<widgets::Section>| {
+        m.height() + z.height() + sw.height() + zr.as_ref().map_or(0, widgets::Section::height)
     };
     // A warn or crit finding is always on the overview: listed with the others at the bottom
     // when there is room for them all, else its line goes at the top, before everything else.
@@ -142,10 +142,10 @@ fn overview(buf: &mut Buffer, body: Rect, app: &App, t: &Theme, header: panels::
         Vec::new()
     };
     let urgent_h = urgent.len() as u16;
-    let total = |m: &panels::Section,
-                 z: &panels::Section,
-                 sw: &panels::Section,
-                 zr: &Option<panels::Section>| { total(m, z, sw, zr) + urgent_h };
+    let total = |m: &widgets::Section,
+                 z: &widgets::Section,
+                 sw: &widgets::Section,
+                 zr: &Option<widgets::Section>| { total(m, z, sw, zr) + urgent_h };
     let mut graph_h = body.height.saturating_sub(total(&mem, &zsw, &swp, &zr));
     if graph_h < GRAPH_MIN {
         graph_h = 0;
@@ -162,7 +162,7 @@ fn overview(buf: &mut Buffer, body: Rect, app: &App, t: &Theme, header: panels::
             if over == 0 {
                 break;
             }
-            let sec: &mut panels::Section = match step {
+            let sec: &mut widgets::Section = match step {
                 0 => &mut swp,
                 1 => match zr.as_mut() {
                     Some(z) => z,
@@ -196,7 +196,7 @@ fn overview(buf: &mut Buffer, body: Rect, app: &App, t: &Theme, header: panels::
             continue;
         }
         graph_h -= h;
-        extra.push(panels::Section {
+        extra.push(widgets::Section {
             title: Line::from(Span::styled(title, style)),
             right: note.map(|n| Line::from(Span::styled(n, t.dim()))),
             bar: None,

@@ -10,9 +10,9 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::panels::{bold, dim, raw};
 use super::theme::Theme;
 use super::widgets::{self, Col};
+use super::widgets::{bold, dim, raw};
 use crate::app::{App, Pane, View};
 use crate::format as f;
 

@@ -1,0 +1,177 @@
+//! The header: who and where, the zswap state, PSI, the findings and what is unavailable.
+
+use ratatui::text::{Line, Span};
+
+use crate::app::App;
+use crate::format as f;
+use crate::model::{Severity, Snapshot};
+use crate::ui::theme::Theme;
+use crate::ui::widgets::{bold, dim, joined, raw, sep};
+
+/// The header's three lines, and the detail lines layouts with room to spare show below.
+pub struct Header {
+    pub lines: Vec<Line<'static>>,
+    /// One line per unavailable item, with its fix.
+    pub unavailable: Vec<Line<'static>>,
+    /// One line per diagnostic finding, most severe first.
+    pub findings: Vec<Line<'static>>,
+}
+
+/// The header: who and where, the zswap state, PSI, the findings and what is unavailable.
+pub fn header(app: &App, t: &Theme, width: usize) -> Header {
+    let s = &app.latest;
+    let miss = t.missing();
+    let host = s.host.hostname.clone().unwrap_or_else(|| miss.into());
+    let kernel = s.host.kernel.clone().unwrap_or_else(|| miss.into());
+    let mut l1 = vec![
+        vec![bold(t, "zswaptop"), dim(t, format!(" {}", s.tool.version))],
+        vec![dim(t, "host "), raw(host)],
+        vec![dim(t, "kernel "), raw(kernel)],
+        vec![dim(t, "up "), raw(f::duration_secs(s.host.uptime_seconds))],
+        vec![if s.host.privileged {
+            Span::styled("root", t.good())
+        } else {
+            Span::styled("not root", t.warn())
+        }],
+        vec![dim(t, "every "), raw(f::interval(app.interval))],
+    ];
+    if s.host.root != "/" {
+        l1.push(vec![dim(t, "tree "), raw(s.host.root.clone())]);
+    }
+    let mut l1 = joined(t, l1);
+    if app.paused {
+        l1.spans.insert(0, raw(" "));
+        l1.spans.insert(0, Span::styled(" PAUSED ", t.badge()));
+    }
+
+    let l2 = zswap_state(s, t);
+
+    let mut l3 = match &s.psi {
+        Some(p) => vec![
+            dim(t, "PSI memory avg10 "),
+            dim(t, "some "),
+            bold(t, format!("{:.2}%", p.some_avg10)),
+            dim(t, " full "),
+            bold(t, format!("{:.2}%", p.full_avg10)),
+        ],
+        None => vec![dim(t, "PSI memory "), raw(miss)],
+    };
+    let mut findings = Vec::new();
+    if !s.diagnostics.is_empty() {
+        let (crit, warn, info) = crate::diagnostics::counts(&s.diagnostics);
+        l3.push(sep(t));
+        l3.push(dim(t, "findings "));
+        let mut first = true;
+        for (n, word, style) in [
+            (crit, "crit", t.bad()),
+            (warn, "warn", t.warn()),
+            (info, "info", t.plain()),
+        ] {
+            if n == 0 {
+                continue;
+            }
+            if !first {
+                l3.push(dim(t, ", "));
+            }
+            first = false;
+            l3.push(Span::styled(format!("{n} {word}"), style));
+        }
+        let mut sorted: Vec<&crate::model::Finding> = s.diagnostics.iter().collect();
+        sorted.sort_by_key(|d| std::cmp::Reverse(d.severity));
+        for d in sorted {
+            let (word, style) = match d.severity {
+                Severity::Crit => ("CRIT", t.bad()),
+                Severity::Warn => ("WARN", t.warn()),
+                Severity::Info => ("INFO", t.dim()),
+            };
+            findings.push(Line::from(vec![
+                Span::styled(format!("  {word} "), style),
+                bold(t, format!("{}: ", d.id)),
+                raw(d.summary.clone()),
+            ]));
+        }
+    }
+    let items = f::unavailable(s);
+    let mut details = Vec::new();
+    if !items.is_empty() {
+        l3.push(sep(t));
+        l3.push(Span::styled("unavailable: ", t.warn()));
+        let used: usize = l3.iter().map(Span::width).sum();
+        let mut text = String::new();
+        let mut shown = 0;
+        for m in &items {
+            let short = m.item.split(" (").next().unwrap_or(&m.item);
+            let piece = format!(
+                "{}{short} ({})",
+                if shown > 0 { "; " } else { "" },
+                m.reason
+            );
+            let more = items.len() - shown - 1;
+            let tail = if more > 0 { 12 } else { 0 };
+            if shown > 0 && used + text.chars().count() + piece.chars().count() + tail > width {
+                break;
+            }
+            text.push_str(&piece);
+            shown += 1;
+        }
+        if shown < items.len() {
+            text.push_str(&format!("; +{} more", items.len() - shown));
+        }
+        l3.push(raw(text));
+        for m in &items {
+            let mut l = vec![
+                Span::styled("  ! ", t.warn()),
+                raw(format!("{}: {}", m.item, m.reason)),
+            ];
+            if let Some(fix) = &m.fix {
+                l.push(dim(t, " — to get it: "));
+                l.push(raw(fix.clone()));
+            }
+            details.push(Line::from(l));
+        }
+    }
+    Header {
+        lines: vec![l1, l2, Line::from(l3)],
+        unavailable: details,
+        findings,
+    }
+}
+
+fn zswap_state(s: &Snapshot, t: &Theme) -> Line<'static> {
+    let z = &s.zswap;
+    if !z.available {
+        let why = z
+            .unavailable
+            .first()
+            .map(|m| format!(" ({})", m.reason))
+            .unwrap_or_default();
+        return Line::from(vec![
+            bold(t, "zswap "),
+            Span::styled(format!("not available{why}"), t.warn()),
+        ]);
+    }
+    let state = match z.enabled {
+        Some(true) => Span::styled("enabled", t.good()),
+        Some(false) => Span::styled("disabled", t.warn()),
+        None => raw(t.missing()),
+    };
+    let mut comp = z.compressor.clone().unwrap_or_else(|| t.missing().into());
+    if let Some(zp) = z.parameters.get("zpool") {
+        comp.push('/');
+        comp.push_str(zp);
+    }
+    let pct = |v: Option<u64>| {
+        v.map(|v| format!("{v}%"))
+            .unwrap_or_else(|| t.missing().into())
+    };
+    joined(
+        t,
+        vec![
+            vec![bold(t, "zswap "), state],
+            vec![dim(t, "compressor "), raw(comp)],
+            vec![dim(t, "max_pool "), raw(pct(z.max_pool_percent))],
+            vec![dim(t, "accept "), raw(pct(z.accept_threshold_percent))],
+            vec![dim(t, "shrinker "), raw(f::on_off(z.shrinker_enabled))],
+        ],
+    )
+}
