@@ -4,6 +4,47 @@ use serde::{Deserialize, Serialize};
 
 use crate::sources::meminfo::MeminfoSample;
 
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Memory {
+    pub total_bytes: Option<u64>,
+    pub free_bytes: Option<u64>,
+    pub available_bytes: Option<u64>,
+    pub free_cmd_used_bytes: Option<u64>,
+    pub hidden_in_used_bytes: Option<u64>,
+    pub breakdown: Option<Breakdown>,
+}
+
+impl Memory {
+    /// The memory section. `zswap_pool` and `zram_pool` are the pools' RAM, from outside meminfo.
+    pub fn derive(
+        mem: Option<&MeminfoSample>,
+        zswap_pool: Option<u64>,
+        zram_pool: Option<u64>,
+    ) -> Memory {
+        match mem {
+            Some(m) => Memory {
+                total_bytes: Some(m.mem_total),
+                free_bytes: Some(m.mem_free),
+                available_bytes: m.mem_available,
+                free_cmd_used_bytes: Some(free_cmd_used(m)),
+                hidden_in_used_bytes: match (zswap_pool, zram_pool) {
+                    (Some(a), Some(b)) => Some(a + b),
+                    _ => None,
+                },
+                breakdown: Some(breakdown(m, zswap_pool, zram_pool)),
+            },
+            None => Memory {
+                total_bytes: None,
+                free_bytes: None,
+                available_bytes: None,
+                free_cmd_used_bytes: None,
+                hidden_in_used_bytes: None,
+                breakdown: None,
+            },
+        }
+    }
+}
+
 /// Ten buckets that sum exactly to MemTotal. A `None` bucket is unknown; its memory is then
 /// inside `unaccounted`, so the known buckets still sum to the total.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
