@@ -5,6 +5,7 @@
 
 use ratatui::style::{Color, Modifier, Style};
 
+use crate::model::memory::BUCKETS;
 use crate::model::metrics::Hue;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -12,21 +13,6 @@ pub struct Theme {
     pub color: bool,
     pub ascii: bool,
 }
-
-/// Bar colours per breakdown bucket, in `format::BUCKETS` order (the same ANSI colours as the
-/// `--once` report: 32 36 34 94 33 93 35 95, then free and unaccounted).
-const BUCKET_BG: [Color; 10] = [
-    Color::Green,
-    Color::Cyan,
-    Color::Blue,
-    Color::LightBlue,
-    Color::Yellow,
-    Color::LightYellow,
-    Color::Magenta,
-    Color::LightMagenta,
-    Color::Gray,
-    Color::DarkGray,
-];
 
 /// The terminal colour for a catalogue hue.
 pub fn color(h: Hue) -> Color {
@@ -104,9 +90,10 @@ impl Theme {
         Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD)
     }
 
+    /// The bar colour of breakdown bucket `i` (in `BUCKETS` order), with colour on.
     pub fn bucket_bg(&self, i: usize) -> Option<Color> {
         if self.color {
-            BUCKET_BG.get(i).copied()
+            BUCKETS.get(i).map(|b| color(b.hue))
         } else {
             None
         }
