@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::metrics::Hue;
 use crate::sources::meminfo::MeminfoSample;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,6 +46,94 @@ impl Memory {
     }
 }
 
+/// One bucket of the real-memory breakdown as every view shows it: its
+/// key, label, kernel source, glyph and colour, written once.
+pub struct Bucket {
+    /// Key in `memory.breakdown`.
+    pub key: &'static str,
+    pub label: &'static str,
+    /// Where it comes from, in kernel terms.
+    pub source: &'static str,
+    /// The character used in bars when colour is off.
+    pub glyph: char,
+    /// Its colour in bars and swatches.
+    pub hue: Hue,
+}
+
+/// Buckets in display order (the same order as `Breakdown::buckets`).
+pub const BUCKETS: [Bucket; 10] = [
+    Bucket {
+        key: "apps",
+        label: "apps",
+        source: "AnonPages",
+        glyph: 'a',
+        hue: Hue::Green,
+    },
+    Bucket {
+        key: "swap_cache",
+        label: "swap cache",
+        source: "SwapCached",
+        glyph: 's',
+        hue: Hue::Cyan,
+    },
+    Bucket {
+        key: "page_cache",
+        label: "page cache",
+        source: "Buffers+Cached-Shmem",
+        glyph: 'c',
+        hue: Hue::Blue,
+    },
+    Bucket {
+        key: "shmem",
+        label: "shmem/tmpfs",
+        source: "Shmem",
+        glyph: 'm',
+        hue: Hue::LightBlue,
+    },
+    Bucket {
+        key: "kernel",
+        label: "kernel",
+        source: "Slab+PageTables+stacks+vmalloc+percpu",
+        glyph: 'k',
+        hue: Hue::Yellow,
+    },
+    Bucket {
+        key: "hugetlb",
+        label: "hugetlb",
+        source: "Hugetlb",
+        glyph: 'h',
+        hue: Hue::LightYellow,
+    },
+    Bucket {
+        key: "zswap_pool",
+        label: "zswap pool",
+        source: "Zswap (hidden in used)",
+        glyph: 'Z',
+        hue: Hue::Magenta,
+    },
+    Bucket {
+        key: "zram_pool",
+        label: "zram pool",
+        source: "zram mem_used_total",
+        glyph: 'R',
+        hue: Hue::LightMagenta,
+    },
+    Bucket {
+        key: "free",
+        label: "free",
+        source: "MemFree",
+        glyph: '.',
+        hue: Hue::Gray,
+    },
+    Bucket {
+        key: "unaccounted",
+        label: "unaccounted",
+        source: "drivers, GPU, network buffers…",
+        glyph: '?',
+        hue: Hue::DarkGray,
+    },
+];
+
 /// Ten buckets that sum exactly to MemTotal. A `None` bucket is unknown; its memory is then
 /// inside `unaccounted`, so the known buckets still sum to the total.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,21 +151,22 @@ pub struct Breakdown {
 }
 
 impl Breakdown {
-    /// Buckets in display order with their labels, `unaccounted` last.
+    /// Buckets in display order with their keys (as in [`BUCKETS`]), `unaccounted` last.
     pub fn buckets(&self) -> [(&'static str, Option<i64>); 10] {
         let s = |v: Option<u64>| v.map(|v| i64::try_from(v).unwrap_or(i64::MAX));
-        [
-            ("apps", s(self.apps)),
-            ("swap_cache", s(self.swap_cache)),
-            ("page_cache", s(self.page_cache)),
-            ("shmem", s(self.shmem)),
-            ("kernel", s(self.kernel)),
-            ("hugetlb", s(self.hugetlb)),
-            ("zswap_pool", s(self.zswap_pool)),
-            ("zram_pool", s(self.zram_pool)),
-            ("free", s(self.free)),
-            ("unaccounted", self.unaccounted),
-        ]
+        let v = [
+            s(self.apps),
+            s(self.swap_cache),
+            s(self.page_cache),
+            s(self.shmem),
+            s(self.kernel),
+            s(self.hugetlb),
+            s(self.zswap_pool),
+            s(self.zram_pool),
+            s(self.free),
+            self.unaccounted,
+        ];
+        std::array::from_fn(|i| (BUCKETS[i].key, v[i]))
     }
 }
 

@@ -8,6 +8,7 @@
 pub mod capacity;
 pub mod findings;
 pub mod memory;
+pub mod metrics;
 pub mod owners;
 pub mod rates;
 pub mod status;

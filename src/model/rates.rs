@@ -22,6 +22,10 @@ pub struct Rates {
     pub bypassed_zswap_bytes_per_sec: Option<f64>,
     /// debugfs event counters per second (pool_limit_hit, reject_*, written_back_pages in pages).
     pub debugfs_per_sec: BTreeMap<String, f64>,
+    /// Every counter of the metric catalogue by id, per second in its own unit (pages,
+    /// events, microseconds); a counter missing from either sample is left out.
+    #[serde(default)]
+    pub per_sec: BTreeMap<String, f64>,
     /// Share of wall time with some / all tasks stalled on memory over the interval (0–100).
     pub psi_some_percent: Option<f64>,
     pub psi_full_percent: Option<f64>,
@@ -71,14 +75,7 @@ pub fn derive(prev: &Sample, curr: &Sample) -> Option<Rates> {
     if let (Ok(p), Ok(c)) = (&prev.zswap_debugfs, &curr.zswap_debugfs) {
         for (k, &v) in &c.values {
             // Gauges are not rates.
-            if matches!(
-                k.as_str(),
-                "pool_total_size"
-                    | "stored_pages"
-                    | "same_filled_pages"
-                    | "stored_incompressible_pages"
-                    | "pool_pages"
-            ) {
+            if super::metrics::debugfs_is_gauge(k) {
                 continue;
             }
             if let Some(r) = counter_rate(p.values.get(k).copied(), Some(v), dt) {
@@ -101,6 +98,7 @@ pub fn derive(prev: &Sample, curr: &Sample) -> Option<Rates> {
         swpin_zero_bytes_per_sec: vm_rate(|v| v.swpin_zero),
         bypassed_zswap_bytes_per_sec: bypass,
         debugfs_per_sec,
+        per_sec: super::metrics::counter_rates(prev, curr, dt),
         psi_some_percent: psi_pct(|p| p.some.total_us),
         psi_full_percent: psi_pct(|p| p.full.total_us),
     })

@@ -2,7 +2,9 @@
 
 use std::io::{self, Write};
 
-use crate::format::{self as f, BUCKETS};
+use crate::format as f;
+use crate::model::memory::BUCKETS;
+use crate::model::metrics::Hue;
 use crate::model::{Severity, Snapshot};
 use crate::root::Reason;
 
@@ -34,8 +36,22 @@ impl Style {
     }
 }
 
-/// Bucket colours (ANSI 16-colour codes that read on dark and light backgrounds).
-const BUCKET_COLORS: [&str; 10] = ["32", "36", "34", "94", "33", "93", "35", "95", "37", "90"];
+/// A catalogue hue as an ANSI 16-colour code (each reads on dark and light backgrounds).
+fn ansi(h: Hue) -> &'static str {
+    match h {
+        Hue::Green => "32",
+        Hue::Cyan => "36",
+        Hue::Blue => "34",
+        Hue::LightBlue => "94",
+        Hue::Yellow => "33",
+        Hue::LightYellow => "93",
+        Hue::Magenta => "35",
+        Hue::LightMagenta => "95",
+        Hue::Red => "31",
+        Hue::Gray => "37",
+        Hue::DarkGray => "90",
+    }
+}
 
 pub const WIDTH: usize = 80;
 
@@ -115,7 +131,7 @@ fn memory(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     for (i, &n) in cells.iter().enumerate() {
         let seg: String = std::iter::repeat_n(BUCKETS[i].glyph, n).collect();
         bar.push_str(&if st.color {
-            st.paint(&format!("7;{}", BUCKET_COLORS[i]), &seg)
+            st.paint(&format!("7;{}", ansi(BUCKETS[i].hue)), &seg)
         } else {
             seg
         });
@@ -130,7 +146,7 @@ fn memory(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
         };
         let pct =
             f::percent(v.and_then(|v| f::share(Some(v.max(0).unsigned_abs()), m.total_bytes)));
-        let glyph = st.paint(BUCKET_COLORS[i], &info.glyph.to_string());
+        let glyph = st.paint(ansi(info.hue), &info.glyph.to_string());
         let label = format!("{:<12}", info.label);
         let label = if matches!(info.key, "zswap_pool" | "zram_pool") && v.unwrap_or(0) > 0 {
             st.pool(&label)

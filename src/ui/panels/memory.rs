@@ -2,8 +2,9 @@
 
 use ratatui::text::{Line, Span};
 
-use crate::format::{self as f, BUCKETS};
+use crate::format as f;
 use crate::model::Snapshot;
+use crate::model::memory::BUCKETS;
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{self, Section, Segment, bold, dim, raw};
 

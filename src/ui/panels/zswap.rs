@@ -5,21 +5,10 @@ use ratatui::text::{Line, Span};
 
 use crate::format as f;
 use crate::model::Snapshot;
+use crate::model::metrics::{self, GraphId};
 use crate::model::status::DEBUGFS;
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{self, Section, bold, dim, raw};
-
-/// debugfs values that are levels, not event counters.
-fn is_gauge(k: &str) -> bool {
-    matches!(
-        k,
-        "pool_total_size"
-            | "stored_pages"
-            | "same_filled_pages"
-            | "stored_incompressible_pages"
-            | "pool_pages"
-    )
-}
 
 pub fn zswap(s: &Snapshot, t: &Theme, width: usize) -> Section {
     let z = &s.zswap;
@@ -106,14 +95,9 @@ pub fn zswap(s: &Snapshot, t: &Theme, width: usize) -> Section {
     match &z.debugfs {
         Some(d) => {
             let rates = s.rates.as_ref();
-            let mut keys: Vec<&String> = d.keys().filter(|k| !is_gauge(k)).collect();
-            let rank = |k: &str| match k {
-                "written_back_pages" => 0,
-                "pool_limit_hit" => 1,
-                k if k.starts_with("reject_") => 3,
-                _ => 2,
-            };
-            keys.sort_by_key(|k| (rank(k), k.as_str()));
+            let mut keys: Vec<&String> =
+                d.keys().filter(|k| !metrics::debugfs_is_gauge(k)).collect();
+            keys.sort_by_key(|k| (metrics::debugfs_rank(k), k.as_str()));
             let mut first_reject = true;
             let items: Vec<Vec<Span<'static>>> = keys
                 .into_iter()
@@ -177,18 +161,14 @@ pub fn zswap(s: &Snapshot, t: &Theme, width: usize) -> Section {
 /// The swap-traffic figures as text, for layouts without the traffic graph.
 pub fn traffic_lines(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
     let known = s.rates.is_some();
-    let r = s.rates.as_ref();
-    let items = [
-        ("zswpout", r.and_then(|r| r.zswpout_bytes_per_sec)),
-        ("zswpin", r.and_then(|r| r.zswpin_bytes_per_sec)),
-        ("zswpwb", r.and_then(|r| r.zswpwb_bytes_per_sec)),
-        ("pswpout", r.and_then(|r| r.pswpout_bytes_per_sec)),
-        ("pswpin", r.and_then(|r| r.pswpin_bytes_per_sec)),
-        ("bypassed", r.and_then(|r| r.bypassed_zswap_bytes_per_sec)),
-    ]
-    .into_iter()
-    .map(|(k, v)| vec![dim(t, format!("{k} ")), bold(t, f::rate_short(known, v))])
-    .collect();
+    let items = metrics::in_graph(GraphId::Traffic)
+        .map(|m| {
+            vec![
+                dim(t, format!("{} ", m.label)),
+                bold(t, f::rate_short(known, m.value(s))),
+            ]
+        })
+        .collect();
     let mut lines = widgets::flow(items, width.saturating_sub(7), t.sep(), 0);
     if let Some(first) = lines.first_mut() {
         first.spans.insert(0, dim(t, "swap/s "));
