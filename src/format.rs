@@ -366,28 +366,27 @@ pub fn span(d: std::time::Duration) -> String {
 }
 
 /// Everything the snapshot could not show, with the reason and the fix: the zswap and zram
-/// items, then every unreadable source not already covered by one of them.
+/// items, then every unreadable source not already covered by one of them (zswap's own items
+/// speak for its parameters and debugfs directories).
 pub fn unavailable(s: &crate::model::Snapshot) -> Vec<crate::model::Missing> {
+    use crate::model::status::{DEBUGFS, ZSWAP_PARAMS};
     let mut items: Vec<crate::model::Missing> = s.zswap.unavailable.clone();
     for z in &s.zram {
-        items.extend(
-            z.unavailable
-                .iter()
-                .filter(|m| !m.item.starts_with("bd_stat"))
-                .cloned(),
-        );
+        items.extend(z.unavailable.iter().cloned());
     }
     for src in &s.sources {
-        let covered = items.iter().any(|m| m.item.contains(&src.source));
-        if src.status != "ok"
-            && !covered
-            && !src.source.contains("/kernel/debug/zswap")
-            && !src.source.contains("zswap/parameters")
-        {
+        let Some(reason) = &src.reason else {
+            continue;
+        };
+        let covered = items
+            .iter()
+            .any(|m| m.path.as_deref() == Some(src.source.as_str()));
+        if !covered && src.source != DEBUGFS && src.source != ZSWAP_PARAMS {
             items.push(crate::model::Missing {
                 item: src.source.clone(),
-                reason: src.reason.clone().unwrap_or_default(),
-                fix: None,
+                path: None,
+                holds: None,
+                reason: reason.clone(),
             });
         }
     }

@@ -4,7 +4,7 @@ use super::thresholds as t;
 use super::{Ctx, compressors, tunables};
 use crate::format as f;
 use crate::model::{ASSUMED_RATIO, Finding, Severity, SwapDevice};
-use crate::root::Unavailable;
+use crate::root::Reason;
 
 const GIB: u64 = 1 << 30;
 
@@ -840,26 +840,23 @@ pub fn thp_always(c: &Ctx) -> Option<Finding> {
 // --- no-debugfs ------------------------------------------------------------------------------
 
 pub fn no_debugfs(c: &Ctx) -> Option<Finding> {
-    let Err(e) = &c.sample.zswap_debugfs else {
-        return None;
-    };
+    let reason = c.snap.zswap.debugfs_reason()?;
     if !c.snap.zswap.available || !(c.zswap_on() || c.snap.zswap.pool_bytes.unwrap_or(0) > 0) {
         return None;
     }
-    let reason = e.reason();
-    let fix = match e {
-        Unavailable::Denied { .. } => {
+    let fix = match reason {
+        Reason::NeedsRoot { .. } => {
             "Run zswaptop as root: `sudo zswaptop` (or grant it CAP_DAC_READ_SEARCH: `sudo setcap \
              cap_dac_read_search+ep $(command -v zswaptop)`, which lasts until the binary is \
              replaced)."
                 .to_string()
         }
-        Unavailable::Missing { .. } if reason == "debugfs is not mounted" => {
+        Reason::DebugfsNotMounted => {
             "`sudo mount -t debugfs none /sys/kernel/debug`; to keep it, add `debugfs \
              /sys/kernel/debug debugfs defaults 0 0` to /etc/fstab, and run zswaptop as root."
                 .to_string()
         }
-        Unavailable::Missing { .. } if reason.starts_with("no zswap directory") => {
+        Reason::DebugfsHidden => {
             "debugfs is hidden by kernel lockdown or debugfs=off: to get it, remove `debugfs=off` \
              or `lockdown=` from the kernel command line (GRUB_CMDLINE_LINUX in \
              /etc/default/grub, then `sudo update-grub`), or keep lockdown and rely on the \

@@ -18,12 +18,11 @@ pub mod zswap;
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::root::Unavailable;
+use crate::root::{Reason, Unavailable};
 use crate::sources::Sample;
 use crate::sources::host::PageSize;
-use crate::sources::zswap::NO_ZSWAP;
 pub use capacity::{ASSUMED_RATIO, Capacity};
 pub use findings::{Finding, Severity, TunableAdvice};
 pub use memory::{Breakdown, Memory};
@@ -35,7 +34,9 @@ pub use zswap::Zswap;
 
 pub const SCHEMA_VERSION: u32 = 1;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Serialise only: the JSON gives reasons as text (docs/json-schema.md); record `Sample`s to
+/// replay, not snapshots.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Snapshot {
     pub schema_version: u32,
     pub tool: Tool,
@@ -63,12 +64,45 @@ pub struct Snapshot {
     pub cgroups: Option<owners::Cgroups>,
 }
 
-/// An item zswaptop could not show, why, and the command that gets it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// An item zswaptop could not show, and why. In JSON: `item` (its kernel path, or what it holds,
+/// in parentheses), `reason` as text and `fix`, the command that gets it (see [`Reason`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(into = "MissingJson")]
 pub struct Missing {
+    /// A short name: "debugfs", "mm_stat", "zswap".
     pub item: String,
-    pub reason: String,
-    pub fix: Option<String>,
+    /// The file or directory as the kernel names it, where the item is one.
+    pub path: Option<String>,
+    /// What the item holds, said instead of the path.
+    pub holds: Option<String>,
+    pub reason: Reason,
+}
+
+impl Missing {
+    /// The item with its path or what it holds: "mm_stat (/sys/block/zram0/mm_stat)".
+    pub fn label(&self) -> String {
+        match self.holds.as_ref().or(self.path.as_ref()) {
+            Some(d) => format!("{} ({d})", self.item),
+            None => self.item.clone(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct MissingJson {
+    item: String,
+    reason: String,
+    fix: Option<&'static str>,
+}
+
+impl From<Missing> for MissingJson {
+    fn from(m: Missing) -> Self {
+        MissingJson {
+            item: m.label(),
+            reason: m.reason.text(),
+            fix: m.reason.fix(),
+        }
+    }
 }
 
 impl Snapshot {
@@ -116,7 +150,7 @@ impl Snapshot {
             }
             Err(e) => owners::Cgroups {
                 available: false,
-                reason: Some(e.reason()),
+                reason: Some(e.reason.clone()),
                 list: Vec::new(),
             },
         });
@@ -156,9 +190,10 @@ pub(crate) fn ratio(num: Option<u64>, den: Option<u64>) -> Option<f64> {
 
 pub(crate) fn missing_item(root: &str, item: &str, e: &Unavailable) -> Missing {
     Missing {
-        item: format!("{item} ({})", kernel_path(root, e.path())),
-        reason: e.reason(),
-        fix: fix_for(e),
+        item: item.to_string(),
+        path: Some(kernel_path(root, e.path())),
+        holds: None,
+        reason: e.reason.clone(),
     }
 }
 
@@ -170,23 +205,5 @@ fn kernel_path(root: &str, path: &str) -> String {
     match std::path::Path::new(path).strip_prefix(root) {
         Ok(rel) => format!("/{}", rel.display()),
         Err(_) => path.to_string(),
-    }
-}
-
-/// The exact command that makes an unavailable source readable, where one exists.
-pub fn fix_for(e: &Unavailable) -> Option<String> {
-    let reason = e.reason();
-    if reason.starts_with("needs root") {
-        Some("run as root: sudo zswaptop".into())
-    } else if reason == "debugfs is not mounted" {
-        Some("sudo mount -t debugfs none /sys/kernel/debug".into())
-    } else if reason.starts_with("zswap has not been enabled since boot") {
-        Some("echo Y | sudo tee /sys/module/zswap/parameters/enabled".into())
-    } else if reason == NO_ZSWAP {
-        Some("use a kernel built with CONFIG_ZSWAP=y".into())
-    } else if reason.starts_with("PSI is disabled") {
-        Some("add psi=1 to the kernel command line and reboot".into())
-    } else {
-        None
     }
 }

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::rates::counter_rate;
+use crate::root::Reason;
 use crate::sources::cgroups::{CgroupSample, unit_name};
 use crate::sources::processes::ProcScan;
 
@@ -35,11 +36,12 @@ pub struct ProcessRow {
     pub cgroup: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Cgroups {
     /// False on cgroup v1 / no memory controller: `reason` says why.
     pub available: bool,
-    pub reason: Option<String>,
+    #[serde(serialize_with = "crate::root::reason_text")]
+    pub reason: Option<Reason>,
     pub list: Vec<CgroupRow>,
 }
 

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::Reading;
+use crate::root::{Reading, Reason};
 use crate::sources::Sample;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,12 +34,42 @@ pub struct Psi {
     pub full_total_us: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A file-level source and why it could not be read (`None`: it was). In JSON: `source`,
+/// `status` (ok, missing, denied, malformed or unreadable) and `reason` as text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(into = "SourceStatusJson")]
 pub struct SourceStatus {
     pub source: String,
-    pub status: String,
+    pub reason: Option<Reason>,
+}
+
+impl SourceStatus {
+    pub fn is_ok(&self) -> bool {
+        self.reason.is_none()
+    }
+
+    /// ok, missing, denied, malformed or unreadable.
+    pub fn status(&self) -> &'static str {
+        self.reason.as_ref().map_or("ok", Reason::status)
+    }
+}
+
+#[derive(Serialize)]
+struct SourceStatusJson {
+    source: String,
+    status: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    reason: Option<String>,
+}
+
+impl From<SourceStatus> for SourceStatusJson {
+    fn from(s: SourceStatus) -> Self {
+        SourceStatusJson {
+            status: s.status(),
+            reason: s.reason.as_ref().map(Reason::text),
+            source: s.source,
+        }
+    }
 }
 
 impl Tool {
@@ -98,19 +128,22 @@ pub fn tunables(curr: &Sample) -> BTreeMap<String, Option<String>> {
     tunables
 }
 
+/// The zswap parameters directory, as a source.
+pub const ZSWAP_PARAMS: &str = "/sys/module/zswap/parameters";
+/// zswap's debugfs directory, as a source.
+pub const DEBUGFS: &str = "/sys/kernel/debug/zswap";
+
 /// Every file-level source with its status, for the "sources" list and the status line.
 pub fn source_statuses(s: &Sample) -> Vec<SourceStatus> {
     fn st<T>(out: &mut Vec<SourceStatus>, name: &str, r: &Reading<T>) {
         out.push(match r {
             Ok(_) => SourceStatus {
                 source: name.to_string(),
-                status: "ok".into(),
                 reason: None,
             },
             Err(e) => SourceStatus {
                 source: name.to_string(),
-                status: e.status().into(),
-                reason: Some(e.reason()),
+                reason: Some(e.reason.clone()),
             },
         });
     }
@@ -120,8 +153,8 @@ pub fn source_statuses(s: &Sample) -> Vec<SourceStatus> {
     st(&mut out, "/proc/swaps", &s.swaps);
     st(&mut out, "/proc/pressure/memory", &s.psi);
     st(&mut out, "/proc/cmdline", &s.boot_params);
-    st(&mut out, "/sys/module/zswap/parameters", &s.zswap_params);
-    st(&mut out, "/sys/kernel/debug/zswap", &s.zswap_debugfs);
+    st(&mut out, ZSWAP_PARAMS, &s.zswap_params);
+    st(&mut out, DEBUGFS, &s.zswap_debugfs);
     for z in &s.zram {
         st(
             &mut out,

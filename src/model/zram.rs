@@ -1,11 +1,11 @@
 //! The zram section: one entry per device, its ratios, overhead and what could not be read.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::{Missing, missing_item, ratio};
 use crate::sources::Sample;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Zram {
     pub device: String,
     pub initialized: Option<bool>,

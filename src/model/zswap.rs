@@ -2,13 +2,15 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use super::{Missing, fix_for, missing_item, ratio};
+use super::status::DEBUGFS;
+use super::{Missing, missing_item, ratio};
+use crate::root::Reason;
 use crate::sources::Sample;
 use crate::sources::zswap::parse_bool;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Zswap {
     pub available: bool,
     pub enabled: Option<bool>,
@@ -37,6 +39,14 @@ pub struct Zswap {
 }
 
 impl Zswap {
+    /// Why zswap's debugfs counters could not be read, when zswap is there and they could not.
+    pub fn debugfs_reason(&self) -> Option<&Reason> {
+        self.unavailable
+            .iter()
+            .find(|m| m.path.as_deref() == Some(DEBUGFS))
+            .map(|m| &m.reason)
+    }
+
     /// Derive the zswap section from one sample.
     pub fn derive(curr: &Sample) -> Zswap {
         let ps = curr.host.page_size.bytes;
@@ -81,17 +91,18 @@ impl Zswap {
         if available {
             if let Err(e) = &curr.zswap_debugfs {
                 unavailable.push(Missing {
-                    item: "debugfs (writeback, rejects, pool limit hits, incompressible pages)"
-                        .into(),
-                    reason: e.reason(),
-                    fix: fix_for(e),
+                    item: "debugfs".into(),
+                    path: Some(DEBUGFS.into()),
+                    holds: Some("writeback, rejects, pool limit hits, incompressible pages".into()),
+                    reason: e.reason.clone(),
                 });
             }
             if mem.is_some() && mem.is_some_and(|m| m.zswap.is_none()) {
                 unavailable.push(Missing {
                     item: "meminfo Zswap/Zswapped".into(),
-                    reason: "not in this kernel (the lines appeared in 5.19)".into(),
-                    fix: None,
+                    path: None,
+                    holds: None,
+                    reason: Reason::absent("not in this kernel (the lines appeared in 5.19)"),
                 });
             }
         }

@@ -6,6 +6,7 @@ use crate::format as f;
 use crate::model::memory::BUCKETS;
 use crate::model::metrics::{self, Hue, Read};
 use crate::model::{Severity, Snapshot};
+use crate::root::Reason;
 
 /// ANSI styling, or none at all.
 #[derive(Debug, Clone, Copy)]
@@ -321,9 +322,9 @@ fn swap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     if let Some(bad) = s
         .sources
         .iter()
-        .find(|x| x.source == "/proc/swaps" && x.status != "ok")
+        .find(|x| x.source == "/proc/swaps" && !x.is_ok())
     {
-        return writeln!(out, "  swap devices unknown: /proc/swaps {}", bad.status);
+        return writeln!(out, "  swap devices unknown: /proc/swaps {}", bad.status());
     }
     if w.devices.is_empty() {
         return writeln!(out, "  no active swap devices");
@@ -613,7 +614,8 @@ fn cgroups(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     };
     section(out, st, "CGROUPS", "")?;
     if !c.available {
-        for line in f::wrap(c.reason.as_deref().unwrap_or("unavailable"), WIDTH, 2, 2) {
+        let reason = c.reason.as_ref().map_or("unavailable".into(), Reason::text);
+        for line in f::wrap(&reason, WIDTH, 2, 2) {
             writeln!(out, "  {line}")?;
         }
         return Ok(());
@@ -766,7 +768,7 @@ fn unavailable(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> 
     }
     section(out, st, "UNAVAILABLE", "")?;
     for m in &items {
-        let text = format!("{}: {}", m.item, m.reason);
+        let text = format!("{}: {}", m.label(), m.reason.text());
         for (i, line) in f::wrap(&text, WIDTH, 4, 6).iter().enumerate() {
             if i == 0 {
                 writeln!(out, "  {} {line}", st.warn("!"))?;
@@ -774,7 +776,7 @@ fn unavailable(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> 
                 writeln!(out, "      {line}")?;
             }
         }
-        if let Some(fix) = &m.fix {
+        if let Some(fix) = m.reason.fix() {
             for line in f::wrap(&format!("to get it: {fix}"), WIDTH, 6, 8) {
                 writeln!(out, "      {line}")?;
             }

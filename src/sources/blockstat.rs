@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Unavailable, read_text};
+use crate::root::{Reading, Reason, Unavailable, read_text};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BlockStat {
@@ -21,7 +21,7 @@ pub struct BlockStat {
 pub const SECTOR: u64 = 512;
 
 pub fn read(path: &Path) -> Reading<BlockStat> {
-    let text = read_text(path, "no stat file for this device")?;
+    let text = read_text(path, &Reason::absent("no stat file for this device"))?;
     parse(path, &text)
 }
 

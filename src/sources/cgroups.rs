@@ -50,7 +50,7 @@ pub fn find_v2(root: &Root) -> Reading<PathBuf> {
     } else {
         "no cgroup v2 hierarchy with the memory controller"
     };
-    Err(Unavailable::missing(&candidates[0], reason))
+    Err(Unavailable::absent(&candidates[0], reason))
 }
 
 /// Read every cgroup under the v2 mount that has memory files, depth-first, bounded in depth.
@@ -158,7 +158,11 @@ mod tests {
             env!("CARGO_MANIFEST_DIR")
         ));
         let err = find_v2(&root).unwrap_err();
-        assert!(err.reason().contains("cgroup v1"), "{}", err.reason());
+        assert!(
+            err.reason.text().contains("cgroup v1"),
+            "{}",
+            err.reason.text()
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::path::Path;
 use procfs_core::FromRead;
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Root, Unavailable, read_text};
+use crate::root::{Reading, Reason, Root, Unavailable, read_text};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct PsiLine {
@@ -23,10 +23,7 @@ pub struct PsiSample {
 
 pub fn read(root: &Root) -> Reading<PsiSample> {
     let path = root.proc("pressure/memory");
-    let text = read_text(
-        &path,
-        "PSI is disabled in this kernel (boot with psi=1, needs CONFIG_PSI)",
-    )?;
+    let text = read_text(&path, &Reason::PsiDisabled)?;
     parse(&path, &text)
 }
 
@@ -77,6 +74,6 @@ mod tests {
             "some avg10=0.00 avg60=0.00 avg300=0.00 total=1\n",
         )
         .unwrap_err();
-        assert!(err.reason().contains("truncated"));
+        assert!(err.reason.text().contains("truncated"));
     }
 }

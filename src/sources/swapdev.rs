@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::swaps::SwapDevice;
-use crate::root::{Reading, Root, Unavailable, read_text};
+use crate::root::{Reading, Reason, Root, read_text};
 
 /// A device number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -97,14 +97,14 @@ impl ZramBacking {
     pub fn has_writeback_device(&self) -> Option<bool> {
         match &self.backing_dev {
             Ok(s) => Some(!matches!(s.trim(), "" | "none")),
-            Err(Unavailable::Missing { .. }) => Some(false),
+            Err(e) if e.reason.is_absent() => Some(false),
             Err(_) => None,
         }
     }
 
     /// The kernel can do zram writeback at all (the `backing_dev` attribute exists).
     pub fn writeback_supported(&self) -> bool {
-        !matches!(self.backing_dev, Err(Unavailable::Missing { .. }))
+        !matches!(&self.backing_dev, Err(e) if e.reason.is_absent())
     }
 }
 
@@ -168,7 +168,7 @@ fn map_one(root: &Root, s: &SwapDevice) -> SwapBacking {
     let zram = zram_name.map(|name| ZramBacking {
         backing_dev: read_text(
             &root.sys(&format!("block/{name}/backing_dev")),
-            "no writeback support (kernel built without CONFIG_ZRAM_WRITEBACK)",
+            &Reason::absent("no writeback support (kernel built without CONFIG_ZRAM_WRITEBACK)"),
         )
         .map(|t| t.trim().to_string()),
         name,

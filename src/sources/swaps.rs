@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Root, Unavailable, read_text};
+use crate::root::{Reading, Reason, Root, Unavailable, read_text};
 
 /// One active swap area.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -20,7 +20,10 @@ pub struct SwapDevice {
 
 pub fn read(root: &Root) -> Reading<Vec<SwapDevice>> {
     let path = root.proc("swaps");
-    let text = read_text(&path, "no /proc/swaps (kernel built without CONFIG_SWAP?)")?;
+    let text = read_text(
+        &path,
+        &Reason::absent("no /proc/swaps (kernel built without CONFIG_SWAP?)"),
+    )?;
     parse(&path, &text)
 }
 
@@ -138,7 +141,10 @@ mod tests {
             "Filename Type Size Used Priority\n/swap file 12\n",
         )
         .unwrap_err();
-        assert!(matches!(err, Unavailable::Malformed { line: Some(2), .. }));
+        assert!(matches!(
+            err.reason,
+            Reason::Malformed { line: Some(2), .. }
+        ));
     }
 
     #[test]

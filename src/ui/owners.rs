@@ -15,6 +15,7 @@ use super::widgets::{self, Col};
 use super::widgets::{bold, dim, raw};
 use crate::app::{App, Pane, View};
 use crate::format as f;
+use crate::root::Reason;
 
 const fn col(title: &'static str, width: u16, right: bool) -> Col {
     Col {
@@ -322,7 +323,10 @@ pub fn cgroups(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
             Some(Line::from(Span::styled("not available", t.warn()))),
             t,
         );
-        let reason = cg.reason.as_deref().unwrap_or("unavailable");
+        let reason = cg
+            .reason
+            .as_ref()
+            .map_or("unavailable".into(), Reason::text);
         let text = format!(
             "{reason}. The processes view (5) estimates each process's share of zswap from \
              the system-wide ratio instead."

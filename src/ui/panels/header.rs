@@ -100,11 +100,11 @@ pub fn header(app: &App, t: &Theme, width: usize) -> Header {
         let mut text = String::new();
         let mut shown = 0;
         for m in &items {
-            let short = m.item.split(" (").next().unwrap_or(&m.item);
             let piece = format!(
-                "{}{short} ({})",
+                "{}{} ({})",
                 if shown > 0 { "; " } else { "" },
-                m.reason
+                m.item,
+                m.reason.text()
             );
             let more = items.len() - shown - 1;
             let tail = if more > 0 { 12 } else { 0 };
@@ -121,11 +121,11 @@ pub fn header(app: &App, t: &Theme, width: usize) -> Header {
         for m in &items {
             let mut l = vec![
                 Span::styled("  ! ", t.warn()),
-                raw(format!("{}: {}", m.item, m.reason)),
+                raw(format!("{}: {}", m.label(), m.reason.text())),
             ];
-            if let Some(fix) = &m.fix {
+            if let Some(fix) = m.reason.fix() {
                 l.push(dim(t, " — to get it: "));
-                l.push(raw(fix.clone()));
+                l.push(raw(fix));
             }
             details.push(Line::from(l));
         }
@@ -143,7 +143,7 @@ fn zswap_state(s: &Snapshot, t: &Theme) -> Line<'static> {
         let why = z
             .unavailable
             .first()
-            .map(|m| format!(" ({})", m.reason))
+            .map(|m| format!(" ({})", m.reason.text()))
             .unwrap_or_default();
         return Line::from(vec![
             bold(t, "zswap "),

@@ -6,6 +6,7 @@ use ratatui::text::{Line, Span};
 use crate::format as f;
 use crate::model::Snapshot;
 use crate::model::metrics::{self, GraphId};
+use crate::model::status::DEBUGFS;
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{self, Section, bold, dim, raw};
 
@@ -16,7 +17,7 @@ pub fn zswap(s: &Snapshot, t: &Theme, width: usize) -> Section {
         let why = z
             .unavailable
             .first()
-            .map(|m| m.reason.clone())
+            .map(|m| m.reason.text())
             .unwrap_or_default();
         return Section {
             title,
@@ -131,12 +132,15 @@ pub fn zswap(s: &Snapshot, t: &Theme, width: usize) -> Section {
             lines.extend(widgets::flow(items, width, t.sep(), 0));
         }
         None => {
-            let m = z.unavailable.iter().find(|m| m.item.starts_with("debugfs"));
+            let m = z
+                .unavailable
+                .iter()
+                .find(|m| m.path.as_deref() == Some(DEBUGFS));
             let mut l = vec![dim(t, "written_back, pool_limit_hit, rejects: ")];
             match m {
                 Some(m) => {
-                    l.push(Span::styled(m.reason.clone(), t.warn()));
-                    if let Some(fix) = &m.fix {
+                    l.push(Span::styled(m.reason.text(), t.warn()));
+                    if let Some(fix) = m.reason.fix() {
                         l.push(dim(t, format!(" ({fix})")));
                     }
                 }
