@@ -1,5 +1,5 @@
 //! `zswaptop --once` as a process: text and JSON snapshots of fixture trees, bad arguments,
-//! closed pipes, and the unprivileged fallback.
+//! closed pipes, colour (the unprivileged fallback, which needs root, is in tests/environment.rs).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -184,54 +184,6 @@ fn without_debugfs_values_are_null_with_a_reason() {
 }
 
 #[test]
-fn live_as_unprivileged_user() {
-    if zswaptop::sys::euid() != 0 {
-        eprintln!("SKIPPED: live_as_unprivileged_user needs root to switch to uid 65534");
-        return;
-    }
-    // Copy the binary where uid 65534 can execute it.
-    let tmp = tempfile::tempdir().unwrap();
-    let bin = tmp.path().join("zswaptop");
-    std::fs::copy(assert_cmd::cargo::cargo_bin("zswaptop"), &bin).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    use std::os::unix::process::CommandExt;
-    let out = Command::new(&bin)
-        .args(["--once", "--json"])
-        .uid(65534)
-        .gid(65534)
-        .current_dir("/")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(j["host"]["privileged"], false);
-    if j["zswap"]["available"] != true {
-        eprintln!("SKIPPED: no zswap in this kernel");
-        return;
-    }
-    assert!(
-        j["zswap"]["debugfs"].is_null(),
-        "uid 65534 cannot read debugfs"
-    );
-    // The pool still comes from meminfo (5.19+), and debugfs-only values are null, not 0.
-    assert_eq!(j["zswap"]["pool_source"], "meminfo");
-    assert!(j["zswap"]["pool_bytes"].is_u64());
-    assert!(j["zswap"]["incompressible_bytes"].is_null());
-    let unavailable = j["zswap"]["unavailable"].to_string();
-    assert!(
-        unavailable.contains("needs root")
-            || unavailable.contains("not mounted")
-            || unavailable.contains("not been enabled"),
-        "{unavailable}"
-    );
-}
-
-#[test]
 fn bad_arguments_fail_clearly() {
     zswaptop()
         .args(["--once", "-i", "0.01"])
@@ -267,16 +219,67 @@ fn closed_pipe_exits_quietly() {
     );
 }
 
-#[test]
-fn no_color_and_colour() {
-    // Not a terminal: no escapes even without NO_COLOR (checked in text_snapshots).
-    // The JSON never carries escapes.
-    let out = zswaptop()
-        .env("NO_COLOR", "1")
-        .args(["--json", "--root", "tests/fixtures/linux-6.18-idle"])
+/// `--once` text into a pipe (not a terminal) with `--color` and NO_COLOR: whether it has SGR
+/// escapes.
+fn coloured(args: &[&str], no_color_env: bool) -> bool {
+    let mut c = zswaptop();
+    if no_color_env {
+        c.env("NO_COLOR", "1");
+    }
+    let out = c
+        .args(["--once", "--root", "tests/fixtures/linux-6.18-loaded"])
+        .args(args)
         .output()
         .unwrap();
-    assert!(!String::from_utf8_lossy(&out.stdout).contains('\x1b'));
+    assert!(out.status.success(), "{args:?}");
+    String::from_utf8(out.stdout).unwrap().contains("\x1b[")
+}
+
+#[test]
+fn color_flag_and_no_color() {
+    // auto: never into a pipe.
+    assert!(!coloured(&[], false));
+    assert!(!coloured(&["--color=auto"], false));
+    // always: into a pipe too (`| less -R`), and over NO_COLOR.
+    assert!(coloured(&["--color=always"], false));
+    assert!(coloured(&["--color=always"], true));
+    // never, and the old spelling.
+    assert!(!coloured(&["--color=never"], false));
+    assert!(!coloured(&["--no-color"], false));
+    // The JSON is never coloured.
+    let out = run_ok(&[
+        "--json",
+        "--color=always",
+        "--root",
+        "tests/fixtures/linux-6.18-loaded",
+    ]);
+    assert!(!String::from_utf8(out).unwrap().contains('\x1b'));
+}
+
+#[test]
+fn color_always_styles_the_same_text() {
+    // Colour adds escapes only: without them the text is the plain report, line for line.
+    let root = "tests/fixtures/linux-6.18-loaded";
+    let plain = String::from_utf8(run_ok(&["--once", "--root", root])).unwrap();
+    let coloured =
+        String::from_utf8(run_ok(&["--once", "--color=always", "--root", root])).unwrap();
+    let stripped = strip_sgr(&coloured);
+    assert_ne!(coloured, plain);
+    assert_eq!(stripped, plain);
+}
+
+/// The text without its `ESC [ … m` sequences.
+fn strip_sgr(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(i) = rest.find("\x1b[") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let end = after.find('m').map_or(after.len(), |e| e + 1);
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 #[test]
