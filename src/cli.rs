@@ -1,14 +1,25 @@
 //! Command line: clap's `Cli`, validated into typed `Settings` (no clap types past this module).
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Parser, ValueEnum};
+use clap::{Parser, Subcommand, ValueEnum};
 
 /// zswaptop: where your memory really is when zswap or zram compresses it.
 #[derive(Debug, Parser)]
-#[command(name = "zswaptop", version, about, long_about = None)]
+#[command(
+    name = "zswaptop",
+    version,
+    about,
+    long_about = None,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
+    /// Without a command: the live dashboard (or one report with --once).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
     /// Print one snapshot and exit (text, or JSON with --json).
     #[arg(long)]
     pub once: bool,
@@ -16,6 +27,16 @@ pub struct Cli {
     /// With --once: print JSON (docs/json-schema.md). Implies --once.
     #[arg(long)]
     pub json: bool,
+
+    /// With --once: the report's format; openmetrics and prometheus (the text format 0.0.4)
+    /// are the exposition a Prometheus scrapes. Implies --once.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<Format>,
+
+    /// Write DIR/zswaptop.prom for node_exporter's textfile collector (Prometheus text format;
+    /// a temporary file renamed over it, so a scrape never reads half a file). Implies --once.
+    #[arg(long, value_name = "DIR")]
+    pub textfile: Option<PathBuf>,
 
     /// Sampling interval in seconds (at least 0.1). With --once, take two samples this far
     /// apart so rates are filled in.
@@ -52,6 +73,38 @@ pub struct Cli {
     pub history: f64,
 }
 
+/// What `zswaptop COMMAND` does instead of the dashboard.
+#[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
+pub enum Command {
+    /// Serve /metrics over HTTP for Prometheus (OpenMetrics, or the text format 0.0.4 when the
+    /// scraper asks for it), sampled at each scrape.
+    Serve {
+        /// Address and port to listen on; only loopback unless another address is given.
+        #[arg(long, value_name = "ADDR", default_value_t = DEFAULT_LISTEN)]
+        listen: SocketAddr,
+
+        /// Read DIR/proc and DIR/sys instead of /proc and /sys (a captured tree).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+    },
+}
+
+/// Where `serve` listens by default: loopback, on a port outside 9100–9999 (the range the
+/// Prometheus exporters' port list has handed out to exporters, node_exporter's 9100 first).
+pub const DEFAULT_LISTEN: SocketAddr =
+    SocketAddr::new(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), 19100);
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+    /// OpenMetrics 1.0.0 text.
+    Openmetrics,
+    /// The Prometheus text format 0.0.4.
+    Prometheus,
+}
+
 /// `--color`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorWhen {
@@ -64,6 +117,10 @@ pub enum ColorWhen {
 pub enum Mode {
     OnceText,
     OnceJson,
+    /// The metrics exposition, to stdout.
+    OnceMetrics(crate::report::openmetrics::Flavor),
+    /// The exposition (text format 0.0.4) written to DIR/zswaptop.prom.
+    Textfile,
     Dashboard,
 }
 
@@ -79,6 +136,8 @@ pub struct Settings {
     pub history: Duration,
     /// Extra scans `--once` asks for.
     pub extras: crate::sources::Extras,
+    /// `--textfile DIR`.
+    pub textfile: Option<PathBuf>,
 }
 
 pub const MIN_INTERVAL: Duration = Duration::from_millis(100);
@@ -92,6 +151,10 @@ pub enum SettingsError {
     History(f64),
     #[error("root '{0}' is not a directory")]
     Root(String),
+    #[error("--json and --format {0:?} ask for two formats")]
+    Formats(Format),
+    #[error("--textfile writes the Prometheus text format: drop --json and --format")]
+    TextfileFormat,
 }
 
 impl Settings {
@@ -114,12 +177,21 @@ impl Settings {
         {
             return Err(SettingsError::Root(r.display().to_string()));
         }
-        let mode = if cli.json {
-            Mode::OnceJson
-        } else if cli.once {
-            Mode::OnceText
-        } else {
-            Mode::Dashboard
+        use crate::report::openmetrics::Flavor;
+        let format = match (cli.json, cli.format) {
+            (true, Some(f)) if f != Format::Json => return Err(SettingsError::Formats(f)),
+            (true, _) => Some(Format::Json),
+            (false, f) => f,
+        };
+        let mode = match (format, &cli.textfile) {
+            (Some(_), Some(_)) => return Err(SettingsError::TextfileFormat),
+            (None, Some(_)) => Mode::Textfile,
+            (Some(Format::Json), None) => Mode::OnceJson,
+            (Some(Format::Text), None) => Mode::OnceText,
+            (Some(Format::Openmetrics), None) => Mode::OnceMetrics(Flavor::OpenMetrics),
+            (Some(Format::Prometheus), None) => Mode::OnceMetrics(Flavor::Prometheus),
+            (None, None) if cli.once => Mode::OnceText,
+            (None, None) => Mode::Dashboard,
         };
         Ok(Settings {
             mode,
@@ -138,6 +210,7 @@ impl Settings {
                 top_processes: cli.top,
                 cgroups: cli.cgroups,
             },
+            textfile: cli.textfile,
         })
     }
 }
@@ -163,6 +236,59 @@ mod tests {
         assert_eq!(parse(&["--once"]).unwrap().mode, Mode::OnceText);
         assert_eq!(parse(&["--json"]).unwrap().mode, Mode::OnceJson);
         assert_eq!(parse(&[]).unwrap().mode, Mode::Dashboard);
+    }
+
+    #[test]
+    fn formats_and_the_textfile() {
+        use crate::report::openmetrics::Flavor;
+        assert_eq!(
+            parse(&["--format", "openmetrics"]).unwrap().mode,
+            Mode::OnceMetrics(Flavor::OpenMetrics)
+        );
+        assert_eq!(
+            parse(&["--once", "--format=prometheus"]).unwrap().mode,
+            Mode::OnceMetrics(Flavor::Prometheus)
+        );
+        assert_eq!(parse(&["--format", "json"]).unwrap().mode, Mode::OnceJson);
+        assert_eq!(parse(&["--format", "text"]).unwrap().mode, Mode::OnceText);
+        assert_eq!(
+            parse(&["--json", "--format", "openmetrics"]).unwrap_err(),
+            SettingsError::Formats(Format::Openmetrics)
+        );
+        let t = parse(&["--textfile", "/tmp"]).unwrap();
+        assert_eq!(t.mode, Mode::Textfile);
+        assert_eq!(t.textfile, Some(PathBuf::from("/tmp")));
+        assert_eq!(
+            parse(&["--textfile", "/tmp", "--json"]).unwrap_err(),
+            SettingsError::TextfileFormat
+        );
+    }
+
+    #[test]
+    fn serve_listens_on_loopback_unless_told() {
+        let c = |args: &[&str]| {
+            let mut v = vec!["zswaptop"];
+            v.extend_from_slice(args);
+            Cli::try_parse_from(v).map(|c| c.command)
+        };
+        match c(&["serve"]).unwrap() {
+            Some(Command::Serve { listen, root }) => {
+                assert!(listen.ip().is_loopback());
+                assert_eq!(listen, DEFAULT_LISTEN);
+                assert_eq!(root, None);
+            }
+            other => panic!("{other:?}"),
+        }
+        match c(&["serve", "--listen", "0.0.0.0:9999"]).unwrap() {
+            Some(Command::Serve { listen, .. }) => assert_eq!(listen.port(), 9999),
+            other => panic!("{other:?}"),
+        }
+        assert!(c(&["serve", "--listen", "nowhere"]).is_err());
+        assert!(
+            c(&["--once", "serve"]).is_err(),
+            "flags are the dashboard's"
+        );
+        assert_eq!(c(&[]).unwrap(), None);
     }
 
     #[test]

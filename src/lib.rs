@@ -13,6 +13,7 @@ pub mod history;
 pub mod model;
 pub mod report;
 pub mod root;
+pub mod serve;
 pub mod sources;
 pub mod sys;
 pub mod ui;
@@ -51,6 +52,21 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
         .unwrap_or_else(Root::live);
     match settings.mode {
         Mode::Dashboard => dashboard(settings, &root),
+        Mode::OnceMetrics(flavor) => {
+            let snap = snapshot(&root, settings.interval, metrics_extras(settings.extras));
+            let stdout = io::stdout();
+            let mut out = io::BufWriter::new(stdout.lock());
+            let written = report::openmetrics::write(&snap, flavor, &mut out);
+            quiet_on_closed_pipe(written.and_then(|()| out.flush())).context("writing the metrics")
+        }
+        Mode::Textfile => {
+            let dir = settings
+                .textfile
+                .as_deref()
+                .context("--textfile without a directory")?;
+            let snap = snapshot(&root, settings.interval, metrics_extras(settings.extras));
+            write_textfile(&snap, dir)
+        }
         Mode::OnceText | Mode::OnceJson => {
             let snap = snapshot(&root, settings.interval, settings.extras);
             let stdout = io::stdout();
@@ -69,6 +85,39 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
             quiet_on_closed_pipe(written.and_then(|()| out.flush())).context("writing the report")
         }
     }
+}
+
+/// The scans an exposition needs: the cgroup tree, for the top cgroups by zswap.
+pub fn metrics_extras(extras: sources::Extras) -> sources::Extras {
+    sources::Extras {
+        cgroups: true,
+        ..extras
+    }
+}
+
+/// The file `--textfile DIR` writes.
+pub const TEXTFILE_NAME: &str = "zswaptop.prom";
+
+/// Write DIR/zswaptop.prom for node_exporter's textfile collector: into a temporary file in
+/// DIR (a name without `.prom`, which the collector skips), made readable by all (the exporter
+/// runs as its own user), then renamed over the old one, so a scrape never sees half a file.
+pub fn write_textfile(snap: &Snapshot, dir: &std::path::Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".zswaptop.prom.")
+        .tempfile_in(dir)
+        .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+    report::openmetrics::write(snap, report::openmetrics::Flavor::Prometheus, &mut tmp)
+        .and_then(|()| tmp.flush())
+        .and_then(|()| {
+            tmp.as_file()
+                .set_permissions(std::fs::Permissions::from_mode(0o644))
+        })
+        .with_context(|| format!("writing {}", tmp.path().display()))?;
+    let path = dir.join(TEXTFILE_NAME);
+    tmp.persist(&path)
+        .with_context(|| format!("renaming it to {}", path.display()))?;
+    Ok(())
 }
 
 /// The live dashboard. ASCII symbols with `--ascii` or a locale that is not UTF-8.

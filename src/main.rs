@@ -3,10 +3,21 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use zswaptop::cli::{Cli, Settings};
+use zswaptop::cli::{Cli, Command, Settings};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(command) = cli.command {
+        return match command {
+            Command::Serve { listen, root } => match zswaptop::serve::run(listen, root) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("zswaptop: {e:#}");
+                    ExitCode::FAILURE
+                }
+            },
+        };
+    }
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let settings = match Settings::from_cli(cli, no_color, std::io::stdout().is_terminal()) {
         Ok(s) => s,

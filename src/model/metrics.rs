@@ -553,12 +553,7 @@ impl Metric {
             _ => "",
         };
         let mut name = format!("zswaptop_{group}{stem}");
-        let unit = match self.shown_unit() {
-            // A rate the model already divided by time: exported as a gauge of bytes/s.
-            Unit::BytesPerSec if self.kind == Kind::Gauge => Some("bytes_per_second"),
-            _ => self.unit.base_unit(),
-        };
-        if let Some(u) = unit {
+        if let Some(u) = self.openmetrics_unit() {
             name.push('_');
             name.push_str(u);
         }
@@ -566,6 +561,22 @@ impl Metric {
             name.push_str("_total");
         }
         name
+    }
+
+    /// The unit its exposition name ends with (`# UNIT`), `None` for counts of events.
+    pub fn openmetrics_unit(&self) -> Option<&'static str> {
+        match self.shown_unit() {
+            // A rate the model already divided by time: exported as a gauge of bytes/s.
+            Unit::BytesPerSec if self.kind == Kind::Gauge => Some("bytes_per_second"),
+            _ => self.unit.base_unit(),
+        }
+    }
+
+    /// The value an exporter writes, in base units: a gauge's level or a counter's total
+    /// (pages as bytes, percent as a ratio, microseconds as seconds).
+    pub fn exported(&self, s: &Snapshot) -> Option<f64> {
+        let v = self.raw(s)? * self.unit.base_factor(s.page_size.bytes);
+        v.is_finite().then_some(v)
     }
 
     /// The CSV column for its value (the id with its unit when the id lacks one).
