@@ -10,6 +10,8 @@ pub mod cli;
 pub mod diagnostics;
 pub mod format;
 pub mod history;
+#[cfg(test)]
+mod layers;
 pub mod model;
 pub mod report;
 pub mod root;
@@ -25,7 +27,8 @@ use cli::{Mode, Settings};
 use model::Snapshot;
 use root::Root;
 
-/// Take one snapshot (two samples `interval` apart when an interval is given, for rates).
+/// Take one snapshot (two samples `interval` apart when an interval is given, for rates), judged
+/// by the diagnostics rules.
 pub fn snapshot(
     root: &Root,
     interval: Option<std::time::Duration>,
@@ -36,9 +39,9 @@ pub fn snapshot(
             let first = sources::collect_with(root, extras);
             std::thread::sleep(dt);
             let second = sources::collect_with(root, extras);
-            Snapshot::derive(&second, Some(&first))
+            diagnostics::judged(Snapshot::derive(&second, Some(&first)))
         }
-        None => Snapshot::derive(&sources::collect_with(root, extras), None),
+        None => diagnostics::judged(Snapshot::derive(&sources::collect_with(root, extras), None)),
     }
 }
 
