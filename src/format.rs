@@ -1,6 +1,8 @@
 //! The one formatting layer shared by `--once` and the dashboard: sizes, ratios, rates, labels.
 //! A value that is unknown is always shown as [`MISSING`], never as 0.
 
+use crate::model::Snapshot;
+use crate::model::metrics::{Metric, Unit};
 use humansize::{BINARY, format_size};
 
 /// How an unknown value is shown.
@@ -46,6 +48,31 @@ pub fn per_sec(v: Option<f64>) -> String {
             }
         }
         _ => MISSING.to_string(),
+    }
+}
+
+/// A catalogue metric's shown value ([`Metric::value`]: a level, or a counter's rate) in
+/// its unit.
+pub fn metric_value(m: &Metric, s: &Snapshot) -> String {
+    let v = m.value(s);
+    match m.shown_unit() {
+        Unit::Bytes | Unit::Pages => bytes(v.map(|v| v as u64)),
+        Unit::BytesPerSec => rate(v),
+        Unit::Ratio => ratio(v),
+        Unit::Percent => percent(v),
+        Unit::Microseconds => per_sec(v).replace("/s", " µs/s"),
+        Unit::Events => per_sec(v),
+    }
+}
+
+/// A count in its unit as the kernel keeps it: `1234 pages`, `17`, `582815 µs`.
+pub fn count(v: Option<u64>, unit: Unit) -> String {
+    match (v, unit) {
+        (None, _) => MISSING.to_string(),
+        (Some(_), Unit::Pages) => pages(v),
+        (Some(n), Unit::Microseconds) => format!("{n} µs"),
+        (Some(n), Unit::Bytes) => bytes_raw(n),
+        (Some(n), _) => n.to_string(),
     }
 }
 

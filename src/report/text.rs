@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use crate::format as f;
 use crate::model::memory::BUCKETS;
-use crate::model::metrics::Hue;
+use crate::model::metrics::{self, Hue, Read};
 use crate::model::{Severity, Snapshot};
 use crate::root::Reason;
 
@@ -62,6 +62,7 @@ pub fn write(snap: &Snapshot, out: &mut impl Write, style: Style) -> io::Result<
     swap(snap, out, style)?;
     zram(snap, out, style)?;
     capacity(snap, out, style)?;
+    counters(snap, out, style)?;
     processes(snap, out, style)?;
     cgroups(snap, out, style)?;
     diagnostics(snap, out, style)?;
@@ -515,6 +516,39 @@ fn capacity(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
             out,
             "  memory pressure: some {:.2}% full {:.2}% (avg10)",
             p.some_avg10, p.full_avg10
+        )?;
+    }
+    Ok(())
+}
+
+/// The catalogue's kernel counters (the debugfs ones are listed whole under ZSWAP): each
+/// total since boot as the kernel counts it, and its rate over the interval when there is one.
+fn counters(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
+    let right = match &s.rates {
+        Some(r) => format!("since boot; per second over {:.1}s", r.interval_seconds),
+        None => "since boot".to_string(),
+    };
+    section(out, st, "KERNEL COUNTERS", &right)?;
+    let shown = metrics::counters().filter(|m| !matches!(m.read, Read::Debugfs(_)));
+    if s.rates.is_none() {
+        let cells: Vec<String> = shown
+            .map(|m| {
+                format!(
+                    "{} {}",
+                    m.label,
+                    f::count(m.raw(s).map(|v| v as u64), m.unit)
+                )
+            })
+            .collect();
+        return write_columns(out, &cells, 2, WIDTH);
+    }
+    for m in shown {
+        writeln!(
+            out,
+            "  {:<24} {:>20}  {}",
+            m.label,
+            f::count(m.raw(s).map(|v| v as u64), m.unit),
+            f::metric_value(m, s)
         )?;
     }
     Ok(())
