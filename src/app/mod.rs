@@ -5,7 +5,6 @@
 pub mod keys;
 pub mod lists;
 pub mod run;
-pub mod sampler;
 mod tty;
 
 use std::time::Duration;
