@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use crate::format::{self as f, GaugeCell};
 use crate::model::memory::BUCKETS;
-use crate::model::metrics::{self, Hue, Read};
+use crate::model::metrics::{self, Hue, Metric, Read};
 use crate::model::{Severity, Snapshot};
 use crate::root::Reason;
 
@@ -517,14 +517,16 @@ fn counters(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     };
     section(out, st, "KERNEL COUNTERS", &right)?;
     let shown = metrics::counters().filter(|m| !matches!(m.read, Read::Debugfs(_)));
+    // "(12.5% of pswpout)" after a counter that counts a part of another.
+    let of = |m: &Metric, pct: Option<f64>| match m.part_of {
+        Some(whole) => format!(" ({} of {whole})", f::percent(pct)),
+        None => String::new(),
+    };
     if s.rates.is_none() {
         let cells: Vec<String> = shown
             .map(|m| {
-                format!(
-                    "{} {}",
-                    m.label,
-                    f::count(m.raw(s).map(|v| v as u64), m.unit)
-                )
+                let total = f::count(m.raw(s).map(|v| v as u64), m.unit);
+                format!("{} {total}{}", m.label, of(m, m.share(s).0))
             })
             .collect();
         return write_columns(out, &cells, 2, WIDTH);
@@ -532,10 +534,11 @@ fn counters(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     for m in shown {
         writeln!(
             out,
-            "  {:<24} {:>20}  {}",
+            "  {:<24} {:>20}  {}{}",
             m.label,
             f::count(m.raw(s).map(|v| v as u64), m.unit),
-            f::metric_value(m, s)
+            f::metric_value(m, s),
+            of(m, m.share(s).1)
         )?;
     }
     Ok(())
