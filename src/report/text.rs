@@ -508,8 +508,9 @@ fn capacity(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     Ok(())
 }
 
-/// The catalogue's kernel counters (the debugfs ones are listed whole under ZSWAP): each
-/// total since boot as the kernel counts it, and its rate over the interval when there is one.
+/// The catalogue's kernel counters (the debugfs ones are listed whole under ZSWAP), one a
+/// line: each total since boot as the kernel counts it, and its rate over the interval when
+/// there is one; a counter that is part of another also gets its share of that one.
 fn counters(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     let right = match &s.rates {
         Some(r) => format!("since boot; per second over {:.1}s", r.interval_seconds),
@@ -522,24 +523,19 @@ fn counters(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
         Some(whole) => format!(" ({} of {whole})", f::percent(pct)),
         None => String::new(),
     };
-    if s.rates.is_none() {
-        let cells: Vec<String> = shown
-            .map(|m| {
-                let total = f::count(m.raw(s).map(|v| v as u64), m.unit);
-                format!("{} {total}{}", m.label, of(m, m.share(s).0))
-            })
-            .collect();
-        return write_columns(out, &cells, 2, WIDTH);
-    }
     for m in shown {
-        writeln!(
-            out,
-            "  {:<24} {:>20}  {}{}",
-            m.label,
-            f::count(m.raw(s).map(|v| v as u64), m.unit),
-            f::metric_value(m, s),
-            of(m, m.share(s).1)
-        )?;
+        let total = f::count(m.raw(s).map(|v| v as u64), m.unit);
+        let (since_boot, over_interval) = m.share(s);
+        let line = match &s.rates {
+            None => format!("  {:<24} {total:>20}{}", m.label, of(m, since_boot)),
+            Some(_) => format!(
+                "  {:<24} {total:>20}  {}{}",
+                m.label,
+                f::metric_value(m, s),
+                of(m, over_interval)
+            ),
+        };
+        writeln!(out, "{line}")?;
     }
     Ok(())
 }
