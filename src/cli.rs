@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+pub use crate::report::Format;
+
 /// zswaptop: where your memory really is when zswap or zram compresses it.
 #[derive(Debug, Parser)]
 #[command(
@@ -20,18 +22,17 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
-    /// Print one snapshot and exit (text, or JSON with --json).
+    /// Print one snapshot and exit (as --format says: text unless told otherwise).
     #[arg(long)]
     pub once: bool,
 
-    /// With --once: print JSON (docs/json-schema.md). Implies --once.
-    #[arg(long)]
-    pub json: bool,
-
-    /// With --once: the report's format; openmetrics and prometheus (the text format 0.0.4)
-    /// are the exposition a Prometheus scrapes. Implies --once.
+    /// The format of --once. Implies --once.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<Format>,
+
+    /// Short for --format json (docs/json-schema.md). Implies --once.
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
 
     /// Write DIR/zswaptop.prom for node_exporter's textfile collector (Prometheus text format;
     /// a temporary file renamed over it, so a scrape never reads half a file). Implies --once.
@@ -94,17 +95,6 @@ pub enum Command {
 pub const DEFAULT_LISTEN: SocketAddr =
     SocketAddr::new(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), 19100);
 
-/// `--format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    Text,
-    Json,
-    /// OpenMetrics 1.0.0 text.
-    Openmetrics,
-    /// The Prometheus text format 0.0.4.
-    Prometheus,
-}
-
 /// `--color`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorWhen {
@@ -115,10 +105,8 @@ pub enum ColorWhen {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
-    OnceText,
-    OnceJson,
-    /// The metrics exposition, to stdout.
-    OnceMetrics(crate::report::openmetrics::Flavor),
+    /// One snapshot, written in this format.
+    Once(Format),
     /// The exposition (text format 0.0.4) written to DIR/zswaptop.prom.
     Textfile,
     Dashboard,
@@ -151,8 +139,6 @@ pub enum SettingsError {
     History(f64),
     #[error("root '{0}' is not a directory")]
     Root(String),
-    #[error("--json and --format {0:?} ask for two formats")]
-    Formats(Format),
     #[error("--textfile writes the Prometheus text format: drop --json and --format")]
     TextfileFormat,
 }
@@ -177,21 +163,15 @@ impl Settings {
         {
             return Err(SettingsError::Root(r.display().to_string()));
         }
-        use crate::report::openmetrics::Flavor;
-        let format = match (cli.json, cli.format) {
-            (true, Some(f)) if f != Format::Json => return Err(SettingsError::Formats(f)),
-            (true, _) => Some(Format::Json),
-            (false, f) => f,
-        };
-        let mode = match (format, &cli.textfile) {
-            (Some(_), Some(_)) => return Err(SettingsError::TextfileFormat),
-            (None, Some(_)) => Mode::Textfile,
-            (Some(Format::Json), None) => Mode::OnceJson,
-            (Some(Format::Text), None) => Mode::OnceText,
-            (Some(Format::Openmetrics), None) => Mode::OnceMetrics(Flavor::OpenMetrics),
-            (Some(Format::Prometheus), None) => Mode::OnceMetrics(Flavor::Prometheus),
-            (None, None) if cli.once => Mode::OnceText,
-            (None, None) => Mode::Dashboard,
+        let mode = match (cli.format, cli.json, cli.once, &cli.textfile) {
+            (Some(_), _, _, Some(_)) | (_, true, _, Some(_)) => {
+                return Err(SettingsError::TextfileFormat);
+            }
+            (None, false, _, Some(_)) => Mode::Textfile,
+            (Some(f), _, _, None) => Mode::Once(f),
+            (None, true, _, None) => Mode::Once(Format::Json),
+            (None, false, true, None) => Mode::Once(Format::Text),
+            (None, false, false, None) => Mode::Dashboard,
         };
         Ok(Settings {
             mode,
@@ -233,35 +213,39 @@ mod tests {
 
     #[test]
     fn modes() {
-        assert_eq!(parse(&["--once"]).unwrap().mode, Mode::OnceText);
-        assert_eq!(parse(&["--json"]).unwrap().mode, Mode::OnceJson);
+        assert_eq!(parse(&["--once"]).unwrap().mode, Mode::Once(Format::Text));
+        assert_eq!(parse(&["--json"]).unwrap().mode, Mode::Once(Format::Json));
+        assert_eq!(
+            parse(&["--format", "json"]).unwrap().mode,
+            Mode::Once(Format::Json)
+        );
+        assert_eq!(
+            parse(&["--once", "--format", "text"]).unwrap().mode,
+            Mode::Once(Format::Text)
+        );
+        assert!(Cli::try_parse_from(["zswaptop", "--format", "yaml"]).is_err());
         assert_eq!(parse(&[]).unwrap().mode, Mode::Dashboard);
     }
 
     #[test]
     fn formats_and_the_textfile() {
-        use crate::report::openmetrics::Flavor;
         assert_eq!(
             parse(&["--format", "openmetrics"]).unwrap().mode,
-            Mode::OnceMetrics(Flavor::OpenMetrics)
+            Mode::Once(Format::Openmetrics)
         );
         assert_eq!(
             parse(&["--once", "--format=prometheus"]).unwrap().mode,
-            Mode::OnceMetrics(Flavor::Prometheus)
+            Mode::Once(Format::Prometheus)
         );
-        assert_eq!(parse(&["--format", "json"]).unwrap().mode, Mode::OnceJson);
-        assert_eq!(parse(&["--format", "text"]).unwrap().mode, Mode::OnceText);
-        assert_eq!(
-            parse(&["--json", "--format", "openmetrics"]).unwrap_err(),
-            SettingsError::Formats(Format::Openmetrics)
-        );
+        assert!(Cli::try_parse_from(["zswaptop", "--json", "--format", "openmetrics"]).is_err());
         let t = parse(&["--textfile", "/tmp"]).unwrap();
         assert_eq!(t.mode, Mode::Textfile);
         assert_eq!(t.textfile, Some(PathBuf::from("/tmp")));
-        assert_eq!(
-            parse(&["--textfile", "/tmp", "--json"]).unwrap_err(),
-            SettingsError::TextfileFormat
-        );
+        for other in [&["--json"][..], &["--format", "openmetrics"]] {
+            let mut args = vec!["--textfile", "/tmp"];
+            args.extend_from_slice(other);
+            assert_eq!(parse(&args).unwrap_err(), SettingsError::TextfileFormat);
+        }
     }
 
     #[test]

@@ -10,6 +10,8 @@ pub mod cli;
 pub mod diagnostics;
 pub mod format;
 pub mod history;
+#[cfg(test)]
+mod layers;
 pub mod model;
 pub mod report;
 pub mod root;
@@ -25,21 +27,23 @@ use anyhow::Context;
 use cli::{Mode, Settings};
 use model::Snapshot;
 use root::Root;
+use sources::sampler::{SampleSource, Sampler};
 
-/// Take one snapshot (two samples `interval` apart when an interval is given, for rates).
+/// Take one snapshot (two samples `interval` apart when an interval is given, for rates), judged
+/// by the diagnostics rules.
 pub fn snapshot(
-    root: &Root,
+    source: &mut impl SampleSource,
     interval: Option<std::time::Duration>,
     extras: sources::Extras,
 ) -> Snapshot {
+    let first = source.next(None, extras);
     match interval {
         Some(dt) => {
-            let first = sources::collect_with(root, extras);
             std::thread::sleep(dt);
-            let second = sources::collect_with(root, extras);
-            Snapshot::derive(&second, Some(&first))
+            let second = source.next(Some(&first), extras);
+            diagnostics::judged(Snapshot::derive(&second, Some(&first)))
         }
-        None => Snapshot::derive(&sources::collect_with(root, extras), None),
+        None => diagnostics::judged(Snapshot::derive(&first, None)),
     }
 }
 
@@ -52,36 +56,30 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
         .unwrap_or_else(Root::live);
     match settings.mode {
         Mode::Dashboard => dashboard(settings, &root),
-        Mode::OnceMetrics(flavor) => {
-            let snap = snapshot(&root, settings.interval, metrics_extras(settings.extras));
-            let stdout = io::stdout();
-            let mut out = io::BufWriter::new(stdout.lock());
-            let written = report::openmetrics::write(&snap, flavor, &mut out);
-            quiet_on_closed_pipe(written.and_then(|()| out.flush())).context("writing the metrics")
-        }
         Mode::Textfile => {
             let dir = settings
                 .textfile
                 .as_deref()
                 .context("--textfile without a directory")?;
-            let snap = snapshot(&root, settings.interval, metrics_extras(settings.extras));
+            let mut source = Sampler::full(root);
+            let snap = snapshot(
+                &mut source,
+                settings.interval,
+                metrics_extras(settings.extras),
+            );
             write_textfile(&snap, dir)
         }
-        Mode::OnceText | Mode::OnceJson => {
-            let snap = snapshot(&root, settings.interval, settings.extras);
+        Mode::Once(format) => {
+            let extras = if format.is_exposition() {
+                metrics_extras(settings.extras)
+            } else {
+                settings.extras
+            };
+            let mut source = Sampler::full(root);
+            let snap = snapshot(&mut source, settings.interval, extras);
             let stdout = io::stdout();
             let mut out = io::BufWriter::new(stdout.lock());
-            let written = if settings.mode == Mode::OnceJson {
-                report::json::write(&snap, &mut out)
-            } else {
-                report::text::write(
-                    &snap,
-                    &mut out,
-                    report::text::Style {
-                        color: settings.color,
-                    },
-                )
-            };
+            let written = report::write(format, &snap, &mut out, settings.color);
             quiet_on_closed_pipe(written.and_then(|()| out.flush())).context("writing the report")
         }
     }

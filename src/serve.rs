@@ -26,7 +26,8 @@ use anyhow::Context;
 use crate::model::Snapshot;
 use crate::report::openmetrics::{self, Flavor};
 use crate::root::Root;
-use crate::sources::{self, Extras, Sample};
+use crate::sources::sampler::{SampleSource, Sampler};
+use crate::sources::{Extras, Sample};
 
 /// Threads that serve requests.
 pub const WORKERS: usize = 4;
@@ -45,7 +46,7 @@ pub const MIN_RATE_WINDOW: Duration = Duration::from_secs(1);
 
 /// The sampler the workers share.
 struct Scraper {
-    root: Root,
+    source: Sampler,
     /// The sample rates are taken from, and the last snapshot with when it was taken.
     base: Option<Sample>,
     last: Option<(Instant, Arc<Snapshot>)>,
@@ -58,8 +59,13 @@ impl Scraper {
         {
             return Arc::clone(snap);
         }
-        let curr = sources::collect_with(&self.root, crate::metrics_extras(Extras::default()));
-        let snap = Arc::new(Snapshot::derive(&curr, self.base.as_ref()));
+        let curr = self
+            .source
+            .next(self.base.as_ref(), crate::metrics_extras(Extras::default()));
+        let snap = Arc::new(crate::diagnostics::judged(Snapshot::derive(
+            &curr,
+            self.base.as_ref(),
+        )));
         let window = u64::try_from(MIN_RATE_WINDOW.as_nanos()).unwrap_or(u64::MAX);
         let old_enough = self
             .base
@@ -90,7 +96,7 @@ pub fn run(listen: SocketAddr, root: Option<PathBuf>) -> anyhow::Result<()> {
 /// Serve on a bound listener (never returns but on an accept error that persists).
 pub fn serve(listener: TcpListener, root: Root) -> anyhow::Result<()> {
     let scraper = Arc::new(Mutex::new(Scraper {
-        root,
+        source: Sampler::full(root),
         base: None,
         last: None,
     }));

@@ -5,12 +5,12 @@
 pub mod keys;
 pub mod lists;
 pub mod run;
-pub mod sampler;
 mod tty;
 
 use std::time::Duration;
 
 use crate::cli::{DEFAULT_INTERVAL, MIN_INTERVAL, Settings};
+use crate::diagnostics;
 use crate::history::History;
 use crate::model::Snapshot;
 use crate::sources::{Extras, Sample};
@@ -185,7 +185,7 @@ impl App {
             .max(MIN_INTERVAL);
         let mut history = History::new(settings.history);
         history.reserve((settings.history.as_secs_f64() / interval.as_secs_f64()) as usize + 4);
-        let latest = Snapshot::derive(&first, None);
+        let latest = diagnostics::judged(Snapshot::derive(&first, None));
         history.push_snapshot(first.monotonic_ns, &latest);
         let window = settings.history;
         App {
@@ -303,7 +303,7 @@ impl App {
     }
 
     fn on_sample(&mut self, s: Sample) -> bool {
-        let snap = Snapshot::derive(&s, Some(&self.prev));
+        let snap = diagnostics::judged(Snapshot::derive(&s, Some(&self.prev)));
         self.history.push_snapshot(s.monotonic_ns, &snap);
         let pending = !matches!(self.prev.cgroups, Some(Ok(_)));
         self.prev = s;

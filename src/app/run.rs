@@ -22,11 +22,11 @@ use ratatui::backend::Backend;
 use ratatui::crossterm::event::{self, Event, KeyEvent};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINCH};
 
-use super::sampler::Sampler;
 use super::tty::{self, POLLIN};
 use super::{App, Msg, keys};
 use crate::cli::Settings;
 use crate::root::Root;
+use crate::sources::sampler::{SampleSource, Sampler};
 use crate::sources::{Extras, Sample};
 use crate::ui;
 
@@ -350,7 +350,7 @@ pub fn run(settings: Settings, root: &Root) -> anyhow::Result<Exit> {
     let tty_in = TtyIn::open()?;
     let signals = Signals::install().context("installing signal handlers")?;
     let mut sampler = Sampler::new(root.clone());
-    let mut app = App::new(settings, sampler.sample(None, Extras::default()));
+    let mut app = App::new(settings, sampler.next(None, Extras::default()));
     // From here on the terminal is put back on every way out, a failed setup included.
     let restore = RestoreOnDrop;
     // crossterm drops every colour when NO_COLOR is set; `--color=always` has decided otherwise.
@@ -367,7 +367,7 @@ pub fn run(settings: Settings, root: &Root) -> anyhow::Result<Exit> {
         &mut app,
         &mut events,
         |prev, extras, interval| {
-            let s = sampler.sample(Some(prev), extras);
+            let s = sampler.next(Some(prev), extras);
             (s, sampler.scan_every(interval))
         },
     );

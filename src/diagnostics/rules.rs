@@ -159,7 +159,7 @@ pub fn zram_lru_inversion(c: &Ctx) -> Option<Finding> {
     let mut supported = false;
     let mut zram_names = Vec::new();
     for z in c.zram_devices() {
-        let Some(backing) = c.backing(&z.path).and_then(|b| b.zram.as_ref()) else {
+        let Some(backing) = z.zram_backing.as_ref() else {
             continue;
         };
         if backing.has_writeback_device() != Some(false) {
@@ -263,13 +263,11 @@ pub fn page_cluster(c: &Ctx) -> Option<Finding> {
         tiers.push(format!("fast tier: {} is zram", z.path));
     }
     for d in c.disk_devices() {
-        if let Some(b) = c.backing(&d.path)
-            && b.rotational() == Some(false)
-        {
+        if d.rotational == Some(false) {
             tiers.push(format!(
                 "{} is on {}: non-rotational (queue/rotational 0)",
                 d.path,
-                b.disk_names().join(" + ")
+                d.disks.join(" + ")
             ));
         }
     }
@@ -563,10 +561,11 @@ pub fn poor_compression(c: &Ctx) -> Option<Finding> {
 
     // What this kernel offers, and what each trades.
     let crypto_names: Vec<String> = c
-        .sample
-        .crypto
-        .as_ref()
-        .map(|l| crate::sources::crypto::names(l))
+        .snap
+        .zswap
+        .registered_compressors
+        .as_deref()
+        .map(crate::sources::crypto::names)
         .unwrap_or_default();
     if !crypto_names.is_empty() {
         ev.push(format!(
@@ -663,7 +662,7 @@ pub fn compressor_fallback(c: &Ctx) -> Option<Finding> {
     if boot == cur {
         return None;
     }
-    let crypto = c.sample.crypto.as_ref().ok();
+    let crypto = c.snap.zswap.registered_compressors.as_ref();
     let registered = crypto.map(|l| l.iter().any(|x| x.name == boot));
     let mut ev = vec![
         format!("kernel command line: zswap.compressor={boot}"),
@@ -807,11 +806,11 @@ pub fn thp_always(c: &Ctx) -> Option<Finding> {
         c.tunable("transparent_hugepage.defrag")
             .unwrap_or(f::MISSING)
     )];
-    if let Ok(m) = &c.sample.meminfo {
+    if let Some(b) = &c.snap.memory.breakdown {
         ev.push(format!(
             "AnonHugePages {} of {} anonymous memory",
-            f::bytes(m.anon_huge_pages),
-            f::bytes(m.anon_pages)
+            f::bytes(c.snap.memory.anon_huge_pages_bytes),
+            f::bytes(b.apps)
         ));
     }
     ev.push(format!(
@@ -1027,18 +1026,16 @@ pub fn swap_priorities(c: &Ctx) -> Option<Finding> {
     let mut ev: Vec<String> = disks
         .iter()
         .map(|d| {
-            let on = c
-                .backing(&d.path)
-                .filter(|b| !b.disks.is_empty())
-                .map(|b| {
-                    let rot = match b.rotational() {
-                        Some(true) => ", rotational",
-                        Some(false) => ", non-rotational",
-                        None => "",
-                    };
-                    format!(" on {}{rot}", b.disk_names().join(" + "))
-                })
-                .unwrap_or_default();
+            let on = if d.disks.is_empty() {
+                String::new()
+            } else {
+                let rot = match d.rotational {
+                    Some(true) => ", rotational",
+                    Some(false) => ", non-rotational",
+                    None => "",
+                };
+                format!(" on {}{rot}", d.disks.join(" + "))
+            };
             format!("{}{on}", dev_desc(d))
         })
         .collect();
@@ -1051,7 +1048,7 @@ pub fn swap_priorities(c: &Ctx) -> Option<Finding> {
     }
     let mut all_disks: Vec<Vec<&str>> = disks
         .iter()
-        .filter_map(|d| c.backing(&d.path).map(|b| b.disk_names()))
+        .map(|d| d.disks.iter().map(String::as_str).collect::<Vec<&str>>())
         .filter(|n| !n.is_empty())
         .collect();
     if all_disks.len() == disks.len() {

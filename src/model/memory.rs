@@ -13,6 +13,9 @@ pub struct Memory {
     pub free_cmd_used_bytes: Option<u64>,
     pub hidden_in_used_bytes: Option<u64>,
     pub breakdown: Option<Breakdown>,
+    /// AnonHugePages, for the diagnostics (not in the JSON).
+    #[serde(skip)]
+    pub anon_huge_pages_bytes: Option<u64>,
 }
 
 impl Memory {
@@ -33,6 +36,7 @@ impl Memory {
                     _ => None,
                 },
                 breakdown: Some(breakdown(m, zswap_pool, zram_pool)),
+                anon_huge_pages_bytes: m.anon_huge_pages,
             },
             None => Memory {
                 total_bytes: None,
@@ -41,6 +45,7 @@ impl Memory {
                 free_cmd_used_bytes: None,
                 hidden_in_used_bytes: None,
                 breakdown: None,
+                anon_huge_pages_bytes: None,
             },
         }
     }

@@ -108,6 +108,8 @@ impl From<Missing> for MissingJson {
 
 impl Snapshot {
     /// Derive every figure from `curr`; `prev` (an earlier sample of the same system) adds rates.
+    /// `diagnostics` and `tunables_advice` stay empty: the rules run after the model
+    /// (`crate::diagnostics::judged`).
     pub fn derive(curr: &Sample, prev: Option<&Sample>) -> Snapshot {
         let ps = curr.host.page_size.bytes;
         let mem = curr.meminfo.as_ref().ok();
@@ -156,7 +158,7 @@ impl Snapshot {
             },
         });
 
-        let mut snap = Snapshot {
+        Snapshot {
             schema_version: SCHEMA_VERSION,
             tool: Tool::this(),
             host: Host::derive(curr),
@@ -175,10 +177,7 @@ impl Snapshot {
             sources: status::source_statuses(curr),
             processes,
             cgroups,
-        };
-        snap.tunables_advice = crate::diagnostics::tunables_advice(&snap, curr);
-        snap.diagnostics = crate::diagnostics::evaluate(&snap, curr);
-        snap
+        }
     }
 }
 

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::rates::counter_rate;
 use crate::sources::Sample;
+use crate::sources::swapdev::ZramBacking;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Swap {
@@ -17,6 +18,9 @@ pub struct Swap {
     pub devices: Vec<SwapDevice>,
     /// Highest priority first.
     pub priority_groups: Vec<PriorityGroup>,
+    /// `/proc/swaps` was read: `devices` is a fact, not a guess (the sources list says why not).
+    #[serde(skip)]
+    pub areas_known: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -41,6 +45,9 @@ pub struct SwapDevice {
     pub io: Option<DeviceIo>,
     /// Why `block_device` is unknown, when it is.
     pub unmapped: Option<String>,
+    /// For a zram device: its writeback setting, for the diagnostics (not in the JSON).
+    #[serde(skip)]
+    pub zram_backing: Option<ZramBacking>,
 }
 
 /// A block device's I/O. Its counters include every kind of I/O on it, not only swap; the global
@@ -107,6 +114,7 @@ impl Swap {
                                 .as_deref()
                                 .and_then(|name| device_io(name, curr, prev)),
                             unmapped: backing.and_then(|b| b.unmapped.clone()),
+                            zram_backing: backing.and_then(|b| b.zram.clone()),
                             block_device: block,
                         }
                     })
@@ -132,6 +140,7 @@ impl Swap {
             },
             devices,
             priority_groups,
+            areas_known: curr.swaps.is_ok(),
         }
     }
 }

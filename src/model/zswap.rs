@@ -8,6 +8,7 @@ use super::status::DEBUGFS;
 use super::{Missing, missing_item, ratio};
 use crate::root::Reason;
 use crate::sources::Sample;
+use crate::sources::crypto::Compressor;
 use crate::sources::zswap::parse_bool;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -36,6 +37,10 @@ pub struct Zswap {
     pub boot_parameters: BTreeMap<String, String>,
     pub debugfs: Option<BTreeMap<String, u64>>,
     pub unavailable: Vec<Missing>,
+    /// Compressors registered with the crypto API (`/proc/crypto`), for the diagnostics (not in
+    /// the JSON); `None` when it could not be read.
+    #[serde(skip)]
+    pub registered_compressors: Option<Vec<Compressor>>,
 }
 
 impl Zswap {
@@ -151,6 +156,7 @@ impl Zswap {
             boot_parameters,
             debugfs: debugfs.map(|d| d.values.clone()),
             unavailable,
+            registered_compressors: curr.crypto.as_ref().ok().cloned(),
         }
     }
 }

@@ -8,6 +8,7 @@ pub mod host;
 pub mod meminfo;
 pub mod processes;
 pub mod psi;
+pub mod sampler;
 pub mod swapdev;
 pub mod swaps;
 pub mod tunables;

@@ -1,5 +1,9 @@
-//! The dashboard's sampler: a full [`sources::collect_with`] at start and again every
-//! [`FULL_EVERY`], and [`sources::collect_fast`] on the ticks between, which re-reads what
+//! Where samples come from. Every front end (the dashboard, `--once`, and a recorder or metrics
+//! server alike) takes its samples from a [`SampleSource`]; [`Sampler`] is the live one, reading
+//! the kernel (or a `--root` tree), and a recording's reader is another.
+//!
+//! The live sampler for the dashboard takes a full [`sources::collect_with`] at start and again
+//! every [`FULL_EVERY`], and [`sources::collect_fast`] on the ticks between, which re-reads what
 //! moves or is on screen and takes the rest from the previous sample (see there for the list).
 //! The scans that cost more than a file read (every process, the cgroup tree) happen only when
 //! the caller's [`Extras`] ask for them: the dashboard asks while their view is visible.
@@ -22,9 +26,23 @@ pub const FULL_EVERY: Duration = Duration::from_secs(60);
 /// The process scan takes at most 1/SCAN_SHARE of one CPU (2%).
 pub const SCAN_SHARE: u64 = 50;
 
+/// A stream of samples of one system.
+pub trait SampleSource {
+    /// The next sample. `prev` is the one before it (none at start); `extras` are the costly
+    /// scans wanted in it.
+    fn next(&mut self, prev: Option<&Sample>, extras: Extras) -> Sample;
+
+    /// How long the process list now waits between scans, when that is longer than `interval`
+    /// (`None` while no view scans, or when every tick scans).
+    fn scan_every(&self, interval: Duration) -> Option<Duration>;
+}
+
+/// The live sampler: reads the kernel, or the tree under `--root`.
 #[derive(Debug)]
 pub struct Sampler {
     root: Root,
+    /// Every sample is a full one, with every scan asked for (`--once`).
+    always_full: bool,
     /// When the last full sample was taken.
     last_full_ns: Option<u64>,
     /// The last tick that scanned the processes: when it started and how long it took (ns).
@@ -32,23 +50,36 @@ pub struct Sampler {
 }
 
 impl Sampler {
+    /// For the dashboard: fast ticks between full samples, costly scans spaced out.
     pub fn new(root: Root) -> Sampler {
         Sampler {
             root,
+            always_full: false,
             last_full_ns: None,
             last_scan: None,
         }
     }
 
-    /// Read one sample; `prev` is the one before it (none at start).
-    pub fn sample(&mut self, prev: Option<&Sample>, extras: Extras) -> Sample {
+    /// For `--once`: every sample full, every scan done.
+    pub fn full(root: Root) -> Sampler {
+        Sampler {
+            always_full: true,
+            ..Sampler::new(root)
+        }
+    }
+}
+
+impl SampleSource for Sampler {
+    fn next(&mut self, prev: Option<&Sample>, extras: Extras) -> Sample {
         let now = sys::monotonic_ns();
         let every = u64::try_from(FULL_EVERY.as_nanos()).unwrap_or(u64::MAX);
-        let full_due = self
-            .last_full_ns
-            .is_none_or(|t| now.saturating_sub(t) >= every);
+        let full_due = self.always_full
+            || self
+                .last_full_ns
+                .is_none_or(|t| now.saturating_sub(t) >= every);
         // A process list to carry, when the last scan was too recent for its cost.
         let carry = match (extras.top_processes, self.last_scan) {
+            _ if self.always_full => None,
             (Some(_), Some((at, took))) if now.saturating_sub(at) < took * SCAN_SHARE => {
                 prev.and_then(|p| p.processes.clone())
             }
@@ -76,9 +107,7 @@ impl Sampler {
         s
     }
 
-    /// How long the process list now waits between scans, when that is longer than `interval`
-    /// (`None` while no view scans, or when every tick scans).
-    pub fn scan_every(&self, interval: Duration) -> Option<Duration> {
+    fn scan_every(&self, interval: Duration) -> Option<Duration> {
         let (_, took) = self.last_scan?;
         let every = Duration::from_nanos(took.saturating_mul(SCAN_SHARE));
         (every > interval).then_some(every)
@@ -92,10 +121,10 @@ mod tests {
     #[test]
     fn a_full_sample_first_then_fast_ones() {
         let mut s = Sampler::new(Root::at("tests/fixtures/linux-6.18-loaded"));
-        let a = s.sample(None, Extras::default());
+        let a = s.next(None, Extras::default());
         let full_at = s.last_full_ns;
         assert!(full_at.is_some());
-        let b = s.sample(Some(&a), Extras::default());
+        let b = s.next(Some(&a), Extras::default());
         assert_eq!(s.last_full_ns, full_at, "the second tick is a fast one");
         assert!(b.monotonic_ns >= a.monotonic_ns);
         assert_eq!(a.meminfo, b.meminfo);
@@ -105,9 +134,9 @@ mod tests {
     #[test]
     fn a_full_sample_again_once_due() {
         let mut s = Sampler::new(Root::at("tests/fixtures/linux-6.18-loaded"));
-        let a = s.sample(None, Extras::default());
+        let a = s.next(None, Extras::default());
         s.last_full_ns = Some(0);
-        let b = s.sample(Some(&a), Extras::default());
+        let b = s.next(Some(&a), Extras::default());
         assert_eq!(s.last_full_ns, Some(b.monotonic_ns));
     }
 
@@ -118,7 +147,7 @@ mod tests {
             top_processes: Some(10),
             cgroups: false,
         };
-        let a = s.sample(None, procs);
+        let a = s.next(None, procs);
         assert!(a.processes.is_some() && s.last_scan.is_some());
         // As if that scan had taken 10 s: the next ticks carry its list.
         let mut b_in = a.clone();
@@ -126,7 +155,7 @@ mod tests {
             p.scanned = 4242;
         }
         s.last_scan = Some((a.monotonic_ns, 10_000_000_000));
-        let b = s.sample(Some(&b_in), procs);
+        let b = s.next(Some(&b_in), procs);
         assert_eq!(
             b.processes.as_ref().map(|p| p.scanned),
             Some(4242),
@@ -138,7 +167,7 @@ mod tests {
         );
         // Once the wait is over, it scans again.
         s.last_scan = Some((0, 1));
-        let c = s.sample(Some(&b), procs);
+        let c = s.next(Some(&b), procs);
         assert_ne!(c.processes.as_ref().map(|p| p.scanned), Some(4242));
         assert_eq!(
             s.scan_every(Duration::from_secs(1)),
@@ -146,22 +175,42 @@ mod tests {
             "cheap: every tick"
         );
         // Leaving the view forgets it: coming back scans at once.
-        let d = s.sample(Some(&c), Extras::default());
+        let d = s.next(Some(&c), Extras::default());
         assert!(d.processes.is_none() && s.last_scan.is_none());
+    }
+
+    /// `--once` reads everything on every sample and never carries a process list over.
+    #[test]
+    fn the_full_sampler_never_takes_shortcuts() {
+        let mut s = Sampler::full(Root::at("tests/fixtures/linux-6.18-loaded"));
+        let procs = Extras {
+            top_processes: Some(10),
+            cgroups: false,
+        };
+        let a = s.next(None, procs);
+        let mut a_in = a.clone();
+        if let Some(p) = a_in.processes.as_mut() {
+            p.scanned = 4242;
+        }
+        // As if the scan had taken 10 s: the dashboard's sampler would carry the list.
+        s.last_scan = Some((a.monotonic_ns, 10_000_000_000));
+        let b = s.next(Some(&a_in), procs);
+        assert_ne!(b.processes.as_ref().map(|p| p.scanned), Some(4242));
+        assert_eq!(s.last_full_ns, Some(b.monotonic_ns), "a full sample");
     }
 
     #[test]
     fn scans_only_what_the_extras_ask_for() {
         let mut s = Sampler::new(Root::at("tests/fixtures/linux-6.18-loaded"));
-        let a = s.sample(None, Extras::default());
+        let a = s.next(None, Extras::default());
         assert!(a.processes.is_none() && a.cgroups.is_none());
         let procs = Extras {
             top_processes: Some(10),
             cgroups: false,
         };
-        let b = s.sample(Some(&a), procs);
+        let b = s.next(Some(&a), procs);
         assert!(b.processes.is_some() && b.cgroups.is_none());
-        let c = s.sample(Some(&b), Extras::default());
+        let c = s.next(Some(&b), Extras::default());
         assert!(c.processes.is_none(), "no scan once the view is left");
     }
 }
