@@ -4,7 +4,8 @@
 //! `DIR/proc/...` and `DIR/sys/...` instead, so a whole captured tree replaces the kernel.
 
 use std::fs;
-use std::io;
+use std::io::{self, Read};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -93,10 +94,43 @@ impl Unavailable {
 pub type Reading<T> = Result<T, Unavailable>;
 
 /// The tree that stands for `/`.
+///
+/// Every file a source reads goes through it. A captured tree (`--root`) is not trusted: a read
+/// there refuses anything but a regular file (a FIFO would block, `/dev/zero` never ends) and any
+/// path whose links lead out of the tree. Live and captured alike, no read takes more than a real
+/// kernel file of its kind can hold ([`read_cap`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Root {
     base: PathBuf,
     live: bool,
+    /// `base` with every link resolved, to tell what lies inside the tree (`None` when the
+    /// directory could not be resolved: then nothing under it can be read either).
+    resolved: Option<PathBuf>,
+}
+
+/// The most any read takes from a file under `proc/`, outside a process directory: the largest
+/// kernel files read here (`/proc/zoneinfo` and `/proc/mounts` on big machines, `/proc/crypto`)
+/// stay far below it.
+pub const PROC_CAP: u64 = 16 << 20;
+/// A file in a process directory (`/proc/PID/status`, `cgroup`): even a `Groups:` line with the
+/// 65536 groups a process may have keeps a status file under 1 MiB.
+pub const PID_CAP: u64 = 1 << 20;
+/// A sysfs, cgroupfs or debugfs attribute: sysfs fills at most one page (64 KiB on the largest
+/// page size), and the cgroup and debugfs files read here are a few KiB; 1 MiB leaves room.
+pub const SYS_CAP: u64 = 1 << 20;
+
+/// The most a read of `path` under `base` takes (see the constants above).
+pub fn read_cap(base: &Path, path: &Path) -> u64 {
+    let rel = path.strip_prefix(base).unwrap_or(path);
+    let mut parts = rel.components().map(|c| c.as_os_str().to_string_lossy());
+    match parts.next().as_deref() {
+        Some("proc") => match parts.next() {
+            Some(pid) if pid.bytes().all(|b| b.is_ascii_digit()) || pid == "self" => PID_CAP,
+            _ => PROC_CAP,
+        },
+        Some("sys") => SYS_CAP,
+        _ => PROC_CAP,
+    }
 }
 
 impl Root {
@@ -105,14 +139,18 @@ impl Root {
         Root {
             base: PathBuf::from("/"),
             live: true,
+            resolved: Some(PathBuf::from("/")),
         }
     }
 
     /// A captured tree laid out like `/`.
     pub fn at(dir: impl Into<PathBuf>) -> Self {
+        let base: PathBuf = dir.into();
+        let resolved = fs::canonicalize(&base).ok();
         Root {
-            base: dir.into(),
+            base,
             live: false,
+            resolved,
         }
     }
 
@@ -145,15 +183,125 @@ impl Root {
     }
 }
 
-/// Read a whole small kernel file as text, classifying failures.
-///
-/// `what` names the feature for the "missing" reason ("PSI", "zswap").
-pub fn read_text(path: &Path, missing_reason: &str) -> Reading<String> {
-    match fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes)
-            .map_err(|_| Unavailable::malformed(path, None, "not valid UTF-8 text")),
-        Err(e) => Err(classify_io(path, &e, missing_reason)),
+impl Root {
+    /// Read a whole kernel file as text, classifying failures.
+    ///
+    /// `missing_reason` names the feature for the "missing" reason ("PSI", "zswap").
+    pub fn read_text(&self, path: &Path, missing_reason: &str) -> Reading<String> {
+        let mut bytes = Vec::new();
+        self.read_into(path, &mut bytes, missing_reason)?;
+        String::from_utf8(bytes)
+            .map_err(|_| Unavailable::malformed(path, None, "not valid UTF-8 text"))
     }
+
+    /// Read and parse one decimal integer file.
+    pub fn read_u64(&self, path: &Path, missing_reason: &str) -> Reading<u64> {
+        let text = self.read_text(path, missing_reason)?;
+        parse_u64_file(path, &text)
+    }
+
+    /// Append the whole file at `path` to `buf` (a buffer reused across many small files).
+    pub fn read_into(&self, path: &Path, buf: &mut Vec<u8>, missing_reason: &str) -> Reading<()> {
+        let cap = read_cap(&self.base, path);
+        let file = self.open(path, missing_reason)?;
+        let start = buf.len();
+        // One byte past the cap tells a file that fills it from one that overflows it.
+        file.take(cap.saturating_add(1))
+            .read_to_end(buf)
+            .map_err(|e| classify_io(path, &e, missing_reason))?;
+        if (buf.len() - start) as u64 > cap {
+            buf.truncate(start);
+            return Err(Unavailable::malformed(
+                path,
+                None,
+                format!("larger than {cap} bytes: not a kernel file"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// List a directory. Under `--root` a directory whose links lead out of the tree is refused.
+    pub fn read_dir(&self, dir: &Path) -> io::Result<fs::ReadDir> {
+        if !self.live {
+            self.inside(dir)?.ok_or_else(out_of_tree)?;
+        }
+        fs::read_dir(dir)
+    }
+
+    /// `path` with every link resolved; under `--root`, refused when that leaves the tree.
+    pub fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
+        if self.live {
+            fs::canonicalize(path)
+        } else {
+            self.inside(path)?.ok_or_else(out_of_tree)
+        }
+    }
+
+    /// Open a file to read. Live, the kernel's files are trusted as they are. Under `--root` the
+    /// path must resolve inside the tree to a regular file; it is opened without following a
+    /// last link (already resolved) and without blocking, and checked again once open.
+    fn open(&self, path: &Path, missing_reason: &str) -> Reading<fs::File> {
+        if self.live {
+            return fs::File::open(path).map_err(|e| classify_io(path, &e, missing_reason));
+        }
+        let real = self
+            .inside(path)
+            .map_err(|e| classify_io(path, &e, missing_reason))?
+            .ok_or_else(|| Unavailable::malformed(path, None, OUT_OF_TREE))?;
+        let kind = fs::symlink_metadata(&real)
+            .map_err(|e| classify_io(path, &e, missing_reason))?
+            .file_type();
+        not_regular(path, kind)?;
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_NOCTTY)
+            .open(&real)
+            .map_err(|e| classify_io(path, &e, missing_reason))?;
+        let kind = file
+            .metadata()
+            .map_err(|e| classify_io(path, &e, missing_reason))?
+            .file_type();
+        not_regular(path, kind)?;
+        Ok(file)
+    }
+
+    /// `path` resolved, `None` when that leaves the tree.
+    fn inside(&self, path: &Path) -> io::Result<Option<PathBuf>> {
+        let real = fs::canonicalize(path)?;
+        Ok(match &self.resolved {
+            Some(base) if real.starts_with(base) => Some(real),
+            _ => None,
+        })
+    }
+}
+
+/// The reason a path whose links leave the `--root` tree is refused.
+const OUT_OF_TREE: &str = "a link leads out of the tree: refused";
+
+fn out_of_tree() -> io::Error {
+    io::Error::other(OUT_OF_TREE)
+}
+
+/// Under `--root`, anything but a regular file is refused: a FIFO blocks, a device never ends.
+fn not_regular(path: &Path, kind: fs::FileType) -> Reading<()> {
+    let what = if kind.is_file() {
+        return Ok(());
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    };
+    Err(Unavailable::malformed(
+        path,
+        None,
+        format!("{what}, not a kernel file: refused"),
+    ))
 }
 
 /// Map an I/O error on `path` to a user-facing reason.
@@ -193,8 +341,54 @@ pub fn parse_u64_file(path: &Path, text: &str) -> Reading<u64> {
         .map_err(|_| Unavailable::malformed(path, Some(1), format!("expected a number, got {t:?}")))
 }
 
-/// Read and parse one decimal integer file.
-pub fn read_u64(path: &Path, missing_reason: &str) -> Reading<u64> {
-    let text = read_text(path, missing_reason)?;
-    parse_u64_file(path, &text)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn caps_follow_the_kind_of_file() {
+        let b = Path::new("/t");
+        assert_eq!(read_cap(b, Path::new("/t/proc/zoneinfo")), PROC_CAP);
+        assert_eq!(read_cap(b, Path::new("/t/proc/4242/status")), PID_CAP);
+        assert_eq!(read_cap(b, Path::new("/t/sys/block/vda/stat")), SYS_CAP);
+        assert_eq!(
+            read_cap(Path::new("/"), Path::new("/proc/self/status")),
+            PID_CAP
+        );
+    }
+
+    #[test]
+    fn a_tree_follows_its_own_links_and_no_others() {
+        let t = tempfile::tempdir().unwrap();
+        let proc = t.path().join("proc");
+        fs::create_dir_all(&proc).unwrap();
+        fs::write(proc.join("real"), "7\n").unwrap();
+        std::os::unix::fs::symlink("real", proc.join("inside")).unwrap();
+        std::os::unix::fs::symlink("/proc/self/status", proc.join("outside")).unwrap();
+        let root = Root::at(t.path());
+        assert_eq!(root.read_u64(&root.proc("inside"), ""), Ok(7));
+        let e = root.read_text(&root.proc("outside"), "").unwrap_err();
+        assert_eq!(e.reason(), format!("malformed: {OUT_OF_TREE}"));
+        assert!(root.read_dir(&proc).is_ok());
+        assert!(root.read_dir(Path::new("/proc")).is_err());
+        // Live, the kernel's own links are followed.
+        let live = Root::live();
+        assert!(live.read_text(&live.proc("self/status"), "").is_ok());
+    }
+
+    #[test]
+    fn a_read_stops_at_its_cap() {
+        let t = tempfile::tempdir().unwrap();
+        let big = t.path().join("sys/big");
+        fs::create_dir_all(big.parent().unwrap()).unwrap();
+        let f = fs::File::create(&big).unwrap();
+        f.set_len(SYS_CAP + 1).unwrap();
+        let root = Root::at(t.path());
+        let mut buf = b"kept".to_vec();
+        let e = root.read_into(&big, &mut buf, "").unwrap_err();
+        assert!(e.reason().contains("larger than 1048576 bytes"), "{e:?}");
+        assert_eq!(buf, b"kept");
+        f.set_len(SYS_CAP).unwrap();
+        assert!(root.read_into(&big, &mut buf, "").is_ok());
+    }
 }

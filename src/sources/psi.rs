@@ -5,7 +5,7 @@ use std::path::Path;
 use procfs_core::FromRead;
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Root, Unavailable, read_text};
+use crate::root::{Reading, Root, Unavailable};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct PsiLine {
@@ -23,7 +23,7 @@ pub struct PsiSample {
 
 pub fn read(root: &Root) -> Reading<PsiSample> {
     let path = root.proc("pressure/memory");
-    let text = read_text(
+    let text = root.read_text(
         &path,
         "PSI is disabled in this kernel (boot with psi=1, needs CONFIG_PSI)",
     )?;

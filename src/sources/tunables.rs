@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::zram::{Selector, parse_selector};
-use crate::root::{Reading, Root, read_text};
+use crate::root::{Reading, Root};
 
 /// vm sysctls zswaptop shows, in display order.
 pub const VM_SYSCTLS: &[&str] = &[
@@ -46,12 +46,14 @@ pub fn read(root: &Root) -> Tunables {
         .iter()
         .map(|name| {
             let path = root.proc(&format!("sys/vm/{name}"));
-            let v = read_text(&path, "not in this kernel").map(|t| t.trim().to_string());
+            let v = root
+                .read_text(&path, "not in this kernel")
+                .map(|t| t.trim().to_string());
             ((*name).to_string(), v)
         })
         .collect();
     let thp = |f: &str| {
-        read_text(
+        root.read_text(
             &root.sys(&format!("kernel/mm/transparent_hugepage/{f}")),
             "no transparent hugepage support",
         )

@@ -3,13 +3,12 @@
 //! that come and go between kernels (`zpool`, `same_filled_pages`, `decompress_fail`, …) are kept.
 
 use std::collections::BTreeMap;
-use std::fs;
 use std::io;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Root, Unavailable, classify_io, parse_u64_file, read_text};
+use crate::root::{Reading, Root, Unavailable, classify_io, parse_u64_file};
 
 /// Every zswap module parameter, raw text (`Y`, `lzo`, `20`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -31,10 +30,10 @@ pub const NO_ZSWAP: &str = "not in this kernel (built without CONFIG_ZSWAP)";
 
 pub fn read_params(root: &Root) -> Reading<ZswapParams> {
     let dir = root.sys("module/zswap/parameters");
-    let entries = read_dir_sorted(&dir, NO_ZSWAP)?;
+    let entries = read_dir_sorted(root, &dir, NO_ZSWAP)?;
     let mut params = ZswapParams::default();
     for (name, path) in entries {
-        match read_text(&path, "vanished while reading") {
+        match root.read_text(&path, "vanished while reading") {
             Ok(text) => {
                 params.values.insert(name, text.trim().to_string());
             }
@@ -54,7 +53,7 @@ pub fn read_debugfs(
     zswap_enabled: bool,
 ) -> Reading<ZswapDebugfs> {
     let dir = root.sys("kernel/debug/zswap");
-    let entries = match read_dir_sorted(&dir, "") {
+    let entries = match read_dir_sorted(root, &dir, "") {
         Ok(e) => e,
         Err(Unavailable::Missing { .. }) => {
             return Err(explain_missing(root, &dir, zswap_present, zswap_enabled));
@@ -66,7 +65,10 @@ pub fn read_debugfs(
     };
     let mut out = ZswapDebugfs::default();
     for (name, path) in entries {
-        match read_text(&path, "vanished while reading").and_then(|t| parse_u64_file(&path, &t)) {
+        match root
+            .read_text(&path, "vanished while reading")
+            .and_then(|t| parse_u64_file(&path, &t))
+        {
             Ok(v) => {
                 out.values.insert(name, v);
             }
@@ -88,7 +90,7 @@ fn explain_missing(
     }
     let mounted = debugfs_mounted(root).unwrap_or_else(|| {
         // No mount table (a captured tree): a non-empty debug dir means debugfs was there.
-        fs::read_dir(&debug)
+        root.read_dir(&debug)
             .map(|mut d| d.next().is_some())
             .unwrap_or(false)
     });
@@ -109,7 +111,7 @@ fn explain_missing(
 
 /// Whether the mount table shows debugfs on /sys/kernel/debug. `None` when there is no table.
 fn debugfs_mounted(root: &Root) -> Option<bool> {
-    let text = fs::read_to_string(root.proc("mounts")).ok()?;
+    let text = root.read_text(&root.proc("mounts"), "").ok()?;
     Some(text.lines().any(|l| {
         let mut w = l.split_whitespace();
         let _src = w.next();
@@ -120,8 +122,14 @@ fn debugfs_mounted(root: &Root) -> Option<bool> {
 }
 
 /// Regular files of a directory as (name, path), sorted by name.
-fn read_dir_sorted(dir: &Path, missing_reason: &str) -> Reading<Vec<(String, std::path::PathBuf)>> {
-    let rd = fs::read_dir(dir).map_err(|e| classify_io(dir, &e, missing_reason))?;
+fn read_dir_sorted(
+    root: &Root,
+    dir: &Path,
+    missing_reason: &str,
+) -> Reading<Vec<(String, std::path::PathBuf)>> {
+    let rd = root
+        .read_dir(dir)
+        .map_err(|e| classify_io(dir, &e, missing_reason))?;
     let mut out = Vec::new();
     for entry in rd {
         let entry = entry.map_err(|e: io::Error| classify_io(dir, &e, missing_reason))?;
@@ -140,7 +148,7 @@ fn read_dir_sorted(dir: &Path, missing_reason: &str) -> Reading<Vec<(String, std
 /// `zswap.*` words of the kernel command line, e.g. `zswap.compressor=zstd`.
 pub fn read_boot_params(root: &Root) -> Reading<BTreeMap<String, String>> {
     let path = root.proc("cmdline");
-    let text = read_text(&path, "no /proc/cmdline")?;
+    let text = root.read_text(&path, "no /proc/cmdline")?;
     Ok(parse_cmdline(&text))
 }
 
