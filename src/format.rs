@@ -488,7 +488,8 @@ mod tests {
 
     #[test]
     fn wrapping_is_linear_in_the_text() {
-        // Eight times the text may take about eight times as long, never sixty-four. Compared
+        // Eight times the text may take about eight times as long, never sixty-four (the quadratic
+        // version measured x99). Compared
         // with itself, so the build profile and the machine's speed drop out; runs alternate and
         // the fastest of each counts, so a burst of load elsewhere does not.
         for word in ["x", "word "] {
@@ -500,13 +501,13 @@ mod tests {
                 t.elapsed()
             };
             let (mut t_small, mut t_large) = (time(&small), time(&large));
-            for _ in 0..4 {
+            for _ in 0..8 {
                 t_small = t_small.min(time(&small));
                 t_large = t_large.min(time(&large));
             }
             let ratio = t_large.as_secs_f64() / t_small.as_secs_f64().max(1e-6);
             assert!(
-                ratio < 24.0,
+                ratio < 32.0,
                 "{word:?}: 64 KiB in {t_small:?}, 512 KiB in {t_large:?} (x{ratio:.1})"
             );
         }
