@@ -470,8 +470,9 @@ fn sys_dev_block_links_resolve_inside_the_tree() {
 
 #[test]
 fn whole_disk_counts_at_least_its_partitions() {
+    let tree = common::fixture("depth-multi-swap");
     let root = common::fixture_dir("depth-multi-swap/sys/block/sda");
-    let read = |p: &str| zswaptop::sources::blockstat::read(&root.join(p)).unwrap();
+    let read = |p: &str| zswaptop::sources::blockstat::read(&tree, &root.join(p)).unwrap();
     let disk = read("stat");
     let parts: Vec<_> = ["sda1/stat", "sda2/stat", "sda3/stat"]
         .iter()
@@ -541,7 +542,7 @@ fn zram_writeback_sources() {
 fn cgroup_v2_tree_sources() {
     let root = common::fixture("depth-cgroup-v2");
     let mount = cgroups::find_v2(&root).unwrap();
-    let tree = cgroups::read_tree(&mount);
+    let tree = cgroups::read_tree(&root, &mount);
     let paths: Vec<&str> = tree.iter().map(|c| c.path.as_str()).collect();
     assert_eq!(
         paths,
@@ -1039,7 +1040,7 @@ fn unit_names_are_shown_as_such() {
 fn inode_of_a_cgroup_directory_is_read() {
     let root = common::fixture("depth-cgroup-v2");
     let mount = cgroups::find_v2(&root).unwrap();
-    for c in cgroups::read_tree(&mount) {
+    for c in cgroups::read_tree(&root, &mount) {
         let dir: PathBuf = if c.path == "/" {
             mount.clone()
         } else {

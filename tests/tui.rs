@@ -244,9 +244,10 @@ fn cgroups_app() -> App {
     let tmp = tempfile::tempdir().unwrap();
     let read = |fixture: &str, t: u64, k: u64| {
         write_tree(tmp.path(), k);
-        let mount = cgroups::find_v2(&Root::at(tmp.path())).unwrap();
+        let root = Root::at(tmp.path());
+        let mount = cgroups::find_v2(&root).unwrap();
         let mut s = sample(fixture, t);
-        s.cgroups = Some(Ok(cgroups::read_tree(&mount)));
+        s.cgroups = Some(Ok(cgroups::read_tree(&root, &mount)));
         s
     };
     let a = read("linux-6.18-idle", T0, 0);
@@ -702,10 +703,11 @@ fn tiny_sizes_do_not_panic(
 ) {
     let tmp = tempfile::tempdir().unwrap();
     write_tree(tmp.path(), 0);
-    let mount = cgroups::find_v2(&Root::at(tmp.path())).unwrap();
+    let root = Root::at(tmp.path());
+    let mount = cgroups::find_v2(&root).unwrap();
     let full = |t: u64| {
         let mut s = with_processes(with_disk(zram_sample(t), 1));
-        s.cgroups = Some(Ok(cgroups::read_tree(&mount)));
+        s.cgroups = Some(Ok(cgroups::read_tree(&root, &mount)));
         s
     };
     let mut a = app_of(

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Reason, Root, Unavailable, read_text};
+use crate::root::{Reading, Reason, Root, Unavailable};
 
 /// One active swap area.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -20,7 +20,7 @@ pub struct SwapDevice {
 
 pub fn read(root: &Root) -> Reading<Vec<SwapDevice>> {
     let path = root.proc("swaps");
-    let text = read_text(
+    let text = root.read_text(
         &path,
         &Reason::absent("no /proc/swaps (kernel built without CONFIG_SWAP?)"),
     )?;
