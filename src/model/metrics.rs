@@ -137,6 +137,9 @@ pub struct Metric {
     pub read: Read,
     /// The graph that shows it, if any (graphed metrics get a history column).
     pub series: Option<Series>,
+    /// The counter this one counts a part of (writeback pages are swap-outs too): views
+    /// show it as a share of that one as well.
+    pub part_of: Option<&'static str>,
 }
 
 const fn counter(
@@ -154,6 +157,7 @@ const fn counter(
         help,
         read,
         series: None,
+        part_of: None,
     }
 }
 
@@ -172,10 +176,18 @@ const fn gauge(
         help,
         read,
         series: None,
+        part_of: None,
     }
 }
 
 impl Metric {
+    const fn part_of(self, id: &'static str) -> Metric {
+        Metric {
+            part_of: Some(id),
+            ..self
+        }
+    }
+
     const fn graphed(self, graph: GraphId, short: &'static str, hue: Hue, glyph: char) -> Metric {
         Metric {
             series: Some(Series {
@@ -253,6 +265,7 @@ pub static CATALOGUE: &[Metric] = &[
         "Pages written back from zswap to the swap device (vmstat zswpwb, 6.8+).",
         Read::Vmstat(|v| v.zswpwb),
     )
+    .part_of("pswpout")
     .graphed(GraphId::Traffic, "wb", Hue::Yellow, 'w'),
     counter(
         "pswpout",
@@ -568,6 +581,22 @@ impl Metric {
         name
     }
 
+    /// For a counter that is [`Metric::part_of`] another: its share of that one's total since
+    /// boot, and of that one's rate over the last interval, in percent.
+    pub fn share(&self, s: &Snapshot) -> (Option<f64>, Option<f64>) {
+        let Some(whole) = self.part_of.and_then(get) else {
+            return (None, None);
+        };
+        let pct = |part: Option<f64>, all: Option<f64>| match (part, all) {
+            (Some(p), Some(a)) if a > 0.0 => Some(p * 100.0 / a),
+            _ => None,
+        };
+        (
+            pct(self.raw(s), whole.raw(s)),
+            pct(self.per_sec(s), whole.per_sec(s)),
+        )
+    }
+
     /// The CSV column for its value (the id with its unit when the id lacks one).
     pub fn csv_name(&self) -> String {
         self.id.to_string()
@@ -695,6 +724,17 @@ mod tests {
             }
             if let Read::PsiTotal { .. } = m.read {
                 assert_eq!(m.kind, Kind::Counter, "{}", m.id);
+            }
+        }
+    }
+
+    #[test]
+    fn parts_name_a_counter_in_the_same_unit() {
+        for m in CATALOGUE {
+            if let Some(whole) = m.part_of {
+                let w = get(whole).unwrap_or_else(|| panic!("{}: no {whole}", m.id));
+                assert_eq!((m.kind, w.kind), (Kind::Counter, Kind::Counter), "{}", m.id);
+                assert_eq!(m.unit, w.unit, "{}", m.id);
             }
         }
     }

@@ -5,6 +5,7 @@
 
 use ratatui::style::{Color, Modifier, Style};
 
+use crate::model::Severity;
 use crate::model::memory::BUCKETS;
 use crate::model::metrics::Hue;
 
@@ -82,6 +83,15 @@ impl Theme {
             self.fg(Color::Red).add_modifier(Modifier::BOLD)
         } else {
             self.bold()
+        }
+    }
+
+    /// A finding's tag: critical red, warning yellow, information dimmed.
+    pub fn severity(&self, s: Severity) -> Style {
+        match s {
+            Severity::Crit => self.bad(),
+            Severity::Warn => self.warn(),
+            Severity::Info => self.dim(),
         }
     }
 

@@ -4,7 +4,7 @@ use ratatui::text::{Line, Span};
 
 use crate::app::App;
 use crate::format as f;
-use crate::model::{Severity, Snapshot};
+use crate::model::{Finding, Severity, Snapshot};
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{bold, dim, joined, raw, sep};
 
@@ -58,34 +58,17 @@ pub fn header(app: &App, t: &Theme, width: usize) -> Header {
     };
     let mut findings = Vec::new();
     if !s.diagnostics.is_empty() {
-        let (crit, warn, info) = crate::diagnostics::counts(&s.diagnostics);
         l3.push(sep(t));
         l3.push(dim(t, "findings "));
-        let mut first = true;
-        for (n, word, style) in [
-            (crit, "crit", t.bad()),
-            (warn, "warn", t.warn()),
-            (info, "info", t.plain()),
-        ] {
-            if n == 0 {
-                continue;
-            }
-            if !first {
-                l3.push(dim(t, ", "));
-            }
-            first = false;
-            l3.push(Span::styled(format!("{n} {word}"), style));
-        }
+        l3.extend(finding_counts(&s.diagnostics, t));
         let mut sorted: Vec<&crate::model::Finding> = s.diagnostics.iter().collect();
         sorted.sort_by_key(|d| std::cmp::Reverse(d.severity));
         for d in sorted {
-            let (word, style) = match d.severity {
-                Severity::Crit => ("CRIT", t.bad()),
-                Severity::Warn => ("WARN", t.warn()),
-                Severity::Info => ("INFO", t.dim()),
-            };
             findings.push(Line::from(vec![
-                Span::styled(format!("  {word} "), style),
+                Span::styled(
+                    format!("  {} ", f::severity_tag(d.severity)),
+                    t.severity(d.severity),
+                ),
                 bold(t, format!("{}: ", d.id)),
                 raw(d.summary.clone()),
             ]));
@@ -135,6 +118,23 @@ pub fn header(app: &App, t: &Theme, width: usize) -> Header {
         unavailable: details,
         findings,
     }
+}
+
+/// The findings counted by severity (`2 crit, 1 warn`), each count in its severity's style.
+pub fn finding_counts(findings: &[Finding], t: &Theme) -> Vec<Span<'static>> {
+    let mut out = Vec::new();
+    for (sev, count) in f::severity_counts(findings) {
+        if !out.is_empty() {
+            out.push(dim(t, ", "));
+        }
+        // An info count stays plain: only its tag is dimmed.
+        let style = match sev {
+            Severity::Info => t.plain(),
+            _ => t.severity(sev),
+        };
+        out.push(Span::styled(count, style));
+    }
+    out
 }
 
 fn zswap_state(s: &Snapshot, t: &Theme) -> Line<'static> {

@@ -99,18 +99,8 @@ pub fn memory(s: &Snapshot, t: &Theme, width: usize) -> Section {
         ]);
     }
     let legend = widgets::flow(items, width, "  ", 0);
-    let hidden = f::bytes(m.hidden_in_used_bytes);
-    // The same sentence as format::free_says, with the pool figure emphasised.
-    let says = f::free_says(m.free_cmd_used_bytes, m.hidden_in_used_bytes);
-    let free_line = match says.split_once(&format!("— {hidden}")) {
-        Some((a, b)) => Line::from(vec![
-            raw(a.to_string()),
-            raw("— "),
-            Span::styled(hidden, t.pool()),
-            raw(b.to_string()),
-        ]),
-        _ => Line::from(says),
-    };
+    let [before, pools, after] = f::free_says_parts(m.free_cmd_used_bytes, m.hidden_in_used_bytes);
+    let free_line = Line::from(vec![raw(before), Span::styled(pools, t.pool()), raw(after)]);
     let mut lines = vec![free_line];
     lines.extend(legend);
     Section {

@@ -11,7 +11,7 @@ mod zram;
 mod zswap;
 
 pub use footer::footer;
-pub use header::{Header, header};
+pub use header::{Header, finding_counts, header};
 pub use help::help;
 pub use memory::memory;
 pub use swap::{single_disk, split_line, swap};

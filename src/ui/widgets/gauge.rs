@@ -3,9 +3,10 @@
 use ratatui::style::Style;
 use ratatui::text::Span;
 
+use crate::format::{self as f, GaugeCell};
 use crate::ui::theme::Theme;
 
-/// A gauge of `width` cells filled to `pct` with a mark at `mark_pct`.
+/// [`f::gauge`] drawn: `width` cells filled to `pct` with a mark at `mark_pct`.
 pub fn gauge(
     pct: Option<f64>,
     mark_pct: Option<u64>,
@@ -13,12 +14,6 @@ pub fn gauge(
     t: &Theme,
     fill: Style,
 ) -> Vec<Span<'static>> {
-    let filled = pct
-        .filter(|p| p.is_finite())
-        .map(|p| ((p.clamp(0.0, 100.0) / 100.0) * width as f64).round() as usize)
-        .unwrap_or(0);
-    let mark = mark_pct.map(|m| (((m.min(100) as f64) / 100.0) * width as f64).round() as usize);
-    let mark = mark.map(|m| m.min(width.saturating_sub(1)));
     let (full, empty, bar) = if t.ascii {
         ("#", ".", "|")
     } else {
@@ -30,13 +25,11 @@ pub fn gauge(
     }
     let mut run = String::new();
     let mut run_style = fill;
-    for i in 0..width {
-        let (sym, style) = if Some(i) == mark {
-            (bar, t.bold())
-        } else if i < filled {
-            (full, fill)
-        } else {
-            (empty, t.dim())
+    for cell in f::gauge(pct, mark_pct, width) {
+        let (sym, style) = match cell {
+            GaugeCell::Mark => (bar, t.bold()),
+            GaugeCell::Filled => (full, fill),
+            GaugeCell::Empty => (empty, t.dim()),
         };
         if style != run_style && !run.is_empty() {
             spans.push(Span::styled(std::mem::take(&mut run), run_style));

@@ -9,9 +9,10 @@ mod section;
 mod table;
 mod text;
 
+pub use crate::format::fit;
 pub use ascii::ascii_only;
 pub use bar::{Segment, stacked_bar};
 pub use gauge::gauge;
 pub use section::{Section, rule};
 pub use table::{Col, fit_columns, sorted_table, table};
-pub use text::{bold, dim, fit, flow, joined, put, raw, rule_line, sep};
+pub use text::{bold, dim, flow, joined, put, raw, rule_line, sep};

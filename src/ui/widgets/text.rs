@@ -1,5 +1,5 @@
-//! Text pieces: styled spans, lines placed in the buffer, wrapped rows of items, fitting a
-//! string to a width, and a section rule as a line of text.
+//! Text pieces: styled spans, lines placed in the buffer, wrapped rows of items, and a section
+//! rule as a line of text.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -78,24 +78,6 @@ pub fn flow<'a>(
     lines
 }
 
-/// `s` cut to `max` columns, with `…` (or `~` in ASCII) in the middle so both ends stay.
-pub fn fit(s: &str, max: usize, ascii: bool) -> String {
-    let n = s.chars().count();
-    if n <= max {
-        return s.to_string();
-    }
-    if max < 4 {
-        return s.chars().take(max).collect();
-    }
-    let keep = max - 1;
-    let head = keep / 2;
-    let tail = keep - head;
-    let mut out: String = s.chars().take(head).collect();
-    out.push(if ascii { '~' } else { '…' });
-    out.extend(s.chars().skip(n - tail));
-    out
-}
-
 /// A section heading as a line of text (for scrolled text): `── title ─────── right ─`.
 pub fn rule_line(
     title: Vec<Span<'static>>,
@@ -135,17 +117,6 @@ mod tests {
         assert_eq!(text.len(), 2);
         assert_eq!(text[0], "aaaa");
         assert_eq!(text[1], "bbbb | cc");
-    }
-
-    #[test]
-    fn fit_keeps_both_ends() {
-        assert_eq!(
-            fit("/very/long/path/to/swapfile", 12, false),
-            "/very…apfile"
-        );
-        assert_eq!(fit("/very/long/path/to/swapfile", 12, true), "/very~apfile");
-        assert_eq!(fit("short", 12, false), "short");
-        assert_eq!(fit("abcdef", 2, false), "ab");
     }
 
     #[test]
