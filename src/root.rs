@@ -294,11 +294,6 @@ impl Root {
     pub fn file(&self, rel: &str) -> PathBuf {
         self.base.join(rel)
     }
-
-    /// The path as the user knows it: `/proc/meminfo` live, the full path under `--root`.
-    pub fn display(&self, path: &Path) -> String {
-        path.display().to_string()
-    }
 }
 
 impl Root {

@@ -1,4 +1,5 @@
-//! cgroup v2 memory controller: per-cgroup memory, swap and zswap (kernel reference §2.10).
+//! cgroup v2 memory controller: per-cgroup memory, swap and zswap (mm/memcontrol.c,
+//! Documentation/admin-guide/cgroup-v2.rst).
 //!
 //! Under cgroup v1 the kernel neither charges nor reports zswap per cgroup, so there is nothing to
 //! read: the reader says so instead of showing zeros.

@@ -1,6 +1,6 @@
-//! Which block device holds each active swap area (kernel reference §5), and the facts about it
-//! that swap advice depends on: whether the disk is rotational, and for zram, its writeback
-//! device.
+//! Which block device holds each active swap area (through `/sys/dev/block/MAJ:MIN`,
+//! Documentation/ABI/testing/sysfs-dev), and the facts about it that swap advice depends on:
+//! whether the disk is rotational, and for zram, its writeback device.
 //!
 //! The mapping, per `/proc/swaps` row:
 //! 1. On the live system, `stat()` the path: a partition (or zram, or dm) by its `st_rdev`, a
@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::swaps::SwapDevice;
+use super::swaps::SwapEntry;
 use crate::root::{Reading, Reason, Root};
 
 /// A device number.
@@ -152,11 +152,11 @@ impl SwapBacking {
 }
 
 /// Map every active swap area.
-pub fn read(root: &Root, swaps: &[SwapDevice]) -> Vec<SwapBacking> {
+pub fn read(root: &Root, swaps: &[SwapEntry]) -> Vec<SwapBacking> {
     swaps.iter().map(|s| map_one(root, s)).collect()
 }
 
-fn map_one(root: &Root, s: &SwapDevice) -> SwapBacking {
+fn map_one(root: &Root, s: &SwapEntry) -> SwapBacking {
     let zram_name = s
         .path
         .strip_prefix("/dev/")
@@ -400,8 +400,8 @@ fn disks_below(root: &Root, dir: &Path, depth: usize) -> Vec<Disk> {
 mod tests {
     use super::*;
 
-    fn swap(path: &str, kind: &str) -> SwapDevice {
-        SwapDevice {
+    fn swap(path: &str, kind: &str) -> SwapEntry {
+        SwapEntry {
             path: path.into(),
             kind: kind.into(),
             size_bytes: 1 << 30,

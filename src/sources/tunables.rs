@@ -30,17 +30,6 @@ pub struct Tunables {
     pub thp_defrag: Reading<Selector>,
 }
 
-impl Tunables {
-    /// A vm sysctl as an integer, if it was read and is one.
-    pub fn vm_int(&self, name: &str) -> Option<i64> {
-        self.vm
-            .iter()
-            .find(|(n, _)| n == name)
-            .and_then(|(_, v)| v.as_ref().ok())
-            .and_then(|v| v.trim().parse().ok())
-    }
-}
-
 pub fn read(root: &Root) -> Tunables {
     let vm = VM_SYSCTLS
         .iter()
