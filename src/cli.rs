@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::Parser;
+use clap::{Parser, ValueEnum};
 
 pub use crate::report::Format;
 
@@ -32,8 +32,13 @@ pub struct Cli {
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
 
-    /// Never use colour (NO_COLOR in the environment does the same).
-    #[arg(long)]
+    /// When to use colour: auto (on a terminal, unless NO_COLOR is set), always (also into a
+    /// pipe: `--once --color=always | less -R`), never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto, overrides_with = "no_color")]
+    pub color: ColorWhen,
+
+    /// Never use colour: the same as --color=never.
+    #[arg(long, overrides_with = "color")]
     pub no_color: bool,
 
     /// Draw with ASCII characters only.
@@ -51,6 +56,14 @@ pub struct Cli {
     /// How much history the dashboard graphs keep, in minutes.
     #[arg(long, value_name = "MINUTES", default_value_t = 10.0)]
     pub history: f64,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,7 +130,13 @@ impl Settings {
             mode,
             root: cli.root,
             interval,
-            color: !cli.no_color && !no_color_env && (stdout_tty || mode == Mode::Dashboard),
+            color: match (cli.no_color, cli.color) {
+                (true, _) | (false, ColorWhen::Never) => false,
+                (false, ColorWhen::Always) => true,
+                (false, ColorWhen::Auto) => {
+                    !no_color_env && (stdout_tty || mode == Mode::Dashboard)
+                }
+            },
             ascii: cli.ascii,
             history: Duration::from_secs_f64(cli.history * 60.0),
             extras: crate::sources::Extras {
@@ -179,5 +198,30 @@ mod tests {
         assert!(Settings::from_cli(cli(), false, true).unwrap().color);
         assert!(!Settings::from_cli(cli(), true, true).unwrap().color);
         assert!(!Settings::from_cli(cli(), false, false).unwrap().color);
+    }
+
+    #[test]
+    fn color_flag_overrides_the_terminal_and_no_color() {
+        let color = |args: &[&str], no_color_env: bool, tty: bool| {
+            let mut v = vec!["zswaptop", "--once"];
+            v.extend_from_slice(args);
+            Settings::from_cli(Cli::parse_from(v), no_color_env, tty)
+                .unwrap()
+                .color
+        };
+        // auto: a terminal without NO_COLOR.
+        assert!(color(&["--color=auto"], false, true));
+        assert!(!color(&["--color=auto"], true, true));
+        assert!(!color(&["--color=auto"], false, false));
+        // always: into a pipe too, and over NO_COLOR (the command line is more specific).
+        assert!(color(&["--color=always"], false, false));
+        assert!(color(&["--color", "always"], true, false));
+        // never, and its old spelling.
+        assert!(!color(&["--color=never"], false, true));
+        assert!(!color(&["--no-color"], false, true));
+        // The last of the two flags wins.
+        assert!(color(&["--no-color", "--color=always"], false, false));
+        assert!(!color(&["--color=always", "--no-color"], false, true));
+        assert!(Cli::try_parse_from(["zswaptop", "--color=sometimes"]).is_err());
     }
 }

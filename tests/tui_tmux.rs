@@ -9,9 +9,12 @@
 //!
 //! Each test uses its own tmux server (`-L`), so nothing else running in tmux is touched. When
 //! tmux is missing it is installed with apt-get if the test runs as root; otherwise the tests
-//! print SKIPPED with the reason and pass.
+//! say SKIPPED with the reason and are counted as ignored (`harness = false`: `main` lists the
+//! tests).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -71,10 +74,26 @@ fn tmux_ready() -> Result<(), String> {
 macro_rules! require_tmux {
     () => {
         if let Err(why) = tmux_ready() {
-            println!("SKIPPED: {why}");
-            return;
+            common::trials::skip(why);
         }
     };
+}
+
+fn main() -> std::process::ExitCode {
+    common::trials::run(
+        include_str!("tui_tmux.rs"),
+        common::trials::tests![
+            fixture_tree_session,
+            live_session,
+            ascii_session_draws_only_ascii,
+            killed_terminal_ends_it,
+            sighup_ends_it_and_restores_the_terminal,
+            sigterm_ends_it_and_restores_the_terminal,
+            idle_dashboard_does_not_spin,
+            hang_up_without_sighup_ends_it,
+            colour_follows_color_and_no_color,
+        ],
+    )
 }
 
 /// A tmux server of our own with one session; killed on drop.
@@ -122,6 +141,12 @@ impl Tmux {
 
     fn screen(&self) -> String {
         String::from_utf8_lossy(&self.tmux(&["capture-pane", "-p", "-t", "t"]).stdout).into_owned()
+    }
+
+    /// The screen with its SGR escapes (`capture-pane -e`).
+    fn styled_screen(&self) -> String {
+        String::from_utf8_lossy(&self.tmux(&["capture-pane", "-p", "-e", "-t", "t"]).stdout)
+            .into_owned()
     }
 
     fn display(&self, what: &str) -> String {
@@ -325,7 +350,6 @@ fn session(name: &str, args: &str, expect: &[&str]) {
     assert!(s.matches("READY$").count() >= 2, "{s}");
 }
 
-#[test]
 fn fixture_tree_session() {
     require_tmux!();
     let f = fixture();
@@ -343,13 +367,11 @@ fn fixture_tree_session() {
     );
 }
 
-#[test]
 fn live_session() {
     require_tmux!();
     session("live", "", &["kernel "]);
 }
 
-#[test]
 fn ascii_session_draws_only_ascii() {
     require_tmux!();
     let t = shell_session("ascii");
@@ -360,7 +382,6 @@ fn ascii_session_draws_only_ascii() {
     t.wait_for("the shell back", |s| s.contains("EXIT=0"));
 }
 
-#[test]
 fn killed_terminal_ends_it() {
     require_tmux!();
     // The dashboard is the pane's own process: killing the pane hangs its terminal up, as an
@@ -382,7 +403,6 @@ fn killed_terminal_ends_it() {
     );
 }
 
-#[test]
 fn sighup_ends_it_and_restores_the_terminal() {
     require_tmux!();
     let t = shell_session("sighup");
@@ -405,7 +425,6 @@ fn sighup_ends_it_and_restores_the_terminal() {
     );
 }
 
-#[test]
 fn sigterm_ends_it_and_restores_the_terminal() {
     require_tmux!();
     let t = shell_session("sigterm");
@@ -423,7 +442,6 @@ fn sigterm_ends_it_and_restores_the_terminal() {
     assert!(!t.alternate_screen());
 }
 
-#[test]
 fn idle_dashboard_does_not_spin() {
     require_tmux!();
     let t = Tmux::start(
@@ -449,12 +467,10 @@ fn idle_dashboard_does_not_spin() {
     assert!(used < 60, "used {used} ticks of CPU in 3 s");
 }
 
-#[test]
 fn hang_up_without_sighup_ends_it() {
     require_tmux!();
     if run("setsid", &["--version"]).is_none() {
-        println!("SKIPPED: no setsid to start zswaptop outside the terminal's session");
-        return;
+        common::trials::skip("no setsid to start zswaptop outside the terminal's session");
     }
     // In a session of its own the process gets no SIGHUP when the terminal goes: it has to
     // notice the hang-up on the terminal itself, and not spin on it.
@@ -478,4 +494,48 @@ fn hang_up_without_sighup_ends_it() {
         gone_within(pid, Duration::from_millis(1500)).is_some(),
         "zswaptop still running 1.5 s after its terminal hung up"
     );
+}
+
+/// Whether a screen captured with its escapes sets a foreground or background colour
+/// (SGR 30–38, 40–48, 90–97, 100–107; not bold, dim, reverse or the defaults 39/49).
+fn sets_a_colour(styled: &str) -> bool {
+    styled.split("\x1b[").skip(1).any(|seq| {
+        let Some(end) = seq.find('m') else {
+            return false;
+        };
+        seq[..end].split([';', ':']).any(|p| {
+            matches!(
+                p.parse::<u16>(),
+                Ok(30..=38 | 40..=48 | 90..=97 | 100..=107)
+            )
+        })
+    })
+}
+
+fn colour_follows_color_and_no_color() {
+    require_tmux!();
+    for (i, (env, flags, colour)) in [
+        ("-u NO_COLOR", "", true),
+        ("NO_COLOR=1", "", false),
+        ("-u NO_COLOR", "--color=never", false),
+        ("-u NO_COLOR", "--no-color", false),
+        ("NO_COLOR=1", "--color=always", true),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let t = Tmux::start(
+            &format!("colour{i}"),
+            100,
+            30,
+            &format!("exec env {env} {BIN} {flags} --root {}", fixture()),
+        );
+        t.wait_for("the dashboard", |s| s.contains("Real memory"));
+        let styled = t.styled_screen();
+        assert_eq!(
+            sets_a_colour(&styled),
+            colour,
+            "env {env} zswaptop {flags}:\n{styled}"
+        );
+    }
 }

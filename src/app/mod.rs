@@ -136,8 +136,8 @@ pub struct App {
     pub interval: Duration,
     /// Every sample's graphed metrics, kept while paused too.
     pub history: History,
-    /// What the screen shows (frozen while paused).
-    pub latest: Snapshot,
+    /// The snapshot the screen shows: the newest one, or while paused the one the pause froze.
+    pub shown: Snapshot,
     /// While paused: the history as it was when the pause began.
     frozen_history: Option<History>,
     /// While paused: the newest snapshot, shown when the pause ends.
@@ -157,9 +157,9 @@ pub struct App {
     pub cgroups: ListState<CgroupSort>,
     /// The filter prompt is open (in a list view).
     pub prompt: bool,
-    /// The rows the processes view shows, in order (indices into `latest.processes.top`).
+    /// The rows the processes view shows, in order (indices into `shown.processes.top`).
     pub proc_order: Vec<usize>,
-    /// The rows the cgroups view shows, in order (indices into `latest.cgroups.list`).
+    /// The rows the cgroups view shows, in order (indices into `shown.cgroups.list`).
     pub cgroup_order: Vec<usize>,
     /// How often the process list is read, when less often than every tick (its scan is costly).
     pub scan_every: Option<Duration>,
@@ -185,14 +185,14 @@ impl App {
             .max(MIN_INTERVAL);
         let mut history = History::new(settings.history);
         history.reserve((settings.history.as_secs_f64() / interval.as_secs_f64()) as usize + 4);
-        let latest = diagnostics::judged(Snapshot::derive(&first, None));
-        history.push_snapshot(first.monotonic_ns, &latest);
+        let shown = diagnostics::judged(Snapshot::derive(&first, None));
+        history.push_snapshot(first.monotonic_ns, &shown);
         let window = settings.history;
         App {
             settings,
             interval,
             history,
-            latest,
+            shown,
             frozen_history: None,
             newest: None,
             prev: first,
@@ -264,11 +264,11 @@ impl App {
 
     /// Recompute the list views' rows after the snapshot, a sort or a filter changed.
     fn refresh_lists(&mut self) {
-        self.proc_order = match &self.latest.processes {
+        self.proc_order = match &self.shown.processes {
             Some(p) => lists::process_order(&p.top, &self.procs),
             None => Vec::new(),
         };
-        self.cgroup_order = match &self.latest.cgroups {
+        self.cgroup_order = match &self.shown.cgroups {
             Some(c) => lists::cgroup_order(&c.list, &self.cgroups),
             None => Vec::new(),
         };
@@ -313,7 +313,7 @@ impl App {
             self.newest_cgroup_rates_pending = pending;
             false
         } else {
-            self.latest = snap;
+            self.shown = snap;
             self.cgroup_rates_pending = pending;
             self.refresh_lists();
             true
@@ -482,7 +482,7 @@ impl App {
         } else {
             self.frozen_history = None;
             if let Some(n) = self.newest.take() {
-                self.latest = *n;
+                self.shown = *n;
                 self.cgroup_rates_pending = self.newest_cgroup_rates_pending;
                 self.refresh_lists();
             }
@@ -524,9 +524,9 @@ mod tests {
     #[test]
     fn rates_are_pending_until_the_second_sample() {
         let mut a = app();
-        assert!(a.latest.rates.is_none());
+        assert!(a.shown.rates.is_none());
         assert!(a.update(Msg::Sampled(Box::new(sample("linux-6.18-loaded", 101)))));
-        let r = a.latest.rates.as_ref().map(|r| r.interval_seconds);
+        let r = a.shown.rates.as_ref().map(|r| r.interval_seconds);
         assert_eq!(r, Some(1.0));
         assert_eq!(a.history.len(), 2);
         assert_eq!(a.samples, 2);
@@ -537,17 +537,14 @@ mod tests {
         let mut a = app();
         a.update(Msg::Key(Action::TogglePause));
         assert!(a.paused);
-        let shown = a.latest.clone();
+        let shown = a.shown.clone();
         assert!(!a.update(Msg::Sampled(Box::new(sample("linux-6.18-loaded", 101)))));
-        assert_eq!(a.latest, shown, "display frozen");
+        assert_eq!(a.shown, shown, "display frozen");
         assert_eq!(a.history.len(), 2, "sampling went on");
         assert_eq!(a.shown_history().len(), 1, "graphs frozen too");
         a.update(Msg::Key(Action::TogglePause));
         assert!(!a.paused);
-        assert!(
-            a.latest.rates.is_some(),
-            "unpausing shows the newest sample"
-        );
+        assert!(a.shown.rates.is_some(), "unpausing shows the newest sample");
         assert_eq!(a.shown_history().len(), 2);
     }
 
@@ -703,7 +700,7 @@ mod tests {
         assert_eq!(a.scroll(Focus::Swap), 0);
         a.update(Msg::Key(Action::FocusNext));
         a.update(Msg::Key(Action::Bottom));
-        assert_eq!(a.scroll(Focus::Zram), a.latest.zram.len().saturating_sub(1));
+        assert_eq!(a.scroll(Focus::Zram), a.shown.zram.len().saturating_sub(1));
         a.update(Msg::Key(Action::Top));
         assert_eq!(a.scroll(Focus::Zram), 0);
     }

@@ -353,6 +353,8 @@ pub fn run(settings: Settings, root: &Root) -> anyhow::Result<Exit> {
     let mut app = App::new(settings, sampler.next(None, Extras::default()));
     // From here on the terminal is put back on every way out, a failed setup included.
     let restore = RestoreOnDrop;
+    // crossterm drops every colour when NO_COLOR is set; `--color=always` has decided otherwise.
+    ratatui::crossterm::style::force_color_output(app.settings.color);
     // Installs a panic hook that restores the terminal before the panic message is printed.
     let mut terminal = ratatui::try_init().context("setting up the terminal")?;
     let guard = Guard::spawn(tty_in.fd(), &signals).context("starting the guard thread")?;

@@ -87,11 +87,11 @@ pub fn max_scroll(app: &App, pane: Pane) -> usize {
     let (w, h) = app.size;
     let body = body(Rect::new(0, 0, w, h));
     match pane {
-        Pane::Swap => app.latest.swap.devices.len().saturating_sub(1),
-        Pane::Zram => app.latest.zram.len().saturating_sub(1),
+        Pane::Swap => app.shown.swap.devices.len().saturating_sub(1),
+        Pane::Zram => app.shown.zram.len().saturating_sub(1),
         Pane::Diagnostics => {
             let t = Theme::new(false, app.settings.ascii);
-            advice::lines(&app.latest, &t, usize::from(body.width))
+            advice::lines(&app.shown, &t, usize::from(body.width))
                 .len()
                 .saturating_sub(advice::text_rows(body.height))
         }
@@ -118,7 +118,7 @@ fn too_small(buf: &mut Buffer, area: Rect, t: &Theme) {
 }
 
 fn overview(buf: &mut Buffer, body: Rect, app: &App, t: &Theme, header: panels::Header) {
-    let s = &app.latest;
+    let s = &app.shown;
     let w = usize::from(body.width);
     let mut mem = panels::memory(s, t, w);
     let mut zsw = panels::zswap(s, t, w);

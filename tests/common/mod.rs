@@ -2,6 +2,8 @@
 #![allow(dead_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod trials;
+
 use std::path::PathBuf;
 
 use zswaptop::model::Snapshot;
