@@ -306,6 +306,22 @@ pub static CATALOGUE: &[Metric] = &[
         Read::Vmstat(|v| v.swpin_zero),
     ),
     counter(
+        "swap_ra",
+        "swap_ra",
+        Unit::Pages,
+        "Pages read ahead from swap around a faulting page (vmstat swap_ra; vm.page-cluster sets how many).",
+        Read::Vmstat(|v| v.swap_ra),
+    )
+    .graphed(GraphId::Traffic, "ra", Hue::LightBlue, 'r'),
+    counter(
+        "swap_ra_hit",
+        "swap_ra_hit",
+        Unit::Pages,
+        "Pages read ahead from swap that were then used (vmstat swap_ra_hit): the readahead hit rate.",
+        Read::Vmstat(|v| v.swap_ra_hit),
+    )
+    .part_of("swap_ra"),
+    counter(
         "pgmajfault",
         "pgmajfault",
         Unit::Events,
@@ -752,6 +768,14 @@ mod tests {
                 .collect();
             assert_eq!(units.len(), 1, "{g:?}: {units:?}");
         }
+    }
+
+    #[test]
+    fn swap_readahead_is_a_traffic_series_with_its_hit_share() {
+        let ra = get("swap_ra").unwrap();
+        assert_eq!(ra.series.map(|s| s.graph), Some(GraphId::Traffic));
+        assert_eq!(ra.openmetrics_name(), "zswaptop_swap_ra_bytes_total");
+        assert_eq!(get("swap_ra_hit").and_then(|m| m.part_of), Some("swap_ra"));
     }
 
     #[test]

@@ -23,6 +23,8 @@ pub struct VmstatSample {
     pub thp_swpout: Option<u64>,
     pub thp_swpout_fallback: Option<u64>,
     pub oom_kill: Option<u64>,
+    pub swap_ra: Option<u64>,
+    pub swap_ra_hit: Option<u64>,
 }
 
 pub fn read(root: &Root) -> Reading<VmstatSample> {
@@ -81,6 +83,8 @@ pub fn parse(path: &Path, text: &str) -> Reading<VmstatSample> {
         thp_swpout: get("thp_swpout"),
         thp_swpout_fallback: get("thp_swpout_fallback"),
         oom_kill: get("oom_kill"),
+        swap_ra: get("swap_ra"),
+        swap_ra_hit: get("swap_ra_hit"),
     })
 }
 
@@ -98,6 +102,7 @@ mod tests {
         assert!(v.zswpout.is_some());
         assert!(v.swpout_zero.is_some());
         assert!(v.zswpwb.is_some());
+        assert_eq!((v.swap_ra, v.swap_ra_hit), (Some(120_679), Some(120_115)));
         // nr_zspages (pages) equals meminfo Zswap (kB) / 4 in this capture.
         assert_eq!(v.nr_zspages, Some(510_692 / 4));
     }
