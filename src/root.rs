@@ -4,7 +4,8 @@
 //! `DIR/proc/...` and `DIR/sys/...` instead, so a whole captured tree replaces the kernel.
 
 use std::fs;
-use std::io;
+use std::io::{self, Read};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -64,6 +65,12 @@ pub enum Reason {
     Malformed { line: Option<usize>, detail: String },
     /// Reading the file failed (an I/O error other than absence or permission).
     Unreadable { error: String },
+    /// Larger than any kernel file of its kind (the read stops at this many bytes).
+    TooLarge { cap: u64 },
+    /// Under `--root`: not a regular file (`what`: a FIFO, a device, …), refused unread.
+    NotRegular { what: String },
+    /// Under `--root`: a link leads out of the tree, refused.
+    OutOfTree,
     /// A recording made before zswaptop read this source.
     NotRecorded,
 }
@@ -96,6 +103,11 @@ impl Reason {
                 None => format!("malformed: {detail}"),
             },
             Reason::Unreadable { error } => format!("read error: {error}"),
+            Reason::TooLarge { cap } => {
+                format!("malformed: larger than {cap} bytes: not a kernel file")
+            }
+            Reason::NotRegular { what } => format!("malformed: {what}, not a kernel file: refused"),
+            Reason::OutOfTree => "malformed: a link leads out of the tree: refused".into(),
             Reason::NotRecorded => "not in this recording".into(),
         }
     }
@@ -114,6 +126,9 @@ impl Reason {
             | Reason::DebugfsHidden
             | Reason::Malformed { .. }
             | Reason::Unreadable { .. }
+            | Reason::TooLarge { .. }
+            | Reason::NotRegular { .. }
+            | Reason::OutOfTree
             | Reason::NotRecorded => None,
         }
     }
@@ -122,7 +137,11 @@ impl Reason {
     pub fn status(&self) -> &'static str {
         match self {
             Reason::NeedsRoot { .. } => "denied",
-            Reason::Malformed { .. } => "malformed",
+            // Not what a kernel file of its kind can be: malformed as far as zswaptop can tell.
+            Reason::Malformed { .. }
+            | Reason::TooLarge { .. }
+            | Reason::NotRegular { .. }
+            | Reason::OutOfTree => "malformed",
             Reason::Unreadable { .. } => "unreadable",
             Reason::Absent { .. }
             | Reason::NoZswap
@@ -193,10 +212,43 @@ pub fn reason_text<S: serde::Serializer>(r: &Option<Reason>, s: S) -> Result<S::
 pub type Reading<T> = Result<T, Unavailable>;
 
 /// The tree that stands for `/`.
+///
+/// Every file a source reads goes through it. A captured tree (`--root`) is not trusted: a read
+/// there refuses anything but a regular file (a FIFO would block, `/dev/zero` never ends) and any
+/// path whose links lead out of the tree. Live and captured alike, no read takes more than a real
+/// kernel file of its kind can hold ([`read_cap`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Root {
     base: PathBuf,
     live: bool,
+    /// `base` with every link resolved, to tell what lies inside the tree (`None` when the
+    /// directory could not be resolved: then nothing under it can be read either).
+    resolved: Option<PathBuf>,
+}
+
+/// The most any read takes from a file under `proc/`, outside a process directory: the largest
+/// kernel files read here (`/proc/zoneinfo` and `/proc/mounts` on big machines, `/proc/crypto`)
+/// stay far below it.
+pub const PROC_CAP: u64 = 16 << 20;
+/// A file in a process directory (`/proc/PID/status`, `cgroup`): even a `Groups:` line with the
+/// 65536 groups a process may have keeps a status file under 1 MiB.
+pub const PID_CAP: u64 = 1 << 20;
+/// A sysfs, cgroupfs or debugfs attribute: sysfs fills at most one page (64 KiB on the largest
+/// page size), and the cgroup and debugfs files read here are a few KiB; 1 MiB leaves room.
+pub const SYS_CAP: u64 = 1 << 20;
+
+/// The most a read of `path` under `base` takes (see the constants above).
+pub fn read_cap(base: &Path, path: &Path) -> u64 {
+    let rel = path.strip_prefix(base).unwrap_or(path);
+    let mut parts = rel.components().map(|c| c.as_os_str().to_string_lossy());
+    match parts.next().as_deref() {
+        Some("proc") => match parts.next() {
+            Some(pid) if pid.bytes().all(|b| b.is_ascii_digit()) || pid == "self" => PID_CAP,
+            _ => PROC_CAP,
+        },
+        Some("sys") => SYS_CAP,
+        _ => PROC_CAP,
+    }
 }
 
 impl Root {
@@ -205,14 +257,18 @@ impl Root {
         Root {
             base: PathBuf::from("/"),
             live: true,
+            resolved: Some(PathBuf::from("/")),
         }
     }
 
     /// A captured tree laid out like `/`.
     pub fn at(dir: impl Into<PathBuf>) -> Self {
+        let base: PathBuf = dir.into();
+        let resolved = fs::canonicalize(&base).ok();
         Root {
-            base: dir.into(),
+            base,
             live: false,
+            resolved,
         }
     }
 
@@ -240,19 +296,136 @@ impl Root {
     }
 }
 
-/// Read a whole small kernel file as text, classifying failures.
-///
-/// `absent` is the reason when the file is not there.
-pub fn read_text(path: &Path, absent: &Reason) -> Reading<String> {
-    match fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes)
-            .map_err(|_| Unavailable::malformed(path, None, "not valid UTF-8 text")),
-        Err(e) => Err(classify_io(path, &e, absent)),
+impl Root {
+    /// Read a whole kernel file as text, classifying failures.
+    ///
+    /// `absent` is the reason when the file is not there.
+    pub fn read_text(&self, path: &Path, absent: &Reason) -> Reading<String> {
+        let mut bytes = Vec::new();
+        self.read_into(path, &mut bytes, absent)?;
+        String::from_utf8(bytes)
+            .map_err(|_| Unavailable::malformed(path, None, "not valid UTF-8 text"))
     }
+
+    /// Read and parse one decimal integer file.
+    pub fn read_u64(&self, path: &Path, absent: &Reason) -> Reading<u64> {
+        let text = self.read_text(path, absent)?;
+        parse_u64_file(path, &text)
+    }
+
+    /// Append the whole file at `path` to `buf` (a buffer reused across many small files).
+    pub fn read_into(&self, path: &Path, buf: &mut Vec<u8>, absent: &Reason) -> Reading<()> {
+        let cap = read_cap(&self.base, path);
+        let file = self.open(path, absent)?;
+        let start = buf.len();
+        // One byte past the cap tells a file that fills it from one that overflows it.
+        file.take(cap.saturating_add(1))
+            .read_to_end(buf)
+            .map_err(|e| classify_io(path, &e, absent))?;
+        if (buf.len() - start) as u64 > cap {
+            buf.truncate(start);
+            return Err(Unavailable::new(path, Reason::TooLarge { cap }));
+        }
+        Ok(())
+    }
+
+    /// List a directory. Under `--root` a directory whose links lead out of the tree is refused.
+    pub fn read_dir(&self, dir: &Path) -> io::Result<fs::ReadDir> {
+        if !self.live {
+            self.inside(dir)?.ok_or_else(out_of_tree)?;
+        }
+        fs::read_dir(dir)
+    }
+
+    /// `path` with every link resolved; under `--root`, refused when that leaves the tree.
+    pub fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
+        if self.live {
+            fs::canonicalize(path)
+        } else {
+            self.inside(path)?.ok_or_else(out_of_tree)
+        }
+    }
+
+    /// Open a file to read. Live, the kernel's files are trusted as they are. Under `--root` the
+    /// path must resolve inside the tree to a regular file; it is opened without following a
+    /// last link (already resolved) and without blocking, and checked again once open.
+    fn open(&self, path: &Path, absent: &Reason) -> Reading<fs::File> {
+        if self.live {
+            return fs::File::open(path).map_err(|e| classify_io(path, &e, absent));
+        }
+        let real = self
+            .inside(path)
+            .map_err(|e| classify_io(path, &e, absent))?
+            .ok_or_else(|| Unavailable::new(path, Reason::OutOfTree))?;
+        let kind = fs::symlink_metadata(&real)
+            .map_err(|e| classify_io(path, &e, absent))?
+            .file_type();
+        not_regular(path, kind)?;
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_NOCTTY)
+            .open(&real)
+            .map_err(|e| classify_io(path, &e, absent))?;
+        let kind = file
+            .metadata()
+            .map_err(|e| classify_io(path, &e, absent))?
+            .file_type();
+        not_regular(path, kind)?;
+        Ok(file)
+    }
+
+    /// `path` resolved, `None` when that leaves the tree.
+    fn inside(&self, path: &Path) -> io::Result<Option<PathBuf>> {
+        let real = fs::canonicalize(path)?;
+        Ok(match &self.resolved {
+            Some(base) if real.starts_with(base) => Some(real),
+            _ => None,
+        })
+    }
+}
+
+/// The error of a listing whose links leave the `--root` tree ([`classify_io`] knows it).
+#[derive(Debug)]
+struct OutOfTree;
+
+impl std::fmt::Display for OutOfTree {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a link leads out of the tree")
+    }
+}
+
+impl std::error::Error for OutOfTree {}
+
+fn out_of_tree() -> io::Error {
+    io::Error::other(OutOfTree)
+}
+
+/// Under `--root`, anything but a regular file is refused: a FIFO blocks, a device never ends.
+fn not_regular(path: &Path, kind: fs::FileType) -> Reading<()> {
+    let what = if kind.is_file() {
+        return Ok(());
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    };
+    Err(Unavailable::new(
+        path,
+        Reason::NotRegular { what: what.into() },
+    ))
 }
 
 /// Map an I/O error on `path` to a reason; `absent` when the file is not there.
 pub fn classify_io(path: &Path, e: &io::Error, absent: &Reason) -> Unavailable {
+    if e.get_ref().is_some_and(|inner| inner.is::<OutOfTree>()) {
+        return Unavailable::new(path, Reason::OutOfTree);
+    }
     let reason = match e.kind() {
         io::ErrorKind::NotFound => absent.clone(),
         io::ErrorKind::PermissionDenied => Reason::NeedsRoot { fs: Fs::of(path) },
@@ -278,15 +451,66 @@ pub fn parse_u64_file(path: &Path, text: &str) -> Reading<u64> {
         .map_err(|_| Unavailable::malformed(path, Some(1), format!("expected a number, got {t:?}")))
 }
 
-/// Read and parse one decimal integer file.
-pub fn read_u64(path: &Path, absent: &Reason) -> Reading<u64> {
-    let text = read_text(path, absent)?;
-    parse_u64_file(path, &text)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn caps_follow_the_kind_of_file() {
+        let b = Path::new("/t");
+        assert_eq!(read_cap(b, Path::new("/t/proc/zoneinfo")), PROC_CAP);
+        assert_eq!(read_cap(b, Path::new("/t/proc/4242/status")), PID_CAP);
+        assert_eq!(read_cap(b, Path::new("/t/sys/block/vda/stat")), SYS_CAP);
+        assert_eq!(
+            read_cap(Path::new("/"), Path::new("/proc/self/status")),
+            PID_CAP
+        );
+    }
+
+    #[test]
+    fn a_tree_follows_its_own_links_and_no_others() {
+        let t = tempfile::tempdir().unwrap();
+        let proc = t.path().join("proc");
+        fs::create_dir_all(&proc).unwrap();
+        fs::write(proc.join("real"), "7\n").unwrap();
+        std::os::unix::fs::symlink("real", proc.join("inside")).unwrap();
+        std::os::unix::fs::symlink("/proc/self/status", proc.join("outside")).unwrap();
+        let root = Root::at(t.path());
+        assert_eq!(
+            root.read_u64(&root.proc("inside"), &Reason::absent("")),
+            Ok(7)
+        );
+        let e = root
+            .read_text(&root.proc("outside"), &Reason::absent(""))
+            .unwrap_err();
+        assert_eq!(e.reason, Reason::OutOfTree);
+        assert!(root.read_dir(&proc).is_ok());
+        assert!(root.read_dir(Path::new("/proc")).is_err());
+        // Live, the kernel's own links are followed.
+        let live = Root::live();
+        assert!(
+            live.read_text(&live.proc("self/status"), &Reason::absent(""))
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn a_read_stops_at_its_cap() {
+        let t = tempfile::tempdir().unwrap();
+        let big = t.path().join("sys/big");
+        fs::create_dir_all(big.parent().unwrap()).unwrap();
+        let f = fs::File::create(&big).unwrap();
+        f.set_len(SYS_CAP + 1).unwrap();
+        let root = Root::at(t.path());
+        let mut buf = b"kept".to_vec();
+        let e = root
+            .read_into(&big, &mut buf, &Reason::absent(""))
+            .unwrap_err();
+        assert_eq!(e.reason, Reason::TooLarge { cap: SYS_CAP });
+        assert_eq!(buf, b"kept");
+        f.set_len(SYS_CAP).unwrap();
+        assert!(root.read_into(&big, &mut buf, &Reason::absent("")).is_ok());
+    }
 
     fn classify(e: io::Error) -> Reason {
         classify_io(Path::new("/proc/x"), &e, &Reason::absent("no x")).reason
@@ -307,6 +531,7 @@ mod tests {
         assert!(matches!(eio, Reason::Unreadable { .. }), "{eio:?}");
         assert_eq!(eio.status(), "unreadable");
         assert!(!eio.is_absent());
+        assert_eq!(classify(out_of_tree()), Reason::OutOfTree);
         let enodev = classify(io::Error::from_raw_os_error(libc::ENODEV));
         assert!(enodev.is_absent(), "{enodev:?}");
         let bad = Unavailable::malformed(Path::new("/proc/x"), Some(3), "no colon").reason;

@@ -21,7 +21,7 @@ use serde_json::Value;
 use tempfile::TempDir;
 use zswaptop::model::Snapshot;
 use zswaptop::root::Root;
-use zswaptop::sources::swaps::SwapDevice;
+use zswaptop::sources::swaps::SwapEntry;
 use zswaptop::sources::{self, Extras, Sample, cgroups, processes, swapdev, zram};
 
 const TREES: [&str; 5] = [
@@ -356,7 +356,8 @@ fn broken_status_files_are_skipped() {
 
 #[test]
 fn sum_of_vmswap_stays_within_swap_used() {
-    // A property of the kernel (kernel reference §2.9) the trees must respect.
+    // A property of the kernel the trees must respect: VmSwap counts the process's swap entries
+    // (fs/proc/task_mmu.c), so shared pages count in each mapper and shmem in none.
     for name in TREES {
         let s = sources::collect_with(&common::fixture(name), OWNERS);
         let m = s.meminfo.as_ref().unwrap();
@@ -394,8 +395,8 @@ fn cgroup_estimates_and_their_fallbacks() {
 
 // --- swap devices ----------------------------------------------------------------------------
 
-fn swap(path: &str, kind: &str, prio: i64) -> SwapDevice {
-    SwapDevice {
+fn swap(path: &str, kind: &str, prio: i64) -> SwapEntry {
+    SwapEntry {
         path: path.into(),
         kind: kind.into(),
         size_bytes: 1 << 30,
@@ -470,8 +471,9 @@ fn sys_dev_block_links_resolve_inside_the_tree() {
 
 #[test]
 fn whole_disk_counts_at_least_its_partitions() {
+    let tree = common::fixture("depth-multi-swap");
     let root = common::fixture_dir("depth-multi-swap/sys/block/sda");
-    let read = |p: &str| zswaptop::sources::blockstat::read(&root.join(p)).unwrap();
+    let read = |p: &str| zswaptop::sources::blockstat::read(&tree, &root.join(p)).unwrap();
     let disk = read("stat");
     let parts: Vec<_> = ["sda1/stat", "sda2/stat", "sda3/stat"]
         .iter()
@@ -541,7 +543,7 @@ fn zram_writeback_sources() {
 fn cgroup_v2_tree_sources() {
     let root = common::fixture("depth-cgroup-v2");
     let mount = cgroups::find_v2(&root).unwrap();
-    let tree = cgroups::read_tree(&mount);
+    let tree = cgroups::read_tree(&root, &mount);
     let paths: Vec<&str> = tree.iter().map(|c| c.path.as_str()).collect();
     assert_eq!(
         paths,
@@ -1039,7 +1041,7 @@ fn unit_names_are_shown_as_such() {
 fn inode_of_a_cgroup_directory_is_read() {
     let root = common::fixture("depth-cgroup-v2");
     let mount = cgroups::find_v2(&root).unwrap();
-    for c in cgroups::read_tree(&mount) {
+    for c in cgroups::read_tree(&root, &mount) {
         let dir: PathBuf = if c.path == "/" {
             mount.clone()
         } else {

@@ -904,3 +904,168 @@ fn samples_recorded_without_the_new_sources_still_load() {
     // And the rules still run on it.
     check_well_formed(&diagnostics::judged(Snapshot::derive(&back, None)));
 }
+
+// --- fix commands quote what they interpolate ------------------------------------------------
+
+/// Markers every piece of a hostile value carries: a word holding one holds them all, or the
+/// value was split.
+const MARKERS: [&str; 6] = ["Q1", "Q2", "Q3", "Q4", "Q5", "Q6"];
+
+/// A swap path as /proc/swaps shows it (space, tab and newline octal-escaped).
+const HOSTILE_SWAPS_PATH: &str =
+    "/var/swap\\040Q1;curl${IFS}Q2|sh;#Q3$(id)`id`Q4'\\012Q5\"\\011&&Q6";
+/// A kernel command-line word (no whitespace).
+const HOSTILE_WORD: &str = "zstdQ1;idQ2$(id)Q3`id`Q4'Q5|sh&&#${IFS}Q6";
+
+/// Every backtick span of a fix that holds a command, read as a shell reads it: quotes are
+/// honoured, so a backtick inside quotes does not end the span.
+fn fix_commands(fix: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut chars = fix.chars();
+    while chars.by_ref().any(|c| c == '`') {
+        let mut cmd = String::new();
+        let (mut single, mut double) = (false, false);
+        while let Some(c) = chars.next() {
+            match c {
+                '`' if !single && !double => break,
+                '\'' if !double => single = !single,
+                '"' if !single => double = !double,
+                '\\' if !single => {
+                    cmd.push(c);
+                    if let Some(n) = chars.next() {
+                        cmd.push(n);
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            cmd.push(c);
+        }
+        if cmd.contains("sudo") {
+            out.push(cmd);
+        }
+    }
+    out
+}
+
+/// Shell syntax outside quotes other than the `&&` and `|` the templates use: `;`, `$`,
+/// backticks, `#` starting a word, redirections, newlines, `||`, a lone `&`.
+fn unquoted_syntax(cmd: &str) -> Vec<String> {
+    let b: Vec<char> = cmd.chars().collect();
+    let mut found = Vec::new();
+    let (mut single, mut double) = (false, false);
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let prev = if i > 0 { b[i - 1] } else { ' ' };
+        if single {
+            single = c != '\'';
+        } else if c == '\\' {
+            i += 1;
+        } else if double {
+            match c {
+                '"' => double = false,
+                '$' | '`' => found.push(format!("{c} in double quotes at {i}")),
+                _ => {}
+            }
+        } else {
+            match c {
+                '\'' => single = true,
+                '"' => double = true,
+                '&' if b.get(i + 1) == Some(&'&') => i += 1,
+                '|' if b.get(i + 1) != Some(&'|') => {}
+                '#' if !prev.is_whitespace() => {}
+                ';' | '$' | '`' | '#' | '<' | '>' | '\n' | '&' | '|' | '(' | ')' => {
+                    found.push(format!("{c:?} at {i}"))
+                }
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    found
+}
+
+/// Every command in every finding: parses, holds no unquoted shell syntax, and keeps each
+/// hostile value in one word. Returns how many words carried a hostile value.
+fn check_fix_commands(s: &Snapshot) -> usize {
+    let mut carried = 0;
+    for f in &s.diagnostics {
+        for cmd in fix_commands(&f.fix) {
+            let ctx = format!("{}: {cmd:?}", f.id);
+            assert_eq!(unquoted_syntax(&cmd), Vec::<String>::new(), "{ctx}");
+            let words = shlex::split(&cmd).unwrap_or_else(|| panic!("unbalanced quotes: {ctx}"));
+            for w in words.iter().filter(|w| w.contains('Q')) {
+                assert!(
+                    MARKERS.iter().all(|m| w.contains(m)),
+                    "split value {w:?}: {ctx}"
+                );
+                carried += 1;
+            }
+        }
+    }
+    carried
+}
+
+#[test]
+fn fix_commands_keep_hostile_values_in_one_word() {
+    // A disk swap area with a hostile name next to the capture's own: swap-priorities.
+    let prio = variant("linux-6.18-zswap-disabled", |r| {
+        add_swap_row(
+            r,
+            &format!("{HOSTILE_SWAPS_PATH} file\t\t1048572\t\t0\t\t-3"),
+        )
+    });
+    let s = snap(prio.path());
+    assert!(has(&s, "swap-priorities"), "{:?}", ids(&s));
+    assert!(check_fix_commands(&s) >= 2);
+
+    // Under zram: zram-lru-inversion and zswap-zram name the disk and zram areas.
+    let zram = variant("linux-6.18-zram", |r| {
+        add_swap_row(
+            r,
+            &format!("{HOSTILE_SWAPS_PATH} file\t\t1048572\t\t4096\t\t-2"),
+        );
+        write(r, "sys/block/zram0/backing_dev", "none\n");
+        write(r, "sys/module/zswap/parameters/enabled", "Y\n");
+    });
+    let s = snap(zram.path());
+    assert!(
+        has(&s, "zram-lru-inversion") && has(&s, "zswap-zram"),
+        "{:?}",
+        ids(&s)
+    );
+    check_fix_commands(&s);
+
+    // A hostile compressor on the command line and a hostile built-in algorithm.
+    let boot = variant("linux-6.18-writeback", |r| {
+        write(
+            r,
+            "proc/cmdline",
+            &format!("quiet zswap.enabled=1 zswap.compressor={HOSTILE_WORD}\n"),
+        );
+        let mut crypto = read(r, "proc/crypto");
+        crypto.push_str(&format!(
+            "name         : {HOSTILE_WORD}\ndriver       : x-generic\nmodule       : kernel\n\
+             priority     : 0\nrefcnt       : 1\nselftest     : passed\ninternal     : no\n\
+             type         : scomp\n\n"
+        ));
+        write(r, "proc/crypto", &crypto);
+    });
+    let s = snap(boot.path());
+    assert!(has(&s, "compressor-fallback"), "{:?}", ids(&s));
+    check_fix_commands(&s);
+    // No command or config-file line is offered for a name no algorithm can have.
+    let f = get(&s, "compressor-fallback");
+    assert!(f.fix.contains("not an algorithm name"), "{}", f.fix);
+    assert!(!f.fix.contains("tmpfiles.d") && !f.fix.contains("zswap.compressor=zstdQ1"));
+
+    // Every capture's own fixes pass the same check.
+    let all = common::fixture_dir("");
+    for e in fs::read_dir(&all).unwrap() {
+        let e = e.unwrap();
+        if e.path().is_dir() {
+            check_fix_commands(&fixture_snap(&e.file_name().to_string_lossy()));
+        }
+    }
+}

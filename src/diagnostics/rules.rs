@@ -26,11 +26,46 @@ fn finding(
     }
 }
 
+/// `value` as exactly one shell word. Every value a fix puts into a command (paths, device and
+/// algorithm names, numbers) comes from the kernel or a captured tree and is pasted into a root
+/// shell, so each one goes through here: `/var/swap;id` comes out as `'/var/swap;id'`.
+pub(super) fn sh(value: &str) -> String {
+    // A NUL byte is the one thing no shell word can hold: show it inert instead.
+    let value = value.replace('\0', "\\0");
+    shlex::try_quote(&value).map_or_else(|_| "''".to_string(), |q| q.into_owned())
+}
+
+/// `/sys/block/<device>/<file>` as one shell word.
+fn sys_block(device: &str, file: &str) -> String {
+    sh(&format!("/sys/block/{device}/{file}"))
+}
+
+/// A name that can go as it is into a config file or the kernel command line: kernel algorithm
+/// names are letters, digits, `-`, `_` and `.` (`lzo-rle`, `842`). Anything else cannot be one.
+fn plain_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
+/// A path as an /etc/fstab field: whitespace and backslashes octal-escaped, as fstab(5) reads them.
+fn fstab_field(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for ch in path.chars() {
+        match ch {
+            ' ' | '\t' | '\n' | '\\' => out.push_str(&format!("\\{:03o}", ch as u32)),
+            _ => out.push(ch),
+        }
+    }
+    out
+}
+
 /// How to make a kernel command-line word permanent.
 pub(super) fn cmdline(word: &str) -> String {
     format!(
         "add `{word}` to the kernel command line (GRUB_CMDLINE_LINUX in /etc/default/grub, then \
-         `sudo update-grub`; Fedora: `sudo grubby --update-kernel=ALL --args=\"{word}\"`)"
+         `sudo update-grub`; Fedora: `sudo grubby --update-kernel=ALL --args={}`)",
+        sh(word)
     )
 }
 
@@ -45,7 +80,8 @@ pub(super) fn sysctl_fix(name: &str, value: i64) -> String {
 /// Set a zswap parameter now and keep it (`value` as sysfs takes it, `boot` as the command line).
 fn zswap_param_fix(param: &str, value: &str, boot: &str) -> String {
     format!(
-        "`echo {value} | sudo tee /sys/module/zswap/parameters/{param}`; to make it permanent, {}",
+        "`echo {} | sudo tee /sys/module/zswap/parameters/{param}`; to make it permanent, {}",
+        sh(value),
         cmdline(&format!("zswap.{param}={boot}"))
     )
 }
@@ -123,11 +159,11 @@ pub fn zswap_zram(c: &Ctx) -> Option<Finding> {
     for d in &zram {
         ev.push(format!("{} is an active swap device", dev_desc(d)));
     }
-    let names: Vec<String> = zram.iter().map(|d| d.path.clone()).collect();
+    let names: Vec<String> = zram.iter().map(|d| sh(&d.path)).collect();
     let resets: Vec<String> = zram
         .iter()
         .filter_map(|d| d.path.strip_prefix("/dev/"))
-        .map(|n| format!("echo 1 | sudo tee /sys/block/{n}/reset"))
+        .map(|n| format!("echo 1 | sudo tee {}", sys_block(n, "reset")))
         .collect();
     Some(finding(
         "zswap-zram",
@@ -191,6 +227,8 @@ pub fn zram_lru_inversion(c: &Ctx) -> Option<Finding> {
         ev.push("the disk swap already holds pages: newer pages go to disk while older ones keep zram's RAM".into());
     }
     let z0 = zram_names[0].as_str();
+    let dev = sh(&format!("/dev/{z0}"));
+    let block = |file: &str| sys_block(z0, file);
     let zswap_way = if c.snap.zswap.available {
         let (cmds, words) = if c.snap.zswap.shrinker_enabled.is_some() {
             (
@@ -206,7 +244,7 @@ pub fn zram_lru_inversion(c: &Ctx) -> Option<Finding> {
         };
         format!(
             "replace zram with zswap in front of the disk swap, which moves its oldest pages to \
-             disk by itself: `sudo swapoff /dev/{z0}`, then {cmds}; to make it permanent, {}, and \
+             disk by itself: `sudo swapoff {dev}`, then {cmds}; to make it permanent, {}, and \
              remove zram from /etc/systemd/zram-generator.conf",
             cmdline(words)
         )
@@ -216,11 +254,14 @@ pub fn zram_lru_inversion(c: &Ctx) -> Option<Finding> {
     let fix = if supported {
         format!(
             "Either let zram move idle pages to a disk partition: with the device reset (`sudo \
-             swapoff /dev/{z0} && echo 1 | sudo tee /sys/block/{z0}/reset`), `echo /dev/PART | \
-             sudo tee /sys/block/{z0}/backing_dev`, set disksize, mkswap and swapon again, then \
-             from a timer `echo all | sudo tee /sys/block/{z0}/idle && echo idle | sudo tee \
-             /sys/block/{z0}/writeback`; to keep it, set `writeback-device = /dev/PART` in \
-             /etc/systemd/zram-generator.conf. Or {zswap_way}."
+             swapoff {dev} && echo 1 | sudo tee {}`), `echo /dev/PART | sudo tee {}`, set \
+             disksize, mkswap and swapon again, then from a timer `echo all | sudo tee {} && echo \
+             idle | sudo tee {}`; to keep it, set `writeback-device = /dev/PART` in \
+             /etc/systemd/zram-generator.conf. Or {zswap_way}.",
+            block("reset"),
+            block("backing_dev"),
+            block("idle"),
+            block("writeback"),
         )
     } else {
         format!(
@@ -615,14 +656,19 @@ pub fn poor_compression(c: &Ctx) -> Option<Finding> {
             .map(|d| d.priority)
             .unwrap_or(100);
         if let Some(b) = compressors::better_ratio(zr.algorithm.as_deref(), &zr.algorithms) {
+            let dev = sh(&format!("/dev/{name}"));
+            let block = |file: &str| sys_block(name, file);
             fix.push(format!(
                 "For {name}, the algorithm can only change while the device is reset: `sudo \
-                 swapoff /dev/{name} && echo 1 | sudo tee /sys/block/{name}/reset && echo {b} | \
-                 sudo tee /sys/block/{name}/comp_algorithm && echo {size} | sudo tee \
-                 /sys/block/{name}/disksize && sudo mkswap /dev/{name} && sudo swapon -p {prio} \
-                 /dev/{name}` (swapoff needs free RAM for what it holds); to keep it, set \
+                 swapoff {dev} && echo 1 | sudo tee {} && echo {} | sudo tee {} && echo {size} | \
+                 sudo tee {} && sudo mkswap {dev} && sudo swapon -p {prio} {dev}` (swapoff needs \
+                 free RAM for what it holds); to keep it, set \
                  `compression-algorithm = {b}` in /etc/systemd/zram-generator.conf (or \
-                 ATTR{{comp_algorithm}}=\"{b}\" in the udev rule that sets up {name})."
+                 ATTR{{comp_algorithm}}=\"{b}\" in the udev rule that sets up {name}).",
+                block("reset"),
+                sh(&b),
+                block("comp_algorithm"),
+                block("disksize"),
             ));
         }
     }
@@ -689,7 +735,7 @@ pub fn compressor_fallback(c: &Ctx) -> Option<Finding> {
             _ => format!("/proc/crypto registers {names}: {boot} is not among them"),
         });
     }
-    let builtin_hint = match built_in.iter().find(|n| n.as_str() != cur) {
+    let builtin_hint = match built_in.iter().find(|n| n.as_str() != cur && plain_name(n)) {
         Some(b) => format!(" Or pick one built into this kernel: `zswap.compressor={b}`."),
         None => String::new(),
     };
@@ -702,15 +748,29 @@ pub fn compressor_fallback(c: &Ctx) -> Option<Finding> {
         },
         format!("the boot command line asks zswap for {boot} but it runs {cur}"),
         ev,
-        format!(
-            "Now: `echo {boot} | sudo tee /sys/module/zswap/parameters/compressor` (loads the \
+        if plain_name(boot) {
+            format!(
+                "Now: `echo {} | sudo tee /sys/module/zswap/parameters/compressor` (loads the \
              module if it can). At every boot, set it once the root filesystem is up with a \
-             tmpfiles.d line: `echo 'w /sys/module/zswap/parameters/compressor - - - - {boot}' | \
-             sudo tee /etc/tmpfiles.d/zswap-compressor.conf`; or have the initramfs load the \
-             module (Debian/Ubuntu: `echo {boot} | sudo tee -a /etc/initramfs-tools/modules && \
-             sudo update-initramfs -u`; dracut: `echo 'add_drivers+=\" {boot} \"' | sudo tee \
-             /etc/dracut.conf.d/zswap.conf && sudo dracut -f`).{builtin_hint}"
-        ),
+             tmpfiles.d line: `echo {} | sudo tee /etc/tmpfiles.d/zswap-compressor.conf`; or have \
+             the initramfs load the module (Debian/Ubuntu: `echo {} | sudo tee -a \
+             /etc/initramfs-tools/modules && sudo update-initramfs -u`; dracut: `echo {} | sudo \
+             tee /etc/dracut.conf.d/zswap.conf && sudo dracut -f`).{builtin_hint}",
+                sh(boot),
+                sh(&format!(
+                    "w /sys/module/zswap/parameters/compressor - - - - {boot}"
+                )),
+                sh(boot),
+                sh(&format!("add_drivers+=\" {boot} \"")),
+            )
+        } else {
+            // Not a name the crypto API could ever have: no line for a config file.
+            format!(
+                "The kernel command line asks for {}, which is not an algorithm name: correct \
+             zswap.compressor= on the kernel command line.{builtin_hint}",
+                sh(boot)
+            )
+        },
         "zswap sets up its compressor when it is first enabled, at boot when zswap.enabled=1 is \
          given, and if the crypto API cannot provide the named algorithm at that moment it logs \
          \"compressor ... not available, using default ...\" and carries on with the default. An \
@@ -1063,7 +1123,7 @@ pub fn swap_priorities(c: &Ctx) -> Option<Finding> {
     let pri = disks.iter().map(|d| d.priority).max().unwrap_or(0).max(1);
     let cmds: Vec<String> = disks
         .iter()
-        .map(|d| format!("sudo swapoff {0} && sudo swapon -p {pri} {0}", d.path))
+        .map(|d| format!("sudo swapoff {0} && sudo swapon -p {pri} {0}", sh(&d.path)))
         .collect();
     Some(finding(
         "swap-priorities",
@@ -1074,11 +1134,30 @@ pub fn swap_priorities(c: &Ctx) -> Option<Finding> {
             "Give them one priority: `{}`; to keep it, add `pri={pri}` to the options of each \
              swap line in /etc/fstab (e.g. `{} none swap defaults,pri={pri} 0 0`).",
             cmds.join(" && "),
-            disks[0].path
+            fstab_field(&disks[0].path)
         ),
         "The kernel fills swap areas strictly by priority: a lower-priority area gets pages only \
          when every higher one is full, while areas of equal priority get them in turn \
          (round-robin). Equal priorities on separate disks spread swap I/O across them; different \
          priorities put all of it on one disk.",
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_become_one_shell_word() {
+        assert_eq!(sh("/dev/zram0"), "/dev/zram0");
+        assert_eq!(sh("/var/swap;id"), "'/var/swap;id'");
+        assert_eq!(sh(""), "''");
+        assert_eq!(
+            shlex::split(&sh("a\0b'c")),
+            Some(vec!["a\\0b'c".to_string()])
+        );
+        assert_eq!(fstab_field("/a b\\c\td\ne"), "/a\\040b\\134c\\011d\\012e");
+        assert!(plain_name("lzo-rle") && plain_name("842") && !plain_name("zstd;id"));
+        assert!(!plain_name(""));
+    }
 }

@@ -1,4 +1,6 @@
-//! The "real memory" breakdown (kernel reference §4.4) and what `free` calls used (§4.5).
+//! The "real memory" breakdown over the /proc/meminfo fields (fs/proc/meminfo.c, described in
+//! Documentation/filesystems/proc.rst) plus the zswap and zram pools, and what procps-ng `free`
+//! calls used (its library/meminfo.c).
 
 use serde::{Deserialize, Serialize};
 

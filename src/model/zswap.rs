@@ -180,7 +180,8 @@ fn compressor_ratio_opt(
 }
 
 /// Before 5.19 (no meminfo Zswap) and without debugfs: zsmalloc pages minus zram's, valid only
-/// when zswap's allocator is zsmalloc (kernel reference §3).
+/// when zswap's allocator is zsmalloc (vmstat nr_zspages counts every zsmalloc pool,
+/// mm/zsmalloc.c; the `zpool` parameter names zswap's allocator, always zsmalloc from 6.18).
 pub fn fallback_pool(curr: &Sample, zram_pool: Option<u64>, ps: u64) -> Option<u64> {
     let params = curr.zswap_params.as_ref().ok()?;
     let zpool = params.values.get("zpool").map(String::as_str);

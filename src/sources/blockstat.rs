@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Reason, Unavailable, read_text};
+use crate::root::{Reading, Reason, Root, Unavailable};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BlockStat {
@@ -20,8 +20,8 @@ pub struct BlockStat {
 
 pub const SECTOR: u64 = 512;
 
-pub fn read(path: &Path) -> Reading<BlockStat> {
-    let text = read_text(path, &Reason::absent("no stat file for this device"))?;
+pub fn read(root: &Root, path: &Path) -> Reading<BlockStat> {
+    let text = root.read_text(path, &Reason::absent("no stat file for this device"))?;
     parse(path, &text)
 }
 
@@ -74,7 +74,7 @@ mod tests {
             "{}/tests/fixtures/linux-6.18-loaded/sys/block/vda/stat",
             env!("CARGO_MANIFEST_DIR")
         );
-        let s = read(Path::new(&p)).unwrap();
+        let s = read(&Root::live(), Path::new(&p)).unwrap();
         assert!(s.read_ios > 0);
         assert!(s.write_sectors > 0);
     }

@@ -1,4 +1,5 @@
-//! cgroup v2 memory controller: per-cgroup memory, swap and zswap (kernel reference §2.10).
+//! cgroup v2 memory controller: per-cgroup memory, swap and zswap (mm/memcontrol.c,
+//! Documentation/admin-guide/cgroup-v2.rst).
 //!
 //! Under cgroup v1 the kernel neither charges nor reports zswap per cgroup, so there is nothing to
 //! read: the reader says so instead of showing zeros.
@@ -9,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Root, Unavailable};
+use crate::root::{Reading, Reason, Root, Unavailable};
 
 /// One cgroup's memory figures. State items are bytes, event items page counts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,7 +38,7 @@ pub fn find_v2(root: &Root) -> Reading<PathBuf> {
     let candidates = [root.sys("fs/cgroup"), root.sys("fs/cgroup/unified")];
     let mut saw_v2 = false;
     for dir in &candidates {
-        let Ok(ctl) = fs::read_to_string(dir.join("cgroup.controllers")) else {
+        let Ok(ctl) = root.read_text(&dir.join("cgroup.controllers"), &Reason::absent("")) else {
             continue;
         };
         saw_v2 = true;
@@ -54,22 +55,22 @@ pub fn find_v2(root: &Root) -> Reading<PathBuf> {
 }
 
 /// Read every cgroup under the v2 mount that has memory files, depth-first, bounded in depth.
-pub fn read_tree(mount: &Path) -> Vec<CgroupSample> {
+pub fn read_tree(root: &Root, mount: &Path) -> Vec<CgroupSample> {
     let mut out = Vec::new();
-    walk(mount, mount, 0, &mut out);
+    walk(root, mount, mount, 0, &mut out);
     out
 }
 
 const MAX_DEPTH: usize = 12;
 
-fn walk(mount: &Path, dir: &Path, depth: usize, out: &mut Vec<CgroupSample>) {
-    if let Some(s) = read_one(mount, dir) {
+fn walk(root: &Root, mount: &Path, dir: &Path, depth: usize, out: &mut Vec<CgroupSample>) {
+    if let Some(s) = read_one(root, mount, dir) {
         out.push(s);
     }
     if depth >= MAX_DEPTH {
         return;
     }
-    let Ok(rd) = fs::read_dir(dir) else { return };
+    let Ok(rd) = root.read_dir(dir) else { return };
     let mut subdirs: Vec<PathBuf> = rd
         .flatten()
         .filter(|e| e.file_type().map(|t| t.is_dir()).unwrap_or(false))
@@ -77,13 +78,14 @@ fn walk(mount: &Path, dir: &Path, depth: usize, out: &mut Vec<CgroupSample>) {
         .collect();
     subdirs.sort();
     for d in subdirs {
-        walk(mount, &d, depth + 1, out);
+        walk(root, mount, &d, depth + 1, out);
     }
 }
 
 /// One cgroup directory's figures, `None` when it has no memory.stat.
-pub fn read_one(mount: &Path, dir: &Path) -> Option<CgroupSample> {
-    let stat = fs::read_to_string(dir.join("memory.stat")).ok()?;
+pub fn read_one(root: &Root, mount: &Path, dir: &Path) -> Option<CgroupSample> {
+    let read = |f: &str| root.read_text(&dir.join(f), &Reason::absent("")).ok();
+    let stat = read("memory.stat")?;
     let rel = dir.strip_prefix(mount).ok()?;
     let mut s = CgroupSample {
         path: format!("/{}", rel.display()),
@@ -105,23 +107,15 @@ pub fn read_one(mount: &Path, dir: &Path) -> Option<CgroupSample> {
             _ => {}
         }
     }
-    let num = |f: &str| {
-        fs::read_to_string(dir.join(f))
-            .ok()
-            .and_then(|t| t.trim().parse().ok())
-    };
+    let num = |f: &str| read(f).and_then(|t| t.trim().parse().ok());
     s.memory_current = num("memory.current");
     s.swap_current = num("memory.swap.current");
-    s.zswap_max = fs::read_to_string(dir.join("memory.zswap.max"))
-        .ok()
-        .map(|t| t.trim().parse().ok());
-    s.zswap_writeback = fs::read_to_string(dir.join("memory.zswap.writeback"))
-        .ok()
-        .and_then(|t| match t.trim() {
-            "1" => Some(true),
-            "0" => Some(false),
-            _ => None,
-        });
+    s.zswap_max = read("memory.zswap.max").map(|t| t.trim().parse().ok());
+    s.zswap_writeback = read("memory.zswap.writeback").and_then(|t| match t.trim() {
+        "1" => Some(true),
+        "0" => Some(false),
+        _ => None,
+    });
     Some(s)
 }
 
@@ -190,8 +184,9 @@ mod tests {
         fs::write(svc.join("memory.swap.current"), "8192\n").unwrap();
         fs::write(svc.join("memory.zswap.max"), "max\n").unwrap();
         fs::write(svc.join("memory.zswap.writeback"), "0\n").unwrap();
-        let mount = find_v2(&Root::at(tmp.path())).unwrap();
-        let t = read_tree(&mount);
+        let root = Root::at(tmp.path());
+        let mount = find_v2(&root).unwrap();
+        let t = read_tree(&root, &mount);
         assert_eq!(t.len(), 2);
         assert_eq!(t[0].path, "/");
         assert_eq!(t[1].path, "/system.slice/app.service");

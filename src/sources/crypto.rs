@@ -11,7 +11,7 @@ use std::path::Path;
 use procfs_core::{CryptoTable, FromRead, Type};
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Reason, Root, Unavailable, read_text};
+use crate::root::{Reading, Reason, Root, Unavailable};
 
 /// One registered compression implementation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,7 +36,7 @@ impl Compressor {
 
 pub fn read(root: &Root) -> Reading<Vec<Compressor>> {
     let path = root.proc("crypto");
-    let text = read_text(
+    let text = root.read_text(
         &path,
         &Reason::absent("no /proc/crypto (kernel built without CONFIG_CRYPTO?)"),
     )?;

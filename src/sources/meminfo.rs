@@ -8,7 +8,7 @@ use std::path::Path;
 use procfs_core::FromRead;
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Reason, Root, Unavailable, read_text};
+use crate::root::{Reading, Reason, Root, Unavailable};
 
 /// The meminfo fields zswaptop uses, in bytes (`HugePages_Total` is a count). `None` = line absent.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,7 +64,7 @@ const REQUIRED: &[&str] = &[
 
 pub fn read(root: &Root) -> Reading<MeminfoSample> {
     let path = root.proc("meminfo");
-    let text = read_text(
+    let text = root.read_text(
         &path,
         &Reason::absent("no /proc/meminfo (is /proc mounted?)"),
     )?;

@@ -35,7 +35,7 @@ pub struct Sample {
     pub host: host::HostSample,
     pub meminfo: Reading<meminfo::MeminfoSample>,
     pub vmstat: Reading<vmstat::VmstatSample>,
-    pub swaps: Reading<Vec<swaps::SwapDevice>>,
+    pub swaps: Reading<Vec<swaps::SwapEntry>>,
     pub psi: Reading<psi::PsiSample>,
     pub zswap_params: Reading<zswap::ZswapParams>,
     pub zswap_debugfs: Reading<zswap::ZswapDebugfs>,
@@ -112,7 +112,7 @@ pub fn collect_with(root: &Root, extras: Extras) -> Sample {
         zram: zram::read_all(root),
         tunables: tunables::read(root),
         crypto: crypto::read(root),
-        block_stats: block_stats(&swap_devices),
+        block_stats: block_stats(root, &swap_devices),
         swap_devices,
         processes,
         cgroups,
@@ -189,7 +189,7 @@ pub fn collect_fast(root: &Root, prev: &Sample, extras: Extras) -> Sample {
         zram,
         tunables: tunables::read(root),
         crypto: prev.crypto.clone(),
-        block_stats: block_stats(&swap_devices),
+        block_stats: block_stats(root, &swap_devices),
         swap_devices,
         processes,
         cgroups,
@@ -223,7 +223,7 @@ fn read_extras(
         extras.top_processes.map(|n| processes::scan(root, n)),
         extras
             .cgroups
-            .then(|| cgroups::find_v2(root).map(|mount| cgroups::read_tree(&mount))),
+            .then(|| cgroups::find_v2(root).map(|mount| cgroups::read_tree(root, &mount))),
     )
 }
 
@@ -244,6 +244,7 @@ fn zram_in_use(z: &zram::ZramSample) -> bool {
 
 /// Read `stat` of each device and disk under the swap areas, once each.
 fn block_stats(
+    root: &Root,
     devices: &[swapdev::SwapBacking],
 ) -> BTreeMap<String, Reading<blockstat::BlockStat>> {
     let mut out = BTreeMap::new();
@@ -252,7 +253,7 @@ fn block_stats(
         let disks = d.disks.iter().map(|k| (&k.name, k.stat_path()));
         for (name, path) in own.chain(disks) {
             if !out.contains_key(name) {
-                out.insert(name.clone(), blockstat::read(&path));
+                out.insert(name.clone(), blockstat::read(root, &path));
             }
         }
     }

@@ -3,12 +3,10 @@
 //! view asks for it. Processes that vanish mid-scan or can't be read are skipped silently.
 
 use std::collections::HashMap;
-use std::fs;
-use std::io::Read;
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::Root;
+use crate::root::{Reason, Root};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProcSample {
@@ -58,7 +56,7 @@ pub fn scan(root: &Root, top_n: usize) -> ProcScan {
             p.cgroup = cgroup_v2_path(root, p.pid);
             if let Some(path) = p.cgroup.as_deref() {
                 let (zswapped, swap) = *seen.entry(path.to_string()).or_insert_with(|| {
-                    super::cgroups::read_one(mount, &mount.join(path.trim_start_matches('/')))
+                    super::cgroups::read_one(root, mount, &mount.join(path.trim_start_matches('/')))
                         .map_or((None, None), |cg| (cg.zswapped, cg.swap_current))
                 });
                 p.cgroup_zswapped = zswapped;
@@ -77,7 +75,7 @@ pub fn scan(root: &Root, top_n: usize) -> ProcScan {
 /// Read `ROOT/proc/[0-9]*/status`. Kernel threads (no VmSwap line) and unreadable ones are skipped.
 fn scan_all(root: &Root) -> (usize, Vec<ProcSample>) {
     let proc_dir = root.proc("");
-    let Ok(rd) = fs::read_dir(&proc_dir) else {
+    let Ok(rd) = root.read_dir(&proc_dir) else {
         return (0, Vec::new());
     };
     let mut scanned = 0;
@@ -91,10 +89,10 @@ fn scan_all(root: &Root) -> (usize, Vec<ProcSample>) {
         scanned += 1;
         buf.clear();
         let path = entry.path().join("status");
-        let Ok(mut f) = fs::File::open(&path) else {
-            continue;
-        };
-        if f.read_to_end(&mut buf).is_err() {
+        if root
+            .read_into(&path, &mut buf, &Reason::absent(""))
+            .is_err()
+        {
             continue;
         }
         if let Some(p) = parse_status(pid, &buf)
@@ -154,7 +152,9 @@ fn kb(v: &str) -> Option<u64> {
 
 /// The v2 cgroup path of a process (`0::/system.slice/foo.service`), or `None` (v1 only, gone).
 pub fn cgroup_v2_path(root: &Root, pid: u32) -> Option<String> {
-    let text = fs::read_to_string(root.proc(&format!("{pid}/cgroup"))).ok()?;
+    let text = root
+        .read_text(&root.proc(&format!("{pid}/cgroup")), &Reason::absent(""))
+        .ok()?;
     text.lines()
         .find_map(|l| l.strip_prefix("0::"))
         .map(|p| p.trim().to_string())
@@ -166,7 +166,9 @@ pub struct Users(HashMap<u32, String>);
 
 impl Users {
     pub fn load(root: &Root) -> Users {
-        let text = fs::read_to_string(root.file("etc/passwd")).unwrap_or_default();
+        let text = root
+            .read_text(&root.file("etc/passwd"), &Reason::absent(""))
+            .unwrap_or_default();
         let map = text
             .lines()
             .filter_map(|l| {

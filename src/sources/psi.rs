@@ -5,7 +5,7 @@ use std::path::Path;
 use procfs_core::FromRead;
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Reason, Root, Unavailable, read_text};
+use crate::root::{Reading, Reason, Root, Unavailable};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct PsiLine {
@@ -23,7 +23,7 @@ pub struct PsiSample {
 
 pub fn read(root: &Root) -> Reading<PsiSample> {
     let path = root.proc("pressure/memory");
-    let text = read_text(&path, &Reason::PsiDisabled)?;
+    let text = root.read_text(&path, &Reason::PsiDisabled)?;
     parse(&path, &text)
 }
 

@@ -1,6 +1,6 @@
-//! Which block device holds each active swap area (kernel reference §5), and the facts about it
-//! that swap advice depends on: whether the disk is rotational, and for zram, its writeback
-//! device.
+//! Which block device holds each active swap area (through `/sys/dev/block/MAJ:MIN`,
+//! Documentation/ABI/testing/sysfs-dev), and the facts about it that swap advice depends on:
+//! whether the disk is rotational, and for zram, its writeback device.
 //!
 //! The mapping, per `/proc/swaps` row:
 //! 1. On the live system, `stat()` the path: a partition (or zram, or dm) by its `st_rdev`, a
@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::swaps::SwapDevice;
-use crate::root::{Reading, Reason, Root, read_text};
+use super::swaps::SwapEntry;
+use crate::root::{Reading, Reason, Root};
 
 /// A device number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -152,11 +152,11 @@ impl SwapBacking {
 }
 
 /// Map every active swap area.
-pub fn read(root: &Root, swaps: &[SwapDevice]) -> Vec<SwapBacking> {
+pub fn read(root: &Root, swaps: &[SwapEntry]) -> Vec<SwapBacking> {
     swaps.iter().map(|s| map_one(root, s)).collect()
 }
 
-fn map_one(root: &Root, s: &SwapDevice) -> SwapBacking {
+fn map_one(root: &Root, s: &SwapEntry) -> SwapBacking {
     let zram_name = s
         .path
         .strip_prefix("/dev/")
@@ -166,11 +166,14 @@ fn map_one(root: &Root, s: &SwapDevice) -> SwapBacking {
         })
         .map(str::to_string);
     let zram = zram_name.map(|name| ZramBacking {
-        backing_dev: read_text(
-            &root.sys(&format!("block/{name}/backing_dev")),
-            &Reason::absent("no writeback support (kernel built without CONFIG_ZRAM_WRITEBACK)"),
-        )
-        .map(|t| t.trim().to_string()),
+        backing_dev: root
+            .read_text(
+                &root.sys(&format!("block/{name}/backing_dev")),
+                &Reason::absent(
+                    "no writeback support (kernel built without CONFIG_ZRAM_WRITEBACK)",
+                ),
+            )
+            .map(|t| t.trim().to_string()),
         name,
     });
 
@@ -199,7 +202,7 @@ fn map_one(root: &Root, s: &SwapDevice) -> SwapBacking {
                     ));
                 } else if let Some(dir) = by_devnum(root, dn) {
                     out.mapped_by = Some(how.to_string());
-                    out.device = Some(block_dev(&dir));
+                    out.device = Some(block_dev(root, &dir));
                 } else {
                     why.push(format!("no /sys/dev/block/{}", dn.key()));
                 }
@@ -214,7 +217,7 @@ fn map_one(root: &Root, s: &SwapDevice) -> SwapBacking {
             Some(rel) if s.kind == "partition" => match by_name(root, rel) {
                 Some(dir) => {
                     out.mapped_by = Some("device name".into());
-                    out.device = Some(block_dev(&dir));
+                    out.device = Some(block_dev(root, &dir));
                 }
                 None => why.push(format!("no sysfs entry for {}", s.path)),
             },
@@ -254,12 +257,12 @@ fn stat_devnum(path: &str, kind: &str) -> Result<(DevNum, &'static str), String>
 /// `ROOT/sys/dev/block/MAJ:MIN`, followed to the device directory.
 fn by_devnum(root: &Root, dn: DevNum) -> Option<PathBuf> {
     let link = root.sys(&format!("dev/block/{}", dn.key()));
-    let dir = fs::canonicalize(&link).ok().filter(|d| d.is_dir())?;
+    let dir = root.canonicalize(&link).ok().filter(|d| d.is_dir())?;
     if is_device_dir(&dir) {
         return Some(dir);
     }
     // A captured tree may keep only the uevent: DEVNAME= names the device.
-    let name = uevent_value(&dir, "DEVNAME")?;
+    let name = uevent_value(root, &dir, "DEVNAME")?;
     by_name(root, &name)
 }
 
@@ -269,8 +272,10 @@ fn is_device_dir(dir: &Path) -> bool {
         .any(|f| dir.join(f).exists())
 }
 
-fn uevent_value(dir: &Path, key: &str) -> Option<String> {
-    let text = fs::read_to_string(dir.join("uevent")).ok()?;
+fn uevent_value(root: &Root, dir: &Path, key: &str) -> Option<String> {
+    let text = root
+        .read_text(&dir.join("uevent"), &Reason::absent(""))
+        .ok()?;
     text.lines()
         .find_map(|l| l.strip_prefix(key)?.strip_prefix('=').map(str::to_string))
         .filter(|v| !v.is_empty())
@@ -284,7 +289,7 @@ fn by_name(root: &Root, rel: &str) -> Option<PathBuf> {
     if rel.is_empty() || rel.contains('/') || rel.starts_with('.') {
         return None;
     }
-    let canon = |p: PathBuf| fs::canonicalize(p).ok().filter(|d| d.is_dir());
+    let canon = |p: PathBuf| root.canonicalize(&p).ok().filter(|d| d.is_dir());
     if let Some(d) = canon(root.sys(&format!("class/block/{rel}"))) {
         return Some(d);
     }
@@ -292,7 +297,8 @@ fn by_name(root: &Root, rel: &str) -> Option<PathBuf> {
         return Some(d);
     }
     // A partition inside its disk's directory.
-    let mut disks: Vec<PathBuf> = fs::read_dir(root.sys("block"))
+    let mut disks: Vec<PathBuf> = root
+        .read_dir(&root.sys("block"))
         .ok()?
         .filter_map(Result::ok)
         .map(|e| e.path())
@@ -303,17 +309,21 @@ fn by_name(root: &Root, rel: &str) -> Option<PathBuf> {
 
 /// `/dev/mapper/NAME` → the `dm-N` whose `dm/name` is NAME.
 fn dm_by_name(root: &Root, name: &str) -> Option<PathBuf> {
-    let mut found: Vec<PathBuf> = fs::read_dir(root.sys("block"))
+    let mut found: Vec<PathBuf> = root
+        .read_dir(&root.sys("block"))
         .ok()?
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .filter(|p| fs::read_to_string(p.join("dm/name")).is_ok_and(|n| n.trim() == name))
+        .filter(|p| {
+            root.read_text(&p.join("dm/name"), &Reason::absent(""))
+                .is_ok_and(|n| n.trim() == name)
+        })
         .collect();
     found.sort();
     found
         .into_iter()
         .next()
-        .and_then(|p| fs::canonicalize(p).ok())
+        .and_then(|p| root.canonicalize(&p).ok())
 }
 
 fn file_name(dir: &Path) -> String {
@@ -322,15 +332,16 @@ fn file_name(dir: &Path) -> String {
         .unwrap_or_default()
 }
 
-fn is_partition(dir: &Path) -> bool {
-    dir.join("partition").exists() || uevent_value(dir, "DEVTYPE").as_deref() == Some("partition")
+fn is_partition(root: &Root, dir: &Path) -> bool {
+    dir.join("partition").exists()
+        || uevent_value(root, dir, "DEVTYPE").as_deref() == Some("partition")
 }
 
-fn block_dev(dir: &Path) -> BlockDev {
+fn block_dev(root: &Root, dir: &Path) -> BlockDev {
     BlockDev {
         name: file_name(dir),
         dir: dir.display().to_string(),
-        partition: is_partition(dir),
+        partition: is_partition(root, dir),
     }
 }
 
@@ -338,7 +349,7 @@ fn block_dev(dir: &Path) -> BlockDev {
 /// (dm, md) → each slave, recursively.
 fn disks_below(root: &Root, dir: &Path, depth: usize) -> Vec<Disk> {
     const MAX_DEPTH: usize = 8;
-    let disk_dir = if is_partition(dir) {
+    let disk_dir = if is_partition(root, dir) {
         match dir.parent() {
             Some(p) => p.to_path_buf(),
             None => return Vec::new(),
@@ -346,7 +357,8 @@ fn disks_below(root: &Root, dir: &Path, depth: usize) -> Vec<Disk> {
     } else {
         dir.to_path_buf()
     };
-    let mut slaves: Vec<String> = fs::read_dir(disk_dir.join("slaves"))
+    let mut slaves: Vec<String> = root
+        .read_dir(&disk_dir.join("slaves"))
         .map(|rd| {
             rd.filter_map(Result::ok)
                 .map(|e| e.file_name().to_string_lossy().into_owned())
@@ -369,7 +381,8 @@ fn disks_below(root: &Root, dir: &Path, depth: usize) -> Vec<Disk> {
             return out;
         }
     }
-    let rotational = fs::read_to_string(disk_dir.join("queue/rotational"))
+    let rotational = root
+        .read_text(&disk_dir.join("queue/rotational"), &Reason::absent(""))
         .ok()
         .and_then(|t| match t.trim() {
             "1" => Some(true),
@@ -387,8 +400,8 @@ fn disks_below(root: &Root, dir: &Path, depth: usize) -> Vec<Disk> {
 mod tests {
     use super::*;
 
-    fn swap(path: &str, kind: &str) -> SwapDevice {
-        SwapDevice {
+    fn swap(path: &str, kind: &str) -> SwapEntry {
+        SwapEntry {
             path: path.into(),
             kind: kind.into(),
             size_bytes: 1 << 30,

@@ -5,7 +5,7 @@ use std::path::Path;
 use procfs_core::FromRead;
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Reason, Root, Unavailable, read_text};
+use crate::root::{Reading, Reason, Root, Unavailable};
 
 /// Counters zswaptop uses. Each is `None` where this kernel does not print it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,7 +29,7 @@ pub struct VmstatSample {
 
 pub fn read(root: &Root) -> Reading<VmstatSample> {
     let path = root.proc("vmstat");
-    let text = read_text(
+    let text = root.read_text(
         &path,
         &Reason::absent("no /proc/vmstat (is /proc mounted?)"),
     )?;

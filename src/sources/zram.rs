@@ -1,11 +1,10 @@
 //! zram devices: `/sys/block/zram*/{mm_stat,io_stat,bd_stat,comp_algorithm,disksize,initstate}`.
 
-use std::fs;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Reason, Root, Unavailable, read_text, read_u64};
+use crate::root::{Reading, Reason, Root, Unavailable};
 
 /// `mm_stat`: columns 1–5 bytes, 6–9 pages. Older kernels print fewer columns.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -72,7 +71,7 @@ fn absent<T>() -> Reading<T> {
 /// Every `zram*` device under `ROOT/sys/block`, sorted by number.
 pub fn read_all(root: &Root) -> Vec<ZramSample> {
     let block = root.sys("block");
-    let Ok(rd) = fs::read_dir(&block) else {
+    let Ok(rd) = root.read_dir(&block) else {
         return Vec::new();
     };
     let mut names: Vec<String> = rd
@@ -94,38 +93,45 @@ pub fn read_device(root: &Root, name: &str) -> ZramSample {
         &Reason::absent("no writeback support (kernel built without CONFIG_ZRAM_WRITEBACK)");
     ZramSample {
         name: name.to_string(),
-        disksize: read_u64(&f("disksize"), &Reason::absent("no disksize file")),
-        initstate: read_u64(&f("initstate"), &Reason::absent("no initstate file")),
-        comp_algorithm: read_text(
-            &f("comp_algorithm"),
-            &Reason::absent("no comp_algorithm file"),
-        )
-        .map(|t| parse_selector(&t)),
-        mm_stat: read_text(
-            &f("mm_stat"),
-            &Reason::absent("no mm_stat file (kernel older than 4.1)"),
-        )
-        .and_then(|t| parse_mm_stat(&f("mm_stat"), &t)),
-        io_stat: read_text(&f("io_stat"), &Reason::absent("no io_stat file"))
+        disksize: root.read_u64(&f("disksize"), &Reason::absent("no disksize file")),
+        initstate: root.read_u64(&f("initstate"), &Reason::absent("no initstate file")),
+        comp_algorithm: root
+            .read_text(
+                &f("comp_algorithm"),
+                &Reason::absent("no comp_algorithm file"),
+            )
+            .map(|t| parse_selector(&t)),
+        mm_stat: root
+            .read_text(
+                &f("mm_stat"),
+                &Reason::absent("no mm_stat file (kernel older than 4.1)"),
+            )
+            .and_then(|t| parse_mm_stat(&f("mm_stat"), &t)),
+        io_stat: root
+            .read_text(&f("io_stat"), &Reason::absent("no io_stat file"))
             .and_then(|t| parse_io_stat(&f("io_stat"), &t)),
-        bd_stat: read_text(&f("bd_stat"), bd_missing)
+        bd_stat: root
+            .read_text(&f("bd_stat"), bd_missing)
             .and_then(|t| parse_bd_stat(&f("bd_stat"), &t)),
-        recomp_algorithm: read_text(
-            &f("recomp_algorithm"),
-            &Reason::absent("no recompression (kernel built without CONFIG_ZRAM_MULTI_COMP)"),
-        )
-        .and_then(|t| {
-            let t = t.trim();
-            if t.is_empty() {
-                Err(Unavailable::absent(
-                    &f("recomp_algorithm"),
-                    "no recompression algorithm set",
-                ))
-            } else {
-                Ok(t.to_string())
-            }
-        }),
-        backing_dev: read_text(&f("backing_dev"), bd_missing).map(|t| t.trim().to_string()),
+        recomp_algorithm: root
+            .read_text(
+                &f("recomp_algorithm"),
+                &Reason::absent("no recompression (kernel built without CONFIG_ZRAM_MULTI_COMP)"),
+            )
+            .and_then(|t| {
+                let t = t.trim();
+                if t.is_empty() {
+                    Err(Unavailable::absent(
+                        &f("recomp_algorithm"),
+                        "no recompression algorithm set",
+                    ))
+                } else {
+                    Ok(t.to_string())
+                }
+            }),
+        backing_dev: root
+            .read_text(&f("backing_dev"), bd_missing)
+            .map(|t| t.trim().to_string()),
     }
 }
 

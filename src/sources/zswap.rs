@@ -3,13 +3,12 @@
 //! that come and go between kernels (`zpool`, `same_filled_pages`, `decompress_fail`, …) are kept.
 
 use std::collections::BTreeMap;
-use std::fs;
 use std::io;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Reason, Root, Unavailable, classify_io, parse_u64_file, read_text};
+use crate::root::{Reading, Reason, Root, Unavailable, classify_io, parse_u64_file};
 
 /// Every zswap module parameter, raw text (`Y`, `lzo`, `20`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,10 +28,10 @@ pub struct ZswapDebugfs {
 
 pub fn read_params(root: &Root) -> Reading<ZswapParams> {
     let dir = root.sys("module/zswap/parameters");
-    let entries = read_dir_sorted(&dir, &Reason::NoZswap)?;
+    let entries = read_dir_sorted(root, &dir, &Reason::NoZswap)?;
     let mut params = ZswapParams::default();
     for (name, path) in entries {
-        match read_text(&path, &Reason::absent("vanished while reading")) {
+        match root.read_text(&path, &Reason::absent("vanished while reading")) {
             Ok(text) => {
                 params.values.insert(name, text.trim().to_string());
             }
@@ -52,7 +51,7 @@ pub fn read_debugfs(
     zswap_enabled: bool,
 ) -> Reading<ZswapDebugfs> {
     let dir = root.sys("kernel/debug/zswap");
-    let entries = match read_dir_sorted(&dir, &Reason::absent("")) {
+    let entries = match read_dir_sorted(root, &dir, &Reason::absent("")) {
         Ok(e) => e,
         Err(e) if e.reason.is_absent() => {
             return Err(Unavailable::new(
@@ -64,7 +63,8 @@ pub fn read_debugfs(
     };
     let mut out = ZswapDebugfs::default();
     for (name, path) in entries {
-        match read_text(&path, &Reason::absent("vanished while reading"))
+        match root
+            .read_text(&path, &Reason::absent("vanished while reading"))
             .and_then(|t| parse_u64_file(&path, &t))
         {
             Ok(v) => {
@@ -83,7 +83,7 @@ fn explain_missing(root: &Root, zswap_present: bool, zswap_enabled: bool) -> Rea
     }
     let mounted = debugfs_mounted(root).unwrap_or_else(|| {
         // No mount table (a captured tree): a non-empty debug dir means debugfs was there.
-        fs::read_dir(&debug)
+        root.read_dir(&debug)
             .map(|mut d| d.next().is_some())
             .unwrap_or(false)
     });
@@ -98,7 +98,9 @@ fn explain_missing(root: &Root, zswap_present: bool, zswap_enabled: bool) -> Rea
 
 /// Whether the mount table shows debugfs on /sys/kernel/debug. `None` when there is no table.
 fn debugfs_mounted(root: &Root) -> Option<bool> {
-    let text = fs::read_to_string(root.proc("mounts")).ok()?;
+    let text = root
+        .read_text(&root.proc("mounts"), &Reason::absent(""))
+        .ok()?;
     Some(text.lines().any(|l| {
         let mut w = l.split_whitespace();
         let _src = w.next();
@@ -109,8 +111,14 @@ fn debugfs_mounted(root: &Root) -> Option<bool> {
 }
 
 /// Regular files of a directory as (name, path), sorted by name.
-fn read_dir_sorted(dir: &Path, absent: &Reason) -> Reading<Vec<(String, std::path::PathBuf)>> {
-    let rd = fs::read_dir(dir).map_err(|e| classify_io(dir, &e, absent))?;
+fn read_dir_sorted(
+    root: &Root,
+    dir: &Path,
+    absent: &Reason,
+) -> Reading<Vec<(String, std::path::PathBuf)>> {
+    let rd = root
+        .read_dir(dir)
+        .map_err(|e| classify_io(dir, &e, absent))?;
     let mut out = Vec::new();
     for entry in rd {
         let entry = entry.map_err(|e: io::Error| classify_io(dir, &e, absent))?;
@@ -129,7 +137,7 @@ fn read_dir_sorted(dir: &Path, absent: &Reason) -> Reading<Vec<(String, std::pat
 /// `zswap.*` words of the kernel command line, e.g. `zswap.compressor=zstd`.
 pub fn read_boot_params(root: &Root) -> Reading<BTreeMap<String, String>> {
     let path = root.proc("cmdline");
-    let text = read_text(&path, &Reason::absent("no /proc/cmdline"))?;
+    let text = root.read_text(&path, &Reason::absent("no /proc/cmdline"))?;
     Ok(parse_cmdline(&text))
 }
 

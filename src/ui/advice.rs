@@ -150,7 +150,7 @@ pub fn text_rows(area_height: u16) -> usize {
 /// The view, scrolled.
 pub fn draw(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
     let width = usize::from(area.width);
-    let all = lines(&app.latest, t, width);
+    let all = lines(&app.shown, t, width);
     let rows = text_rows(area.height);
     let max = all.len().saturating_sub(rows);
     let offset = app.scroll(Pane::Diagnostics).min(max);
@@ -159,7 +159,7 @@ pub fn draw(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         buf,
         area,
         0,
-        &heading(&app.latest, t, width, (offset, to, all.len())),
+        &heading(&app.shown, t, width, (offset, to, all.len())),
     );
     for (y, l) in all[offset..to].iter().enumerate() {
         widgets::put(buf, area, 1 + y as u16, l);

@@ -241,7 +241,7 @@ fn zram_card(s: &Snapshot, z: &Zram, t: &Theme, width: usize) -> Vec<Line<'stati
 
 /// The devices view.
 pub fn draw(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
-    let s = &app.latest;
+    let s = &app.shown;
     let width = usize::from(area.width);
     let n = s.swap.devices.len();
 

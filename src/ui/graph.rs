@@ -76,8 +76,8 @@ fn label(unit: Unit, v: f64) -> String {
 
 /// The current value of a series, as its legend shows it.
 fn current(unit: Unit, app: &App, m: &Metric) -> String {
-    let v = m.value(&app.latest);
-    let known = app.latest.rates.is_some();
+    let v = m.value(&app.shown);
+    let known = app.shown.rates.is_some();
     match unit {
         Unit::BytesPerSec => f::rate_short(known, v),
         Unit::Bytes | Unit::Pages => f::bytes_short_opt(v.map(|v| v as u64)),

@@ -80,6 +80,12 @@ fn body(area: Rect) -> Rect {
     }
 }
 
+/// How far each pane scrolls on the terminal the app last saw, by [`Pane::index`]: what the
+/// loop tells the app ([`crate::app::Msg::Laid`]) before each draw.
+pub fn max_scrolls(app: &App) -> [usize; 5] {
+    Pane::ALL.map(|p| max_scroll(app, p))
+}
+
 /// How far `pane` scrolls on the terminal the app last saw: the lists and the diagnostics
 /// text until their last row is at the bottom, the device tables until their last row is at
 /// the top.
@@ -87,11 +93,11 @@ pub fn max_scroll(app: &App, pane: Pane) -> usize {
     let (w, h) = app.size;
     let body = body(Rect::new(0, 0, w, h));
     match pane {
-        Pane::Swap => app.latest.swap.devices.len().saturating_sub(1),
-        Pane::Zram => app.latest.zram.len().saturating_sub(1),
+        Pane::Swap => app.shown.swap.devices.len().saturating_sub(1),
+        Pane::Zram => app.shown.zram.len().saturating_sub(1),
         Pane::Diagnostics => {
             let t = Theme::new(false, app.settings.ascii);
-            advice::lines(&app.latest, &t, usize::from(body.width))
+            advice::lines(&app.shown, &t, usize::from(body.width))
                 .len()
                 .saturating_sub(advice::text_rows(body.height))
         }
@@ -118,7 +124,7 @@ fn too_small(buf: &mut Buffer, area: Rect, t: &Theme) {
 }
 
 fn overview(buf: &mut Buffer, body: Rect, app: &App, t: &Theme, header: panels::Header) {
-    let s = &app.latest;
+    let s = &app.shown;
     let w = usize::from(body.width);
     let mut mem = panels::memory(s, t, w);
     let mut zsw = panels::zswap(s, t, w);

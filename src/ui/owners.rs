@@ -178,7 +178,7 @@ const PAUSED: &str = "paused: resume (space) to read them";
 
 /// The processes view.
 pub fn processes(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
-    let s = &app.latest;
+    let s = &app.shown;
     let note = note_lines(View::Processes, usize::from(area.width), t.ascii).len() as u16;
     let p = parts(area, note);
     let right = s.processes.as_ref().map(|p| {
@@ -293,7 +293,7 @@ pub fn processes(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
 
 /// The cgroups view.
 pub fn cgroups(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
-    let s = &app.latest;
+    let s = &app.shown;
     let Some(cg) = &s.cgroups else {
         widgets::rule(
             buf,

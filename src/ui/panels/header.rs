@@ -19,7 +19,7 @@ pub struct Header {
 
 /// The header: who and where, the zswap state, PSI, the findings and what is unavailable.
 pub fn header(app: &App, t: &Theme, width: usize) -> Header {
-    let s = &app.latest;
+    let s = &app.shown;
     let miss = t.missing();
     let host = s.host.hostname.clone().unwrap_or_else(|| miss.into());
     let kernel = s.host.kernel.clone().unwrap_or_else(|| miss.into());

@@ -24,10 +24,6 @@ impl Section {
         (1 + usize::from(self.bar.is_some()) + self.lines.len()) as u16
     }
 
-    pub fn min_height(&self) -> u16 {
-        (1 + usize::from(self.bar.is_some()) + self.lines.len().min(self.min_lines)) as u16
-    }
-
     /// Cut the lines so the section takes at most `h` rows (never below its minimum).
     pub fn shrink_to(&mut self, h: u16) {
         let fixed = 1 + usize::from(self.bar.is_some());
