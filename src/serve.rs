@@ -47,18 +47,38 @@ pub const MIN_RATE_WINDOW: Duration = Duration::from_secs(1);
 /// The sampler the workers share.
 struct Scraper {
     source: Sampler,
-    /// The sample rates are taken from, and the last snapshot with when it was taken.
+    /// The sample rates are taken from.
     base: Option<Sample>,
+    /// The last sample's time and its exposition in each format, rendered when first asked for.
     last: Option<(Instant, Arc<Snapshot>)>,
+    bodies: [Option<Arc<String>>; 2],
 }
 
 impl Scraper {
-    fn snapshot(&mut self) -> Arc<Snapshot> {
-        if let Some((at, snap)) = &self.last
-            && at.elapsed() < SHARED_FOR
-        {
-            return Arc::clone(snap);
+    /// The exposition in `flavor`, of a sample no older than [`SHARED_FOR`].
+    fn body(&mut self, flavor: Flavor) -> Arc<String> {
+        let fresh = self
+            .last
+            .as_ref()
+            .is_some_and(|(at, _)| at.elapsed() < SHARED_FOR);
+        if !fresh {
+            self.last = Some((Instant::now(), self.sample()));
+            self.bodies = [None, None];
         }
+        let slot = usize::from(flavor == Flavor::Prometheus);
+        if let Some(b) = &self.bodies[slot] {
+            return Arc::clone(b);
+        }
+        let mut text = String::with_capacity(32 * 1024);
+        if let Some((_, snap)) = &self.last {
+            openmetrics::render(snap, flavor, &mut text);
+        }
+        let body = Arc::new(text);
+        self.bodies[slot] = Some(Arc::clone(&body));
+        body
+    }
+
+    fn sample(&mut self) -> Arc<Snapshot> {
         let curr = self
             .source
             .next(self.base.as_ref(), crate::metrics_extras(Extras::default()));
@@ -74,7 +94,6 @@ impl Scraper {
         if old_enough {
             self.base = Some(curr);
         }
-        self.last = Some((Instant::now(), Arc::clone(&snap)));
         snap
     }
 }
@@ -99,6 +118,7 @@ pub fn serve(listener: TcpListener, root: Root) -> anyhow::Result<()> {
         source: Sampler::full(root),
         base: None,
         last: None,
+        bodies: [None, None],
     }));
     let (tx, rx): (SyncSender<(TcpStream, Instant)>, Receiver<_>) = mpsc::sync_channel(QUEUE);
     let rx = Arc::new(Mutex::new(rx));
@@ -150,12 +170,30 @@ fn worker(rx: &Mutex<Receiver<(TcpStream, Instant)>>, scraper: &Mutex<Scraper>) 
     }
 }
 
-/// Answer a connection that found the queue full, without reading it.
+/// Answer a connection that found the queue full, without waiting on it.
 fn busy(mut stream: TcpStream) {
     let _ = stream.set_write_timeout(Some(Duration::from_millis(100)));
     let _ = stream.write_all(
         b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nRetry-After: 1\r\nConnection: close\r\n\r\n",
     );
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    // What the client has sent already: read, so that closing sends FIN, not a reset that
+    // could drop the answer before the client reads it.
+    if stream.set_nonblocking(true).is_ok() {
+        drain(&mut stream);
+    }
+}
+
+/// Read and drop what the client sent beyond the request head, up to 64 KiB, until the read
+/// times out, fails or ends.
+fn drain(stream: &mut TcpStream) {
+    let mut sink = [0u8; 4096];
+    for _ in 0..16 {
+        match stream.read(&mut sink) {
+            Ok(n) if n > 0 => {}
+            _ => return,
+        }
+    }
 }
 
 /// What a request asks for.
@@ -240,44 +278,38 @@ fn handle(mut stream: TcpStream, accepted: Instant, scraper: &Mutex<Scraper>) {
         return;
     };
     let _ = stream.set_write_timeout(Some(WRITE_TIME));
-    let (status, ctype, body, head_only): (&str, &str, String, bool) = match ask {
+    let text = |t: &str| Arc::new(t.to_string());
+    let (status, ctype, body, head_only): (&str, &str, Arc<String>, bool) = match ask {
         Ask::Metrics { head_only, flavor } => {
-            let snap = scraper
+            let body = scraper
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
-                .snapshot();
-            let mut text = String::with_capacity(32 * 1024);
-            openmetrics::render(&snap, flavor, &mut text);
-            ("200 OK", flavor.content_type(), text, head_only)
+                .body(flavor);
+            ("200 OK", flavor.content_type(), body, head_only)
         }
-        Ask::Index { head_only } => (
-            "200 OK",
-            "text/html; charset=utf-8",
-            INDEX.to_string(),
-            head_only,
-        ),
+        Ask::Index { head_only } => ("200 OK", "text/html; charset=utf-8", text(INDEX), head_only),
         Ask::NotFound => (
             "404 Not Found",
             "text/plain; charset=utf-8",
-            "Not found: try /metrics\n".into(),
+            text("Not found: try /metrics\n"),
             false,
         ),
         Ask::BadMethod => (
             "405 Method Not Allowed",
             "text/plain; charset=utf-8",
-            "Only GET and HEAD\n".into(),
+            text("Only GET and HEAD\n"),
             false,
         ),
         Ask::Bad(431) => (
             "431 Request Header Fields Too Large",
             "text/plain; charset=utf-8",
-            "Request head too large\n".into(),
+            text("Request head too large\n"),
             false,
         ),
         Ask::Bad(_) => (
             "400 Bad Request",
             "text/plain; charset=utf-8",
-            "Bad request\n".into(),
+            text("Bad request\n"),
             false,
         ),
     };
@@ -301,6 +333,14 @@ fn handle(mut stream: TcpStream, accepted: Instant, scraper: &Mutex<Scraper>) {
         })
         .and_then(|()| stream.flush());
     let _ = stream.shutdown(std::net::Shutdown::Write);
+    // A lingering close: the answer is sent; take what else the client sent (briefly) so the
+    // close is a FIN and the client reads the answer.
+    if stream
+        .set_read_timeout(Some(Duration::from_millis(100)))
+        .is_ok()
+    {
+        drain(&mut stream);
+    }
 }
 
 #[cfg(test)]
