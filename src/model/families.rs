@@ -267,6 +267,21 @@ pub static FAMILIES: &[Family] = &[
         help: "Stored bytes of same-filled pages, kept without pool memory (debugfs, up to 6.11).",
         read: |s| bytes(s.zswap.same_filled_bytes),
     },
+    Family {
+        id: "zswap_debugfs_unlisted",
+        kind: FamilyKind::Gauge,
+        unit: None,
+        help: "A zswap debugfs file the catalogue does not know (a later kernel's), as read, by file name.",
+        read: |s| {
+            s.zswap
+                .debugfs
+                .iter()
+                .flatten()
+                .filter(|(k, _)| super::metrics::debugfs(k).is_none())
+                .map(|(k, &v)| labelled(&[("file", k)], v as f64))
+                .collect()
+        },
+    },
     // --- swap ---------------------------------------------------------------------------------
     Family {
         id: "swap_total_bytes",

@@ -228,6 +228,32 @@ mod tests {
         );
     }
 
+    fn fixture(name: &str) -> Snapshot {
+        let root = crate::root::Root::at(format!("tests/fixtures/{name}"));
+        Snapshot::derive(&crate::sources::collect(&root), None)
+    }
+
+    #[test]
+    fn a_debugfs_file_the_catalogue_lacks_is_still_exported() {
+        let mut s = fixture("linux-6.1-debugfs");
+        let text = |s: &Snapshot| {
+            let mut t = String::new();
+            render(s, Flavor::Prometheus, &mut t);
+            t
+        };
+        assert!(text(&s).contains("zswaptop_zswap_debugfs_pool_limit_hit_total "));
+        assert!(!text(&s).contains("unlisted"));
+        if let Some(d) = s.zswap.debugfs.as_mut() {
+            d.insert("a_later_kernels_counter".into(), 7);
+        }
+        assert!(
+            text(&s)
+                .contains("zswaptop_zswap_debugfs_unlisted{file=\"a_later_kernels_counter\"} 7\n"),
+            "{}",
+            text(&s)
+        );
+    }
+
     #[test]
     fn numbers_and_escapes() {
         assert_eq!(number(3.0), "3");
