@@ -5,7 +5,7 @@
 //! pushed. A value that could not be derived is `None`: a gap, drawn as a gap, never a zero.
 //!
 //! The columns are the catalogue's graphed metrics ([`metrics::graphed`]). Values are kept as
-//! `f32` with NaN for a gap (a quarter of an `Option<f64>`: ten minutes of twelve metrics at 1 s
+//! `f32` with NaN for a gap (a quarter of an `Option<f64>`: ten minutes of a dozen metrics at 1 s
 //! take 30 KiB); the interface speaks `Option<f64>`. Graphs need no more
 //! than f32's seven digits; the figures printed as numbers come from the snapshot itself.
 
