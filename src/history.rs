@@ -301,6 +301,17 @@ mod tests {
     }
 
     #[test]
+    fn a_metric_off_the_graphs_has_no_column() {
+        let mut h = History::new(Duration::from_secs(600));
+        h.push(S, &row(Some(1.0)));
+        let off = metrics::get("oom_kill").unwrap();
+        assert!(off.series.is_none());
+        assert_eq!(h.window(off, Duration::from_secs(600)).count(), 0);
+        assert_eq!(h.latest(off), None);
+        assert_eq!(h.window(pool(), Duration::from_secs(600)).count(), 1);
+    }
+
+    #[test]
     fn empty_history() {
         let h = History::new(Duration::from_secs(600));
         assert!(h.is_empty());
