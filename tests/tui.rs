@@ -64,12 +64,14 @@ fn screen(app: &App, w: u16, h: u16) -> Terminal<TestBackend> {
 /// `app` told the terminal's size (as the loop does) and then shown `view`.
 fn on(mut app: App, view: View, w: u16, h: u16) -> App {
     app.update(Msg::Resize(w, h));
-    app.update(Msg::Key(Action::Show(view)));
+    keys(&mut app, &[Action::Show(view)]);
     app
 }
 
+/// Each key as the loop handles it: the layout's scroll limits first, then the key.
 fn keys(app: &mut App, actions: &[Action]) {
     for &a in actions {
+        app.update(Msg::Laid(zswaptop::ui::max_scrolls(app)));
         app.update(Msg::Key(a));
     }
 }

@@ -83,7 +83,15 @@ pub enum Pane {
 }
 
 impl Pane {
-    fn index(self) -> usize {
+    pub const ALL: [Pane; 5] = [
+        Pane::Swap,
+        Pane::Zram,
+        Pane::Diagnostics,
+        Pane::Processes,
+        Pane::Cgroups,
+    ];
+
+    pub fn index(self) -> usize {
         match self {
             Pane::Swap => 0,
             Pane::Zram => 1,
@@ -112,6 +120,9 @@ pub enum Msg {
     Resize(u16, u16),
     /// The process list is now read this often (less often than every tick), or every tick.
     ScanEvery(Option<Duration>),
+    /// How far each pane scrolls, as the screen is now laid out (by [`Pane::index`]). The loop
+    /// sends it after every change, before drawing: the app never measures the layout itself.
+    Laid([usize; 5]),
 }
 
 /// Rows PgUp/PgDn move.
@@ -149,6 +160,8 @@ pub struct App {
     pub view: View,
     pub focus: Focus,
     scroll: [usize; 5],
+    /// How far each pane scrolls on the screen as last laid out ([`Msg::Laid`]).
+    scroll_max: [usize; 5],
     /// The terminal's size as last reported (for how far the panes scroll).
     pub size: (u16, u16),
     /// The processes view's sort and filter.
@@ -200,6 +213,7 @@ impl App {
             view: View::Overview,
             focus: Focus::Swap,
             scroll: [0; 5],
+            scroll_max: [0; 5],
             size: (80, 24),
             procs: ListState::new(ProcSort::Swap),
             cgroups: ListState::new(CgroupSort::Zswap),
@@ -272,12 +286,12 @@ impl App {
             Some(c) => lists::cgroup_order(&c.list, &self.cgroups),
             None => Vec::new(),
         };
-        // Only the pane on screen: the others are clamped when they are drawn or scrolled (the
-        // diagnostics text costs a layout to measure).
-        if let Some(p) = self.pane() {
-            let max = crate::ui::max_scroll(self, p);
-            let i = p.index();
-            self.scroll[i] = self.scroll[i].min(max);
+    }
+
+    /// Clamp every pane to how far it scrolls on the screen as now laid out.
+    fn clamp_scroll(&mut self) {
+        for (s, max) in self.scroll.iter_mut().zip(self.scroll_max) {
+            *s = (*s).min(max);
         }
     }
 
@@ -291,8 +305,13 @@ impl App {
             }
             Msg::Resize(w, h) => {
                 self.size = (w, h);
-                self.refresh_lists();
                 true
+            }
+            Msg::Laid(max) => {
+                let before = self.scroll;
+                self.scroll_max = max;
+                self.clamp_scroll();
+                before != self.scroll
             }
             Msg::ScanEvery(every) => {
                 let changed = every != self.scan_every;
@@ -325,7 +344,7 @@ impl App {
             return;
         };
         let i = p.index();
-        let max = crate::ui::max_scroll(self, p);
+        let max = self.scroll_max[i];
         self.scroll[i] = f(self.scroll[i], max).min(max);
     }
 
@@ -695,7 +714,8 @@ mod tests {
     #[test]
     fn scrolling_is_clamped_to_the_table() {
         let mut a = app();
-        // One swap device in the fixture.
+        // As the loop does: the layout's limits before the keys. One swap device in the fixture.
+        a.update(Msg::Laid(crate::ui::max_scrolls(&a)));
         a.update(Msg::Key(Action::PageDown));
         assert_eq!(a.scroll(Focus::Swap), 0);
         a.update(Msg::Key(Action::FocusNext));
@@ -703,5 +723,19 @@ mod tests {
         assert_eq!(a.scroll(Focus::Zram), a.shown.zram.len().saturating_sub(1));
         a.update(Msg::Key(Action::Top));
         assert_eq!(a.scroll(Focus::Zram), 0);
+    }
+
+    /// A layout with less to scroll pulls every offset back at once.
+    #[test]
+    fn a_new_layout_clamps_the_offsets() {
+        let mut a = app();
+        a.update(Msg::Laid([0, 5, 0, 0, 0]));
+        a.update(Msg::Key(Action::Show(View::Devices)));
+        a.update(Msg::Key(Action::FocusNext));
+        a.update(Msg::Key(Action::Bottom));
+        assert_eq!(a.scroll(Focus::Zram), 5);
+        assert!(a.update(Msg::Laid([0, 2, 0, 0, 0])), "the screen changes");
+        assert_eq!(a.scroll(Focus::Zram), 2);
+        assert!(!a.update(Msg::Laid([0, 2, 0, 0, 0])));
     }
 }

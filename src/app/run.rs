@@ -90,6 +90,8 @@ where
             return Exit::Quit;
         }
         if dirty {
+            // The layout's scroll limits, measured by the ui for the app before it draws.
+            app.update(Msg::Laid(ui::max_scrolls(app)));
             if app.clear_requested {
                 app.clear_requested = false;
                 if let Err(e) = terminal.clear() {

@@ -80,6 +80,12 @@ fn body(area: Rect) -> Rect {
     }
 }
 
+/// How far each pane scrolls on the terminal the app last saw, by [`Pane::index`]: what the
+/// loop tells the app ([`crate::app::Msg::Laid`]) before each draw.
+pub fn max_scrolls(app: &App) -> [usize; 5] {
+    Pane::ALL.map(|p| max_scroll(app, p))
+}
+
 /// How far `pane` scrolls on the terminal the app last saw: the lists and the diagnostics
 /// text until their last row is at the bottom, the device tables until their last row is at
 /// the top.
