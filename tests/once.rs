@@ -293,6 +293,25 @@ fn interval_once_fills_rates() {
     ]);
     // Same tree read twice: counters unchanged, so rates are exactly 0 (not null).
     assert_eq!(j["rates"]["zswpout_bytes_per_sec"], 0.0);
+    // Every catalogue counter the tree has gets a rate by its id, in JSON and in the text.
+    let per_sec = j["rates"]["per_sec"].as_object().unwrap();
+    for m in zswaptop::model::metrics::counters() {
+        if !matches!(m.read, zswaptop::model::metrics::Read::Debugfs(_)) {
+            assert_eq!(per_sec.get(m.id), Some(&serde_json::json!(0.0)), "{}", m.id);
+        }
+    }
+    let text = String::from_utf8(run_ok(&[
+        "--once",
+        "-i",
+        "0.1",
+        "--root",
+        "tests/fixtures/linux-6.18-loaded",
+    ]))
+    .unwrap();
+    assert!(
+        text.contains("swap_ra_hit                      120115 pages  0 B/s"),
+        "{text}"
+    );
     let j = once_json("linux-6.18-loaded");
     assert!(j["rates"].is_null(), "one sample has no rates");
 }
