@@ -489,3 +489,31 @@ fn untrusted_tree_links_out_of_it_are_refused() {
     assert!(!text.contains(first) && !text.contains("root:"), "{text}");
     assert!(!text.contains("zram0"), "{text}");
 }
+
+#[test]
+fn an_unreadable_source_names_its_fix_and_its_kind() {
+    // The loaded tree without PSI: the source's reason comes with the command that gets it, and
+    // the JSON status says what kind of trouble it is.
+    let tmp = tempfile::tempdir().unwrap();
+    common::copy_dir(&common::fixture_dir("linux-6.18-loaded"), tmp.path());
+    std::fs::remove_file(tmp.path().join("proc/pressure/memory")).unwrap();
+    let root = tmp.path().to_str().unwrap();
+    let text = String::from_utf8(run_ok(&["--once", "--root", root])).unwrap();
+    assert!(
+        text.contains("/proc/pressure/memory: PSI is disabled"),
+        "{text}"
+    );
+    assert!(
+        text.contains("to get it: add psi=1 to the kernel command line and reboot"),
+        "{text}"
+    );
+    let j: serde_json::Value =
+        serde_json::from_slice(&run_ok(&["--format", "json", "--root", root])).unwrap();
+    let psi = j["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["source"] == "/proc/pressure/memory")
+        .unwrap();
+    assert_eq!(psi["status"], "missing");
+}
