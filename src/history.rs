@@ -5,7 +5,7 @@
 //! pushed. A value that could not be derived is `None`: a gap, drawn as a gap, never a zero.
 //!
 //! The columns are the catalogue's graphed metrics ([`metrics::graphed`]). Values are kept as
-//! `f32` with NaN for a gap (a quarter of an `Option<f64>`: ten minutes of twelve metrics at 1 s
+//! `f32` with NaN for a gap (a quarter of an `Option<f64>`: ten minutes of a dozen metrics at 1 s
 //! take 30 KiB); the interface speaks `Option<f64>`. Graphs need no more
 //! than f32's seven digits; the figures printed as numbers come from the snapshot itself.
 
@@ -298,6 +298,17 @@ mod tests {
         h.push(10 * S, &row(Some(3.0)));
         assert_eq!(h.len(), 1);
         assert_eq!(h.latest(pool()), Some(3.0));
+    }
+
+    #[test]
+    fn a_metric_off_the_graphs_has_no_column() {
+        let mut h = History::new(Duration::from_secs(600));
+        h.push(S, &row(Some(1.0)));
+        let off = metrics::get("oom_kill").unwrap();
+        assert!(off.series.is_none());
+        assert_eq!(h.window(off, Duration::from_secs(600)).count(), 0);
+        assert_eq!(h.latest(off), None);
+        assert_eq!(h.window(pool(), Duration::from_secs(600)).count(), 1);
     }
 
     #[test]

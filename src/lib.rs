@@ -121,7 +121,7 @@ pub fn write_textfile(snap: &Snapshot, dir: &std::path::Path) -> anyhow::Result<
 /// The live dashboard. ASCII symbols with `--ascii` or a locale that is not UTF-8.
 fn dashboard(mut settings: Settings, root: &Root) -> anyhow::Result<()> {
     settings.ascii |= !ui::locale_is_utf8(|k| std::env::var(k).ok());
-    match app::run::run(settings, root)? {
+    match app::run::run(settings, &mut Sampler::new(root.clone()))? {
         app::run::Exit::Quit | app::run::Exit::TtyGone(_) => Ok(()),
         // The terminal is restored: now end the way the signal asked for.
         app::run::Exit::Signal(sig) => {

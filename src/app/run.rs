@@ -25,8 +25,7 @@ use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINCH};
 use super::tty::{self, POLLIN};
 use super::{App, Msg, keys};
 use crate::cli::Settings;
-use crate::root::Root;
-use crate::sources::sampler::{SampleSource, Sampler};
+use crate::sources::sampler::SampleSource;
 use crate::sources::{Extras, Sample};
 use crate::ui;
 
@@ -342,8 +341,8 @@ impl Drop for RestoreOnDrop {
     }
 }
 
-/// Open the dashboard on the terminal and run it until it ends.
-pub fn run(settings: Settings, root: &Root) -> anyhow::Result<Exit> {
+/// Open the dashboard on the terminal and run it on the samples of `sampler` until it ends.
+pub fn run(settings: Settings, sampler: &mut impl SampleSource) -> anyhow::Result<Exit> {
     if !io::stdout().is_terminal() {
         anyhow::bail!(
             "the dashboard needs a terminal and stdout is not one (use --once for a report)"
@@ -351,7 +350,6 @@ pub fn run(settings: Settings, root: &Root) -> anyhow::Result<Exit> {
     }
     let tty_in = TtyIn::open()?;
     let signals = Signals::install().context("installing signal handlers")?;
-    let mut sampler = Sampler::new(root.clone());
     let mut app = App::new(settings, sampler.next(None, Extras::default()));
     // From here on the terminal is put back on every way out, a failed setup included.
     let restore = RestoreOnDrop;
@@ -382,6 +380,7 @@ pub fn run(settings: Settings, root: &Root) -> anyhow::Result<Exit> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::root::Root;
     use ratatui::backend::TestBackend;
     use ratatui::crossterm::event::{KeyCode, KeyModifiers};
     use std::collections::VecDeque;

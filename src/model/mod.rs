@@ -54,9 +54,10 @@ pub struct Snapshot {
     /// Per-second rates over the interval since the previous sample; `null` on the first sample.
     pub rates: Option<Rates>,
     pub tunables: BTreeMap<String, Option<String>>,
+    /// The rules' findings: empty from `derive`, filled by `crate::diagnostics::judged`.
     pub diagnostics: Vec<Finding>,
-    /// Each tunable with its current value and the one suggested for this swap setup.
-    #[serde(default)]
+    /// Each tunable with its current value and the one suggested for this swap setup (filled
+    /// by `crate::diagnostics::judged`, like `diagnostics`).
     pub tunables_advice: Vec<TunableAdvice>,
     pub sources: Vec<SourceStatus>,
     /// Top processes by swap (`--top N`, or the processes view); `null` when not asked for.

@@ -84,7 +84,7 @@ fn exposed(s: &Snapshot) -> Vec<Exposed<'static>> {
         Some(Exposed {
             name,
             kind: m.kind.into(),
-            unit: m.openmetrics_unit(),
+            unit: Some(m.openmetrics_unit()).filter(|u| !u.is_empty()),
             help: m.help,
             points: vec![Point {
                 labels: Vec::new(),
