@@ -606,6 +606,8 @@ impl Snapshot {
         };
         snap.tunables_advice = crate::diagnostics::tunables_advice(&snap, curr);
         snap.diagnostics = crate::diagnostics::evaluate(&snap, curr);
+        // Last, so that text built above from tree strings is covered too.
+        crate::sanitize::Sanitize::sanitize(&mut snap);
         snap
     }
 }
