@@ -132,7 +132,7 @@ fields! {
     PageSize { bytes, source }
     Memory {
         total_bytes, free_bytes, available_bytes, free_cmd_used_bytes, hidden_in_used_bytes,
-        breakdown,
+        breakdown, unavailable,
     }
     Zswap {
         available, enabled, compressor, boot_compressor, max_pool_percent,
@@ -171,7 +171,7 @@ fields! {
     Finding { id, severity, summary, evidence, fix, why }
     TunableAdvice { name, current, suggested, why, opinion, setup }
     SourceStatus { source, status, reason }
-    Processes { scanned, with_swap, total_swap_bytes, top }
+    Processes { scanned, with_swap, total_swap_bytes, top, unreadable }
     ProcessRow {
         pid, name, user, rss_bytes, swap_bytes, zswap_estimate_bytes, estimate_from, cgroup,
     }

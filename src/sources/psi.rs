@@ -40,6 +40,18 @@ pub fn parse(path: &Path, text: &str) -> Reading<PsiSample> {
         };
         Unavailable::malformed(path, None, why)
     })?;
+    // A share of time: NaN, infinite or outside 0–100 is not one the kernel prints.
+    for (line, r) in [("some", &p.some), ("full", &p.full)] {
+        for (name, v) in [("avg10", r.avg10), ("avg60", r.avg60), ("avg300", r.avg300)] {
+            if !(0.0..=100.0).contains(&v) {
+                return Err(Unavailable::malformed(
+                    path,
+                    None,
+                    format!("{line} {name}={v} is not a percentage (0 to 100)"),
+                ));
+            }
+        }
+    }
     let conv = |r: &procfs_core::PressureRecord| PsiLine {
         avg10: round2(r.avg10),
         avg60: round2(r.avg60),
@@ -68,6 +80,20 @@ mod tests {
         assert_eq!(p.some.avg10, 1.5);
         assert_eq!(p.some.avg60, 0.19);
         assert_eq!(p.full.total_us, 582_815);
+    }
+
+    #[test]
+    fn nan_inf_and_negative_shares_are_malformed() {
+        for bad in ["NaN", "inf", "-5.00", "100.01"] {
+            let t = format!(
+                "some avg10={bad} avg60=0.19 avg300=0.13 total=1\nfull avg10=0.00 avg60=0.19 avg300=0.13 total=1\n"
+            );
+            let err = parse(Path::new("p"), &t).unwrap_err();
+            assert!(
+                err.reason().contains("is not a percentage"),
+                "{bad}: {err:?}"
+            );
+        }
     }
 
     #[test]
