@@ -26,7 +26,7 @@ use zswaptop::report::{json, text};
 use zswaptop::root::Root;
 use zswaptop::sources::{self, Extras};
 
-const CASES: u32 = 256;
+const CASES: u32 = 200;
 
 const FIXTURES: &[&str] = &[
     "linux-6.18-loaded",
@@ -245,8 +245,13 @@ fn mutated_trees_never_panic_nor_leak_control_characters() {
         })
         .collect();
 
+    // ZSWAPTOP_FUZZ_CASES=N runs a longer fuzz by hand.
+    let cases = std::env::var("ZSWAPTOP_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(CASES);
     let config = Config {
-        cases: CASES,
+        cases,
         failure_persistence: None,
         ..Config::default()
     };
@@ -286,7 +291,7 @@ fn mutated_trees_never_panic_nor_leak_control_characters() {
         }
     });
     eprintln!(
-        "fuzz: {CASES} cases over {} fixtures in {:.1} s",
+        "fuzz: {cases} cases over {} fixtures in {:.1} s",
         FIXTURES.len(),
         started.elapsed().as_secs_f64()
     );

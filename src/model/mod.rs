@@ -687,7 +687,7 @@ fn checked_sum(terms: impl Iterator<Item = Option<u64>>) -> Sum {
 pub(crate) fn too_large(item: &str, what: &str) -> Missing {
     Missing {
         item: item.into(),
-        reason: format!("malformed: {what} come to more than 2^64 bytes"),
+        reason: format!("malformed: {what} gives more than 2^64 bytes"),
         fix: None,
     }
 }
