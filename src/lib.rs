@@ -13,6 +13,7 @@ pub mod history;
 pub mod model;
 pub mod report;
 pub mod root;
+pub mod sanitize;
 pub mod sources;
 pub mod sys;
 pub mod ui;

@@ -41,9 +41,12 @@ impl Breakdown {
 
 /// Derive the breakdown. `zswap_pool` and `zram_pool` come from outside meminfo where needed.
 pub fn breakdown(m: &MeminfoSample, zswap_pool: Option<u64>, zram_pool: Option<u64>) -> Breakdown {
-    let shmem = m.shmem.unwrap_or(0);
     // Cached includes Shmem; a racing read can make the difference negative, clamp at 0.
-    let page_cache = m.buffers.saturating_add(m.cached).saturating_sub(shmem);
+    // Without a Shmem line tmpfs is unknown and stays inside the page cache.
+    let page_cache = m
+        .buffers
+        .saturating_add(m.cached)
+        .saturating_sub(m.shmem.unwrap_or(0));
     let kstack = m.kernel_stack.unwrap_or(0);
     let kernel = [
         m.slab,
@@ -56,18 +59,15 @@ pub fn breakdown(m: &MeminfoSample, zswap_pool: Option<u64>, zram_pool: Option<u
     ]
     .iter()
     .fold(0u64, |a, &b| a.saturating_add(b));
-    let hugetlb = m
-        .hugetlb
-        .or_else(|| m.hugepages_total?.checked_mul(m.hugepage_size?))
-        .unwrap_or(0);
+    let hugetlb = hugetlb(m);
     let mut b = Breakdown {
         // No AnonPages line: unknown (its memory stays in unaccounted), not 0.
         apps: m.anon_pages,
         swap_cache: Some(m.swap_cached),
         page_cache: Some(page_cache),
-        shmem: Some(shmem),
+        shmem: m.shmem,
         kernel: Some(kernel),
-        hugetlb: Some(hugetlb),
+        hugetlb,
         zswap_pool,
         zram_pool,
         free: Some(m.mem_free),
@@ -79,6 +79,35 @@ pub fn breakdown(m: &MeminfoSample, zswap_pool: Option<u64>, zram_pool: Option<u
         .sum();
     b.unaccounted = i64::try_from(i128::from(m.mem_total) - known).ok();
     b
+}
+
+/// Hugetlb (6.0+), else HugePages_Total × Hugepagesize; 0 on a kernel without hugetlb pages
+/// (no lines at all); `None` when the product is past 2^64 bytes.
+fn hugetlb(m: &MeminfoSample) -> Option<u64> {
+    match (m.hugetlb, m.hugepages_total, m.hugepage_size) {
+        (Some(h), _, _) => Some(h),
+        (None, Some(n), Some(size)) => n.checked_mul(size),
+        _ => Some(0),
+    }
+}
+
+/// Breakdown buckets meminfo leaves unknown, and why.
+pub fn gaps(m: &MeminfoSample) -> Vec<super::Missing> {
+    let mut out = Vec::new();
+    if m.shmem.is_none() {
+        out.push(super::Missing {
+            item: "shmem/tmpfs (meminfo Shmem)".into(),
+            reason: "no Shmem line in /proc/meminfo: tmpfs is counted in the page cache".into(),
+            fix: None,
+        });
+    }
+    if hugetlb(m).is_none() {
+        out.push(super::too_large(
+            "hugetlb",
+            "meminfo HugePages_Total × Hugepagesize",
+        ));
+    }
+    out
 }
 
 /// What procps-ng ≥ 4.0.1 `free` and `top` print as "used": MemTotal − MemAvailable, with its

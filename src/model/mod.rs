@@ -72,6 +72,10 @@ pub struct Memory {
     pub free_cmd_used_bytes: Option<u64>,
     pub hidden_in_used_bytes: Option<u64>,
     pub breakdown: Option<Breakdown>,
+    /// Figures above that could not be had, and why (a line missing from meminfo, a sum too
+    /// large to be real).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unavailable: Vec<Missing>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -327,15 +331,35 @@ impl Snapshot {
                 )
             })
             .collect();
-        let zram_pool: Option<u64> = zram
-            .iter()
-            .map(|z| z.mem_used_bytes)
-            .try_fold(0u64, |acc, v| Some(acc.saturating_add(v?)));
+        // Sums past 2^64 bytes are not real memory: unknown (and said so), never wrapped.
+        let mut mem_unavailable = Vec::new();
+        let zram_pool: Option<u64> = match checked_sum(zram.iter().map(|z| z.mem_used_bytes)) {
+            Sum::Overflow => {
+                mem_unavailable.push(too_large("zram pool", "the zram devices' mem_used_total"));
+                None
+            }
+            // The pool is in RAM: more than MemTotal is not a real figure.
+            Sum::Known(z) if mem.is_some_and(|m| z > m.mem_total) => {
+                mem_unavailable.push(Missing {
+                    item: "zram pool".into(),
+                    reason: format!(
+                        "malformed: the zram devices' mem_used_total ({z} bytes) is more than MemTotal"
+                    ),
+                    fix: None,
+                });
+                None
+            }
+            sum => sum.known(),
+        };
         let in_zram: Option<u64> = curr.swaps.as_ref().ok().and(Some(&zram)).and_then(|zram| {
-            zram.iter()
-                .filter(|z| z.is_swap)
-                .map(|z| z.orig_data_bytes)
-                .try_fold(0u64, |acc, v| Some(acc.saturating_add(v?)))
+            let stored = zram.iter().filter(|z| z.is_swap).map(|z| z.orig_data_bytes);
+            match checked_sum(stored) {
+                Sum::Overflow => {
+                    mem_unavailable.push(too_large("swap in zram", "the zram orig_data_size"));
+                    None
+                }
+                sum => sum.known(),
+            }
         });
 
         // --- zswap pool -----------------------------------------------------------------
@@ -355,13 +379,24 @@ impl Snapshot {
             compressor_ratio_opt(stored_pages, pool_bytes, same, incompressible, ps);
         let max_pct = param_u64("max_pool_percent");
         let accept_pct = param_u64("accept_threshold_percent");
+        let mut zswap_unavailable = Vec::new();
+        // Pages × percent / 100, in whole pages; a product past 2^64 is not a real limit.
+        let mut pct_of = |bytes: u64, pct: u64, item: &str, param: &str| {
+            let v = (bytes / ps)
+                .checked_mul(pct)
+                .and_then(|p| (p / 100).checked_mul(ps));
+            if v.is_none() {
+                zswap_unavailable.push(too_large(item, &format!("{param} {pct}%")));
+            }
+            v
+        };
         let pool_limit = match (mem, max_pct) {
-            (Some(m), Some(pct)) => Some((m.mem_total / ps).saturating_mul(pct) / 100 * ps),
+            (Some(m), Some(pct)) => pct_of(m.mem_total, pct, "pool limit", "max_pool_percent"),
             _ => None,
         };
         let accept_bytes = match (pool_limit, accept_pct) {
             // zswap_accept_thr_pages(): max pages × percent / 100, in whole pages.
-            (Some(l), Some(a)) => Some((l / ps).saturating_mul(a) / 100 * ps),
+            (Some(l), Some(a)) => pct_of(l, a, "accept threshold", "accept_threshold_percent"),
             _ => None,
         };
 
@@ -374,10 +409,17 @@ impl Snapshot {
                 available_bytes: m.mem_available,
                 free_cmd_used_bytes: Some(memory::free_cmd_used(m)),
                 hidden_in_used_bytes: match (zswap_pool_for_breakdown, zram_pool) {
-                    (Some(a), Some(b)) => Some(a + b),
+                    (Some(a), Some(b)) => a.checked_add(b).or_else(|| {
+                        mem_unavailable.push(too_large("hidden in used", "zswap + zram pools"));
+                        None
+                    }),
                     _ => None,
                 },
                 breakdown: Some(memory::breakdown(m, zswap_pool_for_breakdown, zram_pool)),
+                unavailable: {
+                    mem_unavailable.extend(memory::gaps(m));
+                    std::mem::take(&mut mem_unavailable)
+                },
             },
             None => Memory {
                 total_bytes: None,
@@ -386,6 +428,7 @@ impl Snapshot {
                 free_cmd_used_bytes: None,
                 hidden_in_used_bytes: None,
                 breakdown: None,
+                unavailable: std::mem::take(&mut mem_unavailable),
             },
         };
 
@@ -451,7 +494,7 @@ impl Snapshot {
         let capacity = capacity(mem, pool_bytes, compression_ratio, pool_limit, zram_pool);
 
         // --- zswap section ------------------------------------------------------------------
-        let mut unavailable = Vec::new();
+        let mut unavailable = zswap_unavailable;
         let available = curr.zswap_params.is_ok();
         if let Err(e) = &curr.zswap_params {
             unavailable.push(missing_item(&curr.root, "zswap", e));
@@ -606,7 +649,46 @@ impl Snapshot {
         };
         snap.tunables_advice = crate::diagnostics::tunables_advice(&snap, curr);
         snap.diagnostics = crate::diagnostics::evaluate(&snap, curr);
+        // Last, so that text built above from tree strings is covered too.
+        crate::sanitize::Sanitize::sanitize(&mut snap);
         snap
+    }
+}
+
+/// A sum of byte counts: unknown when a term is, `Overflow` past 2^64 (no real memory is).
+enum Sum {
+    Known(u64),
+    Unknown,
+    Overflow,
+}
+
+impl Sum {
+    fn known(self) -> Option<u64> {
+        match self {
+            Sum::Known(v) => Some(v),
+            Sum::Unknown | Sum::Overflow => None,
+        }
+    }
+}
+
+fn checked_sum(terms: impl Iterator<Item = Option<u64>>) -> Sum {
+    let mut total = 0u64;
+    for t in terms {
+        let Some(t) = t else { return Sum::Unknown };
+        let Some(s) = total.checked_add(t) else {
+            return Sum::Overflow;
+        };
+        total = s;
+    }
+    Sum::Known(total)
+}
+
+/// `item` is unknown because `what` adds or multiplies up to more than 2^64 bytes.
+pub(crate) fn too_large(item: &str, what: &str) -> Missing {
+    Missing {
+        item: item.into(),
+        reason: format!("malformed: {what} gives more than 2^64 bytes"),
+        fix: None,
     }
 }
 

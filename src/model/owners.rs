@@ -18,6 +18,9 @@ pub struct Processes {
     pub total_swap_bytes: u64,
     /// Top processes by swap, largest first.
     pub top: Vec<ProcessRow>,
+    /// Why no process could be looked at (`/proc` unreadable): the counts above are unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreadable: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -105,6 +108,7 @@ pub fn processes(
         with_swap: scan.with_swap,
         total_swap_bytes: scan.total_swap_bytes,
         top,
+        unreadable: scan.unreadable.clone(),
     }
 }
 
@@ -194,6 +198,7 @@ mod tests {
             with_swap: 3,
             total_swap_bytes: 700,
             top: vec![proc(2, 400, None), proc(3, 200, Some("/a"))],
+            unreadable: None,
         };
         let p = processes(&scan, Some(300), Some(1200));
         assert_eq!(p.top.len(), 2);
