@@ -544,6 +544,13 @@ fn processes(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     let Some(p) = &s.processes else {
         return Ok(());
     };
+    if let Some(why) = &p.unreadable {
+        section(out, st, "PROCESSES BY SWAP", "unknown")?;
+        for line in f::wrap(&format!("no process could be read: {why}"), WIDTH, 2, 4) {
+            writeln!(out, "  {line}")?;
+        }
+        return Ok(());
+    }
     section(
         out,
         st,
