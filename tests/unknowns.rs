@@ -153,3 +153,16 @@ fn an_unreadable_proc_is_not_0_of_0() {
     assert!(!text.contains("0 of 0 have swap"), "{text}");
     assert!(text.contains("no process could be read"), "{text}");
 }
+
+#[test]
+fn io_failure_counts_near_2_pow_64_do_not_overflow() {
+    let (snap, text) = edited("linux-6.18-zram", |t| {
+        fs::write(
+            t.join("sys/block/zram0/io_stat"),
+            format!("{} 1 0 0\n", u64::MAX),
+        )
+        .unwrap();
+    });
+    assert!(snap.zram[0].io_failed());
+    assert!(text.contains("FAILED reads"), "{text}");
+}

@@ -46,6 +46,13 @@ pub struct Zram {
     pub unavailable: Vec<Missing>,
 }
 
+impl Zram {
+    /// Reads or writes of the device have failed since it was set up.
+    pub fn io_failed(&self) -> bool {
+        self.failed_reads.unwrap_or(0) > 0 || self.failed_writes.unwrap_or(0) > 0
+    }
+}
+
 /// Every zram device in `curr`.
 pub fn derive_all(curr: &Sample) -> Vec<Zram> {
     let swap_paths: Vec<&str> = curr

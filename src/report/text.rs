@@ -450,7 +450,7 @@ fn zram(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
             format!("same-filled {}", f::num(z.same_pages)),
             format!("huge {}", f::num(z.huge_pages)),
         ];
-        if z.failed_reads.unwrap_or(0) + z.failed_writes.unwrap_or(0) > 0 {
+        if z.io_failed() {
             extra.push(format!(
                 "FAILED reads {} writes {}",
                 f::num(z.failed_reads),
