@@ -582,14 +582,11 @@ impl Metric {
             _ => "",
         };
         let mut name = format!("zswaptop_{group}{stem}");
-        let unit = match self.shown_unit() {
-            // A rate the model already divided by time: exported as a gauge of bytes/s.
-            Unit::BytesPerSec if self.kind == Kind::Gauge => Some("bytes_per_second"),
-            _ => self.unit.base_unit(),
-        };
-        if let Some(u) = unit {
+        // A rate the model already divided by time is a gauge of bytes per second.
+        let unit = self.openmetrics_unit();
+        if !unit.is_empty() {
             name.push('_');
-            name.push_str(u);
+            name.push_str(unit);
         }
         if self.kind == Kind::Counter {
             name.push_str("_total");
@@ -613,9 +610,40 @@ impl Metric {
         )
     }
 
-    /// The CSV column for its value (the id with its unit when the id lacks one).
+    /// The OpenMetrics `# TYPE`.
+    pub fn openmetrics_type(&self) -> &'static str {
+        match self.kind {
+            Kind::Gauge => "gauge",
+            Kind::Counter => "counter",
+        }
+    }
+
+    /// The OpenMetrics `# UNIT` (empty when unitless), matching the name's suffix.
+    pub fn openmetrics_unit(&self) -> &'static str {
+        match (self.kind, self.shown_unit()) {
+            (Kind::Gauge, Unit::BytesPerSec) => "bytes_per_second",
+            _ => self.unit.base_unit().unwrap_or(""),
+        }
+    }
+
+    /// The CSV column for [`Metric::value`]: the id with the shown unit as its suffix
+    /// (`zswpout_bytes_per_sec`, `zswap_pool_bytes`, `pgmajfault_per_sec`).
     pub fn csv_name(&self) -> String {
-        self.id.to_string()
+        let suffix = match self.shown_unit() {
+            Unit::Bytes => "_bytes",
+            Unit::BytesPerSec => "_bytes_per_sec",
+            Unit::Ratio => "_ratio",
+            Unit::Percent => "_percent",
+            Unit::Pages => "_pages",
+            Unit::Microseconds => "_us_per_sec",
+            Unit::Events => "_per_sec",
+        };
+        let stem = self.id.trim_end_matches("_pages");
+        if stem.ends_with(suffix) {
+            stem.to_string()
+        } else {
+            format!("{stem}{suffix}")
+        }
     }
 }
 
@@ -702,6 +730,8 @@ mod tests {
                 assert!(n.contains(u), "{n} lacks its unit {u}");
             }
             assert!(seen.insert(n.clone()), "{n} twice");
+            assert!(n.contains(m.openmetrics_unit()), "{n}");
+            assert!(["gauge", "counter"].contains(&m.openmetrics_type()));
         }
         assert_eq!(
             get("zswpout").map(Metric::openmetrics_name).as_deref(),
@@ -730,6 +760,19 @@ mod tests {
             );
             assert!(!m.help.is_empty() && !m.label.is_empty(), "{}", m.id);
         }
+    }
+
+    #[test]
+    fn csv_columns_carry_their_unit() {
+        let csv = |id: &str| get(id).map(Metric::csv_name);
+        assert_eq!(csv("zswpout").as_deref(), Some("zswpout_bytes_per_sec"));
+        assert_eq!(csv("zswap_pool_bytes").as_deref(), Some("zswap_pool_bytes"));
+        assert_eq!(csv("stored_pages").as_deref(), Some("stored_bytes"));
+        assert_eq!(csv("pgmajfault").as_deref(), Some("pgmajfault_per_sec"));
+        assert_eq!(
+            csv("bypassed_zswap_bytes_per_sec").as_deref(),
+            Some("bypassed_zswap_bytes_per_sec")
+        );
     }
 
     #[test]

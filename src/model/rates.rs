@@ -56,9 +56,11 @@ pub fn derive(prev: &Sample, curr: &Sample) -> Option<Rates> {
     let ps = curr.host.page_size.bytes as f64;
     let pv = prev.vmstat.as_ref().ok();
     let cv = curr.vmstat.as_ref().ok();
-    let vm_rate = |f: fn(&crate::sources::vmstat::VmstatSample) -> Option<u64>| {
-        counter_rate(pv.and_then(f), cv.and_then(f), dt).map(|r| r * ps)
-    };
+    // The catalogue's counters, each once; the named fields below are views of them.
+    let per_sec = super::metrics::counter_rates(prev, curr, dt);
+    let bytes = |id: &str| per_sec.get(id).map(|pages| pages * ps);
+    // Microseconds stalled per second, as a share of the second.
+    let stalled = |id: &str| per_sec.get(id).map(|us| (us / 1e4).min(100.0));
     let bypass = match (pv, cv) {
         (Some(p), Some(c)) => {
             let out = counter_delta(p.pswpout, c.pswpout);
@@ -83,24 +85,20 @@ pub fn derive(prev: &Sample, curr: &Sample) -> Option<Rates> {
             }
         }
     }
-    let psi_pct = |f: fn(&crate::sources::psi::PsiSample) -> u64| {
-        let (p, c) = (prev.psi.as_ref().ok()?, curr.psi.as_ref().ok()?);
-        counter_rate(Some(f(p)), Some(f(c)), dt).map(|us_per_s| (us_per_s / 1e4).min(100.0))
-    };
     Some(Rates {
         interval_seconds: dt,
-        zswpout_bytes_per_sec: vm_rate(|v| v.zswpout),
-        zswpin_bytes_per_sec: vm_rate(|v| v.zswpin),
-        zswpwb_bytes_per_sec: vm_rate(|v| v.zswpwb),
-        pswpout_bytes_per_sec: vm_rate(|v| v.pswpout),
-        pswpin_bytes_per_sec: vm_rate(|v| v.pswpin),
-        swpout_zero_bytes_per_sec: vm_rate(|v| v.swpout_zero),
-        swpin_zero_bytes_per_sec: vm_rate(|v| v.swpin_zero),
+        zswpout_bytes_per_sec: bytes("zswpout"),
+        zswpin_bytes_per_sec: bytes("zswpin"),
+        zswpwb_bytes_per_sec: bytes("zswpwb"),
+        pswpout_bytes_per_sec: bytes("pswpout"),
+        pswpin_bytes_per_sec: bytes("pswpin"),
+        swpout_zero_bytes_per_sec: bytes("swpout_zero"),
+        swpin_zero_bytes_per_sec: bytes("swpin_zero"),
         bypassed_zswap_bytes_per_sec: bypass,
         debugfs_per_sec,
-        per_sec: super::metrics::counter_rates(prev, curr, dt),
-        psi_some_percent: psi_pct(|p| p.some.total_us),
-        psi_full_percent: psi_pct(|p| p.full.total_us),
+        psi_some_percent: stalled("psi_some_stalled"),
+        psi_full_percent: stalled("psi_full_stalled"),
+        per_sec,
     })
 }
 
@@ -121,5 +119,59 @@ mod tests {
         assert_eq!(counter_rate(Some(1), Some(2), f64::NAN), None);
         assert_eq!(counter_delta(Some(5), Some(4)), None);
         assert_eq!(counter_delta(Some(4), Some(5)), Some(1));
+    }
+
+    /// Two reads of a fixture tree 2 s apart, the second with every counter moved on.
+    fn pair() -> (Sample, Sample) {
+        let root = crate::root::Root::at(format!(
+            "{}/tests/fixtures/linux-6.18-loaded",
+            env!("CARGO_MANIFEST_DIR")
+        ));
+        let mut a = crate::sources::collect(&root);
+        a.monotonic_ns = 10_000_000_000;
+        let mut b = a.clone();
+        b.monotonic_ns = 12_000_000_000;
+        if let Ok(v) = b.vmstat.as_mut() {
+            for c in [
+                &mut v.zswpout,
+                &mut v.zswpin,
+                &mut v.zswpwb,
+                &mut v.pswpout,
+                &mut v.pswpin,
+                &mut v.swpout_zero,
+                &mut v.swpin_zero,
+            ] {
+                *c = c.map(|n| n + 100);
+            }
+        }
+        if let Ok(p) = b.psi.as_mut() {
+            p.some.total_us += 500_000;
+            p.full.total_us += 3_000_000;
+        }
+        (a, b)
+    }
+
+    #[test]
+    fn named_rates_come_from_the_catalogue_counters() {
+        let (a, b) = pair();
+        let r = derive(&a, &b).unwrap();
+        let ps = b.host.page_size.bytes as f64;
+        let each = 100.0 / 2.0 * ps;
+        for v in [
+            r.zswpout_bytes_per_sec,
+            r.zswpin_bytes_per_sec,
+            r.zswpwb_bytes_per_sec,
+            r.pswpout_bytes_per_sec,
+            r.pswpin_bytes_per_sec,
+            r.swpout_zero_bytes_per_sec,
+            r.swpin_zero_bytes_per_sec,
+        ] {
+            assert_eq!(v, Some(each));
+        }
+        assert_eq!(r.per_sec.get("zswpout"), Some(&50.0), "pages per second");
+        // 0.5 s of 2 s stalled: 25%; 3 s of 2 s is capped at 100%.
+        assert_eq!(r.psi_some_percent, Some(25.0));
+        assert_eq!(r.psi_full_percent, Some(100.0));
+        assert_eq!(r.bypassed_zswap_bytes_per_sec, Some(0.0));
     }
 }
