@@ -164,6 +164,7 @@ def main():
               f"p50 {p(0.50):.1f} ms, p99 {p(0.99):.1f} ms, max {lat[-1] * 1e3:.1f} ms")
         print(f"RSS under load: min {min(rss_seen)} KiB, max {max(rss_seen)} KiB "
               f"(first {rss_seen[0]}, last {rss_seen[-1]}; {len(rss_seen)} samples)")
+        print("RSS every 5 s (KiB):", " ".join(str(r) for r in rss_seen[::5]))
         print(f"Slowloris closed after {slow.get('closed_after', float('nan')):.2f} s (limit 5 s from accept)")
         for status, dt in bad:
             print(f"Malformed: '{status}' in {dt * 1e3:.1f} ms")
