@@ -6,6 +6,8 @@ pub mod keys;
 pub mod lists;
 pub mod run;
 pub mod sampler;
+mod signals;
+mod terminal;
 mod tty;
 
 use std::time::Duration;
