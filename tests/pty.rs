@@ -55,7 +55,12 @@ fn open_pty(cols: u16, rows: u16) -> (File, PathBuf) {
 }
 
 /// The dashboard on the slave side of a new pseudo-terminal, with only `path` on PATH.
-fn start(setsid: &Path, path: &Path, extra: &[&str]) -> (Child, File) {
+fn start(setsid: &Path, path: &Path) -> (Child, File) {
+    start_on(setsid, path, Path::new(&fixture()))
+}
+
+/// The same over the tree at `root`.
+fn start_on(setsid: &Path, path: &Path, root: &Path) -> (Child, File) {
     let (master, slave_path) = open_pty(100, 30);
     let slave = File::options()
         .read(true)
@@ -66,8 +71,9 @@ fn start(setsid: &Path, path: &Path, extra: &[&str]) -> (Child, File) {
     let child = Command::new(setsid)
         .arg("--ctty")
         .arg(BIN)
-        .args(["--root", &fixture(), "-i", "0.1"])
-        .args(extra)
+        .arg("--root")
+        .arg(root)
+        .args(["-i", "0.1"])
         .env_clear()
         .env("PATH", path)
         .env("TERM", "xterm-256color")
@@ -149,7 +155,7 @@ fn closing_the_terminal_ends_it_cleanly_without_running_tput() {
     let path = fake_path(dir.path(), &marker);
     let mut times = Vec::new();
     for trial in 0..20 {
-        let (mut child, mut master) = start(&setsid, &path, &[]);
+        let (mut child, mut master) = start(&setsid, &path);
         assert!(
             wait_for_text(&mut master, b"Real memory", Duration::from_secs(20)),
             "trial {trial}: the dashboard was not drawn"
@@ -181,4 +187,81 @@ fn closing_the_terminal_ends_it_cleanly_without_running_tput() {
     );
     let max = times.iter().max().unwrap();
     println!("20 hang-ups: each ended within {max:?} with status 0 or 129");
+}
+
+/// A copy of the loaded fixture with a cgroup v2 tree of `n` cgroups (100 slices of n/100).
+fn tree_with_cgroups(dir: &Path, n: usize) -> PathBuf {
+    let root = dir.join("root");
+    let ok = Command::new("cp")
+        .args(["-r", &fixture()])
+        .arg(&root)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let cg = root.join("sys/fs/cgroup");
+    fs::create_dir_all(&cg).unwrap();
+    fs::write(cg.join("cgroup.controllers"), "cpu io memory pids\n").unwrap();
+    let stat = "anon 4096\nzswap 1000\nzswapped 3000\nzswpin 1\nzswpout 2\nzswpwb 0\n";
+    fs::write(cg.join("memory.stat"), stat).unwrap();
+    for i in 0..n {
+        let d = cg.join(format!("s{}.slice/u{i}.service", i / 100));
+        fs::create_dir_all(&d).unwrap();
+        fs::write(d.join("memory.stat"), stat).unwrap();
+        fs::write(d.join("memory.current"), "8192\n").unwrap();
+    }
+    root
+}
+
+/// 20,000 cgroups at `-i 0.1` on the cgroups view: `q` still ends the dashboard at once (the
+/// tree is read in slices with the keys read between them).
+#[test]
+fn q_answers_at_once_over_a_huge_cgroup_tree() {
+    let Some(setsid) = setsid() else {
+        println!("SKIPPED: no setsid to give the dashboard a terminal of its own");
+        return;
+    };
+    // In memory when possible: 20,000 directories are slow to write and remove on a disk.
+    let shm = Path::new("/dev/shm");
+    let dir = if shm.is_dir() {
+        tempfile::tempdir_in(shm).unwrap()
+    } else {
+        tempfile::tempdir().unwrap()
+    };
+    let made = Instant::now();
+    let root = tree_with_cgroups(dir.path(), 20_000);
+    println!("tree written in {:?}", made.elapsed());
+    let (mut child, mut master) = start_on(&setsid, Path::new("/usr/bin:/bin"), &root);
+    assert!(wait_for_text(
+        &mut master,
+        b"Real memory",
+        Duration::from_secs(20)
+    ));
+    std::io::Write::write_all(&mut master, b"6").unwrap();
+    assert!(
+        wait_for_text(&mut master, b"cgroup", Duration::from_secs(20)),
+        "the cgroups view"
+    );
+    println!("cgroups view up after {:?}", made.elapsed());
+    // Into the middle of the walks.
+    let drain = Instant::now();
+    while drain.elapsed() < Duration::from_millis(1500) {
+        wait_for_text(&mut master, b"\0never", Duration::from_millis(100));
+    }
+    std::io::Write::write_all(&mut master, b"q").unwrap();
+    let t = Instant::now();
+    // Keep reading so its writes never block.
+    while t.elapsed() < Duration::from_secs(3) && child.try_wait().unwrap().is_none() {
+        wait_for_text(&mut master, b"\0never", Duration::from_millis(5));
+    }
+    let took = t.elapsed();
+    let status = child.try_wait().unwrap();
+    if status.is_none() {
+        let _ = child.kill();
+    }
+    println!("q over 20,000 cgroups: ended after {took:?}");
+    assert_eq!(status.and_then(|s| s.code()), Some(0), "{status:?}");
+    assert!(
+        took < Duration::from_millis(500),
+        "q took {took:?} over 20,000 cgroups"
+    );
 }

@@ -244,6 +244,13 @@ impl App {
         }
     }
 
+    /// How old the cgroup list is at the last tick, when it is carried from an earlier one.
+    pub fn cgroup_list_age(&self) -> Option<Duration> {
+        let at = self.prev.cgroups_read_ns?;
+        let age = Duration::from_nanos(self.prev.monotonic_ns.saturating_sub(at));
+        (age > Duration::ZERO).then_some(age)
+    }
+
     /// Which key map applies now.
     pub fn key_mode(&self) -> keys::Mode {
         if self.prompt && !self.help {
@@ -305,9 +312,19 @@ impl App {
     }
 
     fn on_sample(&mut self, s: Sample) -> bool {
-        let snap = Snapshot::derive(&s, Some(&self.prev));
+        let mut snap = Snapshot::derive(&s, Some(&self.prev));
         self.history.push_snapshot(s.monotonic_ns, &snap);
-        let pending = !matches!(self.prev.cgroups, Some(Ok(_)));
+        let mut pending = !matches!(self.prev.cgroups, Some(Ok(_)));
+        // The same cgroup list as the last tick (a large tree is not read every tick): keep
+        // its rows, whose rates are over the two readings before.
+        if s.cgroups_read_ns.is_some() && s.cgroups_read_ns == self.prev.cgroups_read_ns {
+            let (last, last_pending) = match &self.newest {
+                Some(n) => (&**n, self.newest_cgroup_rates_pending),
+                None => (&self.latest, self.cgroup_rates_pending),
+            };
+            snap.cgroups.clone_from(&last.cgroups);
+            pending = last_pending;
+        }
         self.prev = s;
         self.samples += 1;
         if self.paused {

@@ -65,18 +65,26 @@ pub trait Events {
 /// view needs, and says how often the process list is read when that is less often than every
 /// tick; it is called once per interval, paused or not, and at once when a view that needs a
 /// scan the last sample lacks comes up (so its rows show without waiting for the next tick).
-pub fn event_loop<B, E, S>(
+///
+/// `work()` does one slice of a scan under way (the cgroup walk) and says whether that finished
+/// it (`None`: nothing under way). Slices run back to back with the keys read between them; a
+/// finished list goes into the next tick's sample, or into one at once if none is shown yet.
+pub fn event_loop<B, E, S, W>(
     terminal: &mut Terminal<B>,
     app: &mut App,
     events: &mut E,
     mut sample: S,
+    mut work: W,
 ) -> Exit
 where
     B: Backend,
     B::Error: std::fmt::Display,
     E: Events,
     S: FnMut(&Sample, Extras, Duration) -> (Sample, Option<Duration>),
+    W: FnMut() -> Option<bool>,
 {
+    let mut busy = false;
+    let mut list_ready = false;
     let mut last_sample = Instant::now();
     let mut sampled_with = app.extras();
     let mut dirty = true;
@@ -102,10 +110,14 @@ where
         }
         let now = Instant::now();
         let due = last_sample + app.interval;
+        // A tick that took longer than the interval is due again at once: read the keys first.
+        let mut keys_first = false;
         let extras = app.extras();
         let scan_missing = (extras.top_processes.is_some() && sampled_with.top_processes.is_none())
             || (extras.cgroups && !sampled_with.cgroups);
-        if now >= due || scan_missing {
+        if now >= due || scan_missing || list_ready {
+            list_ready = false;
+            busy = true;
             let (s, scan_every) = sample(app.last_sample(), extras, app.interval);
             sampled_with = extras;
             dirty |= app.update(Msg::ScanEvery(scan_every));
@@ -116,10 +128,23 @@ where
                 now
             };
             dirty |= app.update(Msg::Sampled(Box::new(s)));
-            continue;
+            keys_first = true;
+        } else if busy {
+            match work() {
+                None => busy = false,
+                Some(done) => {
+                    busy = !done;
+                    list_ready = done && app.last_sample().cgroups.is_none();
+                }
+            }
         }
         inputs.clear();
-        if let Err(e) = events.wait(due - now, &mut inputs) {
+        let timeout = if busy || list_ready || keys_first {
+            Duration::ZERO
+        } else {
+            due.saturating_duration_since(Instant::now())
+        };
+        if let Err(e) = events.wait(timeout, &mut inputs) {
             return Exit::TtyGone(format!("reading the terminal: {e}"));
         }
         for input in inputs.drain(..) {
@@ -237,6 +262,8 @@ pub fn run(settings: Settings, root: &Root) -> anyhow::Result<Exit> {
     let mut sampler = Sampler::new(root.clone());
     // Before the handlers: until the dashboard is up, the signals keep their default effect.
     let first = sampler.sample(None, Extras::default());
+    // Shared by the sampling and the slices of work between ticks.
+    let sampler = std::cell::RefCell::new(sampler);
     let signals = Signals::install().context("installing signal handlers")?;
     let mut app = App::new(settings, first);
     // Given back on every way out, a failed setup and a panic included.
@@ -255,9 +282,11 @@ pub fn run(settings: Settings, root: &Root) -> anyhow::Result<Exit> {
         &mut app,
         &mut events,
         |prev, extras, interval| {
-            let s = sampler.sample(Some(prev), extras);
-            (s, sampler.scan_every(interval))
+            let s = sampler.borrow_mut().sample(Some(prev), extras);
+            let every = sampler.borrow().scan_every(interval);
+            (s, every)
         },
+        || sampler.borrow_mut().work(),
     );
     guard.finish();
     let exit = match exit {
@@ -289,6 +318,10 @@ mod tests {
 
     impl Events for Script {
         fn wait(&mut self, timeout: Duration, out: &mut Vec<Input>) -> io::Result<()> {
+            // A look for keys without waiting finds none: the script's input comes in waits.
+            if timeout.is_zero() {
+                return Ok(());
+            }
             match self.batches.pop_front() {
                 // An empty batch is a wait that timed out.
                 Some(batch) if batch.is_empty() => thread::sleep(timeout),
@@ -350,6 +383,7 @@ mod tests {
                 t += 100_000_000;
                 (fixture(t, extras), None)
             },
+            || None,
         );
         (exit, app, term, asked)
     }
@@ -446,9 +480,13 @@ mod tests {
             .into(),
             ..Script::default()
         };
-        let exit = event_loop(&mut term, &mut app, &mut script, |_, extras, _| {
-            (fixture(1, extras), None)
-        });
+        let exit = event_loop(
+            &mut term,
+            &mut app,
+            &mut script,
+            |_, extras, _| (fixture(1, extras), None),
+            || None,
+        );
         assert_eq!(exit, Exit::Quit);
         assert_eq!((script.suspends, script.resumes), (1, 1));
         assert!(!app.clear_requested, "the clear was done");

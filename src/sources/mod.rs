@@ -56,6 +56,10 @@ pub struct Sample {
     /// Only when a view asks for it: the v2 cgroup tree, or why there is none.
     #[serde(default)]
     pub cgroups: Option<Reading<Vec<cgroups::CgroupSample>>>,
+    /// CLOCK_MONOTONIC when that tree was read: the dashboard reads a large tree less often
+    /// than every tick and carries the list between readings (rates are over these times).
+    #[serde(default)]
+    pub cgroups_read_ns: Option<u64>,
 }
 
 /// Sources that cost more than one file read, read only while something shows them.
@@ -114,6 +118,7 @@ pub fn collect_with(root: &Root, extras: Extras) -> Sample {
         block_stats: block_stats(&swap_devices),
         swap_devices,
         processes,
+        cgroups_read_ns: cgroups.as_ref().map(|_| monotonic_ns),
         cgroups,
     }
 }
@@ -191,6 +196,7 @@ pub fn collect_fast(root: &Root, prev: &Sample, extras: Extras) -> Sample {
         block_stats: block_stats(&swap_devices),
         swap_devices,
         processes,
+        cgroups_read_ns: cgroups.as_ref().map(|_| monotonic_ns),
         cgroups,
     }
 }
@@ -291,6 +297,7 @@ mod tests {
     fn same_time(mut s: Sample, like: &Sample) -> Sample {
         s.monotonic_ns = like.monotonic_ns;
         s.unix_ms = like.unix_ms;
+        s.cgroups_read_ns = like.cgroups_read_ns;
         s
     }
 
