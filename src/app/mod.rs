@@ -246,8 +246,8 @@ impl App {
 
     /// How old the cgroup list is at the last tick, when it is carried from an earlier one.
     pub fn cgroup_list_age(&self) -> Option<Duration> {
-        let at = self.prev.cgroups_read_ns?;
-        let age = Duration::from_nanos(self.prev.monotonic_ns.saturating_sub(at));
+        self.prev.cgroups.as_ref()?;
+        let age = Duration::from_nanos(self.prev.cgroups_age_ns);
         (age > Duration::ZERO).then_some(age)
     }
 
@@ -317,7 +317,7 @@ impl App {
         let mut pending = !matches!(self.prev.cgroups, Some(Ok(_)));
         // The same cgroup list as the last tick (a large tree is not read every tick): keep
         // its rows, whose rates are over the two readings before.
-        if s.cgroups_read_ns.is_some() && s.cgroups_read_ns == self.prev.cgroups_read_ns {
+        if s.cgroups_read_ns().is_some() && s.cgroups_read_ns() == self.prev.cgroups_read_ns() {
             let (last, last_pending) = match &self.newest {
                 Some(n) => (&**n, self.newest_cgroup_rates_pending),
                 None => (&self.latest, self.cgroup_rates_pending),
@@ -712,6 +712,47 @@ mod tests {
         assert_eq!(a.procs.filter, "x", "and the filter stays with its view");
         a.update(Msg::Key(Action::Back));
         assert!(!a.running, "no filter on the cgroups view: Esc quits");
+    }
+
+    /// A tick that carries the last cgroup list (the tree was not read again) keeps the rows
+    /// and their rates, and the list's age is known.
+    #[test]
+    fn a_carried_cgroup_list_keeps_its_rates_and_age() {
+        let cg = Extras {
+            top_processes: None,
+            cgroups: true,
+        };
+        let read = |name: &str, t_s: u64| -> Sample {
+            let root = Root::at(format!("tests/fixtures/{name}"));
+            let mut s = crate::sources::collect_with(&root, cg);
+            s.monotonic_ns = t_s * 1_000_000_000;
+            s
+        };
+        let first = read("depth-cgroup-v2", 100);
+        let mut second = first.clone();
+        second.monotonic_ns += 1_000_000_000;
+        if let Some(Ok(list)) = second.cgroups.as_mut() {
+            for c in list {
+                c.zswpout = c.zswpout.map(|n| n + 10);
+            }
+        }
+        let mut a = App::new(settings(), first);
+        a.update(Msg::Sampled(Box::new(second)));
+        let with_rates = a.latest.cgroups.clone();
+        let rated = |c: &Option<crate::model::owners::Cgroups>| {
+            c.as_ref()
+                .is_some_and(|c| c.list.iter().any(|r| r.zswpout_bytes_per_sec.is_some()))
+        };
+        assert!(rated(&with_rates));
+        assert_eq!(a.cgroup_list_age(), None, "read this tick");
+        // The next tick, a second later, carries that list.
+        let mut carried = a.last_sample().clone();
+        carried.monotonic_ns += 1_000_000_000;
+        carried.cgroups_age_ns = 1_000_000_000;
+        a.update(Msg::Sampled(Box::new(carried)));
+        assert_eq!(a.latest.cgroups, with_rates, "rows and rates kept");
+        assert!(!a.cgroup_rates_pending);
+        assert_eq!(a.cgroup_list_age(), Some(Duration::from_secs(1)));
     }
 
     #[test]

@@ -51,6 +51,8 @@ pub struct Sampler {
     /// The last tick that scanned the processes: when it started and how long it took (ns).
     last_scan: Option<(u64, u64)>,
     cgroups: CgroupScan,
+    /// The longest piece of cgroup walk ([`SLICE`]).
+    slice: Duration,
 }
 
 impl Sampler {
@@ -60,6 +62,7 @@ impl Sampler {
             last_full_ns: None,
             last_scan: None,
             cgroups: CgroupScan::default(),
+            slice: SLICE,
         }
     }
 
@@ -106,7 +109,7 @@ impl Sampler {
         }
         if let Some((list, at)) = &self.cgroups.list {
             s.cgroups = Some(list.clone());
-            s.cgroups_read_ns = Some(*at);
+            s.cgroups_age_ns = s.monotonic_ns.saturating_sub(*at);
         }
         s
     }
@@ -139,7 +142,7 @@ impl Sampler {
         let c = &mut self.cgroups;
         let walk = c.walk.as_mut()?;
         let t = sys::monotonic_ns();
-        let done = walk.step(Some(SLICE));
+        let done = walk.step(Some(self.slice));
         c.started.1 = c
             .started
             .1
@@ -238,5 +241,51 @@ mod tests {
         assert!(b.processes.is_some() && b.cgroups.is_none());
         let c = s.sample(Some(&b), Extras::default());
         assert!(c.processes.is_none(), "no scan once the view is left");
+    }
+
+    /// A cgroup tree read in slices: no list until the walk is done, then that list, carried
+    /// with its age while the next walk waits for its share of CPU.
+    #[test]
+    fn the_cgroup_walk_resumes_and_its_list_is_carried_with_its_age() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path().join("sys/fs/cgroup");
+        for i in 0..5 {
+            std::fs::create_dir_all(base.join(format!("s{i}.slice"))).unwrap();
+            std::fs::write(base.join(format!("s{i}.slice/memory.stat")), "zswpout 1\n").unwrap();
+        }
+        std::fs::write(base.join("cgroup.controllers"), "memory\n").unwrap();
+        std::fs::write(base.join("memory.stat"), "zswpout 1\n").unwrap();
+        let mut s = Sampler::new(Root::at(tmp.path()));
+        // One directory per slice.
+        s.slice = Duration::ZERO;
+        let cg = Extras {
+            top_processes: None,
+            cgroups: true,
+        };
+        let a = s.sample(None, cg);
+        assert!(a.cgroups.is_none(), "no list before the walk is done");
+        let mut steps = 1;
+        while s.work() == Some(false) {
+            steps += 1;
+        }
+        assert_eq!(steps + 1, 6, "one directory per slice, resumed each time");
+        assert_eq!(s.work(), None, "nothing under way");
+        let b = s.sample(Some(&a), cg);
+        let list = b.cgroups.as_ref().unwrap().as_ref().unwrap();
+        assert_eq!(list.len(), 6);
+        assert_eq!(list[5].path, "/s4.slice");
+        let read_at = b.cgroups_read_ns().unwrap();
+        // As if that walk had cost 10 s: the next waits, and the ticks carry the list.
+        s.cgroups.last = Some((read_at, 10_000_000_000));
+        s.cgroups.walk = None;
+        std::thread::sleep(Duration::from_millis(5));
+        let c = s.sample(Some(&b), cg);
+        assert!(s.cgroups.walk.is_none(), "not due yet");
+        assert_eq!(c.cgroups, b.cgroups, "carried");
+        assert_eq!(c.cgroups_read_ns(), Some(read_at));
+        assert!(c.cgroups_age_ns >= 5_000_000, "{}", c.cgroups_age_ns);
+        // Leaving the view forgets it all.
+        let d = s.sample(Some(&c), Extras::default());
+        assert!(d.cgroups.is_none() && s.cgroups.list.is_none());
     }
 }

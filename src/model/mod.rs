@@ -560,10 +560,7 @@ impl Snapshot {
                     prev.and_then(|p| p.cgroups.as_ref()?.as_ref().ok().map(Vec::as_slice));
                 // Over the times the two lists were read (a large tree is not read every tick).
                 let dt = prev
-                    .and_then(|p| {
-                        let at = |s: &Sample| s.cgroups_read_ns.unwrap_or(s.monotonic_ns);
-                        at(curr).checked_sub(at(p))
-                    })
+                    .and_then(|p| curr.cgroups_read_ns()?.checked_sub(p.cgroups_read_ns()?))
                     .map(|ns| ns as f64 / 1e9)
                     .unwrap_or(0.0);
                 owners::Cgroups {

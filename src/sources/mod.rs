@@ -56,10 +56,20 @@ pub struct Sample {
     /// Only when a view asks for it: the v2 cgroup tree, or why there is none.
     #[serde(default)]
     pub cgroups: Option<Reading<Vec<cgroups::CgroupSample>>>,
-    /// CLOCK_MONOTONIC when that tree was read: the dashboard reads a large tree less often
-    /// than every tick and carries the list between readings (rates are over these times).
+    /// How long before this sample that tree was read (0: in this tick). The dashboard reads a
+    /// large tree less often than every tick and carries the list between readings; rates are
+    /// over the times of the readings.
     #[serde(default)]
-    pub cgroups_read_ns: Option<u64>,
+    pub cgroups_age_ns: u64,
+}
+
+impl Sample {
+    /// CLOCK_MONOTONIC when the cgroup list was read, if there is one.
+    pub fn cgroups_read_ns(&self) -> Option<u64> {
+        self.cgroups
+            .as_ref()
+            .map(|_| self.monotonic_ns.saturating_sub(self.cgroups_age_ns))
+    }
 }
 
 /// Sources that cost more than one file read, read only while something shows them.
@@ -118,7 +128,7 @@ pub fn collect_with(root: &Root, extras: Extras) -> Sample {
         block_stats: block_stats(&swap_devices),
         swap_devices,
         processes,
-        cgroups_read_ns: cgroups.as_ref().map(|_| monotonic_ns),
+        cgroups_age_ns: 0,
         cgroups,
     }
 }
@@ -196,7 +206,7 @@ pub fn collect_fast(root: &Root, prev: &Sample, extras: Extras) -> Sample {
         block_stats: block_stats(&swap_devices),
         swap_devices,
         processes,
-        cgroups_read_ns: cgroups.as_ref().map(|_| monotonic_ns),
+        cgroups_age_ns: 0,
         cgroups,
     }
 }
@@ -297,7 +307,6 @@ mod tests {
     fn same_time(mut s: Sample, like: &Sample) -> Sample {
         s.monotonic_ns = like.monotonic_ns;
         s.unix_ms = like.unix_ms;
-        s.cgroups_read_ns = like.cgroups_read_ns;
         s
     }
 
