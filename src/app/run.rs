@@ -83,7 +83,8 @@ where
     S: FnMut(&Sample, Extras, Duration) -> (Sample, Option<Duration>),
     W: FnMut() -> Option<bool>,
 {
-    let mut busy = false;
+    // Whether a scan may be under way (asked of `work` until it says there is none).
+    let mut busy = true;
     let mut list_ready = false;
     let mut last_sample = Instant::now();
     let mut sampled_with = app.extras();
@@ -461,6 +462,72 @@ mod tests {
         assert_eq!(app.procs.filter, "qs", "q and s were text in the prompt");
         assert!(!app.prompt);
         assert!(term.backend().to_string().contains("qs"));
+    }
+
+    /// Input that is there at the `nth` look (from 1), however long each look may wait.
+    struct Pending(usize, Vec<Input>);
+
+    impl Events for Pending {
+        fn wait(&mut self, timeout: Duration, out: &mut Vec<Input>) -> io::Result<()> {
+            self.0 = self.0.saturating_sub(1);
+            if self.0 == 0 {
+                out.append(&mut self.1);
+            } else {
+                thread::sleep(timeout);
+            }
+            Ok(())
+        }
+
+        fn suspend(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+
+        fn resume(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Every tick takes longer than the interval: the keys are still read between ticks.
+    #[test]
+    fn a_tick_longer_than_the_interval_does_not_starve_the_keys() {
+        let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+        let mut app = app();
+        let mut ticks = 0;
+        let exit = event_loop(
+            &mut term,
+            &mut app,
+            &mut Pending(2, vec![key('q')]),
+            |_, extras, interval| {
+                ticks += 1;
+                assert!(ticks < 5, "{ticks} slow ticks and the keys were never read");
+                thread::sleep(interval + Duration::from_millis(20));
+                (fixture(1, extras), None)
+            },
+            || None,
+        );
+        assert_eq!(exit, Exit::Quit);
+        assert_eq!(ticks, 1, "q was read right after the first tick");
+    }
+
+    /// A scan under way is worked on in slices with the keys read between them.
+    #[test]
+    fn keys_are_read_between_slices_of_work() {
+        let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+        let mut app = app();
+        let mut slices = 0;
+        let exit = event_loop(
+            &mut term,
+            &mut app,
+            &mut Pending(3, vec![key('q')]),
+            |_, extras, _| (fixture(1, extras), None),
+            || {
+                slices += 1;
+                assert!(slices < 5, "{slices} slices and the keys were never read");
+                Some(false)
+            },
+        );
+        assert_eq!(exit, Exit::Quit);
+        assert_eq!(slices, 3, "a look at the keys after each slice");
     }
 
     /// Ctrl-Z lends the terminal out; when continued the screen is cleared and drawn in full.
