@@ -311,19 +311,24 @@ impl App {
         }
     }
 
-    fn on_sample(&mut self, s: Sample) -> bool {
+    fn on_sample(&mut self, mut s: Sample) -> bool {
+        // The same cgroup list as the last tick (a large tree is not read every tick): its rows
+        // are the last snapshot's, whose rates are over the two readings before, and are not
+        // derived or sorted again.
+        let carried =
+            s.cgroups_read_ns().is_some() && s.cgroups_read_ns() == self.prev.cgroups_read_ns();
+        let list = if carried { s.cgroups.take() } else { None };
         let mut snap = Snapshot::derive(&s, Some(&self.prev));
         self.history.push_snapshot(s.monotonic_ns, &snap);
         let mut pending = !matches!(self.prev.cgroups, Some(Ok(_)));
-        // The same cgroup list as the last tick (a large tree is not read every tick): keep
-        // its rows, whose rates are over the two readings before.
-        if s.cgroups_read_ns().is_some() && s.cgroups_read_ns() == self.prev.cgroups_read_ns() {
-            let (last, last_pending) = match &self.newest {
-                Some(n) => (&**n, self.newest_cgroup_rates_pending),
-                None => (&self.latest, self.cgroup_rates_pending),
+        if carried {
+            s.cgroups = list;
+            (snap.cgroups, pending) = match self.newest.as_mut() {
+                Some(n) => (n.cgroups.take(), self.newest_cgroup_rates_pending),
+                // The shown snapshot is replaced below unless paused.
+                None if !self.paused => (self.latest.cgroups.take(), self.cgroup_rates_pending),
+                None => (self.latest.cgroups.clone(), self.cgroup_rates_pending),
             };
-            snap.cgroups.clone_from(&last.cgroups);
-            pending = last_pending;
         }
         self.prev = s;
         self.samples += 1;
@@ -334,7 +339,9 @@ impl App {
         } else {
             self.latest = snap;
             self.cgroup_rates_pending = pending;
-            self.refresh_lists();
+            if !carried {
+                self.refresh_lists();
+            }
             true
         }
     }
