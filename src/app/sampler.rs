@@ -9,10 +9,16 @@
 //! than everything else together. So it takes at most [`SCAN_SHARE`]⁻¹ of one CPU: after a tick
 //! that scanned in `d`, the next scan comes no sooner than `SCAN_SHARE × d` later, and the ticks
 //! in between carry the last scan's list. With a few hundred processes that is every tick.
+//!
+//! The cgroup tree is capped the same way, and also read in slices of at most [`SLICE`]: a
+//! walk of tens of thousands of cgroups is spread over many slices with the keys read between
+//! them ([`Sampler::work`]), so the dashboard answers at once whatever the tree. Until a walk
+//! is done the ticks carry the last complete list, with the time it was read.
 
 use std::time::Duration;
 
-use crate::root::Root;
+use crate::root::{Reading, Root};
+use crate::sources::cgroups::{self, CgroupSample, Walk};
 use crate::sources::{self, Extras, Sample};
 use crate::sys;
 
@@ -22,6 +28,21 @@ pub const FULL_EVERY: Duration = Duration::from_secs(60);
 /// The process scan takes at most 1/SCAN_SHARE of one CPU (2%).
 pub const SCAN_SHARE: u64 = 50;
 
+/// The longest piece of cgroup walk done before the keys are read again.
+pub const SLICE: Duration = Duration::from_millis(20);
+
+/// The cgroup tree: the walk under way, the last complete list, and what the last walk cost.
+#[derive(Debug, Default)]
+struct CgroupScan {
+    walk: Option<Walk>,
+    /// When the walk under way started, and the time its slices took so far (ns).
+    started: (u64, u64),
+    /// The last complete reading and when it was read.
+    list: Option<(Reading<Vec<CgroupSample>>, u64)>,
+    /// The last complete walk: when it started and what its slices took (ns).
+    last: Option<(u64, u64)>,
+}
+
 #[derive(Debug)]
 pub struct Sampler {
     root: Root,
@@ -29,6 +50,9 @@ pub struct Sampler {
     last_full_ns: Option<u64>,
     /// The last tick that scanned the processes: when it started and how long it took (ns).
     last_scan: Option<(u64, u64)>,
+    cgroups: CgroupScan,
+    /// The longest piece of cgroup walk ([`SLICE`]).
+    slice: Duration,
 }
 
 impl Sampler {
@@ -37,6 +61,8 @@ impl Sampler {
             root,
             last_full_ns: None,
             last_scan: None,
+            cgroups: CgroupScan::default(),
+            slice: SLICE,
         }
     }
 
@@ -58,6 +84,14 @@ impl Sampler {
         if carry.is_some() {
             ask.top_processes = None;
         }
+        // The cgroup tree is walked here, in slices, not by the sources.
+        ask.cgroups = false;
+        if extras.cgroups {
+            self.start_walk_if_due(now);
+            self.work();
+        } else {
+            self.cgroups = CgroupScan::default();
+        }
         let mut s = match prev {
             Some(p) if !full_due => sources::collect_fast(&self.root, p, ask),
             _ => {
@@ -73,7 +107,51 @@ impl Sampler {
         } else {
             self.last_scan = None;
         }
+        if let Some((list, at)) = &self.cgroups.list {
+            s.cgroups = Some(list.clone());
+            s.cgroups_age_ns = s.monotonic_ns.saturating_sub(*at);
+        }
         s
+    }
+
+    /// Start a walk of the cgroup tree unless one is under way or the last was too recent for
+    /// its cost.
+    fn start_walk_if_due(&mut self, now: u64) {
+        let c = &mut self.cgroups;
+        let due = c.walk.is_none()
+            && c.last
+                .is_none_or(|(at, took)| now.saturating_sub(at) >= took.saturating_mul(SCAN_SHARE));
+        if !due {
+            return;
+        }
+        match cgroups::find_v2(&self.root) {
+            Ok(mount) => {
+                c.walk = Some(Walk::new(self.root.clone(), mount));
+                c.started = (now, 0);
+            }
+            Err(e) => {
+                c.list = Some((Err(e), now));
+                c.last = Some((now, sys::monotonic_ns().saturating_sub(now)));
+            }
+        }
+    }
+
+    /// Read one slice of the cgroup walk under way. `None` when there is none; else whether
+    /// the walk is now done (its list goes into the next sample).
+    pub fn work(&mut self) -> Option<bool> {
+        let c = &mut self.cgroups;
+        let walk = c.walk.as_mut()?;
+        let t = sys::monotonic_ns();
+        let done = walk.step(Some(self.slice));
+        c.started.1 = c
+            .started
+            .1
+            .saturating_add(sys::monotonic_ns().saturating_sub(t));
+        if done && let Some(walk) = c.walk.take() {
+            c.list = Some((Ok(walk.into_list()), c.started.0));
+            c.last = Some(c.started);
+        }
+        Some(done)
     }
 
     /// How long the process list now waits between scans, when that is longer than `interval`
@@ -163,5 +241,51 @@ mod tests {
         assert!(b.processes.is_some() && b.cgroups.is_none());
         let c = s.sample(Some(&b), Extras::default());
         assert!(c.processes.is_none(), "no scan once the view is left");
+    }
+
+    /// A cgroup tree read in slices: no list until the walk is done, then that list, carried
+    /// with its age while the next walk waits for its share of CPU.
+    #[test]
+    fn the_cgroup_walk_resumes_and_its_list_is_carried_with_its_age() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path().join("sys/fs/cgroup");
+        for i in 0..5 {
+            std::fs::create_dir_all(base.join(format!("s{i}.slice"))).unwrap();
+            std::fs::write(base.join(format!("s{i}.slice/memory.stat")), "zswpout 1\n").unwrap();
+        }
+        std::fs::write(base.join("cgroup.controllers"), "memory\n").unwrap();
+        std::fs::write(base.join("memory.stat"), "zswpout 1\n").unwrap();
+        let mut s = Sampler::new(Root::at(tmp.path()));
+        // One directory per slice.
+        s.slice = Duration::ZERO;
+        let cg = Extras {
+            top_processes: None,
+            cgroups: true,
+        };
+        let a = s.sample(None, cg);
+        assert!(a.cgroups.is_none(), "no list before the walk is done");
+        let mut steps = 1;
+        while s.work() == Some(false) {
+            steps += 1;
+        }
+        assert_eq!(steps + 1, 6, "one directory per slice, resumed each time");
+        assert_eq!(s.work(), None, "nothing under way");
+        let b = s.sample(Some(&a), cg);
+        let list = b.cgroups.as_ref().unwrap().as_ref().unwrap();
+        assert_eq!(list.len(), 6);
+        assert_eq!(list[5].path, "/s4.slice");
+        let read_at = b.cgroups_read_ns().unwrap();
+        // As if that walk had cost 10 s: the next waits, and the ticks carry the list.
+        s.cgroups.last = Some((read_at, 10_000_000_000));
+        s.cgroups.walk = None;
+        std::thread::sleep(Duration::from_millis(5));
+        let c = s.sample(Some(&b), cg);
+        assert!(s.cgroups.walk.is_none(), "not due yet");
+        assert_eq!(c.cgroups, b.cgroups, "carried");
+        assert_eq!(c.cgroups_read_ns(), Some(read_at));
+        assert!(c.cgroups_age_ns >= 5_000_000, "{}", c.cgroups_age_ns);
+        // Leaving the view forgets it all.
+        let d = s.sample(Some(&c), Extras::default());
+        assert!(d.cgroups.is_none() && s.cgroups.list.is_none());
     }
 }
