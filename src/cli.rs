@@ -3,17 +3,31 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser, Subcommand};
+
+/// The version `--version` and the man page show: the crate's, with the git revision it was
+/// built from when built from a checkout (build.rs).
+pub const VERSION: &str = env!("ZSWAPTOP_VERSION");
 
 /// zswaptop: where your memory really is when zswap or zram compresses it.
 #[derive(Debug, Parser)]
-#[command(name = "zswaptop", version, about, long_about = None)]
+#[command(
+    name = "zswaptop",
+    version = VERSION,
+    about,
+    long_about = None,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
+    /// Without a command: the live dashboard (or one report with --once).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
     /// Print one snapshot and exit (text, or JSON with --json).
     #[arg(long)]
     pub once: bool,
 
-    /// With --once: print JSON (docs/json-schema.md). Implies --once.
+    /// With --once: print JSON instead of text (one object, with a schema_version). Implies --once.
     #[arg(long)]
     pub json: bool,
 
@@ -45,6 +59,40 @@ pub struct Cli {
     /// How much history the dashboard graphs keep, in minutes.
     #[arg(long, value_name = "MINUTES", default_value_t = 10.0)]
     pub history: f64,
+
+    /// Leave the mouse to the terminal (no clicking tabs or scrolling with the wheel; the
+    /// terminal's own text selection works).
+    #[arg(long)]
+    pub no_mouse: bool,
+}
+
+/// What `zswaptop COMMAND` does instead of the dashboard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Subcommand)]
+pub enum Command {
+    /// Print the completion script for SHELL to stdout.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) to stdout: `zswaptop man | man -l -` shows it.
+    Man,
+}
+
+impl Command {
+    /// Write what the command prints to `out`. Generated in memory first: clap_complete
+    /// panics on a write error, and `zswaptop completions bash | head` must not.
+    pub fn run(self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let mut cmd = Cli::command();
+        let mut text = Vec::new();
+        match self {
+            Command::Completions { shell } => {
+                clap_complete::generate(shell, &mut cmd, "zswaptop", &mut text);
+            }
+            Command::Man => clap_mangen::Man::new(cmd).render(&mut text)?,
+        }
+        out.write_all(&text)?;
+        out.flush()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,6 +112,8 @@ pub struct Settings {
     pub color: bool,
     pub ascii: bool,
     pub history: Duration,
+    /// Capture the mouse in the dashboard (not with --no-mouse).
+    pub mouse: bool,
     /// Extra scans `--once` asks for.
     pub extras: crate::sources::Extras,
 }
@@ -115,6 +165,7 @@ impl Settings {
             color: !cli.no_color && !no_color_env && (stdout_tty || mode == Mode::Dashboard),
             ascii: cli.ascii,
             history: Duration::from_secs_f64(cli.history * 60.0),
+            mouse: !cli.no_mouse,
             extras: crate::sources::Extras {
                 top_processes: cli.top,
                 cgroups: cli.cgroups,
@@ -126,7 +177,6 @@ impl Settings {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
 
     fn parse(args: &[&str]) -> Result<Settings, SettingsError> {
         let mut v = vec!["zswaptop"];
@@ -144,6 +194,27 @@ mod tests {
         assert_eq!(parse(&["--once"]).unwrap().mode, Mode::OnceText);
         assert_eq!(parse(&["--json"]).unwrap().mode, Mode::OnceJson);
         assert_eq!(parse(&[]).unwrap().mode, Mode::Dashboard);
+    }
+
+    #[test]
+    fn commands_and_the_dashboard_flags() {
+        let c = |args: &[&str]| {
+            let mut v = vec!["zswaptop"];
+            v.extend_from_slice(args);
+            Cli::try_parse_from(v)
+        };
+        assert_eq!(c(&[]).unwrap().command, None, "no command: the dashboard");
+        assert_eq!(c(&["man"]).unwrap().command, Some(Command::Man));
+        assert_eq!(
+            c(&["completions", "zsh"]).unwrap().command,
+            Some(Command::Completions {
+                shell: clap_complete::Shell::Zsh
+            })
+        );
+        assert!(c(&["completions", "tcsh"]).is_err());
+        assert!(c(&["--once", "man"]).is_err(), "flags are the dashboard's");
+        assert!(parse(&[]).unwrap().mouse);
+        assert!(!parse(&["--no-mouse"]).unwrap().mouse);
     }
 
     #[test]
