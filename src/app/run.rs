@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use ratatui::Terminal;
 use ratatui::backend::Backend;
-use ratatui::crossterm::event::{self, Event, KeyEvent};
+use ratatui::crossterm::event::{self, Event, KeyEvent, MouseEvent};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINCH};
 
 use super::sampler::Sampler;
@@ -45,6 +45,7 @@ pub enum Exit {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Input {
     Key(KeyEvent),
+    Mouse(MouseEvent),
     Resize,
     Stop(i32),
     Hangup,
@@ -127,6 +128,11 @@ where
             match input {
                 Input::Key(k) => {
                     if let Some(a) = keys::action_for(k, app.key_mode()) {
+                        dirty |= app.update(Msg::Key(a));
+                    }
+                }
+                Input::Mouse(m) => {
+                    if let Some(a) = keys::mouse_action(m, |c, r| ui::view_at(app, c, r)) {
                         dirty |= app.update(Msg::Key(a));
                     }
                 }
@@ -266,6 +272,7 @@ impl Events for TtyEvents<'_> {
             while event::poll(Duration::ZERO)? {
                 match event::read()? {
                     Event::Key(k) => out.push(Input::Key(k)),
+                    Event::Mouse(m) => out.push(Input::Mouse(m)),
                     Event::Resize(..) => out.push(Input::Resize),
                     _ => {}
                 }
@@ -335,6 +342,7 @@ struct RestoreOnDrop;
 
 impl Drop for RestoreOnDrop {
     fn drop(&mut self) {
+        let _ = ratatui::crossterm::execute!(io::stdout(), event::DisableMouseCapture);
         ratatui::restore();
         let _ = ratatui::crossterm::execute!(io::stdout(), ratatui::crossterm::cursor::Show);
     }
@@ -355,6 +363,10 @@ pub fn run(settings: Settings, root: &Root) -> anyhow::Result<Exit> {
     let restore = RestoreOnDrop;
     // Installs a panic hook that restores the terminal before the panic message is printed.
     let mut terminal = ratatui::try_init().context("setting up the terminal")?;
+    if app.settings.mouse {
+        ratatui::crossterm::execute!(io::stdout(), event::EnableMouseCapture)
+            .context("capturing the mouse")?;
+    }
     let guard = Guard::spawn(tty_in.fd(), &signals).context("starting the guard thread")?;
     let mut events = TtyEvents {
         tty: tty_in.fd(),
