@@ -174,7 +174,7 @@ pub const HELP: [(&str, &str); 20] = [
     ("Backspace", "in the filter: delete a character"),
     ("Ctrl-U", "in the filter: clear it"),
     ("Ctrl-L", "repaint the screen"),
-    ("mouse", "click a view's name to show it; the wheel scrolls"),
+    ("mouse", "click a view's name; the wheel scrolls"),
 ];
 
 #[cfg(test)]
