@@ -88,11 +88,51 @@ impl Command {
             Command::Completions { shell } => {
                 clap_complete::generate(shell, &mut cmd, "zswaptop", &mut text);
             }
-            Command::Man => clap_mangen::Man::new(cmd).render(&mut text)?,
+            Command::Man => man_page(&cmd, &mut text)?,
         }
         out.write_all(&text)?;
         out.flush()
     }
+}
+
+/// The manual page: clap_mangen's sections, with the commands described in place (its own
+/// SUBCOMMANDS section points at a page per command, which zswaptop does not have).
+fn man_page(cmd: &clap::Command, out: &mut Vec<u8>) -> std::io::Result<()> {
+    let man = clap_mangen::Man::new(cmd.clone());
+    man.render_title(out)?;
+    man.render_name_section(out)?;
+    man.render_synopsis_section(out)?;
+    man.render_description_section(out)?;
+    man.render_options_section(out)?;
+    let mut roff = roff::Roff::new();
+    roff.control("SH", ["COMMANDS"]);
+    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+        roff.control("TP", []);
+        let mut usage = vec![roff::bold(format!("zswaptop {}", sub.get_name()))];
+        for arg in sub.get_positionals() {
+            let name = arg.get_value_names().and_then(|v| v.first()).map_or_else(
+                || arg.get_id().to_string().to_uppercase(),
+                ToString::to_string,
+            );
+            usage.push(roff::roman(" "));
+            usage.push(roff::italic(name));
+        }
+        roff.text(usage);
+        let mut about = sub.get_about().map(ToString::to_string).unwrap_or_default();
+        for arg in sub.get_positionals() {
+            let values: Vec<String> = arg
+                .get_possible_values()
+                .iter()
+                .map(|v| v.get_name().to_string())
+                .collect();
+            if !values.is_empty() {
+                about.push_str(&format!(" ({}: {})", arg.get_id(), values.join(", ")));
+            }
+        }
+        roff.text([roff::roman(about)]);
+    }
+    roff.to_writer(out)?;
+    man.render_version_section(out)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -61,6 +61,11 @@ fn man_is_roff_with_every_flag() {
     for section in [".SH NAME", ".SH SYNOPSIS", ".SH OPTIONS"] {
         assert!(text.contains(section), "man page lacks {section}");
     }
+    // The commands are described in place: there is no zswaptop-man(1) page to point at.
+    assert!(text.contains(".SH COMMANDS"), "{text}");
+    assert!(text.contains("zswaptop completions"), "{text}");
+    assert!(!text.contains("zswaptop\\-man(1)") && !text.contains("zswaptop-man(1)"));
+    assert!(text.contains("powershell"), "the shells are listed");
     for flag in ["once", "json", "root", "no\\-mouse", "history"] {
         assert!(
             text.contains(&format!("\\-\\-{flag}")),
