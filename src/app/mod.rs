@@ -119,6 +119,9 @@ pub enum Msg {
 /// Rows PgUp/PgDn move.
 pub const PAGE: usize = 10;
 
+/// Rows one notch of the mouse wheel moves.
+pub const WHEEL: usize = 3;
+
 /// How many processes the processes view keeps from each scan (sorted and filtered among
 /// these), unless `--top N` says otherwise.
 pub const TOP_PROCESSES: usize = 200;
@@ -417,8 +420,6 @@ impl App {
                     self.help = false;
                 } else if self.filter().is_some_and(|f| !f.is_empty()) {
                     self.edit_filter(String::clear);
-                } else {
-                    self.running = false;
                 }
             }
             Action::ToggleHelp => self.help = !self.help,
@@ -453,6 +454,8 @@ impl App {
             }
             Action::ScrollUp => self.scroll_to(|s, _| s.saturating_sub(1)),
             Action::ScrollDown => self.scroll_to(|s, _| s + 1),
+            Action::WheelUp => self.scroll_to(|s, _| s.saturating_sub(WHEEL)),
+            Action::WheelDown => self.scroll_to(|s, _| s + WHEEL),
             Action::PageUp => self.scroll_to(|s, _| s.saturating_sub(PAGE)),
             Action::PageDown => self.scroll_to(|s, _| s + PAGE),
             Action::Top => self.scroll_to(|_, _| 0),
@@ -641,8 +644,10 @@ mod tests {
         a.update(Msg::Key(Action::ToggleHelp));
         assert!(a.help);
         a.update(Msg::Key(Action::Back));
-        assert!(!a.help && a.running, "Esc closes the help first");
+        assert!(!a.help && a.running, "Esc closes the help");
         a.update(Msg::Key(Action::Back));
+        assert!(a.running, "Esc never quits from the main screen");
+        a.update(Msg::Key(Action::Quit));
         assert!(!a.running);
     }
 
@@ -704,7 +709,7 @@ mod tests {
             "Enter keeps the filter"
         );
         assert_eq!(a.key_mode(), keys::Mode::Normal);
-        // Esc clears a filter before it quits.
+        // Esc clears a filter.
         a.update(Msg::Key(Action::Back));
         assert!(a.running && a.procs.filter.is_empty());
         // Esc in the prompt clears and closes it; switching views closes it too.
@@ -718,7 +723,7 @@ mod tests {
         assert!(!a.prompt, "another view closes the prompt");
         assert_eq!(a.procs.filter, "x", "and the filter stays with its view");
         a.update(Msg::Key(Action::Back));
-        assert!(!a.running, "no filter on the cgroups view: Esc quits");
+        assert!(a.running, "no filter on the cgroups view: Esc does nothing");
     }
 
     /// A tick that carries the last cgroup list (the tree was not read again) keeps the rows

@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use ratatui::Terminal;
 use ratatui::backend::Backend;
-use ratatui::crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::crossterm::event::{
+    self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent,
+};
 use signal_hook::consts::SIGHUP;
 
 use super::sampler::Sampler;
@@ -40,6 +42,7 @@ pub enum Exit {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Input {
     Key(KeyEvent),
+    Mouse(MouseEvent),
     Resize,
     Stop(i32),
     Hangup,
@@ -155,6 +158,11 @@ where
                         dirty |= app.update(Msg::Key(a));
                     }
                 }
+                Input::Mouse(m) => {
+                    if let Some(a) = keys::mouse_action(m, |c, r| ui::view_at(app, c, r)) {
+                        dirty |= app.update(Msg::Key(a));
+                    }
+                }
                 Input::Resize => match terminal.size() {
                     Ok(size) => dirty |= app.update(Msg::Resize(size.width, size.height)),
                     Err(_) => dirty = true,
@@ -232,6 +240,7 @@ impl Events for TtyEvents<'_> {
                     }
                     Event::Key(k) if is_suspend_key(&k) => {}
                     Event::Key(k) => out.push(Input::Key(k)),
+                    Event::Mouse(m) => out.push(Input::Mouse(m)),
                     Event::Resize(..) => out.push(Input::Resize),
                     _ => {}
                 }
@@ -270,7 +279,7 @@ pub fn run(settings: Settings, root: &Root) -> anyhow::Result<Exit> {
     // crossterm drops every colour when NO_COLOR is set; `--color=always` has decided otherwise.
     ratatui::crossterm::style::force_color_output(app.settings.color);
     // Given back on every way out, a failed setup and a panic included.
-    let mut session = Session::open()?;
+    let mut session = Session::open(app.settings.mouse)?;
     let guard = Guard::spawn(
         tty_in.try_clone().context("opening the terminal")?,
         &signals,

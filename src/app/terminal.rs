@@ -19,20 +19,26 @@ use anyhow::Context;
 use ratatui::Terminal;
 use ratatui::backend::{Backend, ClearType, CrosstermBackend, WindowSize};
 use ratatui::buffer::Cell as BufCell;
-use ratatui::crossterm::{cursor, execute, terminal};
+use ratatui::crossterm::{cursor, event, execute, terminal};
 use ratatui::layout::{Position, Size};
 
 use super::tty::{self, PollFlags};
 
 /// The terminal is in the dashboard's modes: a panic must give it back.
 static TAKEN: AtomicBool = AtomicBool::new(false);
+/// Mouse reports are asked for (clicks on the view names, the wheel); off with `--no-mouse`.
+static MOUSE: AtomicBool = AtomicBool::new(false);
 
 /// Raw mode, the alternate screen, the cursor hidden. Every mode the dashboard sets on the
 /// terminal is set here and undone in [`leave`].
 pub fn enter() -> io::Result<()> {
     terminal::enable_raw_mode()?;
     TAKEN.store(true, Ordering::SeqCst);
-    execute!(io::stdout(), terminal::EnterAlternateScreen, cursor::Hide)
+    execute!(io::stdout(), terminal::EnterAlternateScreen, cursor::Hide)?;
+    if MOUSE.load(Ordering::SeqCst) {
+        execute!(io::stdout(), event::EnableMouseCapture)?;
+    }
+    Ok(())
 }
 
 /// Undo [`enter`]: cooked mode, the main screen, the cursor shown. Every step is tried; the first
@@ -41,8 +47,13 @@ pub fn leave() -> io::Result<()> {
     TAKEN.store(false, Ordering::SeqCst);
     // Raw mode first: it has the most effect if the rest fails.
     let raw = terminal::disable_raw_mode();
+    let mouse = if MOUSE.load(Ordering::SeqCst) {
+        execute!(io::stdout(), event::DisableMouseCapture)
+    } else {
+        Ok(())
+    };
     let screen = execute!(io::stdout(), terminal::LeaveAlternateScreen, cursor::Show);
-    raw.and(screen)
+    raw.and(mouse).and(screen)
 }
 
 /// Give the terminal back and stop the process (as Ctrl-Z does to a program that does not
@@ -219,8 +230,10 @@ pub struct Session {
 }
 
 impl Session {
-    /// Take the terminal. On an error it is given back before this returns.
-    pub fn open() -> anyhow::Result<Session> {
+    /// Take the terminal, with mouse reports when `mouse`. On an error it is given back before
+    /// this returns.
+    pub fn open(mouse: bool) -> anyhow::Result<Session> {
+        MOUSE.store(mouse, Ordering::SeqCst);
         restore_on_panic();
         if let Err(e) = enter() {
             let _ = leave();
