@@ -4,7 +4,11 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+
+/// The version `--version` and the man page show: the crate's, with the git revision it was
+/// built from when built from a checkout (build.rs).
+pub const VERSION: &str = env!("ZSWAPTOP_VERSION");
 
 pub use crate::report::Format;
 
@@ -12,7 +16,7 @@ pub use crate::report::Format;
 #[derive(Debug, Parser)]
 #[command(
     name = "zswaptop",
-    version,
+    version = VERSION,
     about,
     long_about = None,
     args_conflicts_with_subcommands = true
@@ -30,7 +34,7 @@ pub struct Cli {
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<Format>,
 
-    /// Short for --format json (docs/json-schema.md). Implies --once.
+    /// Short for --format json (one object, with a schema_version). Implies --once.
     #[arg(long, conflicts_with = "format")]
     pub json: bool,
 
@@ -73,6 +77,11 @@ pub struct Cli {
     /// How much history the dashboard graphs keep, in minutes.
     #[arg(long, value_name = "MINUTES", default_value_t = 10.0)]
     pub history: f64,
+
+    /// Leave the mouse to the terminal (no clicking tabs or scrolling with the wheel; the
+    /// terminal's own text selection works).
+    #[arg(long)]
+    pub no_mouse: bool,
 }
 
 /// What `zswaptop COMMAND` does instead of the dashboard.
@@ -89,6 +98,75 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
     },
+    /// Print the completion script for SHELL to stdout.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) to stdout: `zswaptop man | man -l -` shows it.
+    Man,
+}
+
+impl Command {
+    /// Run the command: `serve` serves until the process is stopped; the others write what
+    /// they print to `out`, generated in memory first: clap_complete panics on a write error,
+    /// and `zswaptop completions bash | head` must not.
+    pub fn run(self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let mut cmd = Cli::command();
+        let mut text = Vec::new();
+        match self {
+            Command::Serve { listen, root } => {
+                return crate::serve::run(listen, root)
+                    .map_err(|e| std::io::Error::other(format!("{e:#}")));
+            }
+            Command::Completions { shell } => {
+                clap_complete::generate(shell, &mut cmd, "zswaptop", &mut text);
+            }
+            Command::Man => man_page(&cmd, &mut text)?,
+        }
+        out.write_all(&text)?;
+        out.flush()
+    }
+}
+
+/// The manual page: clap_mangen's sections, with the commands described in place (its own
+/// SUBCOMMANDS section points at a page per command, which zswaptop does not have).
+fn man_page(cmd: &clap::Command, out: &mut Vec<u8>) -> std::io::Result<()> {
+    let man = clap_mangen::Man::new(cmd.clone());
+    man.render_title(out)?;
+    man.render_name_section(out)?;
+    man.render_synopsis_section(out)?;
+    man.render_description_section(out)?;
+    man.render_options_section(out)?;
+    let mut roff = roff::Roff::new();
+    roff.control("SH", ["COMMANDS"]);
+    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+        roff.control("TP", []);
+        let mut usage = vec![roff::bold(format!("zswaptop {}", sub.get_name()))];
+        for arg in sub.get_positionals() {
+            let name = arg.get_value_names().and_then(|v| v.first()).map_or_else(
+                || arg.get_id().to_string().to_uppercase(),
+                ToString::to_string,
+            );
+            usage.push(roff::roman(" "));
+            usage.push(roff::italic(name));
+        }
+        roff.text(usage);
+        let mut about = sub.get_about().map(ToString::to_string).unwrap_or_default();
+        for arg in sub.get_positionals() {
+            let values: Vec<String> = arg
+                .get_possible_values()
+                .iter()
+                .map(|v| v.get_name().to_string())
+                .collect();
+            if !values.is_empty() {
+                about.push_str(&format!(" ({}: {})", arg.get_id(), values.join(", ")));
+            }
+        }
+        roff.text([roff::roman(about)]);
+    }
+    roff.to_writer(out)?;
+    man.render_version_section(out)
 }
 
 /// Where `serve` listens by default: loopback, on a port outside 9100–9999 (the range the
@@ -123,6 +201,8 @@ pub struct Settings {
     pub color: bool,
     pub ascii: bool,
     pub history: Duration,
+    /// Capture the mouse in the dashboard (not with --no-mouse).
+    pub mouse: bool,
     /// Extra scans `--once` asks for.
     pub extras: crate::sources::Extras,
     /// `--textfile DIR`.
@@ -187,6 +267,7 @@ impl Settings {
             },
             ascii: cli.ascii,
             history: Duration::from_secs_f64(cli.history * 60.0),
+            mouse: !cli.no_mouse,
             extras: crate::sources::Extras {
                 top_processes: cli.top,
                 cgroups: cli.cgroups,
@@ -199,7 +280,6 @@ impl Settings {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
 
     fn parse(args: &[&str]) -> Result<Settings, SettingsError> {
         let mut v = vec!["zswaptop"];
@@ -274,6 +354,27 @@ mod tests {
             "flags are the dashboard's"
         );
         assert_eq!(c(&[]).unwrap(), None);
+    }
+
+    #[test]
+    fn commands_and_the_dashboard_flags() {
+        let c = |args: &[&str]| {
+            let mut v = vec!["zswaptop"];
+            v.extend_from_slice(args);
+            Cli::try_parse_from(v)
+        };
+        assert_eq!(c(&[]).unwrap().command, None, "no command: the dashboard");
+        assert_eq!(c(&["man"]).unwrap().command, Some(Command::Man));
+        assert_eq!(
+            c(&["completions", "zsh"]).unwrap().command,
+            Some(Command::Completions {
+                shell: clap_complete::Shell::Zsh
+            })
+        );
+        assert!(c(&["completions", "tcsh"]).is_err());
+        assert!(c(&["--once", "man"]).is_err(), "flags are the dashboard's");
+        assert!(parse(&[]).unwrap().mouse);
+        assert!(!parse(&["--no-mouse"]).unwrap().mouse);
     }
 
     #[test]

@@ -3,19 +3,19 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use zswaptop::cli::{Cli, Command, Settings};
+use zswaptop::cli::{Cli, Settings};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Some(command) = cli.command {
-        return match command {
-            Command::Serve { listen, root } => match zswaptop::serve::run(listen, root) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("zswaptop: {e:#}");
-                    ExitCode::FAILURE
-                }
-            },
+        return match command.run(&mut std::io::stdout().lock()) {
+            Ok(()) => ExitCode::SUCCESS,
+            // A closed pipe (`zswaptop man | head`) is not an error worth a message.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("zswaptop: {e}");
+                ExitCode::FAILURE
+            }
         };
     }
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
