@@ -14,6 +14,7 @@ pub mod model;
 pub mod report;
 pub mod root;
 pub mod sources;
+pub mod store;
 pub mod sys;
 pub mod ui;
 
