@@ -9,7 +9,9 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Map, Number, Value};
+use std::collections::BTreeMap;
+
+use serde_value::Value;
 
 use crate::sources::Sample;
 
@@ -288,7 +290,10 @@ impl<'a> Input<'a> {
 /// One slot's value.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Leaf {
+    /// `None`.
     Null,
+    /// `()` and unit structs.
+    Unit,
     Bool(bool),
     U64(u64),
     I64(i64),
@@ -315,37 +320,30 @@ const T_EMPTY_MAP: u8 = 9;
 const T_U64_DIFF: u8 = 10;
 /// Only in deltas, over a `Centi`: the difference, zigzagged.
 const T_CENTI_DIFF: u8 = 11;
+const T_UNIT: u8 = 12;
 
 impl Leaf {
-    fn from_number(n: &Number) -> Leaf {
-        if let Some(u) = n.as_u64() {
-            Leaf::U64(u)
-        } else if let Some(i) = n.as_i64() {
-            Leaf::I64(i)
+    fn float(f: f64) -> Leaf {
+        let c = (f * 100.0).round();
+        if c.abs() < 9.0e15 && c / 100.0 == f && !(f == 0.0 && f.is_sign_negative()) {
+            Leaf::Centi(c as i64)
         } else {
-            let f = n.as_f64().unwrap_or(f64::NAN);
-            let c = (f * 100.0).round();
-            if c.abs() < 9.0e15 && c / 100.0 == f && !(f == 0.0 && f.is_sign_negative()) {
-                Leaf::Centi(c as i64)
-            } else {
-                Leaf::F64(f)
-            }
+            Leaf::F64(f)
         }
     }
 
     fn to_value(&self) -> Value {
         match self {
-            Leaf::Null => Value::Null,
+            Leaf::Null => Value::Option(None),
+            Leaf::Unit => Value::Unit,
             Leaf::Bool(b) => Value::Bool(*b),
-            Leaf::U64(u) => Value::from(*u),
-            Leaf::I64(i) => Value::from(*i),
-            Leaf::Centi(c) => {
-                Number::from_f64(*c as f64 / 100.0).map_or(Value::Null, Value::Number)
-            }
-            Leaf::F64(f) => Number::from_f64(*f).map_or(Value::Null, Value::Number),
+            Leaf::U64(u) => Value::U64(*u),
+            Leaf::I64(i) => Value::I64(*i),
+            Leaf::Centi(c) => Value::F64(*c as f64 / 100.0),
+            Leaf::F64(f) => Value::F64(*f),
             Leaf::Str(s) => Value::String(s.clone()),
-            Leaf::EmptySeq => Value::Array(Vec::new()),
-            Leaf::EmptyMap => Value::Object(Map::new()),
+            Leaf::EmptySeq => Value::Seq(Vec::new()),
+            Leaf::EmptyMap => Value::Map(BTreeMap::new()),
         }
     }
 
@@ -367,6 +365,7 @@ impl Leaf {
     fn put_full(&self, out: &mut Vec<u8>) {
         match self {
             Leaf::Null => out.push(T_NULL),
+            Leaf::Unit => out.push(T_UNIT),
             Leaf::Bool(false) => out.push(T_FALSE),
             Leaf::Bool(true) => out.push(T_TRUE),
             Leaf::U64(u) => {
@@ -398,6 +397,7 @@ impl Leaf {
     fn get(input: &mut Input<'_>, prev: Option<&Leaf>) -> Result<Leaf, DecodeError> {
         Ok(match input.byte()? {
             T_NULL => Leaf::Null,
+            T_UNIT => Leaf::Unit,
             T_FALSE => Leaf::Bool(false),
             T_TRUE => Leaf::Bool(true),
             T_U64 => Leaf::U64(input.varint()?),
@@ -434,40 +434,71 @@ impl Leaf {
 
 // ---- paths ----
 
-/// A path segment in a slot name: a field or map key, or a list index.
+/// A path segment in a slot name: a field or map key, a list index, the inside of a `Some`
+/// or of a newtype.
 const SEG_KEY: u8 = 0;
 const SEG_INDEX: u8 = 1;
+const SEG_SOME: u8 = 2;
+const SEG_NEWTYPE: u8 = 3;
 
 /// Walk a serde tree, calling `emit(path, leaf)` for every leaf. `path` is the encoded path:
-/// segments of `[SEG_KEY][len][utf-8]` or `[SEG_INDEX][index]`.
-fn walk(value: &Value, path: &mut Vec<u8>, emit: &mut dyn FnMut(&[u8], Leaf)) {
+/// segments of `[SEG_KEY][len][utf-8]`, `[SEG_INDEX][index]`, `[SEG_SOME]` or `[SEG_NEWTYPE]`.
+fn walk(
+    value: &Value,
+    path: &mut Vec<u8>,
+    emit: &mut dyn FnMut(&[u8], Leaf),
+) -> Result<(), DecodeError> {
+    let mark = path.len();
     match value {
-        Value::Null => emit(path, Leaf::Null),
+        Value::Option(None) => emit(path, Leaf::Null),
+        Value::Unit => emit(path, Leaf::Unit),
         Value::Bool(b) => emit(path, Leaf::Bool(*b)),
-        Value::Number(n) => emit(path, Leaf::from_number(n)),
+        Value::U8(u) => emit(path, Leaf::U64(u64::from(*u))),
+        Value::U16(u) => emit(path, Leaf::U64(u64::from(*u))),
+        Value::U32(u) => emit(path, Leaf::U64(u64::from(*u))),
+        Value::U64(u) => emit(path, Leaf::U64(*u)),
+        Value::I8(i) => emit(path, Leaf::I64(i64::from(*i))),
+        Value::I16(i) => emit(path, Leaf::I64(i64::from(*i))),
+        Value::I32(i) => emit(path, Leaf::I64(i64::from(*i))),
+        Value::I64(i) => emit(path, Leaf::I64(*i)),
+        Value::F32(f) => emit(path, Leaf::F64(f64::from(*f))),
+        Value::F64(f) => emit(path, Leaf::float(*f)),
+        Value::Char(c) => emit(path, Leaf::Str(c.to_string())),
         Value::String(s) => emit(path, Leaf::Str(s.clone())),
-        Value::Array(items) if items.is_empty() => emit(path, Leaf::EmptySeq),
-        Value::Object(map) if map.is_empty() => emit(path, Leaf::EmptyMap),
-        Value::Array(items) => {
+        Value::Bytes(b) => emit(path, Leaf::Str(String::from_utf8_lossy(b).into_owned())),
+        Value::Seq(items) if items.is_empty() => emit(path, Leaf::EmptySeq),
+        Value::Map(map) if map.is_empty() => emit(path, Leaf::EmptyMap),
+        Value::Option(Some(inner)) => {
+            path.push(SEG_SOME);
+            walk(inner, path, emit)?;
+        }
+        Value::Newtype(inner) => {
+            path.push(SEG_NEWTYPE);
+            walk(inner, path, emit)?;
+        }
+        Value::Seq(items) => {
             for (i, item) in items.iter().enumerate() {
-                let mark = path.len();
                 path.push(SEG_INDEX);
                 put_varint(path, i as u64);
-                walk(item, path, emit);
+                walk(item, path, emit)?;
                 path.truncate(mark);
             }
         }
-        Value::Object(map) => {
+        Value::Map(map) => {
             for (k, v) in map {
-                let mark = path.len();
+                let Value::String(k) = k else {
+                    return Err(bad(format!("a map key that is not a string: {k:?}")));
+                };
                 path.push(SEG_KEY);
                 put_varint(path, k.len() as u64);
                 path.extend_from_slice(k.as_bytes());
-                walk(v, path, emit);
+                walk(v, path, emit)?;
                 path.truncate(mark);
             }
         }
     }
+    path.truncate(mark);
+    Ok(())
 }
 
 /// Put `leaf` at `path` in the tree under `root`.
@@ -479,11 +510,13 @@ fn insert(root: &mut Value, path: &[u8], leaf: &Leaf) -> Result<(), DecodeError>
             SEG_KEY => {
                 let key = std::str::from_utf8(input.bytes_with_len()?)
                     .map_err(|_| bad("a slot name is not UTF-8"))?;
-                if !node.is_object() {
-                    *node = Value::Object(Map::new());
+                if !matches!(node, Value::Map(_)) {
+                    *node = Value::Map(BTreeMap::new());
                 }
                 match node {
-                    Value::Object(map) => map.entry(key).or_insert(Value::Null),
+                    Value::Map(map) => map
+                        .entry(Value::String(key.to_owned()))
+                        .or_insert(Value::Unit),
                     _ => return Err(bad("slot path conflict")),
                 }
             }
@@ -492,16 +525,34 @@ fn insert(root: &mut Value, path: &[u8], leaf: &Leaf) -> Result<(), DecodeError>
                 if i > 1 << 20 {
                     return Err(bad("list index out of range"));
                 }
-                if !node.is_array() {
-                    *node = Value::Array(Vec::new());
+                if !matches!(node, Value::Seq(_)) {
+                    *node = Value::Seq(Vec::new());
                 }
                 match node {
-                    Value::Array(items) => {
+                    Value::Seq(items) => {
                         if items.len() <= i {
-                            items.resize(i + 1, Value::Null);
+                            items.resize(i + 1, Value::Unit);
                         }
                         &mut items[i]
                     }
+                    _ => return Err(bad("slot path conflict")),
+                }
+            }
+            SEG_SOME => {
+                if !matches!(node, Value::Option(Some(_))) {
+                    *node = Value::Option(Some(Box::new(Value::Unit)));
+                }
+                match node {
+                    Value::Option(Some(inner)) => inner.as_mut(),
+                    _ => return Err(bad("slot path conflict")),
+                }
+            }
+            SEG_NEWTYPE => {
+                if !matches!(node, Value::Newtype(_)) {
+                    *node = Value::Newtype(Box::new(Value::Unit));
+                }
+                match node {
+                    Value::Newtype(inner) => inner.as_mut(),
                     _ => return Err(bad("slot path conflict")),
                 }
             }
@@ -531,6 +582,7 @@ pub fn path_text(path: &[u8]) -> String {
                 Ok(n) => out.push_str(&format!("[{n}]")),
                 Err(_) => break,
             },
+            (Ok(SEG_SOME | SEG_NEWTYPE), _) => {}
             _ => break,
         }
     }
@@ -550,13 +602,14 @@ pub struct Slots {
 impl Slots {
     /// Rebuild the sample the slots hold.
     pub fn sample(&self) -> Result<Sample, DecodeError> {
-        let mut root = Value::Object(Map::new());
+        let mut root = Value::Map(BTreeMap::new());
         for (path, value) in self.paths.iter().zip(&self.values) {
             if let Some(leaf) = value {
                 insert(&mut root, path, leaf)?;
             }
         }
-        serde_json::from_value(root).map_err(|e| bad(format!("not a sample: {e}")))
+        root.deserialize_into()
+            .map_err(|e| bad(format!("not a sample: {e}")))
     }
 
     /// Read a keyframe payload: every slot, replacing what was there.
@@ -634,7 +687,7 @@ impl Encoder {
         let mut count = 0u64;
         let (slots, ids) = (&mut self.slots, &mut self.ids);
         self.path.clear();
-        walk(&value, &mut self.path, &mut |path, leaf| {
+        let walked = walk(&value, &mut self.path, &mut |path, leaf| {
             put_varint(&mut body, path.len() as u64);
             body.extend_from_slice(path);
             leaf.put_full(&mut body);
@@ -643,6 +696,10 @@ impl Encoder {
             slots.values.push(Some(leaf));
             count += 1;
         });
+        if let Err(e) = walked {
+            *self = Encoder::default();
+            return Err(e);
+        }
         self.seen = vec![self.generation; self.slots.paths.len()];
         let mut out = Vec::with_capacity(body.len() + 3);
         put_varint(&mut out, count);
@@ -662,7 +719,7 @@ impl Encoder {
         let mut n_added = 0u64;
         let (slots, ids, seen) = (&mut self.slots, &mut self.ids, &mut self.seen);
         self.path.clear();
-        walk(&value, &mut self.path, &mut |path, leaf| {
+        let walked = walk(&value, &mut self.path, &mut |path, leaf| {
             if let Some(&id) = ids.get(path) {
                 seen[id] = generation;
                 if slots.values[id].as_ref() != Some(&leaf) {
@@ -682,6 +739,10 @@ impl Encoder {
                 n_added += 1;
             }
         });
+        if let Err(e) = walked {
+            *self = Encoder::default();
+            return Err(e);
+        }
         let mut removed = Vec::new();
         let mut n_removed = 0u64;
         for (id, value) in self.slots.values.iter_mut().enumerate() {
@@ -703,7 +764,7 @@ impl Encoder {
 }
 
 fn to_tree(sample: &Sample) -> Result<Value, DecodeError> {
-    serde_json::to_value(sample).map_err(|e| bad(format!("sample does not serialize: {e}")))
+    serde_value::to_value(sample).map_err(|e| bad(format!("sample does not serialize: {e}")))
 }
 
 #[cfg(test)]
@@ -726,21 +787,17 @@ mod tests {
 
     #[test]
     fn floats_keep_every_bit() {
-        for f in [0.0, -0.0, 0.19, 12345.67, 1.0 / 3.0, 1e300, -2.5] {
-            let leaf = Leaf::from_number(&Number::from_f64(f).unwrap());
+        for f in [0.0f64, -0.0, 0.19, 12345.67, 1.0 / 3.0, 1e300, -2.5] {
+            let leaf = Leaf::float(f);
             let mut out = Vec::new();
             leaf.put_full(&mut out);
             let back = Leaf::get(&mut Input::new(&out), None).unwrap();
-            assert_eq!(
-                back.to_value().as_f64().unwrap().to_bits(),
-                f.to_bits(),
-                "{f}"
-            );
+            let Value::F64(g) = back.to_value() else {
+                panic!("{back:?}")
+            };
+            assert_eq!(g.to_bits(), f.to_bits(), "{f}");
         }
-        assert_eq!(
-            Leaf::from_number(&Number::from_f64(0.19).unwrap()),
-            Leaf::Centi(19)
-        );
+        assert_eq!(Leaf::float(0.19), Leaf::Centi(19));
     }
 
     #[test]
