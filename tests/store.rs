@@ -574,3 +574,34 @@ fn a_full_disk_is_an_error_that_keeps_earlier_records_and_recovers() {
     drop(r);
     drop(disk);
 }
+
+#[test]
+fn a_path_ending_in_a_slash_is_a_directory_and_a_corrupt_header_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = format!("{}/new-dir/", dir.path().display());
+    let samples = moving("linux-6.18-idle", 5);
+    write_all(Path::new(&rec), WriterOptions::default(), &samples);
+    let files = zswaptop::store::writer::list_dir(Path::new(&rec)).unwrap();
+    assert_eq!(files.len(), 1);
+    let mut bytes = fs::read(&files[0]).unwrap();
+    assert_eq!(read_all(&mut Reader::open(&rec).unwrap()), samples);
+    // A flipped bit in the header: an error for the file, a skipped file in a directory.
+    bytes[10] ^= 1;
+    fs::write(&files[0], &bytes).unwrap();
+    let e = Reader::open(&files[0]).err().unwrap();
+    assert!(matches!(e, Error::CorruptHeader { .. }), "{e}");
+    let r = Reader::open(&rec).unwrap();
+    assert!(r.is_empty());
+    assert_eq!(kinds(&r), [WarningKind::Unreadable]);
+    assert!(r.warnings()[0].detail.contains("header is corrupt"));
+    assert!(matches!(
+        Writer::open(&files[0], WriterOptions::default()),
+        Err(Error::CorruptHeader { .. })
+    ));
+    // A directory with no recording in it says so.
+    let empty = dir.path().join("nothing");
+    fs::create_dir(&empty).unwrap();
+    let r = Reader::open(&empty).unwrap();
+    assert_eq!(kinds(&r), [WarningKind::Empty]);
+    assert!(r.warnings()[0].detail.contains("no recording files"));
+}

@@ -88,6 +88,7 @@ impl Reader {
             warnings: Vec::new(),
             cursor: Cursor::default(),
         };
+        let listed = files.len();
         for f in files {
             match fs::read(&f) {
                 Ok(bytes) => r.index_file(f, &bytes, dir)?,
@@ -95,7 +96,7 @@ impl Reader {
                 Err(e) => return Err(Error::io(&f, e)),
             }
         }
-        if dir && r.files.is_empty() {
+        if dir && listed == 0 {
             r.warn(
                 WarningKind::Empty,
                 path,
