@@ -368,8 +368,15 @@ fn a_directory_rotates_under_its_cap_and_reads_what_is_left() {
         keyframe_every: 50,
         ..WriterOptions::default()
     };
+    // A recording copied in by hand is never deleted to make room.
+    let mine = rec.join("mine.zsr");
+    let mut copied = format::header(format::VERSION).to_vec();
+    copied.resize(30_000, 0);
+    fs::write(&mine, &copied).unwrap();
     let samples = moving("depth-many-processes", 400);
     write_all(&rec, opts, &samples);
+    assert!(mine.exists());
+    fs::remove_file(&mine).unwrap();
     let files = zswaptop::store::writer::list_dir(&rec).unwrap();
     let total: u64 = files.iter().map(|f| fs::metadata(f).unwrap().len()).sum();
     assert!(files.len() >= 3, "{files:?}");

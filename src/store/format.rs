@@ -28,6 +28,10 @@ pub const BODY_MIN: usize = 9;
 /// No record comes near this; a larger length is corruption.
 pub const BODY_MAX: usize = 64 << 20;
 
+/// The most a compressed payload may claim to expand to (a keyframe is a few KiB): a record
+/// claiming more is corrupt, and is not given the memory.
+pub const RAW_MAX: usize = 16 << 20;
+
 /// The kind byte of a frame.
 pub const KIND_KEYFRAME: u8 = 1;
 pub const KIND_DELTA: u8 = 2;

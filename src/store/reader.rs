@@ -417,7 +417,7 @@ impl Reader {
             let mut input = Input::new(body);
             let len = usize::try_from(input.varint().map_err(|e| e.0)?)
                 .ok()
-                .filter(|&n| n <= format::BODY_MAX * 16)
+                .filter(|&n| n <= format::RAW_MAX)
                 .ok_or("impossible uncompressed length")?;
             let packed = &body[input.position()..];
             raw = if keyframe {

@@ -11,6 +11,9 @@ use super::format::{self, Encoder, FLAG_ZSTD, HEADER_LEN, HeaderCheck, KIND_DELT
 use super::{EXTENSION, Error, quiet_zstd};
 use crate::sources::Sample;
 
+/// Payloads shorter than this are stored as they are (zstd's own frame costs about 10 bytes).
+const MIN_COMPRESS: usize = 48;
+
 /// How a recording is written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WriterOptions {
@@ -185,9 +188,10 @@ impl Writer {
             Ok(body(KIND_KEYFRAME, sample.unix_ms, &raw, &packed))
         } else {
             let raw = self.enc.delta(sample).map_err(|e| Error::Encode(e.0))?;
+            // A delta of a few counters does not shrink: do not spend the time.
             let packed = match self.dict.as_mut() {
-                Some(c) => c.compress(&raw).map_err(io)?,
-                None => Vec::new(),
+                Some(c) if raw.len() >= MIN_COMPRESS => c.compress(&raw).map_err(io)?,
+                _ => Vec::new(),
             };
             Ok(body(KIND_DELTA, sample.unix_ms, &raw, &packed))
         }
@@ -280,7 +284,8 @@ impl Writer {
         let files = list_dir(&self.target).map_err(|e| Error::io(&self.target, e))?;
         let mut sized: Vec<(PathBuf, u64)> = files
             .into_iter()
-            .filter(|f| Some(f) != current.as_ref())
+            // Only the files this writer's naming made: never a recording copied in by hand.
+            .filter(|f| Some(f) != current.as_ref() && seq_of(f).is_some())
             .map(|f| {
                 let len = fs::metadata(&f).map(|m| m.len()).unwrap_or(0);
                 (f, len)
