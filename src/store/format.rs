@@ -675,6 +675,10 @@ fn trailing(input: &Input<'_>) -> Result<(), DecodeError> {
 pub struct Encoder {
     slots: Slots,
     ids: HashMap<Vec<u8>, usize>,
+    /// The slot ids in the order the last sample's walk met them: the next walk meets the same
+    /// paths in the same order almost always, so it compares with the expected path first and
+    /// hashes only on a miss.
+    order: Vec<usize>,
     seen: Vec<u64>,
     generation: u64,
     path: Vec<u8>,
@@ -689,13 +693,15 @@ impl Encoder {
         self.seen.clear();
         let mut body = Vec::with_capacity(4096);
         let mut count = 0u64;
-        let (slots, ids) = (&mut self.slots, &mut self.ids);
+        self.order.clear();
+        let (slots, ids, order) = (&mut self.slots, &mut self.ids, &mut self.order);
         self.path.clear();
         let walked = walk(&value, &mut self.path, &mut |path, leaf| {
             put_varint(&mut body, path.len() as u64);
             body.extend_from_slice(path);
             leaf.put_full(&mut body);
             ids.insert(path.to_vec(), slots.paths.len());
+            order.push(slots.paths.len());
             slots.paths.push(path.to_vec());
             slots.values.push(Some(leaf));
             count += 1;
@@ -722,9 +728,16 @@ impl Encoder {
         let mut added = Vec::new();
         let mut n_added = 0u64;
         let (slots, ids, seen) = (&mut self.slots, &mut self.ids, &mut self.seen);
+        let last_order = std::mem::take(&mut self.order);
+        let mut order = Vec::with_capacity(last_order.len());
         self.path.clear();
         let walked = walk(&value, &mut self.path, &mut |path, leaf| {
-            if let Some(&id) = ids.get(path) {
+            let expected = last_order
+                .get(order.len())
+                .copied()
+                .filter(|&id| slots.paths[id] == path);
+            if let Some(id) = expected.or_else(|| ids.get(path).copied()) {
+                order.push(id);
                 seen[id] = generation;
                 if slots.values[id].as_ref() != Some(&leaf) {
                     put_varint(&mut changed, id as u64);
@@ -737,6 +750,7 @@ impl Encoder {
                 added.extend_from_slice(path);
                 leaf.put_full(&mut added);
                 ids.insert(path.to_vec(), slots.paths.len());
+                order.push(slots.paths.len());
                 slots.paths.push(path.to_vec());
                 slots.values.push(Some(leaf));
                 seen.push(generation);
@@ -747,6 +761,7 @@ impl Encoder {
             *self = Encoder::default();
             return Err(e);
         }
+        self.order = order;
         let mut removed = Vec::new();
         let mut n_removed = 0u64;
         for (id, value) in self.slots.values.iter_mut().enumerate() {

@@ -22,7 +22,8 @@ pub struct WriterOptions {
     /// [`Error::CapReached`] when the next record would pass it.
     pub max_size: Option<u64>,
     /// Directory: a new file is started once the current one reaches this size. By default an
-    /// eighth of `max_size` (between 64 KiB and 64 MiB), or 64 MiB without a cap.
+    /// eighth of `max_size` (between 64 KiB and 16 MiB), or 16 MiB without a cap (about a day
+    /// and a half at 1 s: a reader holds one file in memory while it indexes it).
     pub file_size: Option<u64>,
     /// A keyframe (the whole sample) every this many records; the others hold what changed.
     pub keyframe_every: u32,
@@ -49,8 +50,8 @@ impl Default for WriterOptions {
 impl WriterOptions {
     fn file_size(&self) -> u64 {
         self.file_size.unwrap_or(match self.max_size {
-            Some(cap) => (cap / 8).clamp(64 << 10, 64 << 20),
-            None => 64 << 20,
+            Some(cap) => (cap / 8).clamp(64 << 10, 16 << 20),
+            None => 16 << 20,
         })
     }
 }
