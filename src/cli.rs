@@ -9,6 +9,8 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 /// built from when built from a checkout (build.rs).
 pub const VERSION: &str = env!("ZSWAPTOP_VERSION");
 
+pub use crate::report::Format;
+
 /// zswaptop: where your memory really is when zswap or zram compresses it.
 #[derive(Debug, Parser)]
 #[command(
@@ -23,12 +25,16 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
-    /// Print one snapshot and exit (text, or JSON with --json).
+    /// Print one snapshot and exit (as --format says: text unless told otherwise).
     #[arg(long)]
     pub once: bool,
 
-    /// With --once: print JSON instead of text (one object, with a schema_version). Implies --once.
-    #[arg(long)]
+    /// The format of --once. Implies --once.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<Format>,
+
+    /// Short for --format json (one object, with a schema_version). Implies --once.
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
 
     /// Sampling interval in seconds (at least 0.1). With --once, take two samples this far
@@ -151,8 +157,8 @@ pub enum ColorWhen {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
-    OnceText,
-    OnceJson,
+    /// One snapshot, written in this format.
+    Once(Format),
     Dashboard,
 }
 
@@ -205,12 +211,11 @@ impl Settings {
         {
             return Err(SettingsError::Root(r.display().to_string()));
         }
-        let mode = if cli.json {
-            Mode::OnceJson
-        } else if cli.once {
-            Mode::OnceText
-        } else {
-            Mode::Dashboard
+        let mode = match (cli.format, cli.json, cli.once) {
+            (Some(f), _, _) => Mode::Once(f),
+            (None, true, _) => Mode::Once(Format::Json),
+            (None, false, true) => Mode::Once(Format::Text),
+            (None, false, false) => Mode::Dashboard,
         };
         Ok(Settings {
             mode,
@@ -251,8 +256,17 @@ mod tests {
 
     #[test]
     fn modes() {
-        assert_eq!(parse(&["--once"]).unwrap().mode, Mode::OnceText);
-        assert_eq!(parse(&["--json"]).unwrap().mode, Mode::OnceJson);
+        assert_eq!(parse(&["--once"]).unwrap().mode, Mode::Once(Format::Text));
+        assert_eq!(parse(&["--json"]).unwrap().mode, Mode::Once(Format::Json));
+        assert_eq!(
+            parse(&["--format", "json"]).unwrap().mode,
+            Mode::Once(Format::Json)
+        );
+        assert_eq!(
+            parse(&["--once", "--format", "text"]).unwrap().mode,
+            Mode::Once(Format::Text)
+        );
+        assert!(Cli::try_parse_from(["zswaptop", "--format", "yaml"]).is_err());
         assert_eq!(parse(&[]).unwrap().mode, Mode::Dashboard);
     }
 

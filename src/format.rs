@@ -1,6 +1,8 @@
 //! The one formatting layer shared by `--once` and the dashboard: sizes, ratios, rates, labels.
 //! A value that is unknown is always shown as [`MISSING`], never as 0.
 
+use crate::model::metrics::{Metric, Unit};
+use crate::model::{Finding, Severity, Snapshot};
 use humansize::{BINARY, format_size};
 
 /// How an unknown value is shown.
@@ -46,6 +48,31 @@ pub fn per_sec(v: Option<f64>) -> String {
             }
         }
         _ => MISSING.to_string(),
+    }
+}
+
+/// A catalogue metric's shown value ([`Metric::value`]: a level, or a counter's rate) in
+/// its unit.
+pub fn metric_value(m: &Metric, s: &Snapshot) -> String {
+    let v = m.value(s);
+    match m.shown_unit() {
+        Unit::Bytes | Unit::Pages => bytes(v.map(|v| v as u64)),
+        Unit::BytesPerSec => rate(v),
+        Unit::Ratio => ratio(v),
+        Unit::Percent => percent(v),
+        Unit::Microseconds => per_sec(v).replace("/s", " µs/s"),
+        Unit::Events => per_sec(v),
+    }
+}
+
+/// A count in its unit as the kernel keeps it: `1234 pages`, `17`, `582815 µs`.
+pub fn count(v: Option<u64>, unit: Unit) -> String {
+    match (v, unit) {
+        (None, _) => MISSING.to_string(),
+        (Some(_), Unit::Pages) => pages(v),
+        (Some(n), Unit::Microseconds) => format!("{n} µs"),
+        (Some(n), Unit::Bytes) => bytes_raw(n),
+        (Some(n), _) => n.to_string(),
     }
 }
 
@@ -152,81 +179,6 @@ pub fn wrap(text: &str, width: usize, first: usize, indent: usize) -> Vec<String
     lines
 }
 
-/// One bucket of the real-memory breakdown as both views show it.
-pub struct BucketInfo {
-    /// Key in `memory.breakdown`.
-    pub key: &'static str,
-    pub label: &'static str,
-    /// Where it comes from, in kernel terms.
-    pub source: &'static str,
-    /// The character used in bars when colour is off.
-    pub glyph: char,
-}
-
-/// Buckets in display order (the same order as `Breakdown::buckets`).
-pub const BUCKETS: [BucketInfo; 10] = [
-    BucketInfo {
-        key: "apps",
-        label: "apps",
-        source: "AnonPages",
-        glyph: 'a',
-    },
-    BucketInfo {
-        key: "swap_cache",
-        label: "swap cache",
-        source: "SwapCached",
-        glyph: 's',
-    },
-    BucketInfo {
-        key: "page_cache",
-        label: "page cache",
-        source: "Buffers+Cached-Shmem",
-        glyph: 'c',
-    },
-    BucketInfo {
-        key: "shmem",
-        label: "shmem/tmpfs",
-        source: "Shmem",
-        glyph: 'm',
-    },
-    BucketInfo {
-        key: "kernel",
-        label: "kernel",
-        source: "Slab+PageTables+stacks+vmalloc+percpu",
-        glyph: 'k',
-    },
-    BucketInfo {
-        key: "hugetlb",
-        label: "hugetlb",
-        source: "Hugetlb",
-        glyph: 'h',
-    },
-    BucketInfo {
-        key: "zswap_pool",
-        label: "zswap pool",
-        source: "Zswap (hidden in used)",
-        glyph: 'Z',
-    },
-    BucketInfo {
-        key: "zram_pool",
-        label: "zram pool",
-        source: "zram mem_used_total",
-        glyph: 'R',
-    },
-    BucketInfo {
-        key: "free",
-        label: "free",
-        source: "MemFree",
-        glyph: '.',
-    },
-    BucketInfo {
-        key: "unaccounted",
-        label: "unaccounted",
-        source: "drivers, GPU, network buffers…",
-        glyph: '?',
-    },
-];
-
 /// Split `width` cells among non-negative values in proportion, largest remainder first, so the
 /// cells add up to exactly `width` (when the total is positive). Small non-zero values get at
 /// least one cell where room allows, so a pool is never invisible.
@@ -268,23 +220,91 @@ pub fn proportional_cells(values: &[u64], width: usize) -> Vec<usize> {
 /// How a per-second rate is shown until a second sample exists.
 pub const PENDING: &str = "pending";
 
-/// The headline of the memory view: what `free` calls used and how much of it is the
-/// compressed pools (zswap + zram), which `free` cannot tell apart from anything else.
+/// The headline of the memory view and report: what `free` calls used and how much of it is
+/// the compressed pools (zswap + zram), which `free` cannot tell apart from anything else.
 pub fn free_says(used: Option<u64>, hidden: Option<u64>) -> String {
-    format!(
-        "free says {} used — {} of it is compressed swap",
-        bytes(used),
-        bytes(hidden)
-    )
+    free_says_parts(used, hidden).concat()
 }
 
-/// The same headline in the `--once` report's words.
-pub fn free_says_report(used: Option<u64>, hidden: Option<u64>) -> String {
-    format!(
-        "free says {} used; {} of that is the compressed pool.",
-        bytes(used),
-        bytes(hidden)
-    )
+/// [`free_says`] in three pieces: the words before the pools' figure, the figure, the words
+/// after (so a view can emphasise the figure).
+pub fn free_says_parts(used: Option<u64>, hidden: Option<u64>) -> [String; 3] {
+    [
+        format!("free says {} used — ", bytes(used)),
+        bytes(hidden),
+        " of it is compressed swap".to_string(),
+    ]
+}
+
+/// A cell of a gauge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GaugeCell {
+    Filled,
+    Empty,
+    /// The mark (zswap's accept threshold) where it falls.
+    Mark,
+}
+
+/// A gauge of `width` cells filled to `pct` (0–100; none filled when unknown), with a mark at
+/// `mark_pct` (kept inside the gauge).
+pub fn gauge(pct: Option<f64>, mark_pct: Option<u64>, width: usize) -> Vec<GaugeCell> {
+    let filled = pct
+        .filter(|p| p.is_finite())
+        .map(|p| ((p.clamp(0.0, 100.0) / 100.0) * width as f64).round() as usize)
+        .unwrap_or(0);
+    let mark = mark_pct
+        .map(|m| (((m.min(100) as f64) / 100.0) * width as f64).round() as usize)
+        .map(|m| m.min(width.saturating_sub(1)));
+    (0..width)
+        .map(|i| {
+            if Some(i) == mark {
+                GaugeCell::Mark
+            } else if i < filled {
+                GaugeCell::Filled
+            } else {
+                GaugeCell::Empty
+            }
+        })
+        .collect()
+}
+
+/// `s` cut to `max` columns with `…` (or `~` in ASCII) in the middle, so both ends stay.
+pub fn fit(s: &str, max: usize, ascii: bool) -> String {
+    let n = s.chars().count();
+    if n <= max {
+        return s.to_string();
+    }
+    if max < 4 {
+        return s.chars().take(max).collect();
+    }
+    let keep = max - 1;
+    let head = keep / 2;
+    let tail = keep - head;
+    let mut out: String = s.chars().take(head).collect();
+    out.push(if ascii { '~' } else { '…' });
+    out.extend(s.chars().skip(n - tail));
+    out
+}
+
+/// A finding's severity as its tag: `CRIT`, `WARN`, `INFO`.
+pub fn severity_tag(s: Severity) -> &'static str {
+    match s {
+        Severity::Crit => "CRIT",
+        Severity::Warn => "WARN",
+        Severity::Info => "INFO",
+    }
+}
+
+/// The findings counted by severity, most severe first, as `2 crit`, `1 warn`, `3 info`;
+/// severities with no finding are left out.
+pub fn severity_counts(findings: &[Finding]) -> Vec<(Severity, String)> {
+    [Severity::Crit, Severity::Warn, Severity::Info]
+        .into_iter()
+        .filter_map(|sev| {
+            let n = findings.iter().filter(|f| f.severity == sev).count();
+            (n > 0).then(|| (sev, format!("{n} {}", severity_tag(sev).to_lowercase())))
+        })
+        .collect()
 }
 
 /// Bytes in at most 6 characters for axes and tight columns: `498.7M`, `1.2G`, `512K`, `0`.
@@ -417,30 +437,29 @@ pub fn span(d: std::time::Duration) -> String {
     }
 }
 
-/// Everything the snapshot could not show, with the reason and the fix: the zswap and zram
-/// items, then every unreadable source not already covered by one of them.
+/// Everything the snapshot could not show, with the reason and the fix: the memory, zswap and
+/// zram items, then every unreadable source not already covered by one of them (zswap's own items
+/// speak for its parameters and debugfs directories).
 pub fn unavailable(s: &crate::model::Snapshot) -> Vec<crate::model::Missing> {
+    use crate::model::status::{DEBUGFS, ZSWAP_PARAMS};
     let mut items: Vec<crate::model::Missing> = s.memory.unavailable.clone();
     items.extend(s.zswap.unavailable.iter().cloned());
     for z in &s.zram {
-        items.extend(
-            z.unavailable
-                .iter()
-                .filter(|m| !m.item.starts_with("bd_stat"))
-                .cloned(),
-        );
+        items.extend(z.unavailable.iter().cloned());
     }
     for src in &s.sources {
-        let covered = items.iter().any(|m| m.item.contains(&src.source));
-        if src.status != "ok"
-            && !covered
-            && !src.source.contains("/kernel/debug/zswap")
-            && !src.source.contains("zswap/parameters")
-        {
+        let Some(reason) = &src.reason else {
+            continue;
+        };
+        let covered = items
+            .iter()
+            .any(|m| m.path.as_deref() == Some(src.source.as_str()));
+        if !covered && src.source != DEBUGFS && src.source != ZSWAP_PARAMS {
             items.push(crate::model::Missing {
                 item: src.source.clone(),
-                reason: src.reason.clone().unwrap_or_default(),
-                fix: None,
+                path: None,
+                holds: None,
+                reason: reason.clone(),
             });
         }
     }
@@ -559,6 +578,54 @@ mod tests {
         assert_eq!(yes_no(Some(false)), "no");
         assert_eq!(pages(Some(1)), "1 page");
         assert_eq!(pages(Some(19_661)), "19661 pages");
+    }
+
+    #[test]
+    fn fit_keeps_both_ends() {
+        assert_eq!(
+            fit("/very/long/path/to/swapfile", 12, false),
+            "/very…apfile"
+        );
+        assert_eq!(fit("/very/long/path/to/swapfile", 12, true), "/very~apfile");
+        assert_eq!(fit("short", 12, false), "short");
+        assert_eq!(fit("abcdef", 2, false), "ab");
+    }
+
+    #[test]
+    fn gauge_cells_keep_the_mark_inside() {
+        use GaugeCell::*;
+        assert_eq!(
+            gauge(Some(50.0), Some(75), 4),
+            [Filled, Filled, Empty, Mark]
+        );
+        // A 100% threshold still shows, on the last cell.
+        assert_eq!(gauge(None, Some(100), 3), [Empty, Empty, Mark]);
+        assert_eq!(gauge(Some(f64::NAN), None, 2), [Empty, Empty]);
+    }
+
+    #[test]
+    fn severity_words_count_most_severe_first() {
+        let finding = |severity| Finding {
+            id: "x".into(),
+            severity,
+            summary: String::new(),
+            evidence: Vec::new(),
+            fix: String::new(),
+            why: String::new(),
+        };
+        let fs = [
+            finding(Severity::Info),
+            finding(Severity::Crit),
+            finding(Severity::Info),
+        ];
+        assert_eq!(
+            severity_counts(&fs),
+            [
+                (Severity::Crit, "1 crit".to_string()),
+                (Severity::Info, "2 info".to_string())
+            ]
+        );
+        assert_eq!(severity_tag(Severity::Warn), "WARN");
     }
 
     #[test]

@@ -4,72 +4,25 @@
 //! positions are given relative to the newest sample, so what is drawn depends only on what was
 //! pushed. A value that could not be derived is `None`: a gap, drawn as a gap, never a zero.
 //!
-//! Values are kept as `f32` with NaN for a gap (a quarter of an `Option<f64>`: ten minutes of
-//! twelve metrics at 1 s take 30 KiB); the interface speaks `Option<f64>`. Graphs need no more
+//! The columns are the catalogue's graphed metrics ([`metrics::graphed`]). Values are kept as
+//! `f32` with NaN for a gap (a quarter of an `Option<f64>`: ten minutes of a dozen metrics at 1 s
+//! take 30 KiB); the interface speaks `Option<f64>`. Graphs need no more
 //! than f32's seven digits; the figures printed as numbers come from the snapshot itself.
 
 use std::collections::VecDeque;
 use std::time::Duration;
 
 use crate::model::Snapshot;
+use crate::model::metrics::{self, Metric};
 
-/// The metrics the dashboard graphs, one column each.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Metric {
-    PoolBytes,
-    StoredBytes,
-    Ratio,
-    CompressorRatio,
-    ZswpoutBps,
-    ZswpinBps,
-    ZswpwbBps,
-    PswpoutBps,
-    PswpinBps,
-    BypassedBps,
-    PsiSomePct,
-    PsiFullPct,
+/// The graphed metrics of the catalogue, in catalogue order: one column each.
+fn columns() -> impl Iterator<Item = &'static Metric> {
+    metrics::graphed()
 }
 
-impl Metric {
-    pub const COUNT: usize = 12;
-    pub const ALL: [Metric; Metric::COUNT] = [
-        Metric::PoolBytes,
-        Metric::StoredBytes,
-        Metric::Ratio,
-        Metric::CompressorRatio,
-        Metric::ZswpoutBps,
-        Metric::ZswpinBps,
-        Metric::ZswpwbBps,
-        Metric::PswpoutBps,
-        Metric::PswpinBps,
-        Metric::BypassedBps,
-        Metric::PsiSomePct,
-        Metric::PsiFullPct,
-    ];
-
-    pub const fn index(self) -> usize {
-        self as usize
-    }
-
-    /// This metric's value in a snapshot (`None` when unknown or, for rates, still pending).
-    pub fn of(self, s: &Snapshot) -> Option<f64> {
-        let r = s.rates.as_ref();
-        let v = match self {
-            Metric::PoolBytes => s.zswap.pool_bytes.map(|v| v as f64),
-            Metric::StoredBytes => s.zswap.stored_bytes.map(|v| v as f64),
-            Metric::Ratio => s.zswap.compression_ratio,
-            Metric::CompressorRatio => s.zswap.compressor_ratio,
-            Metric::ZswpoutBps => r.and_then(|r| r.zswpout_bytes_per_sec),
-            Metric::ZswpinBps => r.and_then(|r| r.zswpin_bytes_per_sec),
-            Metric::ZswpwbBps => r.and_then(|r| r.zswpwb_bytes_per_sec),
-            Metric::PswpoutBps => r.and_then(|r| r.pswpout_bytes_per_sec),
-            Metric::PswpinBps => r.and_then(|r| r.pswpin_bytes_per_sec),
-            Metric::BypassedBps => r.and_then(|r| r.bypassed_zswap_bytes_per_sec),
-            Metric::PsiSomePct => r.and_then(|r| r.psi_some_percent),
-            Metric::PsiFullPct => r.and_then(|r| r.psi_full_percent),
-        };
-        v.filter(|v| v.is_finite())
-    }
+/// The column holding `m`, if the history keeps one.
+fn column(m: &Metric) -> Option<usize> {
+    columns().position(|c| c.id == m.id)
 }
 
 /// Never keep more samples than this, whatever the interval and span (bounds memory).
@@ -80,7 +33,7 @@ pub struct History {
     /// Sample times, oldest first, strictly increasing.
     times_ns: VecDeque<u64>,
     /// One column per metric; NaN is a gap.
-    cols: [VecDeque<f32>; Metric::COUNT],
+    cols: Vec<VecDeque<f32>>,
     max_age: Duration,
     capacity: usize,
 }
@@ -93,7 +46,7 @@ impl History {
     pub fn with_capacity(max_age: Duration, capacity: usize) -> History {
         History {
             times_ns: VecDeque::new(),
-            cols: std::array::from_fn(|_| VecDeque::new()),
+            cols: columns().map(|_| VecDeque::new()).collect(),
             max_age,
             capacity: capacity.max(1),
         }
@@ -137,13 +90,15 @@ impl History {
 
     /// Append one sample taken at `t_ns`, then drop what is older than `max_age` (relative to
     /// this sample) or beyond the capacity. A time that does not move forward means the clock
-    /// was reset: the old samples no longer line up, so they are dropped.
-    pub fn push(&mut self, t_ns: u64, values: [Option<f64>; Metric::COUNT]) {
+    /// was reset: the old samples no longer line up, so they are dropped. `values` come in
+    /// column order; columns beyond them get a gap.
+    pub fn push(&mut self, t_ns: u64, values: &[Option<f64>]) {
         if self.newest_ns().is_some_and(|n| t_ns <= n) {
             self.clear();
         }
         self.times_ns.push_back(t_ns);
-        for (col, v) in self.cols.iter_mut().zip(values) {
+        for (i, col) in self.cols.iter_mut().enumerate() {
+            let v = values.get(i).copied().flatten();
             col.push_back(v.filter(|v| v.is_finite()).map_or(f32::NAN, |v| v as f32));
         }
         self.prune();
@@ -151,7 +106,8 @@ impl History {
 
     /// Append a snapshot's metrics.
     pub fn push_snapshot(&mut self, t_ns: u64, s: &Snapshot) {
-        self.push(t_ns, Metric::ALL.map(|m| m.of(s)));
+        let values: Vec<Option<f64>> = columns().map(|m| m.value(s)).collect();
+        self.push(t_ns, &values);
     }
 
     pub fn clear(&mut self) {
@@ -190,37 +146,44 @@ impl History {
 
     /// The samples of `metric` in the last `span`, oldest first, as
     /// (seconds relative to the newest sample, ≤ 0; value or `None` for a gap).
+    /// A metric the history keeps no column for has no samples.
     pub fn window(
         &self,
-        metric: Metric,
+        metric: &Metric,
         span: Duration,
     ) -> impl Iterator<Item = (f64, Option<f64>)> + '_ {
         let start = self.window_start(span);
         let newest = self.newest_ns().unwrap_or(0);
+        let col = column(metric).and_then(|c| self.cols.get(c));
+        let n = if col.is_some() {
+            self.times_ns.len()
+        } else {
+            0
+        };
         self.times_ns
-            .range(start..)
-            .zip(self.cols[metric.index()].range(start..))
+            .range(start.min(n)..n)
+            .zip(col.into_iter().flat_map(move |c| c.range(start..)))
             .map(move |(&t, &v)| (-((newest - t) as f64) / 1e9, value(v)))
     }
 
     /// The largest value of any of `metrics` in the last `span`.
-    pub fn max_in_window(&self, metrics: &[Metric], span: Duration) -> Option<f64> {
+    pub fn max_in_window(&self, metrics: &[&Metric], span: Duration) -> Option<f64> {
         let start = self.window_start(span);
         metrics
             .iter()
-            .flat_map(|m| {
-                self.cols[m.index()]
-                    .range(start..)
-                    .filter_map(|&v| value(v))
-            })
+            .filter_map(|m| self.cols.get(column(m)?))
+            .flat_map(|c| c.range(start..).filter_map(|&v| value(v)))
             .fold(None, |acc: Option<f64>, v| {
                 Some(acc.map_or(v, |a| a.max(v)))
             })
     }
 
     /// The newest value of `metric`.
-    pub fn latest(&self, metric: Metric) -> Option<f64> {
-        self.cols[metric.index()].back().and_then(|&v| value(v))
+    pub fn latest(&self, metric: &Metric) -> Option<f64> {
+        self.cols
+            .get(column(metric)?)?
+            .back()
+            .and_then(|&v| value(v))
     }
 }
 
@@ -234,42 +197,45 @@ mod tests {
 
     const S: u64 = 1_000_000_000;
 
-    fn row(pool: Option<f64>) -> [Option<f64>; Metric::COUNT] {
-        let mut r = [None; Metric::COUNT];
-        r[Metric::PoolBytes.index()] = pool;
+    fn pool() -> &'static Metric {
+        metrics::get("zswap_pool_bytes").unwrap()
+    }
+
+    fn ratio() -> &'static Metric {
+        metrics::get("zswap_compression_ratio").unwrap()
+    }
+
+    fn row(pool_bytes: Option<f64>) -> Vec<Option<f64>> {
+        let mut r = vec![None; columns().count()];
+        r[column(pool()).unwrap()] = pool_bytes;
         r
     }
 
     #[test]
     fn gaps_stay_gaps() {
         let mut h = History::new(Duration::from_secs(600));
-        h.push(10 * S, row(Some(1.0)));
-        h.push(11 * S, row(None));
-        h.push(12 * S, row(Some(3.0)));
-        let w: Vec<_> = h
-            .window(Metric::PoolBytes, Duration::from_secs(600))
-            .collect();
+        h.push(10 * S, &row(Some(1.0)));
+        h.push(11 * S, &row(None));
+        h.push(12 * S, &row(Some(3.0)));
+        let w: Vec<_> = h.window(pool(), Duration::from_secs(600)).collect();
         assert_eq!(w, vec![(-2.0, Some(1.0)), (-1.0, None), (0.0, Some(3.0))]);
         assert_eq!(
-            h.max_in_window(&[Metric::PoolBytes], Duration::from_secs(600)),
+            h.max_in_window(&[pool()], Duration::from_secs(600)),
             Some(3.0)
         );
         // A column never filled is all gaps, and has no maximum.
         assert!(
-            h.window(Metric::Ratio, Duration::from_secs(600))
+            h.window(ratio(), Duration::from_secs(600))
                 .all(|(_, v)| v.is_none())
         );
-        assert_eq!(
-            h.max_in_window(&[Metric::Ratio], Duration::from_secs(600)),
-            None
-        );
+        assert_eq!(h.max_in_window(&[ratio()], Duration::from_secs(600)), None);
     }
 
     #[test]
     fn large_values_keep_graph_precision() {
         let mut h = History::new(Duration::from_secs(60));
-        h.push(S, row(Some(522_948_608.0)));
-        let v = h.latest(Metric::PoolBytes).unwrap();
+        h.push(S, &row(Some(522_948_608.0)));
+        let v = h.latest(pool()).unwrap();
         assert!((v - 522_948_608.0).abs() / 522_948_608.0 < 1e-6);
         h.reserve(100);
         assert_eq!(h.len(), 1);
@@ -278,27 +244,22 @@ mod tests {
     #[test]
     fn non_finite_values_are_gaps() {
         let mut h = History::new(Duration::from_secs(60));
-        h.push(S, row(Some(f64::NAN)));
-        h.push(2 * S, row(Some(f64::INFINITY)));
-        assert_eq!(h.latest(Metric::PoolBytes), None);
-        assert_eq!(
-            h.max_in_window(&[Metric::PoolBytes], Duration::from_secs(60)),
-            None
-        );
+        h.push(S, &row(Some(f64::NAN)));
+        h.push(2 * S, &row(Some(f64::INFINITY)));
+        assert_eq!(h.latest(pool()), None);
+        assert_eq!(h.max_in_window(&[pool()], Duration::from_secs(60)), None);
     }
 
     #[test]
     fn prunes_by_sample_age() {
         let mut h = History::new(Duration::from_secs(10));
         for i in 0..=30u64 {
-            h.push(i * S, row(Some(i as f64)));
+            h.push(i * S, &row(Some(i as f64)));
         }
         // Kept: samples no older than 10 s before the newest (20..=30).
         assert_eq!(h.len(), 11);
         assert_eq!(h.span_secs(), 10.0);
-        let first = h
-            .window(Metric::PoolBytes, Duration::from_secs(3600))
-            .next();
+        let first = h.window(pool(), Duration::from_secs(3600)).next();
         assert_eq!(first, Some((-10.0, Some(20.0))));
     }
 
@@ -306,7 +267,7 @@ mod tests {
     fn bounded_by_capacity() {
         let mut h = History::with_capacity(Duration::from_secs(3600), 5);
         for i in 0..100u64 {
-            h.push(i * S, row(Some(1.0)));
+            h.push(i * S, &row(Some(1.0)));
         }
         assert_eq!(h.len(), 5);
         assert_eq!(h.newest_ns(), Some(99 * S));
@@ -316,43 +277,45 @@ mod tests {
     fn zoom_window_is_relative_to_the_newest_sample() {
         let mut h = History::new(Duration::from_secs(600));
         for i in 0..100u64 {
-            h.push(1_000 * S + i * S, row(Some(i as f64)));
+            h.push(1_000 * S + i * S, &row(Some(i as f64)));
         }
-        let w: Vec<_> = h
-            .window(Metric::PoolBytes, Duration::from_secs(5))
-            .collect();
+        let w: Vec<_> = h.window(pool(), Duration::from_secs(5)).collect();
         assert_eq!(w.len(), 6, "the window includes its edge");
         assert_eq!(w.first(), Some(&(-5.0, Some(94.0))));
         assert_eq!(w.last(), Some(&(0.0, Some(99.0))));
         assert_eq!(
-            h.max_in_window(&[Metric::PoolBytes], Duration::from_secs(5)),
+            h.max_in_window(&[pool()], Duration::from_secs(5)),
             Some(99.0)
         );
-        assert_eq!(
-            h.window(Metric::PoolBytes, Duration::from_secs(600))
-                .count(),
-            100
-        );
+        assert_eq!(h.window(pool(), Duration::from_secs(600)).count(), 100);
     }
 
     #[test]
     fn clock_going_back_restarts_the_ring() {
         let mut h = History::new(Duration::from_secs(600));
-        h.push(50 * S, row(Some(1.0)));
-        h.push(51 * S, row(Some(2.0)));
-        h.push(10 * S, row(Some(3.0)));
+        h.push(50 * S, &row(Some(1.0)));
+        h.push(51 * S, &row(Some(2.0)));
+        h.push(10 * S, &row(Some(3.0)));
         assert_eq!(h.len(), 1);
-        assert_eq!(h.latest(Metric::PoolBytes), Some(3.0));
+        assert_eq!(h.latest(pool()), Some(3.0));
+    }
+
+    #[test]
+    fn a_metric_off_the_graphs_has_no_column() {
+        let mut h = History::new(Duration::from_secs(600));
+        h.push(S, &row(Some(1.0)));
+        let off = metrics::get("oom_kill").unwrap();
+        assert!(off.series.is_none());
+        assert_eq!(h.window(off, Duration::from_secs(600)).count(), 0);
+        assert_eq!(h.latest(off), None);
+        assert_eq!(h.window(pool(), Duration::from_secs(600)).count(), 1);
     }
 
     #[test]
     fn empty_history() {
         let h = History::new(Duration::from_secs(600));
         assert!(h.is_empty());
-        assert_eq!(
-            h.window(Metric::PoolBytes, Duration::from_secs(60)).count(),
-            0
-        );
+        assert_eq!(h.window(pool(), Duration::from_secs(60)).count(), 0);
         assert_eq!(h.span_secs(), 0.0);
     }
 }

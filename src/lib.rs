@@ -10,6 +10,8 @@ pub mod cli;
 pub mod diagnostics;
 pub mod format;
 pub mod history;
+#[cfg(test)]
+mod layers;
 pub mod model;
 pub mod report;
 pub mod root;
@@ -26,21 +28,23 @@ use anyhow::Context;
 use cli::{Mode, Settings};
 use model::Snapshot;
 use root::Root;
+use sources::sampler::{SampleSource, Sampler};
 
-/// Take one snapshot (two samples `interval` apart when an interval is given, for rates).
+/// Take one snapshot (two samples `interval` apart when an interval is given, for rates), judged
+/// by the diagnostics rules.
 pub fn snapshot(
-    root: &Root,
+    source: &mut impl SampleSource,
     interval: Option<std::time::Duration>,
     extras: sources::Extras,
 ) -> Snapshot {
+    let first = source.next(None, extras);
     match interval {
         Some(dt) => {
-            let first = sources::collect_with(root, extras);
             std::thread::sleep(dt);
-            let second = sources::collect_with(root, extras);
-            Snapshot::derive(&second, Some(&first))
+            let second = source.next(Some(&first), extras);
+            diagnostics::judged(Snapshot::derive(&second, Some(&first)))
         }
-        None => Snapshot::derive(&sources::collect_with(root, extras), None),
+        None => diagnostics::judged(Snapshot::derive(&first, None)),
     }
 }
 
@@ -53,21 +57,12 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
         .unwrap_or_else(Root::live);
     match settings.mode {
         Mode::Dashboard => dashboard(settings, &root),
-        Mode::OnceText | Mode::OnceJson => {
-            let snap = snapshot(&root, settings.interval, settings.extras);
+        Mode::Once(format) => {
+            let mut source = Sampler::full(root);
+            let snap = snapshot(&mut source, settings.interval, settings.extras);
             let stdout = io::stdout();
             let mut out = io::BufWriter::new(stdout.lock());
-            let written = if settings.mode == Mode::OnceJson {
-                report::json::write(&snap, &mut out)
-            } else {
-                report::text::write(
-                    &snap,
-                    &mut out,
-                    report::text::Style {
-                        color: settings.color,
-                    },
-                )
-            };
+            let written = report::write(format, &snap, &mut out, settings.color);
             quiet_on_closed_pipe(written.and_then(|()| out.flush())).context("writing the report")
         }
     }
@@ -76,7 +71,7 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
 /// The live dashboard. ASCII symbols with `--ascii` or a locale that is not UTF-8.
 fn dashboard(mut settings: Settings, root: &Root) -> anyhow::Result<()> {
     settings.ascii |= !ui::locale_is_utf8(|k| std::env::var(k).ok());
-    match app::run::run(settings, root)? {
+    match app::run::run(settings, &mut Sampler::new(root.clone()))? {
         app::run::Exit::Quit | app::run::Exit::TtyGone(_) => Ok(()),
         // The terminal is restored: now end the way the signal asked for.
         app::run::Exit::Signal(sig) => {

@@ -4,7 +4,8 @@
 //! Unprivileged users choose some of those strings (a process name set with `prctl(PR_SET_NAME)`,
 //! a cgroup in a delegated subtree, a swap file's path) and zswaptop is often run as root: a raw
 //! ESC, BEL or C1 byte printed to root's terminal could retitle it, clear it or write the
-//! clipboard (OSC 52). [`Snapshot::derive`] ends with [`Sanitize::sanitize`], which replaces every
+//! clipboard (OSC 52). [`crate::diagnostics::judged`], the last step before any output, ends with
+//! [`Sanitize::sanitize`] (after the rules, so their text is covered too), which replaces every
 //! control character (C0, DEL, C1 = U+0080–U+009F) in every string of the snapshot with its
 //! visible escape (`\x1b`). The snapshot is the one road from the sources to every output — the
 //! text report, the dashboard, JSON and any format added later — so each gets it for free.
@@ -21,7 +22,10 @@ use crate::model::{
     Breakdown, Capacity, DeviceIo, Finding, Host, Memory, Missing, PriorityGroup, Psi, Rates,
     Severity, Snapshot, SourceStatus, Swap, SwapDevice, Tool, TunableAdvice, Zram, Zswap,
 };
+use crate::root::{Fs, Reason, Unavailable};
+use crate::sources::crypto::Compressor;
 use crate::sources::host::PageSize;
+use crate::sources::swapdev::ZramBacking;
 use crate::sources::vmstat::VmstatSample;
 
 /// A control character: C0 (U+0000–U+001F), DEL (U+007F) or C1 (U+0080–U+009F).
@@ -72,6 +76,35 @@ impl<T: Sanitize> Sanitize for Vec<T> {
     }
 }
 
+impl<T: Sanitize, E: Sanitize> Sanitize for Result<T, E> {
+    fn sanitize(&mut self) {
+        match self {
+            Ok(v) => v.sanitize(),
+            Err(e) => e.sanitize(),
+        }
+    }
+}
+
+impl Sanitize for Reason {
+    fn sanitize(&mut self) {
+        match self {
+            Reason::Absent { note } => note.sanitize(),
+            Reason::Malformed { line: _, detail } => detail.sanitize(),
+            Reason::Unreadable { error } => error.sanitize(),
+            Reason::NotRegular { what } => what.sanitize(),
+            Reason::NeedsRoot { .. }
+            | Reason::NoZswap
+            | Reason::PsiDisabled
+            | Reason::DebugfsNotMounted
+            | Reason::ZswapNeverEnabled
+            | Reason::DebugfsHidden
+            | Reason::TooLarge { .. }
+            | Reason::OutOfTree
+            | Reason::NotRecorded => {}
+        }
+    }
+}
+
 impl<V: Sanitize> Sanitize for BTreeMap<String, V> {
     fn sanitize(&mut self) {
         // Keys are strings from the tree too (parameter and tunable names).
@@ -107,7 +140,8 @@ no_text!(
     Breakdown,
     Capacity,
     Psi,
-    VmstatSample
+    VmstatSample,
+    Fs
 );
 
 /// Visit every field of a struct, by name, with no `..`: a new field must be listed here.
@@ -132,7 +166,7 @@ fields! {
     PageSize { bytes, source }
     Memory {
         total_bytes, free_bytes, available_bytes, free_cmd_used_bytes, hidden_in_used_bytes,
-        breakdown, unavailable,
+        breakdown, unavailable, anon_huge_pages_bytes,
     }
     Zswap {
         available, enabled, compressor, boot_compressor, max_pool_percent,
@@ -140,15 +174,19 @@ fields! {
         stored_pages, saved_bytes, compression_ratio, compressor_ratio, incompressible_bytes,
         same_filled_bytes, pool_limit_bytes, accept_threshold_bytes, pool_headroom_bytes,
         pool_limit_used_percent, parameters, boot_parameters, debugfs, unavailable,
+        registered_compressors,
     }
-    Missing { item, reason, fix }
+    Missing { item, path, holds, reason }
+    Unavailable { path, reason }
+    Compressor { name, driver, module, kind, priority }
+    ZramBacking { name, backing_dev }
     Swap {
         total_bytes, free_bytes, used_bytes, in_zswap_bytes, in_swap_cache_bytes, in_zram_bytes,
-        not_in_ram_bytes, devices, priority_groups,
+        not_in_ram_bytes, devices, priority_groups, areas_known,
     }
     SwapDevice {
         path, kind, size_bytes, used_bytes, priority, is_zram, block_device, disks, rotational,
-        priority_group, io, unmapped,
+        priority_group, io, unmapped, zram_backing,
     }
     DeviceIo {
         device, read_bytes_total, write_bytes_total, read_iops, write_iops, read_bytes_per_sec,
@@ -165,12 +203,12 @@ fields! {
     Rates {
         interval_seconds, zswpout_bytes_per_sec, zswpin_bytes_per_sec, zswpwb_bytes_per_sec,
         pswpout_bytes_per_sec, pswpin_bytes_per_sec, swpout_zero_bytes_per_sec,
-        swpin_zero_bytes_per_sec, bypassed_zswap_bytes_per_sec, debugfs_per_sec,
+        swpin_zero_bytes_per_sec, bypassed_zswap_bytes_per_sec, debugfs_per_sec, per_sec,
         psi_some_percent, psi_full_percent,
     }
     Finding { id, severity, summary, evidence, fix, why }
     TunableAdvice { name, current, suggested, why, opinion, setup }
-    SourceStatus { source, status, reason }
+    SourceStatus { source, reason }
     Processes { scanned, with_swap, total_swap_bytes, top, unreadable }
     ProcessRow {
         pid, name, user, rss_bytes, swap_bytes, zswap_estimate_bytes, estimate_from, cgroup,

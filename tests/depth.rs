@@ -21,7 +21,7 @@ use serde_json::Value;
 use tempfile::TempDir;
 use zswaptop::model::Snapshot;
 use zswaptop::root::Root;
-use zswaptop::sources::swaps::SwapDevice;
+use zswaptop::sources::swaps::SwapEntry;
 use zswaptop::sources::{self, Extras, Sample, cgroups, processes, swapdev, zram};
 
 const TREES: [&str; 5] = [
@@ -85,7 +85,7 @@ fn sample(root: &Path) -> Sample {
 /// `curr` taken exactly `secs` seconds after `prev` (the clock is pinned so rates are exact).
 fn derive_after(prev: &Sample, mut curr: Sample, secs: u64) -> Snapshot {
     curr.monotonic_ns = prev.monotonic_ns + secs * SECOND_NS;
-    Snapshot::derive(&curr, Some(prev))
+    zswaptop::diagnostics::judged(Snapshot::derive(&curr, Some(prev)))
 }
 
 /// A copy of a fixture tree (symlinks copied as symlinks).
@@ -356,7 +356,8 @@ fn broken_status_files_are_skipped() {
 
 #[test]
 fn sum_of_vmswap_stays_within_swap_used() {
-    // A property of the kernel (kernel reference §2.9) the trees must respect.
+    // A property of the kernel the trees must respect: VmSwap counts the process's swap entries
+    // (fs/proc/task_mmu.c), so shared pages count in each mapper and shmem in none.
     for name in TREES {
         let s = sources::collect_with(&common::fixture(name), OWNERS);
         let m = s.meminfo.as_ref().unwrap();
@@ -394,8 +395,8 @@ fn cgroup_estimates_and_their_fallbacks() {
 
 // --- swap devices ----------------------------------------------------------------------------
 
-fn swap(path: &str, kind: &str, prio: i64) -> SwapDevice {
-    SwapDevice {
+fn swap(path: &str, kind: &str, prio: i64) -> SwapEntry {
+    SwapEntry {
         path: path.into(),
         kind: kind.into(),
         size_bytes: 1 << 30,

@@ -1,5 +1,5 @@
 //! Formula tests: every derived figure against numbers computed by hand from the fixtures
-//! (the worked examples of the kernel reference §4), not against the code's own arithmetic.
+//! (the fixtures' files read by hand), not against the code's own arithmetic.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -11,7 +11,7 @@ const KIB: u64 = 1024;
 
 #[test]
 fn loaded_breakdown_matches_the_worked_example() {
-    // kernel reference §4.4, linux-6.18-loaded, in kB.
+    // The RAM breakdown over /proc/meminfo, linux-6.18-loaded, in kB.
     let s = snapshot("linux-6.18-loaded");
     let b = s.memory.breakdown.expect("breakdown");
     assert_eq!(s.memory.total_bytes, Some(24_682_416 * KIB));
@@ -65,7 +65,7 @@ fn loaded_zswap_figures() {
 
 #[test]
 fn loaded_swap_split() {
-    // §4.6: 1050260 kB used = 997660 in zswap + 52600 zero-filled, nothing on disk.
+    // Swap used split: 1050260 kB used = 997660 in zswap + 52600 zero-filled, nothing on disk.
     let s = snapshot("linux-6.18-loaded");
     assert_eq!(s.swap.used_bytes, Some(1_050_260 * KIB));
     assert_eq!(s.swap.in_zswap_bytes, Some(997_660 * KIB));
@@ -88,7 +88,7 @@ fn loaded_hidden_in_used() {
 
 #[test]
 fn loaded_capacity() {
-    // §4.7: R + S - P now; S binds zswap residency (2 GiB of slots).
+    // Effective capacity: R + S - P now; S binds zswap residency (2 GiB of slots).
     let s = snapshot("linux-6.18-loaded");
     let c = &s.capacity;
     assert_eq!(

@@ -194,7 +194,7 @@ fn pipeline(root: &Root) -> Result<(), TestCaseError> {
     first.monotonic_ns = 1_000_000_000;
     let mut second = sources::collect_with(root, extras);
     second.monotonic_ns = 2_000_000_000;
-    let snap = Snapshot::derive(&second, Some(&first));
+    let snap = zswaptop::diagnostics::judged(Snapshot::derive(&second, Some(&first)));
 
     let mut out = Vec::new();
     text::write(&snap, &mut out, text::Style { color: false }).unwrap();

@@ -296,6 +296,25 @@ fn interval_once_fills_rates() {
     ]);
     // Same tree read twice: counters unchanged, so rates are exactly 0 (not null).
     assert_eq!(j["rates"]["zswpout_bytes_per_sec"], 0.0);
+    // Every catalogue counter the tree has gets a rate by its id, in JSON and in the text.
+    let per_sec = j["rates"]["per_sec"].as_object().unwrap();
+    for m in zswaptop::model::metrics::counters() {
+        if !matches!(m.read, zswaptop::model::metrics::Read::Debugfs(_)) {
+            assert_eq!(per_sec.get(m.id), Some(&serde_json::json!(0.0)), "{}", m.id);
+        }
+    }
+    let text = String::from_utf8(run_ok(&[
+        "--once",
+        "-i",
+        "0.1",
+        "--root",
+        "tests/fixtures/linux-6.18-loaded",
+    ]))
+    .unwrap();
+    assert!(
+        text.contains("swap_ra_hit                      120115 pages  0 B/s"),
+        "{text}"
+    );
     let j = once_json("linux-6.18-loaded");
     assert!(j["rates"].is_null(), "one sample has no rates");
 }
@@ -472,4 +491,32 @@ fn untrusted_tree_links_out_of_it_are_refused() {
     let first = passwd.lines().next().unwrap();
     assert!(!text.contains(first) && !text.contains("root:"), "{text}");
     assert!(!text.contains("zram0"), "{text}");
+}
+
+#[test]
+fn an_unreadable_source_names_its_fix_and_its_kind() {
+    // The loaded tree without PSI: the source's reason comes with the command that gets it, and
+    // the JSON status says what kind of trouble it is.
+    let tmp = tempfile::tempdir().unwrap();
+    common::copy_dir(&common::fixture_dir("linux-6.18-loaded"), tmp.path());
+    std::fs::remove_file(tmp.path().join("proc/pressure/memory")).unwrap();
+    let root = tmp.path().to_str().unwrap();
+    let text = String::from_utf8(run_ok(&["--once", "--root", root])).unwrap();
+    assert!(
+        text.contains("/proc/pressure/memory: PSI is disabled"),
+        "{text}"
+    );
+    assert!(
+        text.contains("to get it: add psi=1 to the kernel command line and reboot"),
+        "{text}"
+    );
+    let j: serde_json::Value =
+        serde_json::from_slice(&run_ok(&["--format", "json", "--root", root])).unwrap();
+    let psi = j["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["source"] == "/proc/pressure/memory")
+        .unwrap();
+    assert_eq!(psi["status"], "missing");
 }

@@ -11,6 +11,7 @@ use zswaptop::model::Snapshot;
 use zswaptop::report::text::{self, Style};
 use zswaptop::root::Root;
 use zswaptop::sources::Extras;
+use zswaptop::sources::sampler::Sampler;
 
 /// A copy of `fixture` changed by `edit`, its snapshot and its text report.
 fn edited(fixture: &str, edit: impl FnOnce(&std::path::Path)) -> (Snapshot, String) {
@@ -21,7 +22,8 @@ fn edited(fixture: &str, edit: impl FnOnce(&std::path::Path)) -> (Snapshot, Stri
         top_processes: Some(5),
         cgroups: false,
     };
-    let snap = zswaptop::snapshot(&Root::at(tmp.path()), None, extras);
+    let mut source = Sampler::full(Root::at(tmp.path()));
+    let snap = zswaptop::snapshot(&mut source, None, extras);
     let mut out = Vec::new();
     text::write(&snap, &mut out, Style { color: false }).unwrap();
     (snap, String::from_utf8(out).unwrap())
@@ -36,8 +38,8 @@ fn replace(path: &std::path::Path, from: &str, to: &str) {
 fn said(snap: &Snapshot, item: &str) -> String {
     let found = zswaptop::format::unavailable(snap)
         .into_iter()
-        .find(|m| m.item.contains(item));
-    found.map(|m| m.reason).unwrap_or_default()
+        .find(|m| m.label().contains(item));
+    found.map(|m| m.reason.text()).unwrap_or_default()
 }
 
 #[test]
@@ -60,7 +62,7 @@ fn a_zram_pool_of_2_pow_64_is_unknown_not_wrapped_into_the_hidden_figure() {
     });
     assert_eq!(snap.memory.hidden_in_used_bytes, None);
     assert!(said(&snap, "zram pool").contains("2^64"), "{text}");
-    assert!(text.contains("— of that is the compressed pool"), "{text}");
+    assert!(text.contains("— — of it is compressed swap"), "{text}");
     // One device of 2^64 - 1: a pool larger than the RAM it lives in.
     let (snap, text) = edited("linux-6.18-loaded", |t| zram_tree(t, u64::MAX));
     assert_eq!(snap.memory.hidden_in_used_bytes, None);
@@ -69,7 +71,7 @@ fn a_zram_pool_of_2_pow_64_is_unknown_not_wrapped_into_the_hidden_figure() {
         said(&snap, "zram pool").contains("more than MemTotal"),
         "{text}"
     );
-    assert!(text.contains("— of that is the compressed pool"), "{text}");
+    assert!(text.contains("— — of it is compressed swap"), "{text}");
 }
 
 #[test]
@@ -142,7 +144,25 @@ fn an_unreadable_proc_is_not_0_of_0() {
         fs::remove_dir_all(t.join("proc")).unwrap();
     });
     let p = snap.processes.unwrap();
-    assert!(p.unreadable.unwrap().contains("/proc can't be listed"));
+    assert!(
+        p.unreadable
+            .unwrap()
+            .text()
+            .contains("/proc can't be listed")
+    );
     assert!(!text.contains("0 of 0 have swap"), "{text}");
     assert!(text.contains("no process could be read"), "{text}");
+}
+
+#[test]
+fn io_failure_counts_near_2_pow_64_do_not_overflow() {
+    let (snap, text) = edited("linux-6.18-zram", |t| {
+        fs::write(
+            t.join("sys/block/zram0/io_stat"),
+            format!("{} 1 0 0\n", u64::MAX),
+        )
+        .unwrap();
+    });
+    assert!(snap.zram[0].io_failed());
+    assert!(text.contains("FAILED reads"), "{text}");
 }

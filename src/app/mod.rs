@@ -5,7 +5,6 @@
 pub mod keys;
 pub mod lists;
 pub mod run;
-pub mod sampler;
 mod signals;
 mod terminal;
 mod tty;
@@ -13,6 +12,7 @@ mod tty;
 use std::time::Duration;
 
 use crate::cli::{DEFAULT_INTERVAL, MIN_INTERVAL, Settings};
+use crate::diagnostics;
 use crate::history::History;
 use crate::model::Snapshot;
 use crate::sources::{Extras, Sample};
@@ -85,7 +85,15 @@ pub enum Pane {
 }
 
 impl Pane {
-    fn index(self) -> usize {
+    pub const ALL: [Pane; 5] = [
+        Pane::Swap,
+        Pane::Zram,
+        Pane::Diagnostics,
+        Pane::Processes,
+        Pane::Cgroups,
+    ];
+
+    pub fn index(self) -> usize {
         match self {
             Pane::Swap => 0,
             Pane::Zram => 1,
@@ -114,6 +122,9 @@ pub enum Msg {
     Resize(u16, u16),
     /// The process list is now read this often (less often than every tick), or every tick.
     ScanEvery(Option<Duration>),
+    /// How far each pane scrolls, as the screen is now laid out (by [`Pane::index`]). The loop
+    /// sends it after every change, before drawing: the app never measures the layout itself.
+    Laid([usize; 5]),
 }
 
 /// Rows PgUp/PgDn move.
@@ -141,8 +152,8 @@ pub struct App {
     pub interval: Duration,
     /// Every sample's graphed metrics, kept while paused too.
     pub history: History,
-    /// What the screen shows (frozen while paused).
-    pub latest: Snapshot,
+    /// The snapshot the screen shows: the newest one, or while paused the one the pause froze.
+    pub shown: Snapshot,
     /// While paused: the history as it was when the pause began.
     frozen_history: Option<History>,
     /// While paused: the newest snapshot, shown when the pause ends.
@@ -154,6 +165,8 @@ pub struct App {
     pub view: View,
     pub focus: Focus,
     scroll: [usize; 5],
+    /// How far each pane scrolls on the screen as last laid out ([`Msg::Laid`]).
+    scroll_max: [usize; 5],
     /// The terminal's size as last reported (for how far the panes scroll).
     pub size: (u16, u16),
     /// The processes view's sort and filter.
@@ -162,9 +175,9 @@ pub struct App {
     pub cgroups: ListState<CgroupSort>,
     /// The filter prompt is open (in a list view).
     pub prompt: bool,
-    /// The rows the processes view shows, in order (indices into `latest.processes.top`).
+    /// The rows the processes view shows, in order (indices into `shown.processes.top`).
     pub proc_order: Vec<usize>,
-    /// The rows the cgroups view shows, in order (indices into `latest.cgroups.list`).
+    /// The rows the cgroups view shows, in order (indices into `shown.cgroups.list`).
     pub cgroup_order: Vec<usize>,
     /// How often the process list is read, when less often than every tick (its scan is costly).
     pub scan_every: Option<Duration>,
@@ -190,14 +203,14 @@ impl App {
             .max(MIN_INTERVAL);
         let mut history = History::new(settings.history);
         history.reserve((settings.history.as_secs_f64() / interval.as_secs_f64()) as usize + 4);
-        let latest = Snapshot::derive(&first, None);
-        history.push_snapshot(first.monotonic_ns, &latest);
+        let shown = diagnostics::judged(Snapshot::derive(&first, None));
+        history.push_snapshot(first.monotonic_ns, &shown);
         let window = settings.history;
         App {
             settings,
             interval,
             history,
-            latest,
+            shown,
             frozen_history: None,
             newest: None,
             prev: first,
@@ -205,6 +218,7 @@ impl App {
             view: View::Overview,
             focus: Focus::Swap,
             scroll: [0; 5],
+            scroll_max: [0; 5],
             size: (80, 24),
             procs: ListState::new(ProcSort::Swap),
             cgroups: ListState::new(CgroupSort::Zswap),
@@ -276,20 +290,20 @@ impl App {
 
     /// Recompute the list views' rows after the snapshot, a sort or a filter changed.
     fn refresh_lists(&mut self) {
-        self.proc_order = match &self.latest.processes {
+        self.proc_order = match &self.shown.processes {
             Some(p) => lists::process_order(&p.top, &self.procs),
             None => Vec::new(),
         };
-        self.cgroup_order = match &self.latest.cgroups {
+        self.cgroup_order = match &self.shown.cgroups {
             Some(c) => lists::cgroup_order(&c.list, &self.cgroups),
             None => Vec::new(),
         };
-        // Only the pane on screen: the others are clamped when they are drawn or scrolled (the
-        // diagnostics text costs a layout to measure).
-        if let Some(p) = self.pane() {
-            let max = crate::ui::max_scroll(self, p);
-            let i = p.index();
-            self.scroll[i] = self.scroll[i].min(max);
+    }
+
+    /// Clamp every pane to how far it scrolls on the screen as now laid out.
+    fn clamp_scroll(&mut self) {
+        for (s, max) in self.scroll.iter_mut().zip(self.scroll_max) {
+            *s = (*s).min(max);
         }
     }
 
@@ -303,8 +317,13 @@ impl App {
             }
             Msg::Resize(w, h) => {
                 self.size = (w, h);
-                self.refresh_lists();
                 true
+            }
+            Msg::Laid(max) => {
+                let before = self.scroll;
+                self.scroll_max = max;
+                self.clamp_scroll();
+                before != self.scroll
             }
             Msg::ScanEvery(every) => {
                 let changed = every != self.scan_every;
@@ -321,7 +340,7 @@ impl App {
         let carried =
             s.cgroups_read_ns().is_some() && s.cgroups_read_ns() == self.prev.cgroups_read_ns();
         let list = if carried { s.cgroups.take() } else { None };
-        let mut snap = Snapshot::derive(&s, Some(&self.prev));
+        let mut snap = diagnostics::judged(Snapshot::derive(&s, Some(&self.prev)));
         self.history.push_snapshot(s.monotonic_ns, &snap);
         let mut pending = !matches!(self.prev.cgroups, Some(Ok(_)));
         if carried {
@@ -329,8 +348,8 @@ impl App {
             (snap.cgroups, pending) = match self.newest.as_mut() {
                 Some(n) => (n.cgroups.take(), self.newest_cgroup_rates_pending),
                 // The shown snapshot is replaced below unless paused.
-                None if !self.paused => (self.latest.cgroups.take(), self.cgroup_rates_pending),
-                None => (self.latest.cgroups.clone(), self.cgroup_rates_pending),
+                None if !self.paused => (self.shown.cgroups.take(), self.cgroup_rates_pending),
+                None => (self.shown.cgroups.clone(), self.cgroup_rates_pending),
             };
         }
         self.prev = s;
@@ -340,7 +359,7 @@ impl App {
             self.newest_cgroup_rates_pending = pending;
             false
         } else {
-            self.latest = snap;
+            self.shown = snap;
             self.cgroup_rates_pending = pending;
             if !carried {
                 self.refresh_lists();
@@ -354,7 +373,7 @@ impl App {
             return;
         };
         let i = p.index();
-        let max = crate::ui::max_scroll(self, p);
+        let max = self.scroll_max[i];
         self.scroll[i] = f(self.scroll[i], max).min(max);
     }
 
@@ -511,7 +530,7 @@ impl App {
         } else {
             self.frozen_history = None;
             if let Some(n) = self.newest.take() {
-                self.latest = *n;
+                self.shown = *n;
                 self.cgroup_rates_pending = self.newest_cgroup_rates_pending;
                 self.refresh_lists();
             }
@@ -553,9 +572,9 @@ mod tests {
     #[test]
     fn rates_are_pending_until_the_second_sample() {
         let mut a = app();
-        assert!(a.latest.rates.is_none());
+        assert!(a.shown.rates.is_none());
         assert!(a.update(Msg::Sampled(Box::new(sample("linux-6.18-loaded", 101)))));
-        let r = a.latest.rates.as_ref().map(|r| r.interval_seconds);
+        let r = a.shown.rates.as_ref().map(|r| r.interval_seconds);
         assert_eq!(r, Some(1.0));
         assert_eq!(a.history.len(), 2);
         assert_eq!(a.samples, 2);
@@ -566,17 +585,14 @@ mod tests {
         let mut a = app();
         a.update(Msg::Key(Action::TogglePause));
         assert!(a.paused);
-        let shown = a.latest.clone();
+        let shown = a.shown.clone();
         assert!(!a.update(Msg::Sampled(Box::new(sample("linux-6.18-loaded", 101)))));
-        assert_eq!(a.latest, shown, "display frozen");
+        assert_eq!(a.shown, shown, "display frozen");
         assert_eq!(a.history.len(), 2, "sampling went on");
         assert_eq!(a.shown_history().len(), 1, "graphs frozen too");
         a.update(Msg::Key(Action::TogglePause));
         assert!(!a.paused);
-        assert!(
-            a.latest.rates.is_some(),
-            "unpausing shows the newest sample"
-        );
+        assert!(a.shown.rates.is_some(), "unpausing shows the newest sample");
         assert_eq!(a.shown_history().len(), 2);
     }
 
@@ -750,7 +766,7 @@ mod tests {
         }
         let mut a = App::new(settings(), first);
         a.update(Msg::Sampled(Box::new(second)));
-        let with_rates = a.latest.cgroups.clone();
+        let with_rates = a.shown.cgroups.clone();
         let rated = |c: &Option<crate::model::owners::Cgroups>| {
             c.as_ref()
                 .is_some_and(|c| c.list.iter().any(|r| r.zswpout_bytes_per_sec.is_some()))
@@ -762,7 +778,7 @@ mod tests {
         carried.monotonic_ns += 1_000_000_000;
         carried.cgroups_age_ns = 1_000_000_000;
         a.update(Msg::Sampled(Box::new(carried)));
-        assert_eq!(a.latest.cgroups, with_rates, "rows and rates kept");
+        assert_eq!(a.shown.cgroups, with_rates, "rows and rates kept");
         assert!(!a.cgroup_rates_pending);
         assert_eq!(a.cgroup_list_age(), Some(Duration::from_secs(1)));
     }
@@ -770,13 +786,28 @@ mod tests {
     #[test]
     fn scrolling_is_clamped_to_the_table() {
         let mut a = app();
-        // One swap device in the fixture.
+        // As the loop does: the layout's limits before the keys. One swap device in the fixture.
+        a.update(Msg::Laid(crate::ui::max_scrolls(&a)));
         a.update(Msg::Key(Action::PageDown));
         assert_eq!(a.scroll(Focus::Swap), 0);
         a.update(Msg::Key(Action::FocusNext));
         a.update(Msg::Key(Action::Bottom));
-        assert_eq!(a.scroll(Focus::Zram), a.latest.zram.len().saturating_sub(1));
+        assert_eq!(a.scroll(Focus::Zram), a.shown.zram.len().saturating_sub(1));
         a.update(Msg::Key(Action::Top));
         assert_eq!(a.scroll(Focus::Zram), 0);
+    }
+
+    /// A layout with less to scroll pulls every offset back at once.
+    #[test]
+    fn a_new_layout_clamps_the_offsets() {
+        let mut a = app();
+        a.update(Msg::Laid([0, 5, 0, 0, 0]));
+        a.update(Msg::Key(Action::Show(View::Devices)));
+        a.update(Msg::Key(Action::FocusNext));
+        a.update(Msg::Key(Action::Bottom));
+        assert_eq!(a.scroll(Focus::Zram), 5);
+        assert!(a.update(Msg::Laid([0, 2, 0, 0, 0])), "the screen changes");
+        assert_eq!(a.scroll(Focus::Zram), 2);
+        assert!(!a.update(Msg::Laid([0, 2, 0, 0, 0])));
     }
 }

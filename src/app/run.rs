@@ -17,13 +17,12 @@ use ratatui::crossterm::event::{
 };
 use signal_hook::consts::SIGHUP;
 
-use super::sampler::Sampler;
 use super::signals::{Guard, Signals};
 use super::terminal::{self, Session, TtyIn};
 use super::tty::{self, POLLIN};
 use super::{App, Msg, keys};
 use crate::cli::Settings;
-use crate::root::Root;
+use crate::sources::sampler::SampleSource;
 use crate::sources::{Extras, Sample};
 use crate::ui;
 
@@ -101,6 +100,8 @@ where
             return Exit::Quit;
         }
         if dirty {
+            // The layout's scroll limits, measured by the ui for the app before it draws.
+            app.update(Msg::Laid(ui::max_scrolls(app)));
             if app.clear_requested {
                 app.clear_requested = false;
                 if let Err(e) = terminal.clear() {
@@ -261,17 +262,16 @@ impl Events for TtyEvents<'_> {
     }
 }
 
-/// Open the dashboard on the terminal and run it until it ends.
-pub fn run(settings: Settings, root: &Root) -> anyhow::Result<Exit> {
+/// Open the dashboard on the terminal and run it on the samples of `sampler` until it ends.
+pub fn run(settings: Settings, sampler: &mut impl SampleSource) -> anyhow::Result<Exit> {
     if !io::stdout().is_terminal() {
         anyhow::bail!(
             "the dashboard needs a terminal and stdout is not one (use --once for a report)"
         );
     }
     let tty_in = TtyIn::open()?;
-    let mut sampler = Sampler::new(root.clone());
     // Before the handlers: until the dashboard is up, the signals keep their default effect.
-    let first = sampler.sample(None, Extras::default());
+    let first = sampler.next(None, Extras::default());
     // Shared by the sampling and the slices of work between ticks.
     let sampler = std::cell::RefCell::new(sampler);
     let signals = Signals::install().context("installing signal handlers")?;
@@ -294,7 +294,7 @@ pub fn run(settings: Settings, root: &Root) -> anyhow::Result<Exit> {
         &mut app,
         &mut events,
         |prev, extras, interval| {
-            let s = sampler.borrow_mut().sample(Some(prev), extras);
+            let s = sampler.borrow_mut().next(Some(prev), extras);
             let every = sampler.borrow().scan_every(interval);
             (s, every)
         },
@@ -315,6 +315,7 @@ pub fn run(settings: Settings, root: &Root) -> anyhow::Result<Exit> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::root::Root;
     use ratatui::backend::TestBackend;
     use signal_hook::consts::SIGTERM;
     use std::collections::VecDeque;

@@ -1,7 +1,8 @@
 //! Diagnostics: rules that check the live swap setup against what the kernel documents, each
 //! finding carrying the live values that triggered it, the exact fix (and how to keep it), and
-//! the kernel behaviour behind it. Pure: [`evaluate`] reads a [`Snapshot`] and the [`Sample`] it
-//! came from, and never changes anything. zswaptop prints fixes; it never applies them.
+//! the kernel behaviour behind it. Pure: [`evaluate`] reads a [`Snapshot`] and never changes
+//! anything; the front ends (`--once`, the dashboard) run it after the model, through [`judged`].
+//! zswaptop prints fixes; it never applies them.
 //!
 //! Every rule judges by what the kernel exposes (a file, a parameter, a counter), never by the
 //! kernel version. A rule that needs a rate looks at `snap.rates`; without rates it fires only on
@@ -13,8 +14,6 @@ pub mod thresholds;
 mod tunables;
 
 use crate::model::{Finding, Severity, Snapshot, SwapDevice};
-use crate::sources::Sample;
-use crate::sources::swapdev::SwapBacking;
 
 pub use tunables::advice as tunables_advice;
 
@@ -59,9 +58,18 @@ const RULES: &[Rule] = &[
     rules::swap_priorities,
 ];
 
+/// The snapshot as every output shows it: its findings and tunable advice filled in, then every
+/// string in it made safe for a terminal ([`crate::sanitize`], last so the rules' text is too).
+pub fn judged(mut snap: Snapshot) -> Snapshot {
+    snap.tunables_advice = tunables_advice(&snap);
+    snap.diagnostics = evaluate(&snap);
+    crate::sanitize::Sanitize::sanitize(&mut snap);
+    snap
+}
+
 /// Run every rule. Findings come sorted crit → warn → info, then by id.
-pub fn evaluate(snap: &Snapshot, sample: &Sample) -> Vec<Finding> {
-    let ctx = Ctx { snap, sample };
+pub fn evaluate(snap: &Snapshot) -> Vec<Finding> {
+    let ctx = Ctx { snap };
     let mut out: Vec<Finding> = RULES.iter().filter_map(|rule| rule(&ctx)).collect();
     sort(&mut out);
     out
@@ -120,14 +128,13 @@ impl Setup {
 }
 
 /// The setup detected in a snapshot.
-pub fn setup(snap: &Snapshot, sample: &Sample) -> Setup {
-    Ctx { snap, sample }.setup()
+pub fn setup(snap: &Snapshot) -> Setup {
+    Ctx { snap }.setup()
 }
 
 /// What the rules look at, with helpers.
 pub(crate) struct Ctx<'a> {
     pub snap: &'a Snapshot,
-    pub sample: &'a Sample,
 }
 
 impl Ctx<'_> {
@@ -137,7 +144,7 @@ impl Ctx<'_> {
 
     /// `/proc/swaps` was read: device lists below are facts, not guesses.
     pub fn swaps_known(&self) -> bool {
-        self.sample.swaps.is_ok()
+        self.snap.swap.areas_known
     }
 
     pub fn devices(&self) -> &[SwapDevice] {
@@ -150,10 +157,6 @@ impl Ctx<'_> {
 
     pub fn zram_devices(&self) -> Vec<&SwapDevice> {
         self.devices().iter().filter(|d| d.is_zram).collect()
-    }
-
-    pub fn backing(&self, path: &str) -> Option<&SwapBacking> {
-        self.sample.swap_devices.iter().find(|b| b.path == path)
     }
 
     /// A vm sysctl as an integer.

@@ -4,7 +4,7 @@ use super::thresholds as t;
 use super::{Ctx, compressors, tunables};
 use crate::format as f;
 use crate::model::{ASSUMED_RATIO, Finding, Severity, SwapDevice};
-use crate::root::Unavailable;
+use crate::root::Reason;
 
 const GIB: u64 = 1 << 30;
 
@@ -195,7 +195,7 @@ pub fn zram_lru_inversion(c: &Ctx) -> Option<Finding> {
     let mut supported = false;
     let mut zram_names = Vec::new();
     for z in c.zram_devices() {
-        let Some(backing) = c.backing(&z.path).and_then(|b| b.zram.as_ref()) else {
+        let Some(backing) = z.zram_backing.as_ref() else {
             continue;
         };
         if backing.has_writeback_device() != Some(false) {
@@ -304,13 +304,11 @@ pub fn page_cluster(c: &Ctx) -> Option<Finding> {
         tiers.push(format!("fast tier: {} is zram", z.path));
     }
     for d in c.disk_devices() {
-        if let Some(b) = c.backing(&d.path)
-            && b.rotational() == Some(false)
-        {
+        if d.rotational == Some(false) {
             tiers.push(format!(
                 "{} is on {}: non-rotational (queue/rotational 0)",
                 d.path,
-                b.disk_names().join(" + ")
+                d.disks.join(" + ")
             ));
         }
     }
@@ -604,10 +602,11 @@ pub fn poor_compression(c: &Ctx) -> Option<Finding> {
 
     // What this kernel offers, and what each trades.
     let crypto_names: Vec<String> = c
-        .sample
-        .crypto
-        .as_ref()
-        .map(|l| crate::sources::crypto::names(l))
+        .snap
+        .zswap
+        .registered_compressors
+        .as_deref()
+        .map(crate::sources::crypto::names)
         .unwrap_or_default();
     if !crypto_names.is_empty() {
         ev.push(format!(
@@ -709,7 +708,7 @@ pub fn compressor_fallback(c: &Ctx) -> Option<Finding> {
     if boot == cur {
         return None;
     }
-    let crypto = c.sample.crypto.as_ref().ok();
+    let crypto = c.snap.zswap.registered_compressors.as_ref();
     let registered = crypto.map(|l| l.iter().any(|x| x.name == boot));
     let mut ev = vec![
         format!("kernel command line: zswap.compressor={boot}"),
@@ -867,11 +866,11 @@ pub fn thp_always(c: &Ctx) -> Option<Finding> {
         c.tunable("transparent_hugepage.defrag")
             .unwrap_or(f::MISSING)
     )];
-    if let Ok(m) = &c.sample.meminfo {
+    if let Some(b) = &c.snap.memory.breakdown {
         ev.push(format!(
             "AnonHugePages {} of {} anonymous memory",
-            f::bytes(m.anon_huge_pages),
-            f::bytes(m.anon_pages)
+            f::bytes(c.snap.memory.anon_huge_pages_bytes),
+            f::bytes(b.apps)
         ));
     }
     ev.push(format!(
@@ -900,26 +899,23 @@ pub fn thp_always(c: &Ctx) -> Option<Finding> {
 // --- no-debugfs ------------------------------------------------------------------------------
 
 pub fn no_debugfs(c: &Ctx) -> Option<Finding> {
-    let Err(e) = &c.sample.zswap_debugfs else {
-        return None;
-    };
+    let reason = c.snap.zswap.debugfs_reason()?;
     if !c.snap.zswap.available || !(c.zswap_on() || c.snap.zswap.pool_bytes.unwrap_or(0) > 0) {
         return None;
     }
-    let reason = e.reason();
-    let fix = match e {
-        Unavailable::Denied { .. } => {
+    let fix = match reason {
+        Reason::NeedsRoot { .. } => {
             "Run zswaptop as root: `sudo zswaptop` (or grant it CAP_DAC_READ_SEARCH: `sudo setcap \
              cap_dac_read_search+ep $(command -v zswaptop)`, which lasts until the binary is \
              replaced)."
                 .to_string()
         }
-        Unavailable::Missing { .. } if reason == "debugfs is not mounted" => {
+        Reason::DebugfsNotMounted => {
             "`sudo mount -t debugfs none /sys/kernel/debug`; to keep it, add `debugfs \
              /sys/kernel/debug debugfs defaults 0 0` to /etc/fstab, and run zswaptop as root."
                 .to_string()
         }
-        Unavailable::Missing { .. } if reason.starts_with("no zswap directory") => {
+        Reason::DebugfsHidden => {
             "debugfs is hidden by kernel lockdown or debugfs=off: to get it, remove `debugfs=off` \
              or `lockdown=` from the kernel command line (GRUB_CMDLINE_LINUX in \
              /etc/default/grub, then `sudo update-grub`), or keep lockdown and rely on the \
@@ -1090,18 +1086,16 @@ pub fn swap_priorities(c: &Ctx) -> Option<Finding> {
     let mut ev: Vec<String> = disks
         .iter()
         .map(|d| {
-            let on = c
-                .backing(&d.path)
-                .filter(|b| !b.disks.is_empty())
-                .map(|b| {
-                    let rot = match b.rotational() {
-                        Some(true) => ", rotational",
-                        Some(false) => ", non-rotational",
-                        None => "",
-                    };
-                    format!(" on {}{rot}", b.disk_names().join(" + "))
-                })
-                .unwrap_or_default();
+            let on = if d.disks.is_empty() {
+                String::new()
+            } else {
+                let rot = match d.rotational {
+                    Some(true) => ", rotational",
+                    Some(false) => ", non-rotational",
+                    None => "",
+                };
+                format!(" on {}{rot}", d.disks.join(" + "))
+            };
             format!("{}{on}", dev_desc(d))
         })
         .collect();
@@ -1114,7 +1108,7 @@ pub fn swap_priorities(c: &Ctx) -> Option<Finding> {
     }
     let mut all_disks: Vec<Vec<&str>> = disks
         .iter()
-        .filter_map(|d| c.backing(&d.path).map(|b| b.disk_names()))
+        .map(|d| d.disks.iter().map(String::as_str).collect::<Vec<&str>>())
         .filter(|n| !n.is_empty())
         .collect();
     if all_disks.len() == disks.len() {

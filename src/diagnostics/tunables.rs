@@ -6,7 +6,6 @@
 
 use super::{Ctx, Setup, thresholds as t};
 use crate::model::{Snapshot, TunableAdvice};
-use crate::sources::Sample;
 
 /// The swappiness suggested for a setup: (value, why, opinion).
 pub(super) fn swappiness_for(setup: Setup) -> (i64, &'static str, bool) {
@@ -38,8 +37,8 @@ pub(super) fn swappiness_for(setup: Setup) -> (i64, &'static str, bool) {
 }
 
 /// Advice for every tunable zswaptop shows, for the setup detected in `snap`.
-pub fn advice(snap: &Snapshot, sample: &Sample) -> Vec<TunableAdvice> {
-    let c = Ctx { snap, sample };
+pub fn advice(snap: &Snapshot) -> Vec<TunableAdvice> {
+    let c = Ctx { snap };
     let setup = c.setup();
     let label = setup.label().to_string();
     let cur = |k: &str| snap.tunables.get(k).cloned().flatten();
@@ -60,10 +59,7 @@ pub fn advice(snap: &Snapshot, sample: &Sample) -> Vec<TunableAdvice> {
 
     let all_ssd = {
         let disks = c.disk_devices();
-        !disks.is_empty()
-            && disks
-                .iter()
-                .all(|d| c.backing(&d.path).and_then(|b| b.rotational()) == Some(false))
+        !disks.is_empty() && disks.iter().all(|d| d.rotational == Some(false))
     };
     let (pc, why) = match setup {
         Setup::ZswapDisk | Setup::ZswapZram | Setup::ZramOnly | Setup::ZramDisk => (

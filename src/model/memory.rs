@@ -1,8 +1,161 @@
-//! The "real memory" breakdown (kernel reference §4.4) and what `free` calls used (§4.5).
+//! The "real memory" breakdown over the /proc/meminfo fields (fs/proc/meminfo.c, described in
+//! Documentation/filesystems/proc.rst) plus the zswap and zram pools, and what procps-ng `free`
+//! calls used (its library/meminfo.c).
 
 use serde::{Deserialize, Serialize};
 
+use super::{Missing, too_large};
+use crate::model::metrics::Hue;
+use crate::root::Reason;
 use crate::sources::meminfo::MeminfoSample;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Memory {
+    pub total_bytes: Option<u64>,
+    pub free_bytes: Option<u64>,
+    pub available_bytes: Option<u64>,
+    pub free_cmd_used_bytes: Option<u64>,
+    pub hidden_in_used_bytes: Option<u64>,
+    pub breakdown: Option<Breakdown>,
+    /// Figures above that could not be had, and why (a line missing from meminfo, a sum too
+    /// large to be real).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unavailable: Vec<Missing>,
+    /// AnonHugePages, for the diagnostics (not in the JSON).
+    #[serde(skip)]
+    pub anon_huge_pages_bytes: Option<u64>,
+}
+
+impl Memory {
+    /// The memory section. `zswap_pool` and `zram_pool` are the pools' RAM, from outside meminfo;
+    /// `unavailable` what is already known to be missing from it.
+    pub fn derive(
+        mem: Option<&MeminfoSample>,
+        zswap_pool: Option<u64>,
+        zram_pool: Option<u64>,
+        mut unavailable: Vec<Missing>,
+    ) -> Memory {
+        match mem {
+            Some(m) => Memory {
+                total_bytes: Some(m.mem_total),
+                free_bytes: Some(m.mem_free),
+                available_bytes: m.mem_available,
+                free_cmd_used_bytes: Some(free_cmd_used(m)),
+                hidden_in_used_bytes: match (zswap_pool, zram_pool) {
+                    (Some(a), Some(b)) => a.checked_add(b).or_else(|| {
+                        unavailable.push(too_large("hidden in used", "zswap + zram pools"));
+                        None
+                    }),
+                    _ => None,
+                },
+                breakdown: Some(breakdown(m, zswap_pool, zram_pool)),
+                unavailable: {
+                    unavailable.extend(gaps(m));
+                    unavailable
+                },
+                anon_huge_pages_bytes: m.anon_huge_pages,
+            },
+            None => Memory {
+                total_bytes: None,
+                free_bytes: None,
+                available_bytes: None,
+                free_cmd_used_bytes: None,
+                hidden_in_used_bytes: None,
+                breakdown: None,
+                unavailable,
+                anon_huge_pages_bytes: None,
+            },
+        }
+    }
+}
+
+/// One bucket of the real-memory breakdown as every view shows it: its
+/// key, label, kernel source, glyph and colour, written once.
+pub struct Bucket {
+    /// Key in `memory.breakdown`.
+    pub key: &'static str,
+    pub label: &'static str,
+    /// Where it comes from, in kernel terms.
+    pub source: &'static str,
+    /// The character used in bars when colour is off.
+    pub glyph: char,
+    /// Its colour in bars and swatches.
+    pub hue: Hue,
+}
+
+/// Buckets in display order (the same order as `Breakdown::buckets`).
+pub const BUCKETS: [Bucket; 10] = [
+    Bucket {
+        key: "apps",
+        label: "apps",
+        source: "AnonPages",
+        glyph: 'a',
+        hue: Hue::Green,
+    },
+    Bucket {
+        key: "swap_cache",
+        label: "swap cache",
+        source: "SwapCached",
+        glyph: 's',
+        hue: Hue::Cyan,
+    },
+    Bucket {
+        key: "page_cache",
+        label: "page cache",
+        source: "Buffers+Cached-Shmem",
+        glyph: 'c',
+        hue: Hue::Blue,
+    },
+    Bucket {
+        key: "shmem",
+        label: "shmem/tmpfs",
+        source: "Shmem",
+        glyph: 'm',
+        hue: Hue::LightBlue,
+    },
+    Bucket {
+        key: "kernel",
+        label: "kernel",
+        source: "Slab+PageTables+stacks+vmalloc+percpu",
+        glyph: 'k',
+        hue: Hue::Yellow,
+    },
+    Bucket {
+        key: "hugetlb",
+        label: "hugetlb",
+        source: "Hugetlb",
+        glyph: 'h',
+        hue: Hue::LightYellow,
+    },
+    Bucket {
+        key: "zswap_pool",
+        label: "zswap pool",
+        source: "Zswap (hidden in used)",
+        glyph: 'Z',
+        hue: Hue::Magenta,
+    },
+    Bucket {
+        key: "zram_pool",
+        label: "zram pool",
+        source: "zram mem_used_total",
+        glyph: 'R',
+        hue: Hue::LightMagenta,
+    },
+    Bucket {
+        key: "free",
+        label: "free",
+        source: "MemFree",
+        glyph: '.',
+        hue: Hue::Gray,
+    },
+    Bucket {
+        key: "unaccounted",
+        label: "unaccounted",
+        source: "drivers, GPU, network buffers…",
+        glyph: '?',
+        hue: Hue::DarkGray,
+    },
+];
 
 /// Ten buckets that sum exactly to MemTotal. A `None` bucket is unknown; its memory is then
 /// inside `unaccounted`, so the known buckets still sum to the total.
@@ -21,21 +174,22 @@ pub struct Breakdown {
 }
 
 impl Breakdown {
-    /// Buckets in display order with their labels, `unaccounted` last.
+    /// Buckets in display order with their keys (as in [`BUCKETS`]), `unaccounted` last.
     pub fn buckets(&self) -> [(&'static str, Option<i64>); 10] {
         let s = |v: Option<u64>| v.map(|v| i64::try_from(v).unwrap_or(i64::MAX));
-        [
-            ("apps", s(self.apps)),
-            ("swap_cache", s(self.swap_cache)),
-            ("page_cache", s(self.page_cache)),
-            ("shmem", s(self.shmem)),
-            ("kernel", s(self.kernel)),
-            ("hugetlb", s(self.hugetlb)),
-            ("zswap_pool", s(self.zswap_pool)),
-            ("zram_pool", s(self.zram_pool)),
-            ("free", s(self.free)),
-            ("unaccounted", self.unaccounted),
-        ]
+        let v = [
+            s(self.apps),
+            s(self.swap_cache),
+            s(self.page_cache),
+            s(self.shmem),
+            s(self.kernel),
+            s(self.hugetlb),
+            s(self.zswap_pool),
+            s(self.zram_pool),
+            s(self.free),
+            self.unaccounted,
+        ];
+        std::array::from_fn(|i| (BUCKETS[i].key, v[i]))
     }
 }
 
@@ -92,17 +246,20 @@ fn hugetlb(m: &MeminfoSample) -> Option<u64> {
 }
 
 /// Breakdown buckets meminfo leaves unknown, and why.
-pub fn gaps(m: &MeminfoSample) -> Vec<super::Missing> {
+pub fn gaps(m: &MeminfoSample) -> Vec<Missing> {
     let mut out = Vec::new();
     if m.shmem.is_none() {
-        out.push(super::Missing {
-            item: "shmem/tmpfs (meminfo Shmem)".into(),
-            reason: "no Shmem line in /proc/meminfo: tmpfs is counted in the page cache".into(),
-            fix: None,
+        out.push(Missing {
+            item: "shmem/tmpfs".into(),
+            path: None,
+            holds: Some("meminfo Shmem".into()),
+            reason: Reason::absent(
+                "no Shmem line in /proc/meminfo: tmpfs is counted in the page cache",
+            ),
         });
     }
     if hugetlb(m).is_none() {
-        out.push(super::too_large(
+        out.push(too_large(
             "hugetlb",
             "meminfo HugePages_Total × Hugepagesize",
         ));

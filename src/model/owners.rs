@@ -5,10 +5,11 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::rates::counter_rate;
+use crate::root::Reason;
 use crate::sources::cgroups::{CgroupSample, unit_name};
 use crate::sources::processes::ProcScan;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Processes {
     /// How many /proc/PID entries were looked at.
     pub scanned: usize,
@@ -19,8 +20,11 @@ pub struct Processes {
     /// Top processes by swap, largest first.
     pub top: Vec<ProcessRow>,
     /// Why no process could be looked at (`/proc` unreadable): the counts above are unknown.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unreadable: Option<String>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::root::reason_text"
+    )]
+    pub unreadable: Option<Reason>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -38,11 +42,12 @@ pub struct ProcessRow {
     pub cgroup: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Cgroups {
     /// False on cgroup v1 / no memory controller: `reason` says why.
     pub available: bool,
-    pub reason: Option<String>,
+    #[serde(serialize_with = "crate::root::reason_text")]
+    pub reason: Option<Reason>,
     pub list: Vec<CgroupRow>,
 }
 

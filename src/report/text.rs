@@ -2,8 +2,11 @@
 
 use std::io::{self, Write};
 
-use crate::format::{self as f, BUCKETS};
+use crate::format::{self as f, GaugeCell};
+use crate::model::memory::BUCKETS;
+use crate::model::metrics::{self, Hue, Metric, Read};
 use crate::model::{Severity, Snapshot};
+use crate::root::Reason;
 
 /// ANSI styling, or none at all.
 #[derive(Debug, Clone, Copy)]
@@ -33,8 +36,22 @@ impl Style {
     }
 }
 
-/// Bucket colours (ANSI 16-colour codes that read on dark and light backgrounds).
-const BUCKET_COLORS: [&str; 10] = ["32", "36", "34", "94", "33", "93", "35", "95", "37", "90"];
+/// A catalogue hue as an ANSI 16-colour code (each reads on dark and light backgrounds).
+fn ansi(h: Hue) -> &'static str {
+    match h {
+        Hue::Green => "32",
+        Hue::Cyan => "36",
+        Hue::Blue => "34",
+        Hue::LightBlue => "94",
+        Hue::Yellow => "33",
+        Hue::LightYellow => "93",
+        Hue::Magenta => "35",
+        Hue::LightMagenta => "95",
+        Hue::Red => "31",
+        Hue::Gray => "37",
+        Hue::DarkGray => "90",
+    }
+}
 
 pub const WIDTH: usize = 80;
 
@@ -45,6 +62,7 @@ pub fn write(snap: &Snapshot, out: &mut impl Write, style: Style) -> io::Result<
     swap(snap, out, style)?;
     zram(snap, out, style)?;
     capacity(snap, out, style)?;
+    counters(snap, out, style)?;
     processes(snap, out, style)?;
     cgroups(snap, out, style)?;
     diagnostics(snap, out, style)?;
@@ -114,7 +132,7 @@ fn memory(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     for (i, &n) in cells.iter().enumerate() {
         let seg: String = std::iter::repeat_n(BUCKETS[i].glyph, n).collect();
         bar.push_str(&if st.color {
-            st.paint(&format!("7;{}", BUCKET_COLORS[i]), &seg)
+            st.paint(&format!("7;{}", ansi(BUCKETS[i].hue)), &seg)
         } else {
             seg
         });
@@ -129,7 +147,7 @@ fn memory(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
         };
         let pct =
             f::percent(v.and_then(|v| f::share(Some(v.max(0).unsigned_abs()), m.total_bytes)));
-        let glyph = st.paint(BUCKET_COLORS[i], &info.glyph.to_string());
+        let glyph = st.paint(ansi(info.hue), &info.glyph.to_string());
         let label = format!("{:<12}", info.label);
         let label = if matches!(info.key, "zswap_pool" | "zram_pool") && v.unwrap_or(0) > 0 {
             st.pool(&label)
@@ -145,7 +163,7 @@ fn memory(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     writeln!(
         out,
         "{}",
-        f::free_says_report(m.free_cmd_used_bytes, m.hidden_in_used_bytes)
+        f::free_says(m.free_cmd_used_bytes, m.hidden_in_used_bytes)
     )
 }
 
@@ -240,26 +258,20 @@ fn zswap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     Ok(())
 }
 
-/// `[#####|.....]` with `|` at the accept threshold.
+/// `[#####|.....]` with `|` at the accept threshold; nothing when the level is unknown.
 pub fn gauge(pct: Option<f64>, threshold: Option<u64>, width: usize) -> String {
-    let Some(p) = pct.filter(|p| p.is_finite()) else {
+    if !pct.is_some_and(f64::is_finite) {
         return String::new();
-    };
-    let filled = ((p.clamp(0.0, 100.0) / 100.0) * width as f64).round() as usize;
-    let mark = threshold.map(|t| ((t.min(100) as f64 / 100.0) * width as f64).round() as usize);
-    let mut g = String::with_capacity(width + 2);
-    g.push('[');
-    for i in 0..width {
-        g.push(if Some(i) == mark {
-            '|'
-        } else if i < filled {
-            '#'
-        } else {
-            '.'
-        });
     }
-    g.push(']');
-    g
+    let cells: String = f::gauge(pct, threshold, width)
+        .into_iter()
+        .map(|c| match c {
+            GaugeCell::Mark => '|',
+            GaugeCell::Filled => '#',
+            GaugeCell::Empty => '.',
+        })
+        .collect();
+    format!("[{cells}]")
 }
 
 fn write_columns(
@@ -304,9 +316,9 @@ fn swap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     if let Some(bad) = s
         .sources
         .iter()
-        .find(|x| x.source == "/proc/swaps" && x.status != "ok")
+        .find(|x| x.source == "/proc/swaps" && !x.is_ok())
     {
-        return writeln!(out, "  swap devices unknown: /proc/swaps {}", bad.status);
+        return writeln!(out, "  swap devices unknown: /proc/swaps {}", bad.status());
     }
     if w.devices.is_empty() {
         return writeln!(out, "  no active swap devices");
@@ -320,7 +332,7 @@ fn swap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
         writeln!(
             out,
             "  {:<38} {:<9} {:>10} {:>10} {:>5}",
-            ellipsize(&d.path, 38),
+            f::fit(&d.path, 38, false),
             if d.is_zram { "zram" } else { d.kind.as_str() },
             f::bytes_raw(d.size_bytes),
             f::bytes_raw(d.used_bytes),
@@ -378,11 +390,11 @@ fn device_line(d: &crate::model::SwapDevice) -> Option<String> {
     if let Some(io) = &d.io {
         if io.read_bytes_per_sec.is_some() {
             line.push_str(&format!(
-                " · read {} {} · write {} {} · busy {}",
+                " · read {} {} IOPS · write {} {} IOPS · busy {}",
                 f::rate(io.read_bytes_per_sec),
-                iops(io.read_iops),
+                f::iops(true, io.read_iops),
                 f::rate(io.write_bytes_per_sec),
-                iops(io.write_iops),
+                f::iops(true, io.write_iops),
                 f::percent(io.busy_percent)
             ));
         } else {
@@ -394,13 +406,6 @@ fn device_line(d: &crate::model::SwapDevice) -> Option<String> {
         }
     }
     Some(line)
-}
-
-fn iops(v: Option<f64>) -> String {
-    match v {
-        Some(x) => format!("{x:.0} IOPS"),
-        None => f::MISSING.to_string(),
-    }
 }
 
 fn zram(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
@@ -422,7 +427,7 @@ fn zram(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
             out,
             "  {:<7} {:<8} {:>9} {:>9} {:>9} {:>9} {:>7} {:>7}",
             z.device,
-            ellipsize(z.algorithm.as_deref().unwrap_or(f::MISSING), 8),
+            f::fit(z.algorithm.as_deref().unwrap_or(f::MISSING), 8, false),
             f::bytes(z.disksize_bytes),
             f::bytes(z.orig_data_bytes),
             f::bytes(z.compr_data_bytes),
@@ -445,7 +450,7 @@ fn zram(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
             format!("same-filled {}", f::num(z.same_pages)),
             format!("huge {}", f::num(z.huge_pages)),
         ];
-        if z.failed_reads.unwrap_or(0) + z.failed_writes.unwrap_or(0) > 0 {
+        if z.io_failed() {
             extra.push(format!(
                 "FAILED reads {} writes {}",
                 f::num(z.failed_reads),
@@ -503,6 +508,38 @@ fn capacity(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     Ok(())
 }
 
+/// The catalogue's kernel counters (the debugfs ones are listed whole under ZSWAP), one a
+/// line: each total since boot as the kernel counts it, and its rate over the interval when
+/// there is one; a counter that is part of another also gets its share of that one.
+fn counters(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
+    let right = match &s.rates {
+        Some(r) => format!("since boot; per second over {:.1}s", r.interval_seconds),
+        None => "since boot".to_string(),
+    };
+    section(out, st, "KERNEL COUNTERS", &right)?;
+    let shown = metrics::counters().filter(|m| !matches!(m.read, Read::Debugfs(_)));
+    // "(12.5% of pswpout)" after a counter that counts a part of another.
+    let of = |m: &Metric, pct: Option<f64>| match m.part_of {
+        Some(whole) => format!(" ({} of {whole})", f::percent(pct)),
+        None => String::new(),
+    };
+    for m in shown {
+        let total = f::count(m.raw(s).map(|v| v as u64), m.unit);
+        let (since_boot, over_interval) = m.share(s);
+        let line = match &s.rates {
+            None => format!("  {:<24} {total:>20}{}", m.label, of(m, since_boot)),
+            Some(_) => format!(
+                "  {:<24} {total:>20}  {}{}",
+                m.label,
+                f::metric_value(m, s),
+                of(m, over_interval)
+            ),
+        };
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}
+
 fn processes(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     let Some(p) = &s.processes else {
         return Ok(());
@@ -538,8 +575,8 @@ fn processes(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
             out,
             "  {:>7} {:<15} {:<9} {:>10} {:>10} {:>12}",
             r.pid,
-            ellipsize(&r.name, 15),
-            ellipsize(r.user.as_deref().unwrap_or(f::MISSING), 9),
+            f::fit(&r.name, 15, false),
+            f::fit(r.user.as_deref().unwrap_or(f::MISSING), 9, false),
             f::bytes(r.rss_bytes),
             f::bytes_raw(r.swap_bytes),
             f::bytes(r.zswap_estimate_bytes),
@@ -570,7 +607,8 @@ fn cgroups(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     };
     section(out, st, "CGROUPS", "")?;
     if !c.available {
-        for line in f::wrap(c.reason.as_deref().unwrap_or("unavailable"), WIDTH, 2, 2) {
+        let reason = c.reason.as_ref().map_or("unavailable".into(), Reason::text);
+        for line in f::wrap(&reason, WIDTH, 2, 2) {
             writeln!(out, "  {line}")?;
         }
         return Ok(());
@@ -592,7 +630,7 @@ fn cgroups(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
         writeln!(
             out,
             "  {:<30} {:>9} {:>9} {:>9} {:>9} {:>7}",
-            ellipsize(&name, 30),
+            f::fit(&name, 30, false),
             f::bytes(r.memory_current_bytes),
             f::bytes(r.swap_current_bytes),
             f::bytes(r.zswap_bytes),
@@ -604,11 +642,9 @@ fn cgroups(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
 }
 
 fn diagnostics(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
-    let (crit, warn, info) = crate::diagnostics::counts(&s.diagnostics);
-    let counts: Vec<String> = [(crit, "crit"), (warn, "warn"), (info, "info")]
-        .iter()
-        .filter(|(n, _)| *n > 0)
-        .map(|(n, w)| format!("{n} {w}"))
+    let counts: Vec<String> = f::severity_counts(&s.diagnostics)
+        .into_iter()
+        .map(|(_, c)| c)
         .collect();
     let right = if counts.is_empty() {
         "none".to_string()
@@ -623,10 +659,11 @@ fn diagnostics(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> 
         if i > 0 {
             writeln!(out)?;
         }
-        let (tag, code) = match d.severity {
-            Severity::Crit => ("CRIT", "1;31"),
-            Severity::Warn => ("WARN", "1;33"),
-            Severity::Info => ("INFO", "36"),
+        let tag = f::severity_tag(d.severity);
+        let code = match d.severity {
+            Severity::Crit => "1;31",
+            Severity::Warn => "1;33",
+            Severity::Info => "36",
         };
         let head = f::wrap(&format!("{}: {}", d.id, d.summary), WIDTH, 8, 8);
         for (j, line) in head.iter().enumerate() {
@@ -702,8 +739,8 @@ fn tunables(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
         let row = format!(
             "  {:<30} {:>9}  {:<9} {mark}",
             a.name,
-            ellipsize(now, 9),
-            ellipsize(&a.suggested, 9)
+            f::fit(now, 9, false),
+            f::fit(&a.suggested, 9, false)
         );
         writeln!(out, "{}", row.trim_end())?;
         let why = if a.opinion {
@@ -723,7 +760,7 @@ fn unavailable(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> 
     }
     section(out, st, "UNAVAILABLE", "")?;
     for m in &items {
-        let text = format!("{}: {}", m.item, m.reason);
+        let text = format!("{}: {}", m.label(), m.reason.text());
         for (i, line) in f::wrap(&text, WIDTH, 4, 6).iter().enumerate() {
             if i == 0 {
                 writeln!(out, "  {} {line}", st.warn("!"))?;
@@ -731,25 +768,11 @@ fn unavailable(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> 
                 writeln!(out, "      {line}")?;
             }
         }
-        if let Some(fix) = &m.fix {
+        if let Some(fix) = m.reason.fix() {
             for line in f::wrap(&format!("to get it: {fix}"), WIDTH, 6, 8) {
                 writeln!(out, "      {line}")?;
             }
         }
     }
     Ok(())
-}
-
-/// Shorten to `max` characters with an ellipsis in the middle (paths keep both ends).
-pub fn ellipsize(s: &str, max: usize) -> String {
-    let n = s.chars().count();
-    if n <= max || max < 3 {
-        return s.to_string();
-    }
-    let keep = max - 1;
-    let head = keep / 2;
-    let tail = keep - head;
-    let a: String = s.chars().take(head).collect();
-    let b: String = s.chars().skip(n - tail).collect();
-    format!("{a}…{b}")
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Root, Unavailable};
+use crate::root::{Reading, Reason, Root, Unavailable};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BlockStat {
@@ -21,7 +21,7 @@ pub struct BlockStat {
 pub const SECTOR: u64 = 512;
 
 pub fn read(root: &Root, path: &Path) -> Reading<BlockStat> {
-    let text = root.read_text(path, "no stat file for this device")?;
+    let text = root.read_text(path, &Reason::absent("no stat file for this device"))?;
     parse(path, &text)
 }
 

@@ -1,4 +1,5 @@
-//! cgroup v2 memory controller: per-cgroup memory, swap and zswap (kernel reference §2.10).
+//! cgroup v2 memory controller: per-cgroup memory, swap and zswap (mm/memcontrol.c,
+//! Documentation/admin-guide/cgroup-v2.rst).
 //!
 //! Under cgroup v1 the kernel neither charges nor reports zswap per cgroup, so there is nothing to
 //! read: the reader says so instead of showing zeros.
@@ -10,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Root, Unavailable};
+use crate::root::{Reading, Reason, Root, Unavailable};
 
 /// One cgroup's memory figures. State items are bytes, event items page counts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -38,7 +39,7 @@ pub fn find_v2(root: &Root) -> Reading<PathBuf> {
     let candidates = [root.sys("fs/cgroup"), root.sys("fs/cgroup/unified")];
     let mut saw_v2 = false;
     for dir in &candidates {
-        let Ok(ctl) = root.read_text(&dir.join("cgroup.controllers"), "") else {
+        let Ok(ctl) = root.read_text(&dir.join("cgroup.controllers"), &Reason::absent("")) else {
             continue;
         };
         saw_v2 = true;
@@ -51,7 +52,7 @@ pub fn find_v2(root: &Root) -> Reading<PathBuf> {
     } else {
         "no cgroup v2 hierarchy with the memory controller"
     };
-    Err(Unavailable::missing(&candidates[0], reason))
+    Err(Unavailable::absent(&candidates[0], reason))
 }
 
 /// Read every cgroup under the v2 mount that has memory files, depth-first, bounded in depth.
@@ -125,7 +126,7 @@ impl Walk {
 
 /// One cgroup directory's figures, `None` when it has no memory.stat.
 pub fn read_one(root: &Root, mount: &Path, dir: &Path) -> Option<CgroupSample> {
-    let read = |f: &str| root.read_text(&dir.join(f), "").ok();
+    let read = |f: &str| root.read_text(&dir.join(f), &Reason::absent("")).ok();
     let stat = read("memory.stat")?;
     let rel = dir.strip_prefix(mount).ok()?;
     let mut s = CgroupSample {
@@ -193,7 +194,11 @@ mod tests {
             env!("CARGO_MANIFEST_DIR")
         ));
         let err = find_v2(&root).unwrap_err();
-        assert!(err.reason().contains("cgroup v1"), "{}", err.reason());
+        assert!(
+            err.reason.text().contains("cgroup v1"),
+            "{}",
+            err.reason.text()
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@ use std::path::Path;
 use procfs_core::{CryptoTable, FromRead, Type};
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Root, Unavailable};
+use crate::root::{Reading, Reason, Root, Unavailable};
 
 /// One registered compression implementation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -38,7 +38,7 @@ pub fn read(root: &Root) -> Reading<Vec<Compressor>> {
     let path = root.proc("crypto");
     let text = root.read_text(
         &path,
-        "no /proc/crypto (kernel built without CONFIG_CRYPTO?)",
+        &Reason::absent("no /proc/crypto (kernel built without CONFIG_CRYPTO?)"),
     )?;
     parse(&path, &text)
 }
@@ -92,9 +92,9 @@ fn key_of(line: &str) -> Option<&str> {
 
 /// For samples recorded before `/proc/crypto` was read.
 pub fn not_recorded() -> Reading<Vec<Compressor>> {
-    Err(Unavailable::missing(
+    Err(Unavailable::new(
         Path::new("/proc/crypto"),
-        "not in this recording",
+        Reason::NotRecorded,
     ))
 }
 

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::Root;
+use crate::root::{Reason, Root};
 use crate::sys;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -32,7 +32,7 @@ const FALLBACK_PAGE: u64 = 4096;
 
 pub fn read(root: &Root) -> HostSample {
     let text = |p: &Path| {
-        root.read_text(p, "")
+        root.read_text(p, &Reason::absent(""))
             .ok()
             .map(|t| t.trim().to_string())
             .filter(|t| !t.is_empty())
@@ -74,7 +74,7 @@ pub fn page_size(root: &Root) -> PageSize {
             .into(),
         };
     }
-    if let Ok(t) = root.read_text(&root.file("pagesize"), "")
+    if let Ok(t) = root.read_text(&root.file("pagesize"), &Reason::absent(""))
         && let Ok(v) = t.trim().parse::<u64>()
         && v.is_power_of_two()
         && v >= 4096

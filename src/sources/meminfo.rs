@@ -8,7 +8,7 @@ use std::path::Path;
 use procfs_core::FromRead;
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Root, Unavailable};
+use crate::root::{Reading, Reason, Root, Unavailable};
 
 /// The meminfo fields zswaptop uses, in bytes (`HugePages_Total` is a count). `None` = line absent.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,7 +64,10 @@ const REQUIRED: &[&str] = &[
 
 pub fn read(root: &Root) -> Reading<MeminfoSample> {
     let path = root.proc("meminfo");
-    let text = root.read_text(&path, "no /proc/meminfo (is /proc mounted?)")?;
+    let text = root.read_text(
+        &path,
+        &Reason::absent("no /proc/meminfo (is /proc mounted?)"),
+    )?;
     parse(&path, &text)
 }
 
@@ -196,7 +199,10 @@ mod tests {
         let text =
             fixture("linux-6.18-idle").replacen("Shmem:", &format!("Shmem:  {huge} kB\nOld:"), 1);
         let err = parse(Path::new("m"), &text).unwrap_err();
-        assert!(err.reason().contains("more than 2^64 bytes"), "{err:?}");
+        assert!(
+            err.reason.text().contains("more than 2^64 bytes"),
+            "{err:?}"
+        );
     }
 
     #[test]
@@ -207,6 +213,10 @@ mod tests {
             .map(|l| format!("{l}\n"))
             .collect();
         let err = parse(Path::new("m"), &text).unwrap_err();
-        assert!(err.reason().contains("truncated"), "{}", err.reason());
+        assert!(
+            err.reason.text().contains("truncated"),
+            "{}",
+            err.reason.text()
+        );
     }
 }

@@ -8,6 +8,7 @@ pub mod host;
 pub mod meminfo;
 pub mod processes;
 pub mod psi;
+pub mod sampler;
 pub mod swapdev;
 pub mod swaps;
 pub mod tunables;
@@ -34,7 +35,7 @@ pub struct Sample {
     pub host: host::HostSample,
     pub meminfo: Reading<meminfo::MeminfoSample>,
     pub vmstat: Reading<vmstat::VmstatSample>,
-    pub swaps: Reading<Vec<swaps::SwapDevice>>,
+    pub swaps: Reading<Vec<swaps::SwapEntry>>,
     pub psi: Reading<psi::PsiSample>,
     pub zswap_params: Reading<zswap::ZswapParams>,
     pub zswap_debugfs: Reading<zswap::ZswapDebugfs>,

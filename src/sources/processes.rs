@@ -7,7 +7,7 @@ use std::sync::{Mutex, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::Root;
+use crate::root::{Reason, Root, classify_io};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProcSample {
@@ -39,7 +39,7 @@ pub struct ProcScan {
     pub top: Vec<ProcSample>,
     /// Why the process list could not be read at all (the counts above are then unknown).
     #[serde(default)]
-    pub unreadable: Option<String>,
+    pub unreadable: Option<Reason>,
 }
 
 /// Scan every process and keep the `top_n` largest swap users.
@@ -88,11 +88,11 @@ pub fn scan(root: &Root, top_n: usize) -> ProcScan {
 }
 
 /// Read `ROOT/proc/[0-9]*/status`. Kernel threads (no VmSwap line) and unreadable ones are skipped.
-fn scan_all(root: &Root) -> Result<(usize, Vec<ProcSample>), String> {
+fn scan_all(root: &Root) -> Result<(usize, Vec<ProcSample>), Reason> {
     let proc_dir = root.proc("");
     let rd = root
         .read_dir(&proc_dir)
-        .map_err(|e| format!("/proc can't be listed: {e}"))?;
+        .map_err(|e| classify_io(&proc_dir, &e, &Reason::absent("/proc can't be listed")).reason)?;
     let mut scanned = 0;
     let mut swapped = Vec::new();
     let mut buf = Vec::with_capacity(4096);
@@ -104,7 +104,10 @@ fn scan_all(root: &Root) -> Result<(usize, Vec<ProcSample>), String> {
         scanned += 1;
         buf.clear();
         let path = entry.path().join("status");
-        if root.read_into(&path, &mut buf, "").is_err() {
+        if root
+            .read_into(&path, &mut buf, &Reason::absent(""))
+            .is_err()
+        {
             continue;
         }
         if let Some(p) = parse_status(pid, &buf)
@@ -115,7 +118,7 @@ fn scan_all(root: &Root) -> Result<(usize, Vec<ProcSample>), String> {
     }
     if scanned == 0 {
         // Every system runs at least init: an empty /proc is not mounted, not idle.
-        return Err("/proc lists no process (is /proc mounted?)".into());
+        return Err(Reason::absent("/proc lists no process (is /proc mounted?)"));
     }
     Ok((scanned, swapped))
 }
@@ -170,7 +173,7 @@ fn kb(v: &str) -> Option<u64> {
 /// The v2 cgroup path of a process (`0::/system.slice/foo.service`), or `None` (v1 only, gone).
 pub fn cgroup_v2_path(root: &Root, pid: u32) -> Option<String> {
     let text = root
-        .read_text(&root.proc(&format!("{pid}/cgroup")), "")
+        .read_text(&root.proc(&format!("{pid}/cgroup")), &Reason::absent(""))
         .ok()?;
     text.lines()
         .find_map(|l| l.strip_prefix("0::"))
@@ -192,7 +195,7 @@ impl Users {
             return Users::System;
         }
         let text = root
-            .read_text(&root.file("etc/passwd"), "")
+            .read_text(&root.file("etc/passwd"), &Reason::absent(""))
             .unwrap_or_default();
         let map = text
             .lines()

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Root, Unavailable};
+use crate::root::{Reading, Reason, Root, Unavailable};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct PsiLine {
@@ -22,10 +22,7 @@ pub struct PsiSample {
 
 pub fn read(root: &Root) -> Reading<PsiSample> {
     let path = root.proc("pressure/memory");
-    let text = root.read_text(
-        &path,
-        "PSI is disabled in this kernel (boot with psi=1, needs CONFIG_PSI)",
-    )?;
+    let text = root.read_text(&path, &Reason::PsiDisabled)?;
     parse(&path, &text)
 }
 
@@ -126,7 +123,7 @@ mod tests {
             );
             let err = parse(Path::new("p"), &t).unwrap_err();
             assert!(
-                err.reason().contains("is not a percentage"),
+                err.reason.text().contains("is not a percentage"),
                 "{bad}: {err:?}"
             );
         }
@@ -139,7 +136,7 @@ mod tests {
             "some avg10=0.00 avg60=0.00 avg300=0.00 total=1\n",
         )
         .unwrap_err();
-        assert!(err.reason().contains("truncated"));
+        assert!(err.reason.text().contains("truncated"));
     }
 
     #[test]
@@ -154,13 +151,14 @@ mod tests {
             "so",
         ] {
             let err = parse(Path::new("p"), t).unwrap_err();
-            assert!(!err.reason().is_empty(), "{t:?}");
+            assert!(!err.reason.text().is_empty(), "{t:?}");
         }
         let t = "some avg10=1.00 avg60=0.00 avg300=0.00 total=1\nfull avg10=0.00 avg60=0.00 avg300=0.00\n";
         assert!(
             parse(Path::new("p"), t)
                 .unwrap_err()
-                .reason()
+                .reason
+                .text()
                 .contains("total=")
         );
     }

@@ -1,6 +1,6 @@
-//! Which block device holds each active swap area (kernel reference §5), and the facts about it
-//! that swap advice depends on: whether the disk is rotational, and for zram, its writeback
-//! device.
+//! Which block device holds each active swap area (through `/sys/dev/block/MAJ:MIN`,
+//! Documentation/ABI/testing/sysfs-dev), and the facts about it that swap advice depends on:
+//! whether the disk is rotational, and for zram, its writeback device.
 //!
 //! The mapping, per `/proc/swaps` row:
 //! 1. On the live system, `stat()` the path: a partition (or zram, or dm) by its `st_rdev`, a
@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::swaps::SwapDevice;
-use crate::root::{Reading, Root, Unavailable};
+use super::swaps::SwapEntry;
+use crate::root::{Reading, Reason, Root};
 
 /// A device number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -97,14 +97,14 @@ impl ZramBacking {
     pub fn has_writeback_device(&self) -> Option<bool> {
         match &self.backing_dev {
             Ok(s) => Some(!matches!(s.trim(), "" | "none")),
-            Err(Unavailable::Missing { .. }) => Some(false),
+            Err(e) if e.reason.is_absent() => Some(false),
             Err(_) => None,
         }
     }
 
     /// The kernel can do zram writeback at all (the `backing_dev` attribute exists).
     pub fn writeback_supported(&self) -> bool {
-        !matches!(self.backing_dev, Err(Unavailable::Missing { .. }))
+        !matches!(&self.backing_dev, Err(e) if e.reason.is_absent())
     }
 }
 
@@ -152,11 +152,11 @@ impl SwapBacking {
 }
 
 /// Map every active swap area.
-pub fn read(root: &Root, swaps: &[SwapDevice]) -> Vec<SwapBacking> {
+pub fn read(root: &Root, swaps: &[SwapEntry]) -> Vec<SwapBacking> {
     swaps.iter().map(|s| map_one(root, s)).collect()
 }
 
-fn map_one(root: &Root, s: &SwapDevice) -> SwapBacking {
+fn map_one(root: &Root, s: &SwapEntry) -> SwapBacking {
     let zram_name = s
         .path
         .strip_prefix("/dev/")
@@ -169,7 +169,9 @@ fn map_one(root: &Root, s: &SwapDevice) -> SwapBacking {
         backing_dev: root
             .read_text(
                 &root.sys(&format!("block/{name}/backing_dev")),
-                "no writeback support (kernel built without CONFIG_ZRAM_WRITEBACK)",
+                &Reason::absent(
+                    "no writeback support (kernel built without CONFIG_ZRAM_WRITEBACK)",
+                ),
             )
             .map(|t| t.trim().to_string()),
         name,
@@ -271,7 +273,9 @@ fn is_device_dir(dir: &Path) -> bool {
 }
 
 fn uevent_value(root: &Root, dir: &Path, key: &str) -> Option<String> {
-    let text = root.read_text(&dir.join("uevent"), "").ok()?;
+    let text = root
+        .read_text(&dir.join("uevent"), &Reason::absent(""))
+        .ok()?;
     text.lines()
         .find_map(|l| l.strip_prefix(key)?.strip_prefix('=').map(str::to_string))
         .filter(|v| !v.is_empty())
@@ -311,7 +315,7 @@ fn dm_by_name(root: &Root, name: &str) -> Option<PathBuf> {
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| {
-            root.read_text(&p.join("dm/name"), "")
+            root.read_text(&p.join("dm/name"), &Reason::absent(""))
                 .is_ok_and(|n| n.trim() == name)
         })
         .collect();
@@ -378,7 +382,7 @@ fn disks_below(root: &Root, dir: &Path, depth: usize) -> Vec<Disk> {
         }
     }
     let rotational = root
-        .read_text(&disk_dir.join("queue/rotational"), "")
+        .read_text(&disk_dir.join("queue/rotational"), &Reason::absent(""))
         .ok()
         .and_then(|t| match t.trim() {
             "1" => Some(true),
@@ -396,8 +400,8 @@ fn disks_below(root: &Root, dir: &Path, depth: usize) -> Vec<Disk> {
 mod tests {
     use super::*;
 
-    fn swap(path: &str, kind: &str) -> SwapDevice {
-        SwapDevice {
+    fn swap(path: &str, kind: &str) -> SwapEntry {
+        SwapEntry {
             path: path.into(),
             kind: kind.into(),
             size_bytes: 1 << 30,

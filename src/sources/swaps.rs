@@ -4,11 +4,12 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Root, Unavailable};
+use crate::root::{Reading, Reason, Root, Unavailable};
 
-/// One active swap area.
+/// One line of `/proc/swaps`: an active swap area as the kernel lists it (the model's
+/// `SwapDevice` adds what lies under it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SwapDevice {
+pub struct SwapEntry {
     /// Unescaped path (`\040` → space).
     pub path: String,
     /// `partition` or `file` as the kernel prints it.
@@ -18,13 +19,16 @@ pub struct SwapDevice {
     pub priority: i64,
 }
 
-pub fn read(root: &Root) -> Reading<Vec<SwapDevice>> {
+pub fn read(root: &Root) -> Reading<Vec<SwapEntry>> {
     let path = root.proc("swaps");
-    let text = root.read_text(&path, "no /proc/swaps (kernel built without CONFIG_SWAP?)")?;
+    let text = root.read_text(
+        &path,
+        &Reason::absent("no /proc/swaps (kernel built without CONFIG_SWAP?)"),
+    )?;
     parse(&path, &text)
 }
 
-pub fn parse(path: &Path, text: &str) -> Reading<Vec<SwapDevice>> {
+pub fn parse(path: &Path, text: &str) -> Reading<Vec<SwapEntry>> {
     let mut lines = text.lines().enumerate();
     match lines.next() {
         Some((_, header)) if header.starts_with("Filename") => {}
@@ -54,7 +58,7 @@ pub fn parse(path: &Path, text: &str) -> Reading<Vec<SwapDevice>> {
         let kind = words[n - 4].to_string();
         // The escaped path has no raw whitespace, but be lenient and rejoin.
         let raw_path = words[..n - 4].join(" ");
-        devices.push(SwapDevice {
+        devices.push(SwapEntry {
             path: unescape_octal(&raw_path),
             kind,
             size_bytes: size_kb.saturating_mul(1024),
@@ -138,7 +142,10 @@ mod tests {
             "Filename Type Size Used Priority\n/swap file 12\n",
         )
         .unwrap_err();
-        assert!(matches!(err, Unavailable::Malformed { line: Some(2), .. }));
+        assert!(matches!(
+            err.reason,
+            Reason::Malformed { line: Some(2), .. }
+        ));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::zram::{Selector, parse_selector};
-use crate::root::{Reading, Root};
+use crate::root::{Reading, Reason, Root};
 
 /// vm sysctls zswaptop shows, in display order.
 pub const VM_SYSCTLS: &[&str] = &[
@@ -30,24 +30,13 @@ pub struct Tunables {
     pub thp_defrag: Reading<Selector>,
 }
 
-impl Tunables {
-    /// A vm sysctl as an integer, if it was read and is one.
-    pub fn vm_int(&self, name: &str) -> Option<i64> {
-        self.vm
-            .iter()
-            .find(|(n, _)| n == name)
-            .and_then(|(_, v)| v.as_ref().ok())
-            .and_then(|v| v.trim().parse().ok())
-    }
-}
-
 pub fn read(root: &Root) -> Tunables {
     let vm = VM_SYSCTLS
         .iter()
         .map(|name| {
             let path = root.proc(&format!("sys/vm/{name}"));
             let v = root
-                .read_text(&path, "not in this kernel")
+                .read_text(&path, &Reason::absent("not in this kernel"))
                 .map(|t| t.trim().to_string());
             ((*name).to_string(), v)
         })
@@ -55,7 +44,7 @@ pub fn read(root: &Root) -> Tunables {
     let thp = |f: &str| {
         root.read_text(
             &root.sys(&format!("kernel/mm/transparent_hugepage/{f}")),
-            "no transparent hugepage support",
+            &Reason::absent("no transparent hugepage support"),
         )
         .map(|t| parse_selector(&t))
     };

@@ -5,7 +5,7 @@ use std::path::Path;
 use procfs_core::FromRead;
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Root, Unavailable};
+use crate::root::{Reading, Reason, Root, Unavailable};
 
 /// Counters zswaptop uses. Each is `None` where this kernel does not print it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -23,11 +23,16 @@ pub struct VmstatSample {
     pub thp_swpout: Option<u64>,
     pub thp_swpout_fallback: Option<u64>,
     pub oom_kill: Option<u64>,
+    pub swap_ra: Option<u64>,
+    pub swap_ra_hit: Option<u64>,
 }
 
 pub fn read(root: &Root) -> Reading<VmstatSample> {
     let path = root.proc("vmstat");
-    let text = root.read_text(&path, "no /proc/vmstat (is /proc mounted?)")?;
+    let text = root.read_text(
+        &path,
+        &Reason::absent("no /proc/vmstat (is /proc mounted?)"),
+    )?;
     parse(&path, &text)
 }
 
@@ -87,6 +92,8 @@ pub fn parse(path: &Path, text: &str) -> Reading<VmstatSample> {
         thp_swpout: get("thp_swpout"),
         thp_swpout_fallback: get("thp_swpout_fallback"),
         oom_kill: get("oom_kill"),
+        swap_ra: get("swap_ra"),
+        swap_ra_hit: get("swap_ra_hit"),
     })
 }
 
@@ -104,6 +111,7 @@ mod tests {
         assert!(v.zswpout.is_some());
         assert!(v.swpout_zero.is_some());
         assert!(v.zswpwb.is_some());
+        assert_eq!((v.swap_ra, v.swap_ra_hit), (Some(120_679), Some(120_115)));
         // nr_zspages (pages) equals meminfo Zswap (kB) / 4 in this capture.
         assert_eq!(v.nr_zspages, Some(510_692 / 4));
     }

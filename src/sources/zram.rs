@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Root, Unavailable};
+use crate::root::{Reading, Reason, Root, Unavailable};
 
 /// `mm_stat`: columns 1–5 bytes, 6–9 pages. Older kernels print fewer columns.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,9 +62,9 @@ pub struct ZramSample {
 }
 
 fn absent<T>() -> Reading<T> {
-    Err(Unavailable::Missing {
+    Err(Unavailable {
         path: String::new(),
-        reason: "not recorded".into(),
+        reason: Reason::NotRecorded,
     })
 }
 
@@ -89,19 +89,26 @@ pub fn read_all(root: &Root) -> Vec<ZramSample> {
 pub fn read_device(root: &Root, name: &str) -> ZramSample {
     let dir = root.sys(&format!("block/{name}"));
     let f = |file: &str| dir.join(file);
-    let bd_missing = "no writeback support (kernel built without CONFIG_ZRAM_WRITEBACK)";
+    let bd_missing =
+        &Reason::absent("no writeback support (kernel built without CONFIG_ZRAM_WRITEBACK)");
     ZramSample {
         name: name.to_string(),
-        disksize: root.read_u64(&f("disksize"), "no disksize file"),
-        initstate: root.read_u64(&f("initstate"), "no initstate file"),
+        disksize: root.read_u64(&f("disksize"), &Reason::absent("no disksize file")),
+        initstate: root.read_u64(&f("initstate"), &Reason::absent("no initstate file")),
         comp_algorithm: root
-            .read_text(&f("comp_algorithm"), "no comp_algorithm file")
+            .read_text(
+                &f("comp_algorithm"),
+                &Reason::absent("no comp_algorithm file"),
+            )
             .map(|t| parse_selector(&t)),
         mm_stat: root
-            .read_text(&f("mm_stat"), "no mm_stat file (kernel older than 4.1)")
+            .read_text(
+                &f("mm_stat"),
+                &Reason::absent("no mm_stat file (kernel older than 4.1)"),
+            )
             .and_then(|t| parse_mm_stat(&f("mm_stat"), &t)),
         io_stat: root
-            .read_text(&f("io_stat"), "no io_stat file")
+            .read_text(&f("io_stat"), &Reason::absent("no io_stat file"))
             .and_then(|t| parse_io_stat(&f("io_stat"), &t)),
         bd_stat: root
             .read_text(&f("bd_stat"), bd_missing)
@@ -109,12 +116,12 @@ pub fn read_device(root: &Root, name: &str) -> ZramSample {
         recomp_algorithm: root
             .read_text(
                 &f("recomp_algorithm"),
-                "no recompression (kernel built without CONFIG_ZRAM_MULTI_COMP)",
+                &Reason::absent("no recompression (kernel built without CONFIG_ZRAM_MULTI_COMP)"),
             )
             .and_then(|t| {
                 let t = t.trim();
                 if t.is_empty() {
-                    Err(Unavailable::missing(
+                    Err(Unavailable::absent(
                         &f("recomp_algorithm"),
                         "no recompression algorithm set",
                     ))

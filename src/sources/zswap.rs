@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Root, Unavailable, classify_io, parse_u64_file};
+use crate::root::{Reading, Reason, Root, Unavailable, classify_io, parse_u64_file};
 
 /// Every zswap module parameter, raw text (`Y`, `lzo`, `20`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,14 +26,12 @@ pub struct ZswapDebugfs {
     pub errors: Vec<Unavailable>,
 }
 
-pub const NO_ZSWAP: &str = "not in this kernel (built without CONFIG_ZSWAP)";
-
 pub fn read_params(root: &Root) -> Reading<ZswapParams> {
     let dir = root.sys("module/zswap/parameters");
-    let entries = read_dir_sorted(root, &dir, NO_ZSWAP)?;
+    let entries = read_dir_sorted(root, &dir, &Reason::NoZswap)?;
     let mut params = ZswapParams::default();
     for (name, path) in entries {
-        match root.read_text(&path, "vanished while reading") {
+        match root.read_text(&path, &Reason::absent("vanished while reading")) {
             Ok(text) => {
                 params.values.insert(name, text.trim().to_string());
             }
@@ -53,20 +51,20 @@ pub fn read_debugfs(
     zswap_enabled: bool,
 ) -> Reading<ZswapDebugfs> {
     let dir = root.sys("kernel/debug/zswap");
-    let entries = match read_dir_sorted(root, &dir, "") {
+    let entries = match read_dir_sorted(root, &dir, &Reason::absent("")) {
         Ok(e) => e,
-        Err(Unavailable::Missing { .. }) => {
-            return Err(explain_missing(root, &dir, zswap_present, zswap_enabled));
-        }
-        Err(Unavailable::Denied { .. }) => {
-            return Err(Unavailable::denied(&dir, "needs root: debugfs"));
+        Err(e) if e.reason.is_absent() => {
+            return Err(Unavailable::new(
+                &dir,
+                explain_missing(root, zswap_present, zswap_enabled),
+            ));
         }
         Err(other) => return Err(other),
     };
     let mut out = ZswapDebugfs::default();
     for (name, path) in entries {
         match root
-            .read_text(&path, "vanished while reading")
+            .read_text(&path, &Reason::absent("vanished while reading"))
             .and_then(|t| parse_u64_file(&path, &t))
         {
             Ok(v) => {
@@ -78,15 +76,10 @@ pub fn read_debugfs(
     Ok(out)
 }
 
-fn explain_missing(
-    root: &Root,
-    dir: &Path,
-    zswap_present: bool,
-    zswap_enabled: bool,
-) -> Unavailable {
+fn explain_missing(root: &Root, zswap_present: bool, zswap_enabled: bool) -> Reason {
     let debug = root.sys("kernel/debug");
     if !zswap_present {
-        return Unavailable::missing(dir, NO_ZSWAP);
+        return Reason::NoZswap;
     }
     let mounted = debugfs_mounted(root).unwrap_or_else(|| {
         // No mount table (a captured tree): a non-empty debug dir means debugfs was there.
@@ -95,23 +88,19 @@ fn explain_missing(
             .unwrap_or(false)
     });
     if !mounted {
-        Unavailable::missing(dir, "debugfs is not mounted")
+        Reason::DebugfsNotMounted
     } else if !zswap_enabled {
-        Unavailable::missing(
-            dir,
-            "zswap has not been enabled since boot (its debugfs files appear on first enable)",
-        )
+        Reason::ZswapNeverEnabled
     } else {
-        Unavailable::missing(
-            dir,
-            "no zswap directory in debugfs (lockdown or debugfs=off?)",
-        )
+        Reason::DebugfsHidden
     }
 }
 
 /// Whether the mount table shows debugfs on /sys/kernel/debug. `None` when there is no table.
 fn debugfs_mounted(root: &Root) -> Option<bool> {
-    let text = root.read_text(&root.proc("mounts"), "").ok()?;
+    let text = root
+        .read_text(&root.proc("mounts"), &Reason::absent(""))
+        .ok()?;
     Some(text.lines().any(|l| {
         let mut w = l.split_whitespace();
         let _src = w.next();
@@ -125,14 +114,14 @@ fn debugfs_mounted(root: &Root) -> Option<bool> {
 fn read_dir_sorted(
     root: &Root,
     dir: &Path,
-    missing_reason: &str,
+    absent: &Reason,
 ) -> Reading<Vec<(String, std::path::PathBuf)>> {
     let rd = root
         .read_dir(dir)
-        .map_err(|e| classify_io(dir, &e, missing_reason))?;
+        .map_err(|e| classify_io(dir, &e, absent))?;
     let mut out = Vec::new();
     for entry in rd {
-        let entry = entry.map_err(|e: io::Error| classify_io(dir, &e, missing_reason))?;
+        let entry = entry.map_err(|e: io::Error| classify_io(dir, &e, absent))?;
         let is_file = entry.file_type().map(|t| t.is_file()).unwrap_or(false);
         if is_file {
             out.push((
@@ -148,7 +137,7 @@ fn read_dir_sorted(
 /// `zswap.*` words of the kernel command line, e.g. `zswap.compressor=zstd`.
 pub fn read_boot_params(root: &Root) -> Reading<BTreeMap<String, String>> {
     let path = root.proc("cmdline");
-    let text = root.read_text(&path, "no /proc/cmdline")?;
+    let text = root.read_text(&path, &Reason::absent("no /proc/cmdline"))?;
     Ok(parse_cmdline(&text))
 }
 
@@ -217,8 +206,8 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(tmp.path().join("sys/kernel/debug")).unwrap();
         let err = read_debugfs(&Root::at(tmp.path()), true, true).unwrap_err();
-        assert_eq!(err.reason(), "debugfs is not mounted");
+        assert_eq!(err.reason, Reason::DebugfsNotMounted);
         let err = read_debugfs(&Root::at(tmp.path()), false, false).unwrap_err();
-        assert_eq!(err.reason(), NO_ZSWAP);
+        assert_eq!(err.reason, Reason::NoZswap);
     }
 }

@@ -6,12 +6,13 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::panels::{bold, dim, raw};
+use super::panels::finding_counts;
 use super::theme::Theme;
 use super::widgets;
+use super::widgets::{bold, dim, raw};
 use crate::app::{App, Pane};
 use crate::format as f;
-use crate::model::{Severity, Snapshot};
+use crate::model::Snapshot;
 
 /// `text` wrapped to `width`: the first line after `head` (already styled), the others
 /// indented by `indent`.
@@ -41,20 +42,7 @@ fn paragraph(
 /// The heading, which stays while the text below scrolls: the counts, the detected setup, and
 /// which lines are shown.
 fn heading(s: &Snapshot, t: &Theme, width: usize, shown: (usize, usize, usize)) -> Line<'static> {
-    let (crit, warn, info) = crate::diagnostics::counts(&s.diagnostics);
-    let mut right = Vec::new();
-    for (n, word, style) in [
-        (crit, "crit", t.bad()),
-        (warn, "warn", t.warn()),
-        (info, "info", t.plain()),
-    ] {
-        if n > 0 {
-            if !right.is_empty() {
-                right.push(dim(t, ", "));
-            }
-            right.push(Span::styled(format!("{n} {word}"), style));
-        }
-    }
+    let mut right = finding_counts(&s.diagnostics, t);
     if right.is_empty() {
         right.push(raw("none"));
     }
@@ -85,13 +73,11 @@ pub fn lines(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
         if i > 0 {
             out.push(Line::from(""));
         }
-        let (tag, style) = match d.severity {
-            Severity::Crit => ("CRIT", t.bad()),
-            Severity::Warn => ("WARN", t.warn()),
-            Severity::Info => ("INFO", t.dim()),
-        };
         let head = vec![
-            Span::styled(format!("{tag}  "), style),
+            Span::styled(
+                format!("{}  ", f::severity_tag(d.severity)),
+                t.severity(d.severity),
+            ),
             bold(t, format!("{}: ", d.id)),
         ];
         paragraph(&mut out, head, 6, &d.summary, width, t.plain());
@@ -164,7 +150,7 @@ pub fn text_rows(area_height: u16) -> usize {
 /// The view, scrolled.
 pub fn draw(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
     let width = usize::from(area.width);
-    let all = lines(&app.latest, t, width);
+    let all = lines(&app.shown, t, width);
     let rows = text_rows(area.height);
     let max = all.len().saturating_sub(rows);
     let offset = app.scroll(Pane::Diagnostics).min(max);
@@ -173,7 +159,7 @@ pub fn draw(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         buf,
         area,
         0,
-        &heading(&app.latest, t, width, (offset, to, all.len())),
+        &heading(&app.shown, t, width, (offset, to, all.len())),
     );
     for (y, l) in all[offset..to].iter().enumerate() {
         widgets::put(buf, area, 1 + y as u16, l);

@@ -6,9 +6,10 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::panels::{bold, dim, raw, single_disk, split_line};
+use super::panels::{single_disk, split_line};
 use super::theme::Theme;
 use super::widgets::{self, Col};
+use super::widgets::{bold, dim, raw};
 use crate::app::{App, Focus};
 use crate::format as f;
 use crate::model::{Snapshot, SwapDevice, Zram};
@@ -202,7 +203,7 @@ fn zram_card(s: &Snapshot, z: &Zram, t: &Theme, width: usize) -> Vec<Line<'stati
         kv("same-filled", f::pages(z.same_pages)),
         kv("huge", f::pages(z.huge_pages)),
     ];
-    let failed = z.failed_reads.unwrap_or(0) + z.failed_writes.unwrap_or(0) > 0;
+    let failed = z.io_failed();
     items.push(vec![
         dim(t, "failed reads "),
         Span::styled(
@@ -240,7 +241,7 @@ fn zram_card(s: &Snapshot, z: &Zram, t: &Theme, width: usize) -> Vec<Line<'stati
 
 /// The devices view.
 pub fn draw(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
-    let s = &app.latest;
+    let s = &app.shown;
     let width = usize::from(area.width);
     let n = s.swap.devices.len();
 

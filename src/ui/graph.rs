@@ -9,171 +9,81 @@ use std::time::Duration;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::style::Color;
 use ratatui::text::{Line, Span};
 
 use super::theme::Theme;
 use super::widgets;
 use crate::app::App;
 use crate::format as f;
-use crate::history::{History, Metric};
+use crate::history::History;
+use crate::model::metrics::{self, GraphId, Metric, Series, Unit};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unit {
-    Bytes,
-    BytesPerSec,
-    Ratio,
-    Percent,
-}
-
-pub struct Series {
-    pub metric: Metric,
-    pub name: &'static str,
-    pub short: &'static str,
-    pub color: Color,
-    pub glyph: char,
-}
-
+/// A graph: its titles; its series are the catalogue's metrics on it ([`metrics::in_graph`]).
 pub struct Graph {
+    pub id: GraphId,
     pub title: &'static str,
     pub short_title: &'static str,
-    pub unit: Unit,
-    pub series: &'static [Series],
 }
 
 pub const POOL: Graph = Graph {
+    id: GraphId::Pool,
     title: "zswap pool & stored",
     short_title: "zswap pool",
-    unit: Unit::Bytes,
-    series: &[
-        Series {
-            metric: Metric::PoolBytes,
-            name: "pool",
-            short: "pool",
-            color: Color::Magenta,
-            glyph: '#',
-        },
-        Series {
-            metric: Metric::StoredBytes,
-            name: "stored",
-            short: "stored",
-            color: Color::Cyan,
-            glyph: '+',
-        },
-    ],
 };
 
 pub const RATIO: Graph = Graph {
+    id: GraphId::Ratio,
     title: "compression ratio",
     short_title: "ratio",
-    unit: Unit::Ratio,
-    series: &[
-        Series {
-            metric: Metric::Ratio,
-            name: "effective",
-            short: "eff",
-            color: Color::Green,
-            glyph: 'e',
-        },
-        Series {
-            metric: Metric::CompressorRatio,
-            name: "compressor only",
-            short: "comp",
-            color: Color::Blue,
-            glyph: 'c',
-        },
-    ],
 };
 
 pub const TRAFFIC: Graph = Graph {
+    id: GraphId::Traffic,
     title: "swap traffic per second",
     short_title: "swap/s",
-    unit: Unit::BytesPerSec,
-    series: &[
-        Series {
-            metric: Metric::ZswpoutBps,
-            name: "zswpout",
-            short: "out",
-            color: Color::Magenta,
-            glyph: 'o',
-        },
-        Series {
-            metric: Metric::ZswpinBps,
-            name: "zswpin",
-            short: "in",
-            color: Color::Cyan,
-            glyph: 'i',
-        },
-        Series {
-            metric: Metric::ZswpwbBps,
-            name: "zswpwb",
-            short: "wb",
-            color: Color::Yellow,
-            glyph: 'w',
-        },
-        Series {
-            metric: Metric::PswpoutBps,
-            name: "pswpout",
-            short: "disk-out",
-            color: Color::Red,
-            glyph: 'O',
-        },
-        Series {
-            metric: Metric::PswpinBps,
-            name: "pswpin",
-            short: "disk-in",
-            color: Color::Blue,
-            glyph: 'I',
-        },
-        Series {
-            metric: Metric::BypassedBps,
-            name: "bypassed",
-            short: "bypass",
-            color: Color::Green,
-            glyph: 'b',
-        },
-    ],
 };
 
 pub const PSI: Graph = Graph {
+    id: GraphId::Psi,
     title: "memory pressure (PSI, % of time stalled)",
     short_title: "PSI",
-    unit: Unit::Percent,
-    series: &[
-        Series {
-            metric: Metric::PsiSomePct,
-            name: "some",
-            short: "some",
-            color: Color::Yellow,
-            glyph: 's',
-        },
-        Series {
-            metric: Metric::PsiFullPct,
-            name: "full",
-            short: "full",
-            color: Color::Red,
-            glyph: 'f',
-        },
-    ],
 };
+
+impl Graph {
+    fn series(&self) -> impl DoubleEndedIterator<Item = (&'static Metric, Series)> + '_ {
+        metrics::in_graph(self.id)
+            .filter_map(|m| Some((m, m.series?)))
+            .collect::<Vec<_>>()
+            .into_iter()
+    }
+
+    /// The unit all its series share (the catalogue's tests hold them to one).
+    fn unit(&self) -> Unit {
+        metrics::in_graph(self.id)
+            .next()
+            .map_or(Unit::Ratio, Metric::shown_unit)
+    }
+}
 
 fn label(unit: Unit, v: f64) -> String {
     match unit {
-        Unit::Bytes | Unit::BytesPerSec => f::bytes_short(v.max(0.0) as u64),
+        Unit::Bytes | Unit::BytesPerSec | Unit::Pages => f::bytes_short(v.max(0.0) as u64),
         Unit::Ratio => format!("{v:.1}"),
         Unit::Percent => format!("{v:.0}%"),
+        Unit::Microseconds | Unit::Events => format!("{v:.0}"),
     }
 }
 
 /// The current value of a series, as its legend shows it.
-fn current(unit: Unit, app: &App, s: &Series) -> String {
-    let v = s.metric.of(&app.latest);
+fn current(unit: Unit, app: &App, m: &Metric) -> String {
+    let v = m.value(&app.shown);
+    let known = app.shown.rates.is_some();
     match unit {
-        Unit::BytesPerSec => f::rate_short(app.latest.rates.is_some(), v),
-        Unit::Bytes => f::bytes_short_opt(v.map(|v| v as u64)),
+        Unit::BytesPerSec => f::rate_short(known, v),
+        Unit::Bytes | Unit::Pages => f::bytes_short_opt(v.map(|v| v as u64)),
         Unit::Ratio => f::ratio(v),
-        Unit::Percent if app.latest.rates.is_none() => f::PENDING.to_string(),
-        Unit::Percent => f::percent(v),
+        Unit::Percent => f::percent_rate(known, v),
+        Unit::Microseconds | Unit::Events => f::per_sec(v),
     }
 }
 
@@ -181,7 +91,7 @@ fn current(unit: Unit, app: &App, s: &Series) -> String {
 pub fn nice_max(max: Option<f64>, unit: Unit) -> f64 {
     let m = max.filter(|m| m.is_finite() && *m > 0.0);
     match unit {
-        Unit::Bytes | Unit::BytesPerSec => {
+        Unit::Bytes | Unit::BytesPerSec | Unit::Pages => {
             let floor = if unit == Unit::Bytes {
                 1024.0 * 1024.0
             } else {
@@ -196,7 +106,7 @@ pub fn nice_max(max: Option<f64>, unit: Unit) -> f64 {
             p
         }
         Unit::Ratio => (m.unwrap_or(1.0).max(1.0) * 2.0).ceil() / 2.0,
-        Unit::Percent => {
+        Unit::Percent | Unit::Microseconds | Unit::Events => {
             let m = m.unwrap_or(0.0);
             [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]
                 .into_iter()
@@ -235,9 +145,9 @@ impl Plot<'_> {
             };
             let bit = u32::from(BRAILLE_BITS[(from_top % 4) as usize][(x % 2) as usize]);
             let c = char::from_u32(0x2800 + (bits | bit)).unwrap_or('*');
-            cell.set_char(c).set_style(t.series(s.color));
+            cell.set_char(c).set_style(t.series(s.hue));
         } else {
-            cell.set_char(s.glyph).set_style(t.series(s.color));
+            cell.set_char(s.glyph).set_style(t.series(s.hue));
         }
     }
 
@@ -279,12 +189,11 @@ pub fn draw(buf: &mut Buffer, area: Rect, g: &Graph, app: &App, t: &Theme) {
         height: area.y + area.height - y,
         ..area
     };
-    let metrics = g.series.iter().map(|s| s.metric);
-    let max = metrics
-        .filter_map(|m| hist.max_in_window(&[m], span))
-        .fold(None, |a: Option<f64>, v| Some(a.map_or(v, |a| a.max(v))));
-    let top = nice_max(max, g.unit);
-    let top_label = label(g.unit, top);
+    let shown: Vec<&Metric> = g.series().map(|(m, _)| m).collect();
+    let max = hist.max_in_window(&shown, span);
+    let unit = g.unit();
+    let top = nice_max(max, unit);
+    let top_label = label(unit, top);
     let lw = top_label.chars().count().max(1) as u16;
     if body.width <= lw + 2 {
         return;
@@ -358,14 +267,15 @@ fn draw_series(
         t_last: f64,
     }
     // The first series last, so it stays on top where lines cross.
-    for s in g.series.iter().rev() {
+    for (m, s) in g.series().rev() {
+        let s = &s;
         let mut col: Option<Col> = None;
         let flush = |p: &mut Plot<'_>, c: &Col| {
             for y in c.lo..=c.hi {
                 p.dot(c.x, y, s, t);
             }
         };
-        for (tr, v) in hist.window(s.metric, span) {
+        for (tr, v) in hist.window(m, span) {
             let Some(v) = v else {
                 if let Some(c) = col.take() {
                     flush(&mut p, &c);
@@ -418,19 +328,18 @@ fn heading(
     let window = format!(" last {}", f::span(app.window));
     let swatch = |s: &Series| -> Span<'static> {
         if t.color && !t.ascii {
-            Span::styled("━", t.series(s.color))
+            Span::styled("━", t.series(s.hue))
         } else {
-            Span::styled(s.glyph.to_string(), t.series(s.color))
+            Span::styled(s.glyph.to_string(), t.series(s.hue))
         }
     };
     let items = |long: bool| -> Vec<Vec<Span<'static>>> {
-        g.series
-            .iter()
-            .map(|s| {
+        g.series()
+            .map(|(m, s)| {
                 vec![
-                    swatch(s),
-                    Span::raw(format!(" {} ", if long { s.name } else { s.short })),
-                    Span::styled(current(g.unit, app, s), t.bold()),
+                    swatch(&s),
+                    Span::raw(format!(" {} ", if long { m.label } else { s.short })),
+                    Span::styled(current(g.unit(), app, m), t.bold()),
                 ]
             })
             .collect()

@@ -80,6 +80,12 @@ fn body(area: Rect) -> Rect {
     }
 }
 
+/// How far each pane scrolls on the terminal the app last saw, by [`Pane::index`]: what the
+/// loop tells the app ([`crate::app::Msg::Laid`]) before each draw.
+pub fn max_scrolls(app: &App) -> [usize; 5] {
+    Pane::ALL.map(|p| max_scroll(app, p))
+}
+
 /// Which view's name in the bottom line covers the cell at `column`, `row` on the terminal the
 /// app last saw (what a mouse click there switches to).
 pub fn view_at(app: &App, column: u16, row: u16) -> Option<View> {
@@ -110,11 +116,11 @@ pub fn max_scroll(app: &App, pane: Pane) -> usize {
     let (w, h) = app.size;
     let body = body(Rect::new(0, 0, w, h));
     match pane {
-        Pane::Swap => app.latest.swap.devices.len().saturating_sub(1),
-        Pane::Zram => app.latest.zram.len().saturating_sub(1),
+        Pane::Swap => app.shown.swap.devices.len().saturating_sub(1),
+        Pane::Zram => app.shown.zram.len().saturating_sub(1),
         Pane::Diagnostics => {
             let t = Theme::new(false, app.settings.ascii);
-            advice::lines(&app.latest, &t, usize::from(body.width))
+            advice::lines(&app.shown, &t, usize::from(body.width))
                 .len()
                 .saturating_sub(advice::text_rows(body.height))
         }
@@ -141,17 +147,17 @@ fn too_small(buf: &mut Buffer, area: Rect, t: &Theme) {
 }
 
 fn overview(buf: &mut Buffer, body: Rect, app: &App, t: &Theme, header: panels::Header) {
-    let s = &app.latest;
+    let s = &app.shown;
     let w = usize::from(body.width);
     let mut mem = panels::memory(s, t, w);
     let mut zsw = panels::zswap(s, t, w);
     let mut swp = panels::swap(s, t, w);
     let mut zr = panels::zram(s, t);
-    let total = |m: &panels::Section,
-                 z: &panels::Section,
-                 sw: &panels::Section,
-                 zr: &Option<panels::Section>| {
-        m.height() + z.height() + sw.height() + zr.as_ref().map_or(0, panels::Section::height)
+    let total = |m: &widgets::Section,
+                 z: &widgets::Section,
+                 sw: &widgets::Section,
+                 zr: &Option<widgets::Section>| {
+        m.height() + z.height() + sw.height() + zr.as_ref().map_or(0, widgets::Section::height)
     };
     // A warn or crit finding is always on the overview: listed with the others at the bottom
     // when there is room for them all, else its line goes at the top, before everything else.
@@ -165,10 +171,10 @@ fn overview(buf: &mut Buffer, body: Rect, app: &App, t: &Theme, header: panels::
         Vec::new()
     };
     let urgent_h = urgent.len() as u16;
-    let total = |m: &panels::Section,
-                 z: &panels::Section,
-                 sw: &panels::Section,
-                 zr: &Option<panels::Section>| { total(m, z, sw, zr) + urgent_h };
+    let total = |m: &widgets::Section,
+                 z: &widgets::Section,
+                 sw: &widgets::Section,
+                 zr: &Option<widgets::Section>| { total(m, z, sw, zr) + urgent_h };
     let mut graph_h = body.height.saturating_sub(total(&mem, &zsw, &swp, &zr));
     if graph_h < GRAPH_MIN {
         graph_h = 0;
@@ -185,7 +191,7 @@ fn overview(buf: &mut Buffer, body: Rect, app: &App, t: &Theme, header: panels::
             if over == 0 {
                 break;
             }
-            let sec: &mut panels::Section = match step {
+            let sec: &mut widgets::Section = match step {
                 0 => &mut swp,
                 1 => match zr.as_mut() {
                     Some(z) => z,
@@ -219,7 +225,7 @@ fn overview(buf: &mut Buffer, body: Rect, app: &App, t: &Theme, header: panels::
             continue;
         }
         graph_h -= h;
-        extra.push(panels::Section {
+        extra.push(widgets::Section {
             title: Line::from(Span::styled(title, style)),
             right: note.map(|n| Line::from(Span::styled(n, t.dim()))),
             bar: None,

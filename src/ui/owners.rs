@@ -10,11 +10,12 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::panels::{bold, dim, raw};
 use super::theme::Theme;
 use super::widgets::{self, Col};
+use super::widgets::{bold, dim, raw};
 use crate::app::{App, Pane, View};
 use crate::format as f;
+use crate::root::Reason;
 
 const fn col(title: &'static str, width: u16, right: bool) -> Col {
     Col {
@@ -177,7 +178,7 @@ const PAUSED: &str = "paused: resume (space) to read them";
 
 /// The processes view.
 pub fn processes(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
-    let s = &app.latest;
+    let s = &app.shown;
     let note = note_lines(View::Processes, usize::from(area.width), t.ascii).len() as u16;
     let p = parts(area, note);
     let right = s.processes.as_ref().map(|p| {
@@ -295,7 +296,7 @@ pub fn processes(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
 
 /// The cgroups view.
 pub fn cgroups(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
-    let s = &app.latest;
+    let s = &app.shown;
     let Some(cg) = &s.cgroups else {
         widgets::rule(
             buf,
@@ -325,7 +326,10 @@ pub fn cgroups(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
             Some(Line::from(Span::styled("not available", t.warn()))),
             t,
         );
-        let reason = cg.reason.as_deref().unwrap_or("unavailable");
+        let reason = cg
+            .reason
+            .as_ref()
+            .map_or("unavailable".into(), Reason::text);
         let text = format!(
             "{reason}. The processes view (5) estimates each process's share of zswap from \
              the system-wide ratio instead."

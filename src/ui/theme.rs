@@ -5,26 +5,32 @@
 
 use ratatui::style::{Color, Modifier, Style};
 
+use crate::model::Severity;
+use crate::model::memory::BUCKETS;
+use crate::model::metrics::Hue;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Theme {
     pub color: bool,
     pub ascii: bool,
 }
 
-/// Bar colours per breakdown bucket, in `format::BUCKETS` order (the same ANSI colours as the
-/// `--once` report: 32 36 34 94 33 93 35 95, then free and unaccounted).
-const BUCKET_BG: [Color; 10] = [
-    Color::Green,
-    Color::Cyan,
-    Color::Blue,
-    Color::LightBlue,
-    Color::Yellow,
-    Color::LightYellow,
-    Color::Magenta,
-    Color::LightMagenta,
-    Color::Gray,
-    Color::DarkGray,
-];
+/// The terminal colour for a catalogue hue.
+pub fn color(h: Hue) -> Color {
+    match h {
+        Hue::Green => Color::Green,
+        Hue::Cyan => Color::Cyan,
+        Hue::Blue => Color::Blue,
+        Hue::LightBlue => Color::LightBlue,
+        Hue::Yellow => Color::Yellow,
+        Hue::LightYellow => Color::LightYellow,
+        Hue::Magenta => Color::Magenta,
+        Hue::LightMagenta => Color::LightMagenta,
+        Hue::Red => Color::Red,
+        Hue::Gray => Color::Gray,
+        Hue::DarkGray => Color::DarkGray,
+    }
+}
 
 impl Theme {
     pub fn new(color: bool, ascii: bool) -> Theme {
@@ -80,22 +86,32 @@ impl Theme {
         }
     }
 
+    /// A finding's tag: critical red, warning yellow, information dimmed.
+    pub fn severity(&self, s: Severity) -> Style {
+        match s {
+            Severity::Crit => self.bad(),
+            Severity::Warn => self.warn(),
+            Severity::Info => self.dim(),
+        }
+    }
+
     /// Reverse video: the paused badge, the focused table's title, the current view.
     pub fn badge(&self) -> Style {
         Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD)
     }
 
+    /// The bar colour of breakdown bucket `i` (in `BUCKETS` order), with colour on.
     pub fn bucket_bg(&self, i: usize) -> Option<Color> {
         if self.color {
-            BUCKET_BG.get(i).copied()
+            BUCKETS.get(i).map(|b| color(b.hue))
         } else {
             None
         }
     }
 
     /// A series' colour in a graph (all readable on either background).
-    pub fn series(&self, c: Color) -> Style {
-        self.fg(c)
+    pub fn series(&self, h: Hue) -> Style {
+        self.fg(color(h))
     }
 
     pub fn hline(&self) -> &'static str {
@@ -176,7 +192,7 @@ mod tests {
     #[test]
     fn no_colour_means_no_colours() {
         let t = Theme::new(false, false);
-        for s in [t.pool(), t.good(), t.warn(), t.bad(), t.series(Color::Cyan)] {
+        for s in [t.pool(), t.good(), t.warn(), t.bad(), t.series(Hue::Cyan)] {
             assert_eq!(s.fg, None);
             assert_eq!(s.bg, None);
         }

@@ -20,11 +20,11 @@ pub fn fixture(name: &str) -> Root {
     Root::at(fixture_dir(name))
 }
 
-/// One snapshot of a fixture tree, with the uid-dependent fact pinned.
+/// One snapshot of a fixture tree, judged by the rules, with the uid-dependent fact pinned.
 pub fn snapshot(name: &str) -> Snapshot {
     let mut sample = sources::collect(&fixture(name));
     sample.host.privileged = true;
-    Snapshot::derive(&sample, None)
+    zswaptop::diagnostics::judged(Snapshot::derive(&sample, None))
 }
 
 /// The `expected` block of a fixture's README.md or EXPECTED.md: `key = value` lines.

@@ -1,6 +1,6 @@
 //! Reads the kernel's own numbers, independently of zswaptop, so the test can compare.
 //!
-//! Every value is converted to bytes or pages here, with the units of kernel-reference §1:
+//! Every value is converted to bytes or pages here, with the units the kernel writes:
 //! meminfo kB, vmstat pages, debugfs `pool_total_size` bytes and the rest pages, zram `mm_stat`
 //! columns 1–5 bytes and 6–9 pages, `/proc/swaps` kB.
 
@@ -131,7 +131,7 @@ impl Kernel {
         Some(self.mem("SwapTotal")?.saturating_sub(self.mem("SwapFree")?))
     }
 
-    /// kernel-reference §4.6: used − Zswapped − SwapCached − zram orig (clamped at 0).
+    /// Swap not in RAM: used − Zswapped − SwapCached − zram orig (clamped at 0).
     pub fn not_in_ram(&self) -> Option<u64> {
         let zram = self.zram_swap_orig();
         Some(
@@ -216,7 +216,7 @@ pub fn read_mm_stat(dev_dir: &str) -> Result<MmStat> {
     })
 }
 
-/// /proc/swaps, parsed from the right (kernel-reference §2.3).
+/// /proc/swaps, parsed from the right (mm/swapfile.c `swap_show`).
 pub fn read_swaps() -> Result<Vec<SwapRow>> {
     let text = fs::read_to_string("/proc/swaps")?;
     let mut rows = Vec::new();
@@ -317,7 +317,7 @@ pub fn vm_swap(pid: u32) -> Result<u64> {
         .ok_or_else(|| anyhow!("no VmSwap line in /proc/{pid}/status"))
 }
 
-/// The block device holding a file, found the way the kernel reference §5 says, independently of
+/// The block device holding a file, found through sysfs, independently of
 /// zswaptop: `stat -c %d FILE` (st_dev) → MAJ:MIN → `/sys/dev/block/MAJ:MIN`.
 #[derive(Debug, Clone)]
 pub struct FileDevice {

@@ -634,7 +634,7 @@ fn common_checks(snap: &Snap, ps: u64, root: bool) {
         );
     }
 
-    // capacity (kernel-reference §4.7)
+    // capacity: MemTotal + SwapTotal less what the pools cost
     br(
         &mut r,
         "MemTotal + SwapTotal − Zswap − zram mem_used",

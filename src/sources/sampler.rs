@@ -1,5 +1,9 @@
-//! The dashboard's sampler: a full [`sources::collect_with`] at start and again every
-//! [`FULL_EVERY`], and [`sources::collect_fast`] on the ticks between, which re-reads what
+//! Where samples come from. Every front end (the dashboard, `--once`, and a recorder or metrics
+//! server alike) takes its samples from a [`SampleSource`]; [`Sampler`] is the live one, reading
+//! the kernel (or a `--root` tree), and a recording's reader is another.
+//!
+//! The live sampler for the dashboard takes a full [`sources::collect_with`] at start and again
+//! every [`FULL_EVERY`], and [`sources::collect_fast`] on the ticks between, which re-reads what
 //! moves or is on screen and takes the rest from the previous sample (see there for the list).
 //! The scans that cost more than a file read (every process, the cgroup tree) happen only when
 //! the caller's [`Extras`] ask for them: the dashboard asks while their view is visible.
@@ -43,9 +47,27 @@ struct CgroupScan {
     last: Option<(u64, u64)>,
 }
 
+/// A stream of samples of one system.
+pub trait SampleSource {
+    /// The next sample. `prev` is the one before it (none at start); `extras` are the costly
+    /// scans wanted in it.
+    fn next(&mut self, prev: Option<&Sample>, extras: Extras) -> Sample;
+
+    /// How long the process list now waits between scans, when that is longer than `interval`
+    /// (`None` while no view scans, or when every tick scans).
+    fn scan_every(&self, interval: Duration) -> Option<Duration>;
+
+    /// Do one slice of work under way between samples (a cgroup walk). `None` when there is
+    /// none; else whether it is now done (its result goes into the next sample).
+    fn work(&mut self) -> Option<bool>;
+}
+
+/// The live sampler: reads the kernel, or the tree under `--root`.
 #[derive(Debug)]
 pub struct Sampler {
     root: Root,
+    /// Every sample is a full one, with every scan done at once (`--once`).
+    always_full: bool,
     /// When the last full sample was taken.
     last_full_ns: Option<u64>,
     /// The last tick that scanned the processes: when it started and how long it took (ns).
@@ -56,9 +78,12 @@ pub struct Sampler {
 }
 
 impl Sampler {
+    /// For the dashboard: fast ticks between full samples, costly scans spaced out, the cgroup
+    /// tree walked in slices.
     pub fn new(root: Root) -> Sampler {
         Sampler {
             root,
+            always_full: false,
             last_full_ns: None,
             last_scan: None,
             cgroups: CgroupScan::default(),
@@ -66,8 +91,44 @@ impl Sampler {
         }
     }
 
-    /// Read one sample; `prev` is the one before it (none at start).
-    pub fn sample(&mut self, prev: Option<&Sample>, extras: Extras) -> Sample {
+    /// For `--once`: every sample full, every scan done at once.
+    pub fn full(root: Root) -> Sampler {
+        Sampler {
+            always_full: true,
+            ..Sampler::new(root)
+        }
+    }
+
+    /// Start a walk of the cgroup tree unless one is under way or the last was too recent for
+    /// its cost.
+    fn start_walk_if_due(&mut self, now: u64) {
+        let c = &mut self.cgroups;
+        let due = c.walk.is_none()
+            && c.last
+                .is_none_or(|(at, took)| now.saturating_sub(at) >= took.saturating_mul(SCAN_SHARE));
+        if !due {
+            return;
+        }
+        match cgroups::find_v2(&self.root) {
+            Ok(mount) => {
+                c.walk = Some(Walk::new(self.root.clone(), mount));
+                c.started = (now, 0);
+            }
+            Err(e) => {
+                c.list = Some((Err(e), now));
+                c.last = Some((now, sys::monotonic_ns().saturating_sub(now)));
+            }
+        }
+    }
+}
+
+impl SampleSource for Sampler {
+    fn next(&mut self, prev: Option<&Sample>, extras: Extras) -> Sample {
+        if self.always_full {
+            let s = sources::collect_with(&self.root, extras);
+            self.last_full_ns = Some(s.monotonic_ns);
+            return s;
+        }
         let now = sys::monotonic_ns();
         let every = u64::try_from(FULL_EVERY.as_nanos()).unwrap_or(u64::MAX);
         let full_due = self
@@ -114,31 +175,7 @@ impl Sampler {
         s
     }
 
-    /// Start a walk of the cgroup tree unless one is under way or the last was too recent for
-    /// its cost.
-    fn start_walk_if_due(&mut self, now: u64) {
-        let c = &mut self.cgroups;
-        let due = c.walk.is_none()
-            && c.last
-                .is_none_or(|(at, took)| now.saturating_sub(at) >= took.saturating_mul(SCAN_SHARE));
-        if !due {
-            return;
-        }
-        match cgroups::find_v2(&self.root) {
-            Ok(mount) => {
-                c.walk = Some(Walk::new(self.root.clone(), mount));
-                c.started = (now, 0);
-            }
-            Err(e) => {
-                c.list = Some((Err(e), now));
-                c.last = Some((now, sys::monotonic_ns().saturating_sub(now)));
-            }
-        }
-    }
-
-    /// Read one slice of the cgroup walk under way. `None` when there is none; else whether
-    /// the walk is now done (its list goes into the next sample).
-    pub fn work(&mut self) -> Option<bool> {
+    fn work(&mut self) -> Option<bool> {
         let c = &mut self.cgroups;
         let walk = c.walk.as_mut()?;
         let t = sys::monotonic_ns();
@@ -154,9 +191,7 @@ impl Sampler {
         Some(done)
     }
 
-    /// How long the process list now waits between scans, when that is longer than `interval`
-    /// (`None` while no view scans, or when every tick scans).
-    pub fn scan_every(&self, interval: Duration) -> Option<Duration> {
+    fn scan_every(&self, interval: Duration) -> Option<Duration> {
         let (_, took) = self.last_scan?;
         let every = Duration::from_nanos(took.saturating_mul(SCAN_SHARE));
         (every > interval).then_some(every)
@@ -170,10 +205,10 @@ mod tests {
     #[test]
     fn a_full_sample_first_then_fast_ones() {
         let mut s = Sampler::new(Root::at("tests/fixtures/linux-6.18-loaded"));
-        let a = s.sample(None, Extras::default());
+        let a = s.next(None, Extras::default());
         let full_at = s.last_full_ns;
         assert!(full_at.is_some());
-        let b = s.sample(Some(&a), Extras::default());
+        let b = s.next(Some(&a), Extras::default());
         assert_eq!(s.last_full_ns, full_at, "the second tick is a fast one");
         assert!(b.monotonic_ns >= a.monotonic_ns);
         assert_eq!(a.meminfo, b.meminfo);
@@ -183,9 +218,9 @@ mod tests {
     #[test]
     fn a_full_sample_again_once_due() {
         let mut s = Sampler::new(Root::at("tests/fixtures/linux-6.18-loaded"));
-        let a = s.sample(None, Extras::default());
+        let a = s.next(None, Extras::default());
         s.last_full_ns = Some(0);
-        let b = s.sample(Some(&a), Extras::default());
+        let b = s.next(Some(&a), Extras::default());
         assert_eq!(s.last_full_ns, Some(b.monotonic_ns));
     }
 
@@ -196,7 +231,7 @@ mod tests {
             top_processes: Some(10),
             cgroups: false,
         };
-        let a = s.sample(None, procs);
+        let a = s.next(None, procs);
         assert!(a.processes.is_some() && s.last_scan.is_some());
         // As if that scan had taken 10 s: the next ticks carry its list.
         let mut b_in = a.clone();
@@ -204,7 +239,7 @@ mod tests {
             p.scanned = 4242;
         }
         s.last_scan = Some((a.monotonic_ns, 10_000_000_000));
-        let b = s.sample(Some(&b_in), procs);
+        let b = s.next(Some(&b_in), procs);
         assert_eq!(
             b.processes.as_ref().map(|p| p.scanned),
             Some(4242),
@@ -216,7 +251,7 @@ mod tests {
         );
         // Once the wait is over, it scans again.
         s.last_scan = Some((0, 1));
-        let c = s.sample(Some(&b), procs);
+        let c = s.next(Some(&b), procs);
         assert_ne!(c.processes.as_ref().map(|p| p.scanned), Some(4242));
         assert_eq!(
             s.scan_every(Duration::from_secs(1)),
@@ -224,22 +259,42 @@ mod tests {
             "cheap: every tick"
         );
         // Leaving the view forgets it: coming back scans at once.
-        let d = s.sample(Some(&c), Extras::default());
+        let d = s.next(Some(&c), Extras::default());
         assert!(d.processes.is_none() && s.last_scan.is_none());
+    }
+
+    /// `--once` reads everything on every sample and never carries a process list over.
+    #[test]
+    fn the_full_sampler_never_takes_shortcuts() {
+        let mut s = Sampler::full(Root::at("tests/fixtures/linux-6.18-loaded"));
+        let procs = Extras {
+            top_processes: Some(10),
+            cgroups: false,
+        };
+        let a = s.next(None, procs);
+        let mut a_in = a.clone();
+        if let Some(p) = a_in.processes.as_mut() {
+            p.scanned = 4242;
+        }
+        // As if the scan had taken 10 s: the dashboard's sampler would carry the list.
+        s.last_scan = Some((a.monotonic_ns, 10_000_000_000));
+        let b = s.next(Some(&a_in), procs);
+        assert_ne!(b.processes.as_ref().map(|p| p.scanned), Some(4242));
+        assert_eq!(s.last_full_ns, Some(b.monotonic_ns), "a full sample");
     }
 
     #[test]
     fn scans_only_what_the_extras_ask_for() {
         let mut s = Sampler::new(Root::at("tests/fixtures/linux-6.18-loaded"));
-        let a = s.sample(None, Extras::default());
+        let a = s.next(None, Extras::default());
         assert!(a.processes.is_none() && a.cgroups.is_none());
         let procs = Extras {
             top_processes: Some(10),
             cgroups: false,
         };
-        let b = s.sample(Some(&a), procs);
+        let b = s.next(Some(&a), procs);
         assert!(b.processes.is_some() && b.cgroups.is_none());
-        let c = s.sample(Some(&b), Extras::default());
+        let c = s.next(Some(&b), Extras::default());
         assert!(c.processes.is_none(), "no scan once the view is left");
     }
 
@@ -262,7 +317,7 @@ mod tests {
             top_processes: None,
             cgroups: true,
         };
-        let a = s.sample(None, cg);
+        let a = s.next(None, cg);
         assert!(a.cgroups.is_none(), "no list before the walk is done");
         let mut steps = 1;
         while s.work() == Some(false) {
@@ -270,7 +325,7 @@ mod tests {
         }
         assert_eq!(steps + 1, 6, "one directory per slice, resumed each time");
         assert_eq!(s.work(), None, "nothing under way");
-        let b = s.sample(Some(&a), cg);
+        let b = s.next(Some(&a), cg);
         let list = b.cgroups.as_ref().unwrap().as_ref().unwrap();
         assert_eq!(list.len(), 6);
         assert_eq!(list[5].path, "/s4.slice");
@@ -279,13 +334,13 @@ mod tests {
         s.cgroups.last = Some((read_at, 10_000_000_000));
         s.cgroups.walk = None;
         std::thread::sleep(Duration::from_millis(5));
-        let c = s.sample(Some(&b), cg);
+        let c = s.next(Some(&b), cg);
         assert!(s.cgroups.walk.is_none(), "not due yet");
         assert_eq!(c.cgroups, b.cgroups, "carried");
         assert_eq!(c.cgroups_read_ns(), Some(read_at));
         assert!(c.cgroups_age_ns >= 5_000_000, "{}", c.cgroups_age_ns);
         // Leaving the view forgets it all.
-        let d = s.sample(Some(&c), Extras::default());
+        let d = s.next(Some(&c), Extras::default());
         assert!(d.cgroups.is_none() && s.cgroups.list.is_none());
     }
 }

@@ -1,0 +1,39 @@
+//! What the diagnostics rules produce. The rules run after the model (`crate::diagnostics`);
+//! these are the types a snapshot carries their verdicts in.
+
+use serde::{Deserialize, Serialize};
+
+/// One diagnostic finding (see the diagnostics rules).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    pub id: String,
+    pub severity: Severity,
+    pub summary: String,
+    pub evidence: Vec<String>,
+    pub fix: String,
+    pub why: String,
+}
+
+/// A tunable, its current value, and the value suggested for the detected swap setup.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TunableAdvice {
+    /// `vm.swappiness`, `transparent_hugepage.enabled`, … (the keys of `tunables`).
+    pub name: String,
+    /// As read; `None` when it could not be.
+    pub current: Option<String>,
+    pub suggested: String,
+    /// One line on why.
+    pub why: String,
+    /// The kernel documentation describes the trade-off but not this exact value.
+    pub opinion: bool,
+    /// The setup the suggestion is for: "zswap + disk swap", "zram only", "disk swap only", …
+    pub setup: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warn,
+    Crit,
+}

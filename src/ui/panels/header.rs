@@ -1,0 +1,177 @@
+//! The header: who and where, the zswap state, PSI, the findings and what is unavailable.
+
+use ratatui::text::{Line, Span};
+
+use crate::app::App;
+use crate::format as f;
+use crate::model::{Finding, Severity, Snapshot};
+use crate::ui::theme::Theme;
+use crate::ui::widgets::{bold, dim, joined, raw, sep};
+
+/// The header's three lines, and the detail lines layouts with room to spare show below.
+pub struct Header {
+    pub lines: Vec<Line<'static>>,
+    /// One line per unavailable item, with its fix.
+    pub unavailable: Vec<Line<'static>>,
+    /// One line per diagnostic finding, most severe first.
+    pub findings: Vec<Line<'static>>,
+}
+
+/// The header: who and where, the zswap state, PSI, the findings and what is unavailable.
+pub fn header(app: &App, t: &Theme, width: usize) -> Header {
+    let s = &app.shown;
+    let miss = t.missing();
+    let host = s.host.hostname.clone().unwrap_or_else(|| miss.into());
+    let kernel = s.host.kernel.clone().unwrap_or_else(|| miss.into());
+    let mut l1 = vec![
+        vec![bold(t, "zswaptop"), dim(t, format!(" {}", s.tool.version))],
+        vec![dim(t, "host "), raw(host)],
+        vec![dim(t, "kernel "), raw(kernel)],
+        vec![dim(t, "up "), raw(f::duration_secs(s.host.uptime_seconds))],
+        vec![if s.host.privileged {
+            Span::styled("root", t.good())
+        } else {
+            Span::styled("not root", t.warn())
+        }],
+        vec![dim(t, "every "), raw(f::interval(app.interval))],
+    ];
+    if s.host.root != "/" {
+        l1.push(vec![dim(t, "tree "), raw(s.host.root.clone())]);
+    }
+    let mut l1 = joined(t, l1);
+    if app.paused {
+        l1.spans.insert(0, raw(" "));
+        l1.spans.insert(0, Span::styled(" PAUSED ", t.badge()));
+    }
+
+    let l2 = zswap_state(s, t);
+
+    let mut l3 = match &s.psi {
+        Some(p) => vec![
+            dim(t, "PSI memory avg10 "),
+            dim(t, "some "),
+            bold(t, format!("{:.2}%", p.some_avg10)),
+            dim(t, " full "),
+            bold(t, format!("{:.2}%", p.full_avg10)),
+        ],
+        None => vec![dim(t, "PSI memory "), raw(miss)],
+    };
+    let mut findings = Vec::new();
+    if !s.diagnostics.is_empty() {
+        l3.push(sep(t));
+        l3.push(dim(t, "findings "));
+        l3.extend(finding_counts(&s.diagnostics, t));
+        let mut sorted: Vec<&crate::model::Finding> = s.diagnostics.iter().collect();
+        sorted.sort_by_key(|d| std::cmp::Reverse(d.severity));
+        for d in sorted {
+            findings.push(Line::from(vec![
+                Span::styled(
+                    format!("  {} ", f::severity_tag(d.severity)),
+                    t.severity(d.severity),
+                ),
+                bold(t, format!("{}: ", d.id)),
+                raw(d.summary.clone()),
+            ]));
+        }
+    }
+    let items = f::unavailable(s);
+    let mut details = Vec::new();
+    if !items.is_empty() {
+        l3.push(sep(t));
+        l3.push(Span::styled("unavailable: ", t.warn()));
+        let used: usize = l3.iter().map(Span::width).sum();
+        let mut text = String::new();
+        let mut shown = 0;
+        for m in &items {
+            let piece = format!(
+                "{}{} ({})",
+                if shown > 0 { "; " } else { "" },
+                m.item,
+                m.reason.text()
+            );
+            let more = items.len() - shown - 1;
+            let tail = if more > 0 { 12 } else { 0 };
+            if shown > 0 && used + text.chars().count() + piece.chars().count() + tail > width {
+                break;
+            }
+            text.push_str(&piece);
+            shown += 1;
+        }
+        if shown < items.len() {
+            text.push_str(&format!("; +{} more", items.len() - shown));
+        }
+        l3.push(raw(text));
+        for m in &items {
+            let mut l = vec![
+                Span::styled("  ! ", t.warn()),
+                raw(format!("{}: {}", m.label(), m.reason.text())),
+            ];
+            if let Some(fix) = m.reason.fix() {
+                l.push(dim(t, " — to get it: "));
+                l.push(raw(fix));
+            }
+            details.push(Line::from(l));
+        }
+    }
+    Header {
+        lines: vec![l1, l2, Line::from(l3)],
+        unavailable: details,
+        findings,
+    }
+}
+
+/// The findings counted by severity (`2 crit, 1 warn`), each count in its severity's style.
+pub fn finding_counts(findings: &[Finding], t: &Theme) -> Vec<Span<'static>> {
+    let mut out = Vec::new();
+    for (sev, count) in f::severity_counts(findings) {
+        if !out.is_empty() {
+            out.push(dim(t, ", "));
+        }
+        // An info count stays plain: only its tag is dimmed.
+        let style = match sev {
+            Severity::Info => t.plain(),
+            _ => t.severity(sev),
+        };
+        out.push(Span::styled(count, style));
+    }
+    out
+}
+
+fn zswap_state(s: &Snapshot, t: &Theme) -> Line<'static> {
+    let z = &s.zswap;
+    if !z.available {
+        let why = z
+            .unavailable
+            .first()
+            .map(|m| format!(" ({})", m.reason.text()))
+            .unwrap_or_default();
+        return Line::from(vec![
+            bold(t, "zswap "),
+            Span::styled(format!("not available{why}"), t.warn()),
+        ]);
+    }
+    let state = match z.enabled {
+        Some(true) => Span::styled("enabled", t.good()),
+        Some(false) => Span::styled("disabled", t.warn()),
+        None => raw(t.missing()),
+    };
+    let mut comp = z.compressor.clone().unwrap_or_else(|| t.missing().into());
+    if let Some(zp) = z.parameters.get("zpool") {
+        comp.push('/');
+        comp.push_str(zp);
+    }
+    let pct = |v: Option<u64>| {
+        v.map(|v| format!("{v}%"))
+            .unwrap_or_else(|| t.missing().into())
+    };
+    joined(
+        t,
+        vec![
+            vec![bold(t, "zswap "), state],
+            vec![dim(t, "compressor "), raw(comp)],
+            vec![dim(t, "max_pool "), raw(pct(z.max_pool_percent))],
+            vec![dim(t, "accept "), raw(pct(z.accept_threshold_percent))],
+            vec![dim(t, "shrinker "), raw(f::on_off(z.shrinker_enabled))],
+        ],
+    )
+}

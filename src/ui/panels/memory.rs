@@ -1,0 +1,113 @@
+//! The real-memory panel: the bucket bar, the `free` sentence and the legend.
+
+use ratatui::text::{Line, Span};
+
+use crate::format as f;
+use crate::model::Snapshot;
+use crate::model::memory::BUCKETS;
+use crate::ui::theme::Theme;
+use crate::ui::widgets::{self, Section, Segment, bold, dim, raw};
+
+pub fn memory(s: &Snapshot, t: &Theme, width: usize) -> Section {
+    let m = &s.memory;
+    let title = Line::from(bold(t, "Real memory"));
+    let right = Line::from(vec![
+        dim(t, "total "),
+        raw(f::bytes(m.total_bytes)),
+        dim(t, "  available "),
+        raw(f::bytes(m.available_bytes)),
+    ]);
+    let Some(b) = &m.breakdown else {
+        return Section {
+            title,
+            right: Some(right),
+            bar: None,
+            lines: vec![Line::from(Span::styled(
+                "/proc/meminfo could not be read (see the header)",
+                t.warn(),
+            ))],
+            min_lines: 1,
+        };
+    };
+    let buckets = b.buckets();
+    let values: Vec<u64> = buckets
+        .iter()
+        .map(|(_, v)| v.unwrap_or(0).max(0).unsigned_abs())
+        .collect();
+    let cells = f::proportional_cells(&values, width);
+    let is_pool = |k: &str| matches!(k, "zswap_pool" | "zram_pool");
+    let bar = cells
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| {
+            let key = BUCKETS[i].key;
+            let free = key == "free";
+            Segment {
+                cells: n,
+                glyph: if free && t.color {
+                    if t.ascii { '.' } else { '·' }
+                } else {
+                    BUCKETS[i].glyph
+                },
+                bg: if free { None } else { t.bucket_bg(i) },
+                strong: is_pool(key),
+            }
+        })
+        .collect();
+    let zram_in_use = s.zram.iter().any(|z| z.initialized == Some(true));
+    let mut items = Vec::new();
+    for (i, (key, v)) in buckets.iter().enumerate() {
+        let info = &BUCKETS[i];
+        let show = match *key {
+            "zswap_pool" => true,
+            "zram_pool" => zram_in_use || v.unwrap_or(0) > 0,
+            _ => v.is_some_and(|v| v != 0),
+        };
+        if !show {
+            continue;
+        }
+        // Narrow screens get the short sizes so the legend stays on two lines.
+        let size = match (*key == "unaccounted", width < 100) {
+            (true, false) => f::bytes_signed(*v),
+            (false, false) => f::bytes(v.map(i64::unsigned_abs)),
+            (neg, true) => match v {
+                Some(v) if neg && *v < 0 => format!("-{}", f::bytes_short(v.unsigned_abs())),
+                Some(v) => f::bytes_short(v.unsigned_abs()),
+                None => t.missing().to_string(),
+            },
+        };
+        let swatch = match t.bucket_bg(i) {
+            Some(bg) if *key != "free" => Span::styled(
+                info.glyph.to_string(),
+                ratatui::style::Style::new()
+                    .bg(bg)
+                    .fg(ratatui::style::Color::Black),
+            ),
+            _ => raw(info.glyph.to_string()),
+        };
+        let label_style = if is_pool(key) { t.pool() } else { t.plain() };
+        items.push(vec![
+            swatch,
+            raw(" "),
+            Span::styled(info.label, label_style),
+            raw(" "),
+            if is_pool(key) {
+                Span::styled(size, t.pool())
+            } else {
+                bold(t, size)
+            },
+        ]);
+    }
+    let legend = widgets::flow(items, width, "  ", 0);
+    let [before, pools, after] = f::free_says_parts(m.free_cmd_used_bytes, m.hidden_in_used_bytes);
+    let free_line = Line::from(vec![raw(before), Span::styled(pools, t.pool()), raw(after)]);
+    let mut lines = vec![free_line];
+    lines.extend(legend);
+    Section {
+        title,
+        right: Some(right),
+        bar: Some(bar),
+        lines,
+        min_lines: 1,
+    }
+}

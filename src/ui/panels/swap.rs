@@ -1,0 +1,78 @@
+//! The swap panel: the split of used swap, then one line per device.
+
+use ratatui::text::{Line, Span};
+
+use crate::format as f;
+use crate::model::Snapshot;
+use crate::ui::theme::Theme;
+use crate::ui::widgets::{self, Section, bold, dim, raw};
+
+/// Whether the kernel's global zswap figures can be put on one device: one swap device that
+/// is not zram holds all of them.
+pub fn single_disk(s: &Snapshot) -> Option<usize> {
+    let mut disks = s
+        .swap
+        .devices
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| !d.is_zram);
+    match (disks.next(), disks.next()) {
+        (Some((i, _)), None) => Some(i),
+        _ => None,
+    }
+}
+
+pub fn split_line(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
+    let w = &s.swap;
+    let mut items = vec![
+        vec![
+            dim(t, "in zswap "),
+            Span::styled(f::bytes(w.in_zswap_bytes), t.pool()),
+        ],
+        vec![
+            dim(t, "in swap cache "),
+            bold(t, f::bytes(w.in_swap_cache_bytes)),
+        ],
+    ];
+    if s.swap.devices.iter().any(|d| d.is_zram) {
+        items.push(vec![dim(t, "in zram "), bold(t, f::bytes(w.in_zram_bytes))]);
+    }
+    items.push(vec![
+        dim(t, "on disk or zero-filled "),
+        bold(t, f::bytes(w.not_in_ram_bytes)),
+    ]);
+    widgets::flow(items, width, t.sep(), 0)
+}
+
+/// The swap section of the overview: the split of used swap, then one line per device.
+pub fn swap(s: &Snapshot, t: &Theme, width: usize) -> Section {
+    let w = &s.swap;
+    let right = Line::from(vec![
+        bold(t, f::bytes(w.used_bytes)),
+        dim(t, " used of "),
+        raw(f::bytes(w.total_bytes)),
+    ]);
+    let mut lines = split_line(s, t, width);
+    let min_lines = lines.len();
+    if w.devices.is_empty() {
+        lines.push(Line::from(dim(t, "no active swap devices")));
+    }
+    for d in &w.devices {
+        let kind = if d.is_zram { "zram" } else { d.kind.as_str() };
+        lines.push(Line::from(vec![
+            raw(widgets::fit(&d.path, (width / 3).max(12), t.ascii)),
+            dim(t, format!("  {kind}  size ")),
+            raw(f::bytes_raw(d.size_bytes)),
+            dim(t, "  used "),
+            bold(t, f::bytes_raw(d.used_bytes)),
+            dim(t, format!("  prio {}", d.priority)),
+        ]));
+    }
+    Section {
+        title: Line::from(bold(t, "Swap")),
+        right: Some(right),
+        bar: None,
+        lines,
+        min_lines,
+    }
+}

@@ -1,0 +1,47 @@
+//! The zram panel: one line per device in use.
+
+use ratatui::text::{Line, Span};
+
+use crate::format as f;
+use crate::model::Snapshot;
+use crate::ui::theme::Theme;
+use crate::ui::widgets::{Section, bold, dim, raw};
+
+/// The zram section of the overview (only devices in use).
+pub fn zram(s: &Snapshot, t: &Theme) -> Option<Section> {
+    let used: Vec<_> = s
+        .zram
+        .iter()
+        .filter(|z| z.initialized == Some(true))
+        .collect();
+    if used.is_empty() {
+        return None;
+    }
+    let lines = used
+        .iter()
+        .map(|z| {
+            Line::from(vec![
+                bold(t, z.device.clone()),
+                raw(format!(
+                    " {}",
+                    z.algorithm.clone().unwrap_or_else(|| t.missing().into())
+                )),
+                dim(t, "  orig "),
+                raw(f::bytes(z.orig_data_bytes)),
+                dim(t, "  compr "),
+                raw(f::bytes(z.compr_data_bytes)),
+                dim(t, "  mem used "),
+                Span::styled(f::bytes(z.mem_used_bytes), t.pool()),
+                dim(t, "  ratio "),
+                bold(t, f::ratio(z.effective_ratio)),
+            ])
+        })
+        .collect();
+    Some(Section {
+        title: Line::from(bold(t, "zram")),
+        right: None,
+        bar: None,
+        lines,
+        min_lines: 1,
+    })
+}

@@ -1,0 +1,177 @@
+//! The zswap panel: the pool gauge, what is stored and how well it compresses, the debugfs
+//! counters, and the swap traffic as text for layouts without the traffic graph.
+
+use ratatui::text::{Line, Span};
+
+use crate::format as f;
+use crate::model::Snapshot;
+use crate::model::metrics::{self, GraphId};
+use crate::model::status::DEBUGFS;
+use crate::ui::theme::Theme;
+use crate::ui::widgets::{self, Section, bold, dim, raw};
+
+pub fn zswap(s: &Snapshot, t: &Theme, width: usize) -> Section {
+    let z = &s.zswap;
+    let title = Line::from(bold(t, "zswap"));
+    if !z.available {
+        let why = z
+            .unavailable
+            .first()
+            .map(|m| m.reason.text())
+            .unwrap_or_default();
+        return Section {
+            title,
+            right: None,
+            bar: None,
+            lines: vec![Line::from(vec![
+                Span::styled("zswap is not available: ", t.warn()),
+                raw(why),
+            ])],
+            min_lines: 1,
+        };
+    }
+    let right = Line::from(vec![
+        dim(t, "pool limit used "),
+        bold(t, f::percent(z.pool_limit_used_percent)),
+    ]);
+    let gauge_w = (width / 4).clamp(10, 40);
+    let mut g = vec![dim(t, "pool ")];
+    g.extend(widgets::gauge(
+        z.pool_limit_used_percent,
+        z.accept_threshold_percent,
+        gauge_w,
+        t,
+        t.pool(),
+    ));
+    g.push(raw(" "));
+    g.push(Span::styled(f::bytes(z.pool_bytes), t.pool()));
+    g.push(dim(t, " of "));
+    g.push(raw(f::bytes(z.pool_limit_bytes)));
+    g.push(dim(t, " limit"));
+    if let Some(a) = z.accept_threshold_percent {
+        let mark = if t.ascii { "|" } else { "│" };
+        g.push(dim(t, format!("  ({mark} accept threshold ")));
+        g.push(raw(format!("{a}%")));
+        g.push(dim(t, ")"));
+    }
+    let mut lines = vec![Line::from(g)];
+
+    let mut stored = vec![dim(t, "stored "), bold(t, f::bytes(z.stored_bytes))];
+    if width >= 100 {
+        stored.push(dim(t, format!(" ({} pages)", f::num(z.stored_pages))));
+    }
+    let mut facts = vec![
+        stored,
+        vec![dim(t, "saves "), bold(t, f::bytes_signed(z.saved_bytes))],
+        vec![
+            dim(t, "ratio "),
+            bold(t, f::ratio(z.compression_ratio)),
+            dim(t, if width >= 100 { " effective (" } else { " (" }),
+            bold(t, f::ratio(z.compressor_ratio)),
+            dim(t, " compressor only)"),
+        ],
+        vec![
+            dim(t, "incompressible "),
+            bold(t, f::bytes(z.incompressible_bytes)),
+            dim(
+                t,
+                format!(
+                    " ({} of stored)",
+                    f::percent(f::share(z.incompressible_bytes, z.stored_bytes))
+                ),
+            ),
+        ],
+    ];
+    // Same-filled pages are zswap entries only up to 6.11; later kernels keep no such count.
+    if z.same_filled_bytes.is_some() {
+        facts.push(vec![
+            dim(t, "same-filled "),
+            bold(t, f::bytes(z.same_filled_bytes)),
+        ]);
+    }
+    lines.extend(widgets::flow(facts, width, t.sep(), 0));
+    let min_lines = lines.len();
+
+    match &z.debugfs {
+        Some(d) => {
+            let rates = s.rates.as_ref();
+            let mut keys: Vec<&String> =
+                d.keys().filter(|k| !metrics::debugfs_is_gauge(k)).collect();
+            keys.sort_by_key(|k| (metrics::debugfs_rank(k), k.as_str()));
+            let mut first_reject = true;
+            let items: Vec<Vec<Span<'static>>> = keys
+                .into_iter()
+                .map(|k| {
+                    let total = d.get(k).copied().unwrap_or(0);
+                    let rate = match rates {
+                        None => f::PENDING.to_string(),
+                        Some(r) => f::per_sec(r.debugfs_per_sec.get(k).copied()),
+                    };
+                    let hot = total > 0 && k != "written_back_pages";
+                    // The reject_* counters as one group: "rejects: alloc_fail 0 0.0/s · …".
+                    let mut item = Vec::with_capacity(4);
+                    let name = match k.strip_prefix("reject_") {
+                        Some(rest) => {
+                            if first_reject {
+                                item.push(Span::styled("rejects: ", t.title()));
+                                first_reject = false;
+                            }
+                            rest
+                        }
+                        None => k.as_str(),
+                    };
+                    item.push(dim(t, format!("{name} ")));
+                    item.push(Span::styled(
+                        total.to_string(),
+                        if hot { t.warn() } else { t.bold() },
+                    ));
+                    item.push(dim(t, format!(" {rate}")));
+                    item
+                })
+                .collect();
+            lines.extend(widgets::flow(items, width, t.sep(), 0));
+        }
+        None => {
+            let m = z
+                .unavailable
+                .iter()
+                .find(|m| m.path.as_deref() == Some(DEBUGFS));
+            let mut l = vec![dim(t, "written_back, pool_limit_hit, rejects: ")];
+            match m {
+                Some(m) => {
+                    l.push(Span::styled(m.reason.text(), t.warn()));
+                    if let Some(fix) = m.reason.fix() {
+                        l.push(dim(t, format!(" ({fix})")));
+                    }
+                }
+                None => l.push(raw(t.missing())),
+            }
+            lines.push(Line::from(l));
+        }
+    }
+    Section {
+        title,
+        right: Some(right),
+        bar: None,
+        lines,
+        min_lines,
+    }
+}
+
+/// The swap-traffic figures as text, for layouts without the traffic graph.
+pub fn traffic_lines(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
+    let known = s.rates.is_some();
+    let items = metrics::in_graph(GraphId::Traffic)
+        .map(|m| {
+            vec![
+                dim(t, format!("{} ", m.label)),
+                bold(t, f::rate_short(known, m.value(s))),
+            ]
+        })
+        .collect();
+    let mut lines = widgets::flow(items, width.saturating_sub(7), t.sep(), 0);
+    if let Some(first) = lines.first_mut() {
+        first.spans.insert(0, dim(t, "swap/s "));
+    }
+    lines
+}

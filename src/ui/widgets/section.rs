@@ -1,0 +1,100 @@
+//! A titled block of lines: a rule with the title, an optional bar, then lines. Every panel
+//! builds one; the layout decides how much of each fits.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::Line;
+
+use super::{Segment, put, stacked_bar};
+use crate::ui::theme::Theme;
+
+/// A titled block: a rule with the title, an optional bar, then lines.
+pub struct Section {
+    pub title: Line<'static>,
+    pub right: Option<Line<'static>>,
+    pub bar: Option<Vec<Segment>>,
+    pub lines: Vec<Line<'static>>,
+    /// The section may be cut to this many lines when space is short.
+    pub min_lines: usize,
+}
+
+impl Section {
+    pub fn height(&self) -> u16 {
+        (1 + usize::from(self.bar.is_some()) + self.lines.len()) as u16
+    }
+
+    /// Cut the lines so the section takes at most `h` rows (never below its minimum).
+    pub fn shrink_to(&mut self, h: u16) {
+        let fixed = 1 + usize::from(self.bar.is_some());
+        let keep = usize::from(h).saturating_sub(fixed).max(self.min_lines);
+        self.lines.truncate(keep);
+    }
+
+    pub fn draw(&self, buf: &mut Buffer, area: Rect, t: &Theme) {
+        if area.height == 0 {
+            return;
+        }
+        rule(
+            buf,
+            Rect { height: 1, ..area },
+            self.title.clone(),
+            self.right.clone(),
+            t,
+        );
+        let mut y = 1;
+        if let Some(segs) = &self.bar {
+            if y < area.height {
+                stacked_bar(
+                    buf,
+                    Rect {
+                        y: area.y + y,
+                        height: 1,
+                        ..area
+                    },
+                    segs,
+                    t,
+                );
+            }
+            y += 1;
+        }
+        for l in &self.lines {
+            put(buf, area, y, l);
+            y += 1;
+        }
+    }
+}
+
+/// A section heading: `── title ─────────── right ─`.
+pub fn rule(buf: &mut Buffer, row: Rect, title: Line<'_>, right: Option<Line<'_>>, t: &Theme) {
+    if row.width == 0 || row.height == 0 {
+        return;
+    }
+    let h = t.hline();
+    for x in row.x..row.x + row.width {
+        buf[(x, row.y)].set_symbol(h).set_style(t.dim());
+    }
+    let mut x = row.x;
+    if row.width > 4 {
+        x += 2;
+        let w = title.width().min(usize::from(row.width - 4)) as u16;
+        buf[(x - 1, row.y)].set_symbol(" ").set_style(Style::new());
+        buf.set_line(x, row.y, &title, w);
+        if x + w < row.x + row.width {
+            buf[(x + w, row.y)].set_symbol(" ").set_style(Style::new());
+        }
+        x += w + 1;
+    }
+    if let Some(r) = right {
+        let rw = r.width() as u16;
+        let end = row.x + row.width;
+        if end >= x + rw + 3 {
+            let rx = end - rw - 2;
+            buf[(rx - 1, row.y)].set_symbol(" ").set_style(Style::new());
+            buf.set_line(rx, row.y, &r, rw);
+            buf[(rx + rw, row.y)]
+                .set_symbol(" ")
+                .set_style(Style::new());
+        }
+    }
+}
