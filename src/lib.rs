@@ -18,6 +18,7 @@ pub mod root;
 pub mod sanitize;
 pub mod serve;
 pub mod sources;
+pub mod store;
 pub mod sys;
 pub mod ui;
 
