@@ -347,6 +347,20 @@ fn handle(mut stream: TcpStream, accepted: Instant, scraper: &Mutex<Scraper>) {
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        /// Any bytes at all: an answer or "not yet", never a panic.
+        #[test]
+        fn any_request_head_parses_or_waits(head in proptest::collection::vec(proptest::num::u8::ANY, 0..600)) {
+            let _ = parse(&head);
+        }
+
+        /// Any Accept header picks a format.
+        #[test]
+        fn any_accept_header_negotiates(accept in ".{0,200}") {
+            let _ = Flavor::negotiate(Some(&accept));
+        }
+    }
+
     #[test]
     fn requests() {
         assert_eq!(parse(b"GET /metrics HTTP/1.1\r\nHost: x\r\n"), None);
