@@ -11,15 +11,30 @@ pub use crate::report::Format;
 #[derive(Debug, Parser)]
 #[command(name = "zswaptop", version, about, long_about = None)]
 pub struct Cli {
-    /// Print one snapshot and exit (as --format says: text unless told otherwise).
+    /// Print one snapshot and exit (as --format says: text unless told otherwise). The text fits
+    /// one 80×24 screen; --full gives the complete report.
     #[arg(long)]
     pub once: bool,
+
+    /// With --once: the complete text report (findings with evidence, fix and why; tunables;
+    /// devices; zram; capacity; counters) instead of the one-screen summary.
+    #[arg(long)]
+    pub full: bool,
+
+    /// Print one line per interval (vmstat-style) until interrupted, or --count lines; with
+    /// --json, one JSON object per line (JSON Lines).
+    #[arg(long, conflicts_with_all = ["once", "format", "full"])]
+    pub watch: bool,
+
+    /// With --watch: stop after N lines.
+    #[arg(long, value_name = "N", requires = "watch")]
+    pub count: Option<u64>,
 
     /// The format of --once. Implies --once.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<Format>,
 
-    /// Short for --format json (docs/json-schema.md). Implies --once.
+    /// Short for --format json (docs/json-schema.md). Implies --once, unless with --watch.
     #[arg(long, conflicts_with = "format")]
     pub json: bool,
 
@@ -71,6 +86,11 @@ pub enum ColorWhen {
 pub enum Mode {
     /// One snapshot, written in this format.
     Once(Format),
+    /// A line per interval: text columns, or JSON Lines; at most `count` lines.
+    Watch {
+        json: bool,
+        count: Option<u64>,
+    },
     Dashboard,
 }
 
@@ -83,6 +103,8 @@ pub struct Settings {
     pub interval: Option<Duration>,
     pub color: bool,
     pub ascii: bool,
+    /// `--once --full`: the complete text report rather than the one-screen summary.
+    pub full: bool,
     pub history: Duration,
     /// Extra scans `--once` asks for.
     pub extras: crate::sources::Extras,
@@ -122,6 +144,10 @@ impl Settings {
             return Err(SettingsError::Root(r.display().to_string()));
         }
         let mode = match (cli.format, cli.json, cli.once) {
+            _ if cli.watch => Mode::Watch {
+                json: cli.json,
+                count: cli.count,
+            },
             (Some(f), _, _) => Mode::Once(f),
             (None, true, _) => Mode::Once(Format::Json),
             (None, false, true) => Mode::Once(Format::Text),
@@ -139,6 +165,7 @@ impl Settings {
                 }
             },
             ascii: cli.ascii,
+            full: cli.full,
             history: Duration::from_secs_f64(cli.history * 60.0),
             extras: crate::sources::Extras {
                 top_processes: cli.top,
@@ -178,6 +205,27 @@ mod tests {
         );
         assert!(Cli::try_parse_from(["zswaptop", "--format", "yaml"]).is_err());
         assert_eq!(parse(&[]).unwrap().mode, Mode::Dashboard);
+    }
+
+    #[test]
+    fn watch_modes() {
+        assert_eq!(
+            parse(&["--watch"]).unwrap().mode,
+            Mode::Watch {
+                json: false,
+                count: None
+            }
+        );
+        assert_eq!(
+            parse(&["--watch", "--json", "--count", "3"]).unwrap().mode,
+            Mode::Watch {
+                json: true,
+                count: Some(3)
+            }
+        );
+        assert!(Cli::try_parse_from(["zswaptop", "--watch", "--once"]).is_err());
+        assert!(Cli::try_parse_from(["zswaptop", "--count", "3"]).is_err());
+        assert!(parse(&["--once", "--full"]).unwrap().full);
     }
 
     #[test]
