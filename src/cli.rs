@@ -16,8 +16,8 @@ pub struct Cli {
     #[arg(long)]
     pub once: bool,
 
-    /// With --once: the complete text report (findings with evidence, fix and why; tunables;
-    /// devices; zram; capacity; counters) instead of the one-screen summary.
+    /// The complete text report (findings with evidence, fix and why; tunables; devices; zram;
+    /// capacity; counters) instead of the one-screen summary. Implies --once.
     #[arg(long)]
     pub full: bool,
 
@@ -150,8 +150,8 @@ impl Settings {
             },
             (Some(f), _, _) => Mode::Once(f),
             (None, true, _) => Mode::Once(Format::Json),
-            (None, false, true) => Mode::Once(Format::Text),
-            (None, false, false) => Mode::Dashboard,
+            (None, false, once) if once || cli.full => Mode::Once(Format::Text),
+            (None, false, _) => Mode::Dashboard,
         };
         Ok(Settings {
             mode,
@@ -226,6 +226,7 @@ mod tests {
         assert!(Cli::try_parse_from(["zswaptop", "--watch", "--once"]).is_err());
         assert!(Cli::try_parse_from(["zswaptop", "--count", "3"]).is_err());
         assert!(parse(&["--once", "--full"]).unwrap().full);
+        assert_eq!(parse(&["--full"]).unwrap().mode, Mode::Once(Format::Text));
     }
 
     #[test]

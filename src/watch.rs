@@ -90,8 +90,10 @@ pub fn watch(
         let sample = source.next(prev.as_ref(), Extras::default());
         let snap = crate::diagnostics::judged(Snapshot::derive(&sample, prev.as_ref()));
         if opts.json {
-            serde_json::to_writer(&mut *out, &snap).map_err(io::Error::other)?;
-            writeln!(out)?;
+            // Whole, then written: a closed pipe is then a write error of its own kind.
+            let mut line = serde_json::to_vec(&snap).map_err(io::Error::other)?;
+            line.push(b'\n');
+            out.write_all(&line)?;
         } else {
             let h = height();
             let new_height = h.is_some() && h != last_height;
