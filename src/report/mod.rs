@@ -15,7 +15,7 @@ use crate::model::Snapshot;
 pub enum Format {
     /// For a person: one 80×24 screen, or with --full the complete report in aligned sections.
     Text,
-    /// The snapshot itself (docs/json-schema.md).
+    /// The snapshot itself, as one JSON object with a schema_version.
     Json,
 }
 
