@@ -5,7 +5,8 @@
 //! with `q`, and checks the terminal was given back (alternate screen off, the shell's prompt
 //! and the exit status on screen). Then the SSH-drop cases: the
 //! pane killed under the process (its terminal hangs up) and SIGHUP sent to it; either way it
-//! must be gone within about a second. And `--watch` on a terminal: its header again on a new height.
+//! must be gone within about a second. And `--watch` on a terminal: its header again on a new
+//! height, Ctrl-C ending it with status 0.
 //!
 //! Each test uses its own tmux server (`-L`), so nothing else running in tmux is touched. When
 //! tmux is missing it is installed with apt-get if the test runs as root; otherwise the tests
