@@ -21,6 +21,7 @@ pub mod sources;
 pub mod store;
 pub mod sys;
 pub mod ui;
+pub mod watch;
 
 use std::io::{self, Write};
 
@@ -58,6 +59,7 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
         .unwrap_or_else(Root::live);
     match settings.mode {
         Mode::Dashboard => dashboard(settings, &root),
+        Mode::Watch { json, count } => watch::run(&settings, root, json, count),
         Mode::Textfile => {
             let dir = settings
                 .textfile
@@ -81,7 +83,7 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
             let snap = snapshot(&mut source, settings.interval, extras);
             let stdout = io::stdout();
             let mut out = io::BufWriter::new(stdout.lock());
-            let written = report::write(format, &snap, &mut out, settings.color);
+            let written = report::write(format, &snap, &mut out, settings.color, settings.full);
             quiet_on_closed_pipe(written.and_then(|()| out.flush())).context("writing the report")
         }
     }

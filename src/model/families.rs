@@ -157,13 +157,6 @@ pub static FAMILIES: &[Family] = &[
         read: |s| bytes(s.memory.free_bytes),
     },
     Family {
-        id: "memory_available_bytes",
-        kind: FamilyKind::Gauge,
-        unit: Some("bytes"),
-        help: "RAM available without swapping (meminfo MemAvailable).",
-        read: |s| bytes(s.memory.available_bytes),
-    },
-    Family {
         id: "memory_breakdown_bytes",
         kind: FamilyKind::Gauge,
         unit: Some("bytes"),
@@ -176,13 +169,6 @@ pub static FAMILIES: &[Family] = &[
                 .filter_map(|(k, v)| Some(labelled(&[("bucket", k)], v? as f64)))
                 .collect()
         },
-    },
-    Family {
-        id: "free_used_bytes",
-        kind: FamilyKind::Gauge,
-        unit: Some("bytes"),
-        help: "What free(1) calls used (MemTotal - MemAvailable), compressed pools inside it.",
-        read: |s| bytes(s.memory.free_cmd_used_bytes),
     },
     Family {
         id: "free_hidden_bytes",
