@@ -8,6 +8,8 @@ use std::io::{self, Read};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
+use rustix::fs::OFlags;
+use rustix::io::Errno;
 use serde::{Deserialize, Serialize};
 
 /// The filesystem a file that needs root lives on.
@@ -384,9 +386,10 @@ impl Root {
             .map_err(|e| classify_io(path, &e, absent))?
             .file_type();
         not_regular(path, kind)?;
+        let flags = OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::NOCTTY;
         let file = fs::OpenOptions::new()
             .read(true)
-            .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_NOCTTY)
+            .custom_flags(flags.bits().cast_signed())
             .open(&real)
             .map_err(|e| classify_io(path, &e, absent))?;
         let kind = file
@@ -452,11 +455,11 @@ pub fn classify_io(path: &Path, e: &io::Error, absent: &Reason) -> Unavailable {
     let reason = match e.kind() {
         io::ErrorKind::NotFound => absent.clone(),
         io::ErrorKind::PermissionDenied => Reason::NeedsRoot { fs: Fs::of(path) },
-        _ => match e.raw_os_error() {
+        _ => match Errno::from_io_error(e) {
             // ENOTDIR: a parent is a file; treat like missing.
-            Some(libc::ENOTDIR) => absent.clone(),
+            Some(Errno::NOTDIR) => absent.clone(),
             // EOPNOTSUPP on cgroup pressure files, ENODEV on vanished devices.
-            Some(libc::EOPNOTSUPP) | Some(libc::ENODEV) | Some(libc::ENXIO) => Reason::Absent {
+            Some(Errno::OPNOTSUPP | Errno::NODEV | Errno::NXIO) => Reason::Absent {
                 note: format!("{} ({e})", absent.text()),
             },
             _ => Reason::Unreadable {
@@ -550,13 +553,19 @@ mod tests {
         assert_eq!(denied, Reason::NeedsRoot { fs: Fs::Procfs });
         assert_eq!(denied.status(), "denied");
         assert_eq!(denied.text(), "needs root: procfs");
-        let eio = classify(io::Error::from_raw_os_error(libc::EIO));
+        let eio = classify(io::Error::from_raw_os_error(Errno::IO.raw_os_error()));
         assert!(matches!(eio, Reason::Unreadable { .. }), "{eio:?}");
         assert_eq!(eio.status(), "unreadable");
         assert!(!eio.is_absent());
         assert_eq!(classify(out_of_tree()), Reason::OutOfTree);
-        let enodev = classify(io::Error::from_raw_os_error(libc::ENODEV));
+        let enodev = classify(io::Error::from_raw_os_error(Errno::NODEV.raw_os_error()));
         assert!(enodev.is_absent(), "{enodev:?}");
+        let enotdir = classify(io::Error::from_raw_os_error(Errno::NOTDIR.raw_os_error()));
+        assert_eq!(enotdir, Reason::absent("no x"));
+        let eopnotsupp = classify(io::Error::from_raw_os_error(
+            Errno::OPNOTSUPP.raw_os_error(),
+        ));
+        assert!(eopnotsupp.is_absent(), "{eopnotsupp:?}");
         let bad = Unavailable::malformed(Path::new("/proc/x"), Some(3), "no colon").reason;
         assert_eq!(bad.status(), "malformed");
         assert_eq!(bad.text(), "malformed at line 3: no colon");

@@ -346,7 +346,7 @@ pub fn file_device(path: &str) -> Result<FileDevice> {
         .trim()
         .parse()
         .context("stat -c %d printed no number")?;
-    let devnum = format!("{}:{}", libc::major(dev), libc::minor(dev));
+    let devnum = format!("{}:{}", rustix::fs::major(dev), rustix::fs::minor(dev));
     let dir = fs::canonicalize(format!("/sys/dev/block/{devnum}"))
         .with_context(|| format!("/sys/dev/block/{devnum} (st_dev of {path})"))?;
     let base = |p: &Path| {

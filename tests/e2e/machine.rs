@@ -283,6 +283,48 @@ impl Cgroup {
         kernel::write_str(self.dir.join("cgroup.procs"), &pid.to_string())
     }
 
+    /// Has the kernel reclaim everything it can from the cgroup (the workload's anonymous pages
+    /// go to swap: zswap, zram or the disk), returning once done. The charge limit stays as it
+    /// is: nothing is charged here, so this never ends in the cgroup's OOM killer.
+    ///
+    /// The reclaim runs at swappiness 200 (the scan pressure on anonymous pages): at the default,
+    /// after many swap-ins the kernel's cost balance scans the anonymous list so little that a
+    /// few thousand recently written pages stay mapped.
+    /// - v1: `memory.swappiness` is 200 for the duration (then put back) and
+    ///   `memory.force_empty` reclaims until the cgroup is empty or repeated passes free nothing.
+    /// - v2: `memory.reclaim` asked for all of `memory.current` with the `swappiness=200` key
+    ///   (Linux 6.13+; without it before); it answers EAGAIN when it could not free that much
+    ///   (page tables and other kernel memory stay), which is the same end.
+    pub fn reclaim(&self) -> Result<()> {
+        match self.kind {
+            CgroupKind::V1 => {
+                let swappiness = self.dir.join("memory.swappiness");
+                let was = kernel::read_trim(&swappiness)?;
+                kernel::write_str(&swappiness, "200")?;
+                let reclaimed = kernel::write_str(self.dir.join("memory.force_empty"), "0");
+                kernel::write_str(&swappiness, &was)?;
+                reclaimed
+            }
+            CgroupKind::V2 => {
+                let current = kernel::read_trim(self.dir.join("memory.current"))?;
+                let path = self.dir.join("memory.reclaim");
+                let mut result = fs::write(&path, format!("{current} swappiness=200"));
+                if result
+                    .as_ref()
+                    .is_err_and(|e| e.kind() == std::io::ErrorKind::InvalidInput)
+                {
+                    result = fs::write(&path, &current);
+                }
+                match result {
+                    Err(e) if e.kind() != std::io::ErrorKind::WouldBlock => {
+                        Err(anyhow!("writing {current} to {}: {e}", path.display()))
+                    }
+                    _ => Ok(()),
+                }
+            }
+        }
+    }
+
     pub fn describe(&self) -> String {
         let v = match self.kind {
             CgroupKind::V1 => "v1",

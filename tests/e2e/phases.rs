@@ -760,8 +760,8 @@ pub fn run_all(ctx: &Ctx) -> Result<()> {
         wl.random,
         wl.compressible
     );
-    wl.cmd("pageout")?;
-    ctx.settle("after MADV_PAGEOUT")?;
+    ctx.cg.reclaim()?;
+    ctx.settle("after reclaiming the cgroup")?;
     let res = wl.resident()?;
     let snap = ctx.snap(false)?;
     let k1 = &snap.after;
@@ -780,6 +780,14 @@ pub fn run_all(ctx: &Ctx) -> Result<()> {
     common_checks(&snap, ps, true);
     {
         let mut r = rep();
+        // pagemap: every page the workload wrote is either mapped or has a swap entry, so the
+        // pages not resident are exactly the pages swapped out.
+        r.near(
+            "workload pages with a swap entry (pagemap) vs its pages not present in RAM",
+            Some(res.swapped),
+            wl.pages - (res.zero + res.random + res.compressible),
+            0,
+        );
         let random_out = wl.random - res.random;
         let zero_out = wl.zero - res.zero;
         let nonzero_out = random_out + wl.compressible - res.compressible;
@@ -840,7 +848,8 @@ pub fn run_all(ctx: &Ctx) -> Result<()> {
             res,
             k1,
             "zswap enabled, shrinker off, max_pool_percent 20, a 1.5 GiB swapfile as the only swap device. The \
-             workload filled its region under the cgroup limit, then MADV_PAGEOUT pushed the rest out: every non-zero \
+             workload filled its region under the cgroup limit, then reclaiming the cgroup (memory.force_empty on \
+             cgroup v1, memory.reclaim on v2) pushed the rest out: every non-zero \
              page is in zswap (random ones stored as-is: stored_incompressible_pages), the zero-filled pages hold a \
              swap slot through the swap zeromap (vmstat swpout_zero), nothing went to disk (pswpout unchanged).",
         ),
@@ -864,7 +873,7 @@ pub fn run_all(ctx: &Ctx) -> Result<()> {
     let bin = ctx.bin.clone();
     let sampler = std::thread::spawn(move || run_zswaptop(&bin, &["-i", "2", "--cgroups"], false));
     let t = Instant::now();
-    let touched = cycle(&mut wl, 0, 100)?;
+    let touched = cycle(&ctx.cg, &mut wl, 0, 100)?;
     println!(
         "  touched {touched} pages in 5 % steps, each paged out, in {:.1}s",
         t.elapsed().as_secs_f64()
@@ -887,7 +896,7 @@ pub fn run_all(ctx: &Ctx) -> Result<()> {
             break;
         }
         wl.cmd(&format!("touch {step} {}", step + 5))?;
-        wl.cmd("pageout")?;
+        ctx.cg.reclaim()?;
         step = (step + 5) % 100;
         rounds += 1;
     }
@@ -999,7 +1008,7 @@ pub fn run_all(ctx: &Ctx) -> Result<()> {
             k1,
             "After phase 1, max_pool_percent was lowered to 1 and the workload rewrote one byte of every page (a \
              write fault: each page came back from zswap and lost its swap slot) in 5 % steps, each pushed out \
-             again at once with MADV_PAGEOUT. The pool hit its limit (pool_limit_hit), the shrink worker wrote entries back to the swapfile \
+             again at once by reclaiming the cgroup. The pool hit its limit (pool_limit_hit), the shrink worker wrote entries back to the swapfile \
              (written_back_pages = vmstat zswpwb) and rejected stores went to disk directly (pswpout). Pages are now \
              in zswap, on disk and zero-filled.",
         ),
@@ -1021,9 +1030,9 @@ pub fn run_all(ctx: &Ctx) -> Result<()> {
     rep().phase("phase4 — no root (uid 65534), zswap on again in front of the swap devices");
     kernel::set_param("max_pool_percent", "20")?;
     kernel::set_param("enabled", "Y")?;
-    let touched = cycle(&mut wl, 0, 50)?;
+    let touched = cycle(&ctx.cg, &mut wl, 0, 50)?;
     println!("  touched {touched} pages in 5 % steps, each paged out");
-    ctx.settle("after pageout")?;
+    ctx.settle("after reclaim")?;
     let res = wl.resident()?;
     let snap = ctx.snap(true)?;
     let (root_json, _) = run_zswaptop(&ctx.bin, &[], false)?;
@@ -1140,15 +1149,15 @@ pub fn run_all(ctx: &Ctx) -> Result<()> {
 
 /// Rewrites one byte of the pages from `from` % to `to` % in 5 % steps, paging each step out at
 /// once. Pages going to disk stay under writeback for a while, and a cgroup-v1 charge that finds
-/// only such pages to reclaim ends in the cgroup's OOM killer; MADV_PAGEOUT never charges, so the
-/// cgroup limit is not what pushes here. Returns the number of pages touched.
-fn cycle(wl: &mut Handle, from: u64, to: u64) -> Result<u64> {
+/// only such pages to reclaim ends in the cgroup's OOM killer; [`Cgroup::reclaim`] never charges,
+/// so the cgroup limit is not what pushes here. Returns the number of pages touched.
+fn cycle(cg: &Cgroup, wl: &mut Handle, from: u64, to: u64) -> Result<u64> {
     let mut touched = 0;
     let mut step = from;
     while step < to {
         let reply = wl.cmd(&format!("touch {step} {}", (step + 5).min(to)))?;
         touched += crate::workload::field(&reply, "pages").unwrap_or(0);
-        wl.cmd("pageout")?;
+        cg.reclaim()?;
         wait_for_writeback();
         step += 5;
     }
@@ -1188,12 +1197,12 @@ fn phase3(ctx: &Ctx, wl: &mut Handle) -> Result<()> {
     println!("  zram0: {alg}, 1 GiB, swapon -p 100");
     let k0 = ctx.settle("zram0 ready")?;
     let t = Instant::now();
-    let touched = cycle(wl, 0, 100)?;
+    let touched = cycle(&ctx.cg, wl, 0, 100)?;
     println!(
         "  touched {touched} pages in 5 % steps, each paged out, in {:.1}s",
         t.elapsed().as_secs_f64()
     );
-    ctx.settle("after pageout to zram")?;
+    ctx.settle("after reclaim to zram")?;
     let res = wl.resident()?;
     let snap = ctx.snap(false)?;
     let k1 = &snap.after;

@@ -5,11 +5,14 @@
 //! - child allocates the region, fills it and prints
 //!   `filled pages=N zero=Z random=R compressible=C page_size=P`;
 //! - then it serves commands until EOF:
-//!   `pageout` (madvise MADV_PAGEOUT over the whole region),
 //!   `touch P` / `touch A B` (rewrite the first byte of P % of the pages, or of the share from A %
 //!   to B %, evenly spread over the kinds),
-//!   `resident` (mincore residency per page kind),
+//!   `resident` (per page kind, how many pages /proc/self/pagemap shows present in RAM; and how
+//!   many of all pages have a swap entry),
 //!   `verify` (every page still holds what was written), `exit`.
+//!
+//! Paging out is the harness's job: it has the kernel reclaim the workload's cgroup
+//! ([`super::machine::Cgroup::reclaim`]).
 //!
 //! Page kinds are fixed by index: `i % 10 == 0` zero-filled, `i % 10 == 5` random (incompressible),
 //! the other 80 % compressible (one third random bytes, two thirds a repeated pattern).
@@ -121,35 +124,30 @@ impl Region {
         *std::hint::black_box(&mut self.bytes()[offset]) = value;
     }
 
-    /// MADV_PAGEOUT over the region. Neither rustix nor nix (nor memmap2) has a safe wrapper for
-    /// this advice: it is `unsafe fn` in all of them.
-    #[allow(unsafe_code)]
-    fn pageout(&mut self) -> Result<()> {
-        let mem = self.bytes();
-        // SAFETY: the range is our own live, page-aligned allocation, borrowed mutably for the
-        // call; MADV_PAGEOUT only reclaims, it never changes what the pages hold.
-        let rc = unsafe { libc::madvise(mem.as_mut_ptr().cast(), mem.len(), libc::MADV_PAGEOUT) };
-        if rc != 0 {
-            bail!("madvise(MADV_PAGEOUT): {}", std::io::Error::last_os_error());
-        }
-        Ok(())
-    }
-
-    /// mincore(2): one byte per page, bit 0 set when resident. No crate wraps mincore safely
-    /// (neither rustix nor nix has it at all).
-    #[allow(unsafe_code)]
-    fn mincore(&mut self) -> Result<Vec<u8>> {
+    /// The region's entries of /proc/self/pagemap, one per page (plain file I/O: 8 bytes per
+    /// page at offset `address / page_size * 8`). Bit 63: present in RAM (mapped); bit 62: a swap
+    /// entry in the page table. A page still in the swap cache but unmapped counts as swapped
+    /// here (mincore(2) would call it resident); the harness's reclaim leaves no such page.
+    fn pagemap(&self) -> Result<Vec<u64>> {
+        use std::os::unix::fs::FileExt;
         let ps = super::kernel::page_size() as usize;
-        let mem = self.bytes();
-        let mut vec = vec![0u8; mem.len().div_ceil(ps)];
-        // SAFETY: the range is our own page-aligned allocation; vec has one byte per page of it.
-        let rc = unsafe { libc::mincore(mem.as_mut_ptr().cast(), mem.len(), vec.as_mut_ptr()) };
-        if rc != 0 {
-            bail!("mincore: {}", std::io::Error::last_os_error());
-        }
-        Ok(vec)
+        let addr = self.buf.as_ptr().addr() + self.start;
+        let mut raw = vec![0u8; self.len / ps * 8];
+        std::fs::File::open(PAGEMAP)
+            .and_then(|f| f.read_exact_at(&mut raw, (addr / ps * 8) as u64))
+            .with_context(|| format!("reading {PAGEMAP} at page {:#x}", addr / ps))?;
+        Ok(raw
+            .as_chunks::<8>()
+            .0
+            .iter()
+            .map(|e| u64::from_ne_bytes(*e))
+            .collect())
     }
 }
+
+const PAGEMAP: &str = "/proc/self/pagemap";
+const PM_PRESENT: u64 = 1 << 63;
+const PM_SWAPPED: u64 = 1 << 62;
 
 fn say(out: &mut impl Write, line: &str) -> Result<()> {
     writeln!(out, "{line}")?;
@@ -196,10 +194,6 @@ pub fn run() -> Result<()> {
         let line = line.context("reading a command")?;
         let mut words = line.split_whitespace();
         match words.next() {
-            Some("pageout") => {
-                region.pageout()?;
-                say(&mut out, "ok pageout")?;
-            }
             Some("touch") => {
                 // `touch P` = the first P % of every 1000 pages; `touch A B` = from A % to B %.
                 let a: usize = words
@@ -215,7 +209,7 @@ pub fn run() -> Result<()> {
                     if (from..to).contains(&((i / 10) % 100)) {
                         // A pure write of the byte the page already holds: a write fault swaps the
                         // page in and releases its swap slot (a read fault would keep the slot, and
-                        // the next pageout would reuse it on whatever device it was on).
+                        // the next reclaim would reuse it on whatever device it was on).
                         region.write_byte(i * ps, first_byte(i));
                         n += 1;
                     }
@@ -223,10 +217,11 @@ pub fn run() -> Result<()> {
                 say(&mut out, &format!("ok touch pages={n}"))?;
             }
             Some("resident") => {
-                let v = region.mincore()?;
+                let v = region.pagemap()?;
                 let (mut z, mut r, mut c) = (0usize, 0usize, 0usize);
-                for (i, b) in v.iter().enumerate() {
-                    if b & 1 == 1 {
+                let swapped = v.iter().filter(|e| *e & PM_SWAPPED != 0).count();
+                for (i, e) in v.iter().enumerate() {
+                    if e & PM_PRESENT != 0 {
                         match kind_of(i) {
                             Kind::Zero => z += 1,
                             Kind::Random => r += 1,
@@ -236,7 +231,7 @@ pub fn run() -> Result<()> {
                 }
                 say(
                     &mut out,
-                    &format!("resident zero={z} random={r} compressible={c}"),
+                    &format!("resident zero={z} random={r} compressible={c} swapped={swapped}"),
                 )?;
             }
             Some("verify") => {
@@ -278,12 +273,14 @@ pub struct Handle {
     pub compressible: u64,
 }
 
-/// How many pages of each kind are resident (mincore) at one moment.
+/// How many pages of each kind are present in RAM (pagemap) at one moment, and how many pages
+/// in all have a swap entry instead.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Resident {
     pub zero: u64,
     pub random: u64,
     pub compressible: u64,
+    pub swapped: u64,
 }
 
 impl Handle {
@@ -365,6 +362,7 @@ impl Handle {
             zero: get("zero")?,
             random: get("random")?,
             compressible: get("compressible")?,
+            swapped: get("swapped")?,
         })
     }
 
