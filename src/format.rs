@@ -221,19 +221,37 @@ pub fn proportional_cells(values: &[u64], width: usize) -> Vec<usize> {
 pub const PENDING: &str = "pending";
 
 /// The headline of the memory view and report: what `free` calls used and how much of it is
-/// the compressed pools (zswap + zram), which `free` cannot tell apart from anything else.
-pub fn free_says(used: Option<u64>, hidden: Option<u64>) -> String {
-    free_says_parts(used, hidden).concat()
+/// the compressed pools (zswap + zram), which `free` cannot tell apart from anything else, and
+/// the free pages on the per-CPU lists (`pcp_free`, when zoneinfo was read), which it counts as
+/// used.
+pub fn free_says(used: Option<u64>, hidden: Option<u64>, pcp_free: Option<u64>) -> String {
+    free_says_parts(used, hidden, pcp_free).concat()
 }
 
 /// [`free_says`] in three pieces: the words before the pools' figure, the figure, the words
 /// after (so a view can emphasise the figure).
-pub fn free_says_parts(used: Option<u64>, hidden: Option<u64>) -> [String; 3] {
+pub fn free_says_parts(
+    used: Option<u64>,
+    hidden: Option<u64>,
+    pcp_free: Option<u64>,
+) -> [String; 3] {
+    let mut after = " of it is compressed swap".to_string();
+    if let Some(p) = pcp_free {
+        after.push_str(&format!(", {} is free on per-CPU lists", bytes(Some(p))));
+    }
     [
         format!("free says {} used — ", bytes(used)),
         bytes(hidden),
-        " of it is compressed swap".to_string(),
+        after,
     ]
+}
+
+/// How old a figure read less often than the view samples is ("read 2.5 s ago"); `None` when
+/// it was read with this sample.
+pub fn age_note(age_ms: Option<u64>) -> Option<String> {
+    age_ms
+        .filter(|&ms| ms > 0)
+        .map(|ms| format!("read {:.1} s ago", ms as f64 / 1000.0))
 }
 
 /// A cell of a gauge.
@@ -630,11 +648,17 @@ mod tests {
     #[test]
     fn free_says_line() {
         assert_eq!(
-            free_says(Some(1 << 30), Some(512 << 20)),
+            free_says(Some(1 << 30), Some(512 << 20), None),
             "free says 1 GiB used — 512 MiB of it is compressed swap"
         );
         assert_eq!(
-            free_says(None, None),
+            free_says(Some(1 << 30), Some(512 << 20), Some(3 << 20)),
+            "free says 1 GiB used — 512 MiB of it is compressed swap, 3 MiB is free on per-CPU lists"
+        );
+        assert_eq!(age_note(Some(0)), None);
+        assert_eq!(age_note(Some(2500)).as_deref(), Some("read 2.5 s ago"));
+        assert_eq!(
+            free_says(None, None, None),
             "free says — used — — of it is compressed swap"
         );
     }

@@ -121,7 +121,10 @@ fn contract_keys_are_present() {
         "memory.breakdown.zswap_pool",
         "memory.breakdown.zram_pool",
         "memory.breakdown.free",
+        "memory.breakdown.pcp_free",
         "memory.breakdown.unaccounted",
+        "memory.swap_cache_mapped_bytes",
+        "memory.pcp_free_age_ms",
         "zswap.available",
         "zswap.enabled",
         "zswap.compressor",
@@ -154,7 +157,7 @@ fn contract_keys_are_present() {
     ] {
         assert!(common::json_path(&j, key).is_some(), "missing key {key}");
     }
-    assert_eq!(j["memory"]["breakdown"].as_object().unwrap().len(), 10);
+    assert_eq!(j["memory"]["breakdown"].as_object().unwrap().len(), 11);
 }
 
 #[test]
