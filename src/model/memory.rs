@@ -4,10 +4,12 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::{Missing, too_large};
 use crate::model::metrics::Hue;
+use crate::root::Reason;
 use crate::sources::meminfo::MeminfoSample;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Memory {
     pub total_bytes: Option<u64>,
     pub free_bytes: Option<u64>,
@@ -21,6 +23,10 @@ pub struct Memory {
     /// How long before this sample `/proc/zoneinfo` (`breakdown.pcp_free`) was read: 0 when read
     /// with it; more when the dashboard reads it less often than it samples (its cost).
     pub pcp_free_age_ms: Option<u64>,
+    /// Figures above that could not be had, and why (a line missing from meminfo, a sum too
+    /// large to be real).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unavailable: Vec<Missing>,
     /// AnonHugePages, for the diagnostics (not in the JSON).
     #[serde(skip)]
     pub anon_huge_pages_bytes: Option<u64>,
@@ -29,13 +35,15 @@ pub struct Memory {
 impl Memory {
     /// The memory section. `zswap_pool` and `zram_pool` are the pools' RAM, from outside
     /// meminfo; `pcp_free` the free pages on the per-CPU lists (bytes, from zoneinfo) and
-    /// `pcp_free_age_ms` how old that figure is.
+    /// `pcp_free_age_ms` how old that figure is; `unavailable` what is already known to be
+    /// missing from it.
     pub fn derive(
         mem: Option<&MeminfoSample>,
         zswap_pool: Option<u64>,
         zram_pool: Option<u64>,
         pcp_free: Option<u64>,
         pcp_free_age_ms: Option<u64>,
+        mut unavailable: Vec<Missing>,
     ) -> Memory {
         match mem {
             Some(m) => Memory {
@@ -44,12 +52,19 @@ impl Memory {
                 available_bytes: m.mem_available,
                 free_cmd_used_bytes: Some(free_cmd_used(m)),
                 hidden_in_used_bytes: match (zswap_pool, zram_pool) {
-                    (Some(a), Some(b)) => Some(a + b),
+                    (Some(a), Some(b)) => a.checked_add(b).or_else(|| {
+                        unavailable.push(too_large("hidden in used", "zswap + zram pools"));
+                        None
+                    }),
                     _ => None,
                 },
                 breakdown: Some(breakdown(m, zswap_pool, zram_pool, pcp_free)),
                 swap_cache_mapped_bytes: swap_cache_split(m).map(|(_, mapped)| mapped),
                 pcp_free_age_ms: pcp_free.and(pcp_free_age_ms),
+                unavailable: {
+                    unavailable.extend(gaps(m));
+                    unavailable
+                },
                 anon_huge_pages_bytes: m.anon_huge_pages,
             },
             None => Memory {
@@ -61,6 +76,7 @@ impl Memory {
                 breakdown: None,
                 swap_cache_mapped_bytes: None,
                 pcp_free_age_ms: None,
+                unavailable,
                 anon_huge_pages_bytes: None,
             },
         }
@@ -207,7 +223,7 @@ impl Breakdown {
 /// or not, sit on the anon LRU (as does shmem), so the unmapped part is about
 /// `clamp(Active(anon) + Inactive(anon) + Unevictable − AnonPages − Shmem, 0, SwapCached)`.
 /// Unevictable also holds mlocked file pages and ramfs, so this over-estimates the unmapped part
-/// by at most Unevictable. `None` without those lines.
+/// by at most Unevictable. `None` without those lines (or AnonPages, Shmem).
 pub fn swap_cache_split(m: &MeminfoSample) -> Option<(u64, u64)> {
     let lru = m
         .active_anon?
@@ -215,7 +231,7 @@ pub fn swap_cache_split(m: &MeminfoSample) -> Option<(u64, u64)> {
         .saturating_add(m.unevictable?);
     let unmapped = lru
         .saturating_sub(m.anon_pages?)
-        .saturating_sub(m.shmem.unwrap_or(0))
+        .saturating_sub(m.shmem?)
         .min(m.swap_cached);
     Some((unmapped, m.swap_cached - unmapped))
 }
@@ -227,9 +243,12 @@ pub fn breakdown(
     zram_pool: Option<u64>,
     pcp_free: Option<u64>,
 ) -> Breakdown {
-    let shmem = m.shmem.unwrap_or(0);
     // Cached includes Shmem; a racing read can make the difference negative, clamp at 0.
-    let page_cache = m.buffers.saturating_add(m.cached).saturating_sub(shmem);
+    // Without a Shmem line tmpfs is unknown and stays inside the page cache.
+    let page_cache = m
+        .buffers
+        .saturating_add(m.cached)
+        .saturating_sub(m.shmem.unwrap_or(0));
     let kstack = m.kernel_stack.unwrap_or(0);
     let kernel = [
         m.slab,
@@ -242,19 +261,16 @@ pub fn breakdown(
     ]
     .iter()
     .fold(0u64, |a, &b| a.saturating_add(b));
-    let hugetlb = m
-        .hugetlb
-        .or_else(|| m.hugepages_total?.checked_mul(m.hugepage_size?))
-        .unwrap_or(0);
+    let hugetlb = hugetlb(m);
     let mut b = Breakdown {
         // No AnonPages line: unknown (its memory stays in unaccounted), not 0.
         apps: m.anon_pages,
         // Only the part not already inside AnonPages; without the LRU lines, all of it (§4.4).
         swap_cache: Some(swap_cache_split(m).map_or(m.swap_cached, |(unmapped, _)| unmapped)),
         page_cache: Some(page_cache),
-        shmem: Some(shmem),
+        shmem: m.shmem,
         kernel: Some(kernel),
-        hugetlb: Some(hugetlb),
+        hugetlb,
         zswap_pool,
         zram_pool,
         free: Some(m.mem_free),
@@ -267,6 +283,38 @@ pub fn breakdown(
         .sum();
     b.unaccounted = i64::try_from(i128::from(m.mem_total) - known).ok();
     b
+}
+
+/// Hugetlb (6.0+), else HugePages_Total × Hugepagesize; 0 on a kernel without hugetlb pages
+/// (no lines at all); `None` when the product is past 2^64 bytes.
+fn hugetlb(m: &MeminfoSample) -> Option<u64> {
+    match (m.hugetlb, m.hugepages_total, m.hugepage_size) {
+        (Some(h), _, _) => Some(h),
+        (None, Some(n), Some(size)) => n.checked_mul(size),
+        _ => Some(0),
+    }
+}
+
+/// Breakdown buckets meminfo leaves unknown, and why.
+pub fn gaps(m: &MeminfoSample) -> Vec<Missing> {
+    let mut out = Vec::new();
+    if m.shmem.is_none() {
+        out.push(Missing {
+            item: "shmem/tmpfs".into(),
+            path: None,
+            holds: Some("meminfo Shmem".into()),
+            reason: Reason::absent(
+                "no Shmem line in /proc/meminfo: tmpfs is counted in the page cache",
+            ),
+        });
+    }
+    if hugetlb(m).is_none() {
+        out.push(too_large(
+            "hugetlb",
+            "meminfo HugePages_Total × Hugepagesize",
+        ));
+    }
+    out
 }
 
 /// What procps-ng ≥ 4.0.1 `free` and `top` print as "used": MemTotal − MemAvailable, with its
