@@ -143,6 +143,27 @@ const RECIPES: &[Recipe] = &[
         remove: &[],
         args: &["t1"],
     },
+    Recipe {
+        tree: "zoneinfo-256cpu",
+        generator: "zoneinfo-256cpu/make.py",
+        base: "linux-6.18-pcp",
+        remove: &[],
+        args: &["many"],
+    },
+    Recipe {
+        tree: "zoneinfo-no-counts",
+        generator: "zoneinfo-256cpu/make.py",
+        base: "linux-6.18-pcp",
+        remove: &[],
+        args: &["nocounts"],
+    },
+    Recipe {
+        tree: "zoneinfo-malformed",
+        generator: "zoneinfo-256cpu/make.py",
+        base: "linux-6.18-pcp",
+        remove: &[],
+        args: &["malformed"],
+    },
 ];
 
 /// A tree's own notes, not part of what zswaptop reads: not compared.

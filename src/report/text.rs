@@ -180,8 +180,12 @@ fn memory(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     writeln!(
         out,
         "{}",
-        f::free_says(m.free_cmd_used_bytes, m.hidden_in_used_bytes, b.pcp_free)
-    )
+        f::free_says(m.free_cmd_used_bytes, m.hidden_in_used_bytes)
+    )?;
+    match f::free_says_pcp(b.pcp_free) {
+        Some(pcp) => writeln!(out, "  {pcp}"),
+        None => Ok(()),
+    }
 }
 
 fn zswap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
