@@ -139,6 +139,12 @@ impl Region {
         unsafe { std::ptr::write_volatile(self.ptr.cast::<u8>().add(offset), value) }
     }
 
+    fn read_byte(&self, offset: usize) -> u8 {
+        assert!(offset < self.len);
+        // SAFETY: offset is inside our mapping; volatile so the load (and its fault) happens.
+        unsafe { std::ptr::read_volatile(self.ptr.cast::<u8>().add(offset)) }
+    }
+
     fn mincore(&self) -> Result<Vec<u8>> {
         let ps = super::kernel::page_size() as usize;
         let mut vec = vec![0u8; self.len.div_ceil(ps)];
@@ -231,6 +237,24 @@ pub fn run() -> Result<()> {
                     }
                 }
                 say(&mut out, &format!("ok touch pages={n}"))?;
+            }
+            Some("read") => {
+                // `read A B`: a read fault on every page from A % to B % of every 1000. A read
+                // swap-in keeps the page in the swap cache while it is mapped again, so it is in
+                // both AnonPages and SwapCached (kernel-reference §4.4a).
+                let mut range = words.filter_map(|w| w.parse::<usize>().ok());
+                let (from, to) = match (range.next(), range.next()) {
+                    (Some(a), Some(b)) => (a, b),
+                    _ => bail!("read needs two percents"),
+                };
+                let (mut n, mut wrong) = (0usize, 0usize);
+                for i in 0..pages {
+                    if (from..to).contains(&((i / 10) % 100)) {
+                        wrong += usize::from(region.read_byte(i * ps) != first_byte(i));
+                        n += 1;
+                    }
+                }
+                say(&mut out, &format!("ok read pages={n} wrong={wrong}"))?;
             }
             Some("resident") => {
                 let v = region.mincore()?;
