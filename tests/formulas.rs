@@ -60,6 +60,24 @@ fn per_cpu_free_lists_leave_little_unaccounted() {
     assert_eq!(s.memory.pcp_free_age_ms, Some(0));
 }
 
+/// A zoneinfo figure kept from an earlier tick says how old it is.
+#[test]
+fn a_kept_per_cpu_figure_says_its_age() {
+    use zswaptop::model::Snapshot;
+    use zswaptop::report::text;
+    let root = zswaptop::root::Root::at(common::fixture_dir("linux-6.18-pcp"));
+    let first = zswaptop::sources::collect(&root);
+    let mut later = first.clone();
+    let read_ns = first.zoneinfo.as_ref().unwrap().read_ns;
+    later.monotonic_ns = read_ns + 2_500_000_000;
+    let snap = Snapshot::derive(&later, Some(&first));
+    assert_eq!(snap.memory.pcp_free_age_ms, Some(2500));
+    let mut out = Vec::new();
+    text::write(&snap, &mut out, text::Style { color: false }).unwrap();
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.contains("not in MemFree (read 2.5 s ago)"), "{out}");
+}
+
 #[test]
 fn many_cpu_zoneinfo_sums_every_cpu_and_a_bad_one_is_unknown() {
     // 256 CPUs: DMA32 sum (7n mod 61) = 7599, Normal sum (37n mod 509) = 64466 (README).
