@@ -14,11 +14,11 @@ use crate::root::{Reading, Reason, Root, Unavailable};
 use crate::sys;
 
 /// A full read waits at least this many times its own cost before the next, so that zoneinfo
-/// never takes more than 0.1 % of a CPU. Measured (`cargo run --release --example
-/// zoneinfo_cost`): 35 µs on a live 2-CPU 6.18 machine (16 µs for the same file from a tree),
-/// 0.3 ms for a generated 256-CPU file from a tree (the kernel's own printing roughly doubles a
-/// live read), so such a machine reads it every 0.3–0.6 s: every tick at the default interval,
-/// every few ticks at the shortest ones, and the view then says how old the figure is.
+/// never takes more than 0.1 % of a CPU. Measured (`cargo bench --bench zoneinfo`): 35 µs on a
+/// live 2-CPU 6.18 machine (16 µs for the same file from a tree), 0.3 ms for a generated
+/// 256-CPU file from a tree (the kernel's own printing roughly doubles a live read), so such a
+/// machine reads it every 0.3–0.6 s: every tick at the default interval, every few ticks at the
+/// shortest ones, and the view then says how old the figure is.
 pub const COST_FACTOR: u64 = 1000;
 
 /// What one read of `/proc/zoneinfo` gave.

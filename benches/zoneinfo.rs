@@ -1,7 +1,7 @@
 //! What one read of `/proc/zoneinfo` costs (open, read, parse): the figure the dashboard's
 //! zoneinfo refresh is chosen from (`sources::zoneinfo::COST_FACTOR`).
 //!
-//! `cargo run --release --example zoneinfo_cost [-- ROOT...]` (default: the live system, the
+//! `cargo bench --bench zoneinfo [-- ROOT...]` (default: the live system, the
 //! 2-CPU capture linux-6.18-pcp and the generated zoneinfo-256cpu). For each root: the median and
 //! 90th percentile of 2000 reads after 50 warm-up reads, and how long the dashboard then waits
 //! between reads.
