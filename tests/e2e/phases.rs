@@ -1409,7 +1409,7 @@ fn phase3(ctx: &Ctx, wl: &mut Handle) -> Result<()> {
 }
 
 /// Paths whose value is the number 0 in `nobody` but a non-zero number in `root` (volatile
-/// measurements such as uptime and PSI averages excepted).
+/// measurements such as uptime, PSI averages and the swap cache's mapped part excepted).
 fn zero_leaks(nobody: &Value, root: &Value) -> Vec<String> {
     fn walk(path: &str, a: &Value, b: Option<&Value>, out: &mut Vec<String>) {
         match a {
@@ -1429,9 +1429,13 @@ fn zero_leaks(nobody: &Value, root: &Value) -> Vec<String> {
                 }
             }
             Value::Number(n) if n.as_f64() == Some(0.0) => {
+                // The swap cache's split into mapped and not mapped moves with every fault in
+                // the workload and the rest of the machine between the two runs.
                 let volatile = path.starts_with("psi.")
                     || path.starts_with("host.")
-                    || path.starts_with("rates");
+                    || path.starts_with("rates")
+                    || path == "memory.swap_cache_mapped_bytes"
+                    || path == "memory.breakdown.swap_cache";
                 if let Some(other) = b.and_then(Value::as_f64)
                     && other != 0.0
                     && !volatile
