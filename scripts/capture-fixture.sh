@@ -104,7 +104,7 @@ copy_dir_files() {
 shopt -s nullglob
 
 # /proc
-for f in meminfo vmstat swaps diskstats cmdline crypto mounts uptime pressure/memory \
+for f in meminfo zoneinfo vmstat swaps diskstats cmdline crypto mounts uptime pressure/memory \
     sys/kernel/osrelease sys/kernel/hostname; do
     copy_file "/proc/$f"
 done
@@ -215,6 +215,9 @@ if [[ -n "$real_host" && "$real_host" != "$REDACTED_HOST" ]]; then
     host_re="$(printf '%s' "$real_host" | sed -e 's/[][\.*^$+?(){}|/]/\\&/g')"
     mapfile -d '' -t captured < <(find "$dest" -type f -print0)
     for f in "${captured[@]}"; do
+        # zoneinfo holds no names, and its "vm stats threshold" lines would lose their
+        # "vm" on a host called vm.
+        [[ "$f" == "$dest/proc/zoneinfo" ]] && continue
         grep -qF -- "$real_host" "$f" || continue
         cp -- "$f" "$f.orig"
         sed -E -i \

@@ -236,6 +236,25 @@ pub fn free_says_parts(used: Option<u64>, hidden: Option<u64>) -> [String; 3] {
     ]
 }
 
+/// The rest of what `free`'s "used" hides: the free pages on the per-CPU lists (`None` when
+/// zoneinfo was not read).
+pub fn free_says_pcp(pcp_free: Option<u64>) -> Option<String> {
+    pcp_free.map(|p| {
+        format!(
+            "and {} of it is free pages on the per-CPU lists",
+            bytes(Some(p))
+        )
+    })
+}
+
+/// How old a figure read less often than the view samples is ("read 2.5 s ago"); `None` when
+/// it was read with this sample.
+pub fn age_note(age_ms: Option<u64>) -> Option<String> {
+    age_ms
+        .filter(|&ms| ms > 0)
+        .map(|ms| format!("read {:.1} s ago", ms as f64 / 1000.0))
+}
+
 /// A cell of a gauge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GaugeCell {
@@ -648,6 +667,13 @@ mod tests {
             free_says(Some(1 << 30), Some(512 << 20)),
             "free says 1 GiB used — 512 MiB of it is compressed swap"
         );
+        assert_eq!(
+            free_says_pcp(Some(3 << 20)).as_deref(),
+            Some("and 3 MiB of it is free pages on the per-CPU lists")
+        );
+        assert_eq!(free_says_pcp(None), None);
+        assert_eq!(age_note(Some(0)), None);
+        assert_eq!(age_note(Some(2500)).as_deref(), Some("read 2.5 s ago"));
         assert_eq!(
             free_says(None, None),
             "free says — used — — of it is compressed swap"

@@ -166,7 +166,7 @@ fields! {
     PageSize { bytes, source }
     Memory {
         total_bytes, free_bytes, available_bytes, free_cmd_used_bytes, hidden_in_used_bytes,
-        breakdown, unavailable, anon_huge_pages_bytes,
+        breakdown, swap_cache_mapped_bytes, pcp_free_age_ms, unavailable, anon_huge_pages_bytes,
     }
     Zswap {
         available, enabled, compressor, boot_compressor, max_pool_percent,

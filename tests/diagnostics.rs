@@ -101,13 +101,47 @@ fn pair(first: &Path, second: &Path, secs: u64) -> Snapshot {
     diagnostics::judged(Snapshot::derive(&b, Some(&a)))
 }
 
+/// Two committed fixture trees `secs` apart.
+fn fixture_pair(first: &str, second: &str, secs: u64) -> Snapshot {
+    pair(
+        &common::fixture_dir(first),
+        &common::fixture_dir(second),
+        secs,
+    )
+}
+
+/// linux-6.18-zram with a disk swapfile below zram0, zram0's slots `zram_used_kb` in use, edited
+/// further by `edit`; the second tree of the pair has `pswpout` 5120 pages higher.
+fn zram_disk_pair(zram_used_kb: u64, edit: impl Fn(&Path)) -> (TempDir, TempDir) {
+    let make = |more: u64| {
+        variant("linux-6.18-zram", |r| {
+            let swaps = read(r, "proc/swaps").replace(
+                "partition\t1048572\t\t316176",
+                &format!("partition\t1048572\t\t{zram_used_kb}"),
+            );
+            assert!(swaps.contains(&format!("\t{zram_used_kb}\t")));
+            write(r, "proc/swaps", &swaps);
+            add_swap_row(
+                r,
+                "/swapfile-fx                            file\t\t1048572\t\t4096\t\t-2",
+            );
+            let out = get_kv(r, "proc/vmstat", "pswpout");
+            set_kv(r, "proc/vmstat", "pswpout", out + more);
+            edit(r);
+        })
+    };
+    (make(0), make(5120))
+}
+
 fn ids(s: &Snapshot) -> Vec<&str> {
     let mut v: Vec<&str> = s.diagnostics.iter().map(|f| f.id.as_str()).collect();
     v.sort_unstable();
     v
 }
 
+/// Every finding read by a test is checked: no fix proposes the state the system is in.
 fn get<'a>(s: &'a Snapshot, id: &str) -> &'a Finding {
+    check_fixes_change_something(s);
     s.diagnostics
         .iter()
         .find(|f| f.id == id)
@@ -237,63 +271,92 @@ fn zswap_zram() {
 
 #[test]
 fn zram_lru_inversion() {
-    // zram at 100 over an empty disk swapfile, no CONFIG_ZRAM_WRITEBACK: the setup inverts once
-    // zram fills (info); with pages already on disk it is happening (warn).
-    let empty = variant("linux-6.18-zram", |r| {
-        add_swap_row(
-            r,
-            "/swapfile-fx                            file\t\t1048572\t\t0\t\t-2",
-        )
-    });
-    let s = snap(empty.path());
+    // zram at 100 over a used disk swapfile, no CONFIG_ZRAM_WRITEBACK, zswap off: zram 95 % full
+    // while swap-outs rise is the evidence (pages go to disk while older ones keep zram's RAM).
+    let (a, b) = zram_disk_pair(1_000_000, |_| {});
+    let s = pair(a.path(), b.path(), 2);
     assert_eq!(ids(&s), vec!["page-cluster", "zram-lru-inversion"]);
     let f = get(&s, "zram-lru-inversion");
-    assert_eq!(f.severity, Severity::Info);
-    assert!(evidence(f).contains("CONFIG_ZRAM_WRITEBACK"));
-    assert!(f.fix.contains("no zram writeback"));
-
-    let used = variant("linux-6.18-zram", |r| {
-        add_swap_row(
-            r,
-            "/swapfile-fx                            file\t\t1048572\t\t4096\t\t-2",
-        )
-    });
-    let s = snap(used.path());
-    let f = get(&s, "zram-lru-inversion");
     assert_eq!(f.severity, Severity::Warn);
+    let ev = evidence(f);
+    assert!(ev.contains("CONFIG_ZRAM_WRITEBACK"), "{ev}");
+    assert!(ev.contains("/dev/zram0 is 95.4% full"), "{ev}");
+    assert!(
+        ev.contains("swap-outs at 10 MiB/s while zram is full"),
+        "{ev}"
+    );
+    assert!(f.fix.contains("no zram writeback"));
+    // zswap off: the fix turns it on.
+    assert!(
+        f.fix
+            .contains("echo Y | sudo tee /sys/module/zswap/parameters/enabled"),
+        "{}",
+        f.fix
+    );
+
+    // The same one sample only: no interval, no evidence of pages going to disk now.
+    assert!(!has(&snap(b.path()), "zram-lru-inversion"));
+    // Full but no swap-outs over the interval: quiet.
+    assert!(!has(&pair(a.path(), a.path(), 2), "zram-lru-inversion"));
+    // Full by its mem_limit rather than its slots.
+    let (a, b) = zram_disk_pair(316_176, |r| {
+        // mm_stat's fourth field is mem_limit: 145022976 used of 150000000 (96.7 %).
+        let mm = read(r, "sys/block/zram0/mm_stat").replacen(
+            "145022976        0 ",
+            "145022976 150000000 ",
+            1,
+        );
+        write(r, "sys/block/zram0/mm_stat", &mm);
+    });
+    let f = get(&pair(a.path(), b.path(), 2), "zram-lru-inversion").clone();
+    assert!(
+        evidence(&f).contains("of its mem_limit"),
+        "{}",
+        evidence(&f)
+    );
+
+    // zswap already on: the fix takes zram out and never says to enable zswap.
+    let (a, b) = zram_disk_pair(1_000_000, |r| {
+        write(r, "sys/module/zswap/parameters/enabled", "Y\n");
+    });
+    let f = get(&pair(a.path(), b.path(), 2), "zram-lru-inversion").clone();
+    assert!(f.fix.contains("already on"), "{}", f.fix);
+    assert!(f.fix.contains("swapoff /dev/zram0"), "{}", f.fix);
+    assert!(!f.fix.contains("parameters/enabled"), "{}", f.fix);
 
     // A writeback device configured: zram can move idle pages out.
-    let wb = variant("linux-6.18-zram", |r| {
-        add_swap_row(
-            r,
-            "/swapfile-fx                            file\t\t1048572\t\t4096\t\t-2",
-        );
-        write(r, "sys/block/zram0/backing_dev", "/dev/vdb\n");
+    let (a, b) = zram_disk_pair(1_000_000, |r| {
+        write(r, "sys/block/zram0/backing_dev", "/dev/vdb\n")
     });
-    assert!(!has(&snap(wb.path()), "zram-lru-inversion"));
+    assert!(!has(&pair(a.path(), b.path(), 2), "zram-lru-inversion"));
     // Writeback supported but not set up: the fix offers it.
-    let none = variant("linux-6.18-zram", |r| {
-        add_swap_row(
-            r,
-            "/swapfile-fx                            file\t\t1048572\t\t4096\t\t-2",
-        );
-        write(r, "sys/block/zram0/backing_dev", "none\n");
+    let (a, b) = zram_disk_pair(1_000_000, |r| {
+        write(r, "sys/block/zram0/backing_dev", "none\n")
     });
-    let s = snap(none.path());
     assert!(
-        get(&s, "zram-lru-inversion")
+        get(&pair(a.path(), b.path(), 2), "zram-lru-inversion")
             .fix
             .contains("writeback-device")
     );
     // Disk above zram: no inversion (zram is simply unused until the disk fills).
-    let above = variant("linux-6.18-zram", |r| {
-        add_swap_row(
-            r,
-            "/swapfile-fx                            file\t\t1048572\t\t4096\t\t200",
-        )
+    let (a, b) = zram_disk_pair(1_000_000, |r| {
+        let s = read(r, "proc/swaps").replace("4096\t\t-2", "4096\t\t200");
+        write(r, "proc/swaps", &s);
     });
-    assert!(!has(&snap(above.path()), "zram-lru-inversion"));
+    assert!(!has(&pair(a.path(), b.path(), 2), "zram-lru-inversion"));
     assert!(!has(&fixture_snap("linux-6.18-zram"), "zram-lru-inversion"));
+}
+
+/// The regression: zram 30 % full above a disk swapfile holding pages, zswap on, swap-outs
+/// rising (all into zram). The rule used to warn of an inversion and tell the user to enable
+/// zswap, which was enabled.
+#[test]
+fn zram_with_room_raises_no_inversion() {
+    let s = fixture_pair("regress-zram-room", "regress-zram-room-t1", 2);
+    assert!(s.zswap.enabled == Some(true));
+    assert!(s.rates.as_ref().unwrap().pswpout_bytes_per_sec.unwrap() > 0.0);
+    assert!(!has(&s, "zram-lru-inversion"), "{:?}", s.diagnostics);
+    check_fixes_change_something(&s);
 }
 
 // --- page-cluster --------------------------------------------------------------------------
@@ -399,9 +462,14 @@ fn shrinker_off() {
 
 #[test]
 fn pool_full() {
+    // One sample at 90.7 % of the limit: no interval, so no evidence of refusals: a remark.
     let s = fixture_snap("linux-6.18-writeback");
     let f = get(&s, "pool-full");
-    assert_eq!(f.severity, Severity::Warn);
+    assert_eq!(f.severity, Severity::Info);
+    assert_eq!(
+        f.summary,
+        "the zswap pool is at 90.7% of its limit; refusals start at the limit"
+    );
     let ev = evidence(f);
     assert!(
         ev.contains("pool 218.7 MiB of its 241.1 MiB limit (90.7%"),
@@ -409,23 +477,58 @@ fn pool_full() {
     );
     assert!(ev.contains("headroom 22.4 MiB"), "{ev}");
     assert!(ev.contains("accept_threshold_percent 90%"), "{ev}");
+    assert!(ev.contains("one sample"), "{ev}");
     assert!(f.fix.contains("zswap.max_pool_percent=6"));
     // Not near the limit, one sample: nothing.
     assert!(!has(&fixture_snap("linux-6.18-loaded"), "pool-full"));
-    // Rising over the interval: fires even well below the limit.
+    // pool_limit_hit rising over the interval: a warning even well below the limit.
     let a = variant("linux-6.18-loaded", |_| {});
     let b = variant("linux-6.18-loaded", |r| {
         write(r, "sys/kernel/debug/zswap/pool_limit_hit", "7\n")
     });
-    assert!(has(&pair(a.path(), b.path(), 1), "pool-full"));
-    // Not rising: nothing.
+    let f = get(&pair(a.path(), b.path(), 1), "pool-full").clone();
+    assert_eq!(f.severity, Severity::Warn);
+    assert!(f.summary.contains("new pages skip zswap"));
+    // Not rising, not near: nothing.
     let c = variant("linux-6.18-loaded", |_| {});
     assert!(!has(&pair(a.path(), c.path(), 1), "pool-full"));
-    // Without debugfs the near-full test still works from meminfo.
+    // Near the limit with pages going to swap around zswap (pswpout up, zswpwb not): a warning.
+    let near = common::fixture_dir("linux-6.18-writeback");
+    let bypass = variant("linux-6.18-writeback", |r| {
+        let out = get_kv(r, "proc/vmstat", "pswpout");
+        set_kv(r, "proc/vmstat", "pswpout", out + 512);
+    });
+    let f = get(&pair(&near, bypass.path(), 2), "pool-full").clone();
+    assert_eq!(f.severity, Severity::Warn);
+    assert!(
+        evidence(&f).contains("written to swap without passing through zswap: 1 MiB/s"),
+        "{}",
+        evidence(&f)
+    );
+    // Without debugfs the near-full remark still works from meminfo.
     let nodebug = variant("linux-6.18-writeback", |r| {
         fs::remove_dir_all(r.join("sys/kernel/debug/zswap")).unwrap();
     });
-    assert!(has(&snap(nodebug.path()), "pool-full"));
+    assert_eq!(
+        get(&snap(nodebug.path()), "pool-full").severity,
+        Severity::Info
+    );
+}
+
+/// The regression: the pool near its limit while stores are accepted (zswpout rising) with no
+/// limit hit and no page around zswap. The rule used to warn that new pages skip zswap.
+#[test]
+fn pool_near_limit_accepting_is_not_a_warning() {
+    let s = fixture_pair("regress-pool-near-limit", "regress-pool-near-limit-t1", 2);
+    let f = get(&s, "pool-full");
+    assert_eq!(f.severity, Severity::Info, "{f:?}");
+    assert!(!f.summary.contains("skip zswap"), "{}", f.summary);
+    let ev = evidence(f);
+    assert!(
+        ev.contains("stores accepted at 25.6 MiB/s, none refused"),
+        "{ev}"
+    );
+    assert!(ev.contains("not rising over the interval"), "{ev}");
 }
 
 // --- poor-compression ----------------------------------------------------------------------
@@ -788,7 +891,7 @@ fn json_carries_findings_and_advice() {
     let s = fixture_snap("linux-6.18-writeback");
     let v = serde_json::to_value(&s).unwrap();
     let d = v["diagnostics"].as_array().unwrap();
-    assert_eq!(d[0]["id"], "pool-full");
+    assert_eq!(d[0]["id"], "shrinker-off");
     assert_eq!(d[0]["severity"], "warn");
     for key in ["summary", "evidence", "fix", "why"] {
         assert!(!d[0][key].is_null(), "{key}");
@@ -810,7 +913,7 @@ fn counts_by_severity() {
         write(r, "sys/kernel/debug/zswap/decompress_fail", "1\n")
     });
     let s = snap(t.path());
-    assert_eq!(diagnostics::counts(&s.diagnostics), (1, 2, 1));
+    assert_eq!(diagnostics::counts(&s.diagnostics), (1, 1, 2));
 }
 
 // --- text rendering ------------------------------------------------------------------------
@@ -850,12 +953,8 @@ fn text_no_swap() {
 fn text_many_findings() {
     // zswap in front of zram above a used swapfile, a decompression failure, THP always and a
     // low swappiness: one of each severity and the longest texts.
-    let t = variant("linux-6.18-zram", |r| {
+    let (a, b) = zram_disk_pair(1_000_000, |r| {
         write(r, "sys/module/zswap/parameters/enabled", "Y\n");
-        add_swap_row(
-            r,
-            "/swapfile-fx                            file\t\t1048572\t\t4096\t\t-2",
-        );
         write(r, "sys/kernel/debug/zswap/decompress_fail", "2\n");
         write(
             r,
@@ -864,7 +963,8 @@ fn text_many_findings() {
         );
         write(r, "proc/sys/vm/swappiness", "10\n");
     });
-    let s = snap(t.path());
+    let s = pair(a.path(), b.path(), 2);
+    check_fixes_change_something(&s);
     assert_eq!(
         ids(&s),
         vec![
@@ -1007,6 +1107,129 @@ fn check_fix_commands(s: &Snapshot) -> usize {
     carried
 }
 
+/// The value a fix command would write to `path`, as the snapshot holds it now.
+fn current_value(s: &Snapshot, path: &str) -> Option<String> {
+    if let Some(p) = path.strip_prefix("/sys/module/zswap/parameters/") {
+        return s.zswap.parameters.get(p).cloned();
+    }
+    if let Some(n) = path.strip_prefix("/proc/sys/vm/") {
+        return s.tunables.get(&format!("vm.{n}")).cloned().flatten();
+    }
+    if let Some(k) = path.strip_prefix("/sys/kernel/mm/transparent_hugepage/") {
+        return s
+            .tunables
+            .get(&format!("transparent_hugepage.{k}"))
+            .cloned()
+            .flatten();
+    }
+    let dev = path
+        .strip_prefix("/sys/block/")?
+        .strip_suffix("/comp_algorithm")?;
+    s.zram.iter().find(|z| z.device == dev)?.algorithm.clone()
+}
+
+/// Y/1 and N/0 are the same setting.
+fn setting(v: &str) -> String {
+    match v.trim() {
+        "Y" | "y" | "1" => "Y".into(),
+        "N" | "n" | "0" => "N".into(),
+        other => other.to_string(),
+    }
+}
+
+/// No fix proposes the state the system is already in: every `echo V | sudo tee FILE` writes
+/// a value FILE does not hold, every `sysctl -w vm.N=V` a value vm.N does not have, every
+/// `swapoff` names an active area. Returns how many commands were checked.
+fn check_fixes_change_something(s: &Snapshot) -> usize {
+    let mut checked = 0;
+    for f in &s.diagnostics {
+        for cmd in fix_commands(&f.fix) {
+            let ctx = format!("{}: {cmd:?} proposes the current state", f.id);
+            let w = shlex::split(&cmd).unwrap_or_else(|| panic!("unbalanced quotes: {ctx}"));
+            let at = |i: usize| w.get(i).map(String::as_str);
+            for i in 0..w.len() {
+                if at(i) == Some("echo") && at(i + 2) == Some("|") {
+                    let target = w[i + 3..]
+                        .iter()
+                        .take_while(|x| *x != "&&" && *x != "|")
+                        .find(|x| !matches!(x.as_str(), "sudo" | "tee") && !x.starts_with('-'));
+                    if let Some(now) = target.and_then(|t| current_value(s, t)) {
+                        assert_ne!(setting(&w[i + 1]), setting(&now), "{ctx}");
+                        checked += 1;
+                    }
+                }
+                if at(i) == Some("sysctl") && at(i + 1) == Some("-w") {
+                    let (k, v) = w[i + 2].split_once('=').unwrap();
+                    let now = s.tunables.get(k).cloned().flatten();
+                    assert_ne!(now.as_deref(), Some(v), "{ctx}");
+                    checked += 1;
+                }
+                if at(i) == Some("swapoff") && at(i + 1).is_some_and(|d| !d.starts_with('-')) {
+                    let dev = &w[i + 1];
+                    assert!(
+                        s.swap.devices.iter().any(|d| &d.path == dev),
+                        "{}: {cmd:?} turns off an area that is not on",
+                        f.id
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    checked
+}
+
+/// Over every fixture tree and the pairs the rule tests build, no fix proposes the current
+/// state (zram-lru-inversion once told the user to enable zswap while it was enabled).
+#[test]
+fn no_fix_proposes_the_current_state() {
+    let mut checked = 0;
+    let mut seen = std::collections::BTreeSet::new();
+    let dir = common::fixture_dir("");
+    let mut trees: Vec<String> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| dir.join(n).join("proc").is_dir())
+        .collect();
+    trees.sort();
+    let mut snaps: Vec<Snapshot> = trees.iter().map(|n| fixture_snap(n)).collect();
+    snaps.push(fixture_pair("regress-zram-room", "regress-zram-room-t1", 2));
+    snaps.push(fixture_pair(
+        "regress-pool-near-limit",
+        "regress-pool-near-limit-t1",
+        2,
+    ));
+    for zswap in ["Y\n", "N\n"] {
+        for shrinker in ["Y\n", "N\n"] {
+            let (a, b) = zram_disk_pair(1_000_000, |r| {
+                write(r, "sys/module/zswap/parameters/enabled", zswap);
+                write(r, "sys/module/zswap/parameters/shrinker_enabled", shrinker);
+                write(r, "sys/kernel/debug/zswap/decompress_fail", "2\n");
+                write(
+                    r,
+                    "sys/kernel/mm/transparent_hugepage/enabled",
+                    "[always] madvise never\n",
+                );
+                write(r, "proc/sys/vm/swappiness", "10\n");
+            });
+            snaps.push(pair(a.path(), b.path(), 2));
+        }
+    }
+    for s in &snaps {
+        checked += check_fixes_change_something(s);
+        seen.extend(s.diagnostics.iter().map(|f| f.id.clone()));
+    }
+    assert!(checked >= 20, "{checked}");
+    for id in [
+        "zram-lru-inversion",
+        "pool-full",
+        "shrinker-off",
+        "zswap-zram",
+    ] {
+        assert!(seen.contains(id), "{id} never raised: {seen:?}");
+    }
+}
+
 #[test]
 fn fix_commands_keep_hostile_values_in_one_word() {
     // A disk swap area with a hostile name next to the capture's own: swap-priorities.
@@ -1021,7 +1244,7 @@ fn fix_commands_keep_hostile_values_in_one_word() {
     assert!(check_fix_commands(&s) >= 2);
 
     // Under zram: zram-lru-inversion and zswap-zram name the disk and zram areas.
-    let zram = variant("linux-6.18-zram", |r| {
+    let (a, b) = zram_disk_pair(1_000_000, |r| {
         add_swap_row(
             r,
             &format!("{HOSTILE_SWAPS_PATH} file\t\t1048572\t\t4096\t\t-2"),
@@ -1029,7 +1252,7 @@ fn fix_commands_keep_hostile_values_in_one_word() {
         write(r, "sys/block/zram0/backing_dev", "none\n");
         write(r, "sys/module/zswap/parameters/enabled", "Y\n");
     });
-    let s = snap(zram.path());
+    let s = pair(a.path(), b.path(), 2);
     assert!(
         has(&s, "zram-lru-inversion") && has(&s, "zswap-zram"),
         "{:?}",

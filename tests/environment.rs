@@ -128,6 +128,55 @@ const RECIPES: &[Recipe] = &[
         remove: &["proc/7915"],
         args: &["t1"],
     },
+    Recipe {
+        tree: "regress-pool-near-limit",
+        generator: "regress-pool-near-limit/make.py",
+        base: "linux-6.18-writeback",
+        remove: &["proc/7915"],
+        args: &["t0"],
+    },
+    Recipe {
+        tree: "regress-pool-near-limit-t1",
+        generator: "regress-pool-near-limit/make.py",
+        base: "linux-6.18-writeback",
+        remove: &["proc/7915"],
+        args: &["t1"],
+    },
+    Recipe {
+        tree: "regress-zram-room",
+        generator: "regress-zram-room/make.py",
+        base: "linux-6.18-zram",
+        remove: &[],
+        args: &["t0"],
+    },
+    Recipe {
+        tree: "regress-zram-room-t1",
+        generator: "regress-zram-room/make.py",
+        base: "linux-6.18-zram",
+        remove: &[],
+        args: &["t1"],
+    },
+    Recipe {
+        tree: "zoneinfo-256cpu",
+        generator: "zoneinfo-256cpu/make.py",
+        base: "linux-6.18-pcp",
+        remove: &[],
+        args: &["many"],
+    },
+    Recipe {
+        tree: "zoneinfo-no-counts",
+        generator: "zoneinfo-256cpu/make.py",
+        base: "linux-6.18-pcp",
+        remove: &[],
+        args: &["nocounts"],
+    },
+    Recipe {
+        tree: "zoneinfo-malformed",
+        generator: "zoneinfo-256cpu/make.py",
+        base: "linux-6.18-pcp",
+        remove: &[],
+        args: &["malformed"],
+    },
 ];
 
 /// A tree's own notes, not part of what zswaptop reads: not compared.

@@ -41,6 +41,72 @@ fn idle_unaccounted_matches_the_reference() {
 }
 
 #[test]
+fn per_cpu_free_lists_leave_little_unaccounted() {
+    // linux-6.18-pcp, by hand from its files: zoneinfo counts 0 + 0 + 87 + 996 + 32441 + 111298
+    // = 144822 pages of 4096; meminfo in kB.
+    let s = snapshot("linux-6.18-pcp");
+    let b = s.memory.breakdown.expect("breakdown");
+    assert_eq!(b.pcp_free, Some(144_822 * 4096));
+    // Active(anon) 1592 + Inactive(anon) 789392 + Unevictable 19708 - AnonPages 802024
+    // - Shmem 8808 < 0: the 32 kB of SwapCached are all mapped again, inside apps.
+    assert_eq!(b.swap_cache, Some(0));
+    assert_eq!(s.memory.swap_cache_mapped_bytes, Some(32 * KIB));
+    // MemTotal 24684092 - (802024 + 9798152 + 8808 + 828676 + 24 + 12652548) kB - pcp_free
+    let without_pcp =
+        (24_684_092 - (802_024 + 9_798_152 + 8_808 + 828_676 + 24 + 12_652_548)) * KIB;
+    assert_eq!(without_pcp, 608_112_640);
+    assert_eq!(b.unaccounted, Some(608_112_640 - 593_190_912));
+    // free's "used" hides the lists too: the sentence names them.
+    assert_eq!(s.memory.pcp_free_age_ms, Some(0));
+}
+
+/// A zoneinfo figure kept from an earlier tick says how old it is.
+#[test]
+fn a_kept_per_cpu_figure_says_its_age() {
+    use zswaptop::model::Snapshot;
+    use zswaptop::report::text;
+    let root = zswaptop::root::Root::at(common::fixture_dir("linux-6.18-pcp"));
+    let first = zswaptop::sources::collect(&root);
+    let mut later = first.clone();
+    let read_ns = first.zoneinfo.as_ref().unwrap().read_ns;
+    later.monotonic_ns = read_ns + 2_500_000_000;
+    let snap = Snapshot::derive(&later, Some(&first));
+    assert_eq!(snap.memory.pcp_free_age_ms, Some(2500));
+    let mut out = Vec::new();
+    text::write(&snap, &mut out, text::Style { color: false }).unwrap();
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.contains("not in MemFree (read 2.5 s ago)"), "{out}");
+}
+
+#[test]
+fn many_cpu_zoneinfo_sums_every_cpu_and_a_bad_one_is_unknown() {
+    // 256 CPUs: DMA32 sum (7n mod 61) = 7599, Normal sum (37n mod 509) = 64466 (README).
+    let b = snapshot("zoneinfo-256cpu").memory.breakdown.unwrap();
+    assert_eq!(b.pcp_free, Some((7_599 + 64_466) * 4096));
+    for tree in ["zoneinfo-no-counts", "zoneinfo-malformed"] {
+        let s = snapshot(tree);
+        assert_eq!(s.memory.breakdown.unwrap().pcp_free, None, "{tree}");
+        assert_eq!(
+            s.memory.breakdown.unwrap().unaccounted,
+            Some(608_112_640),
+            "{tree}"
+        );
+        let st = s
+            .sources
+            .iter()
+            .find(|x| x.source == "/proc/zoneinfo")
+            .unwrap();
+        let why = st.reason.as_ref().unwrap().text();
+        let want = if tree == "zoneinfo-malformed" {
+            "malformed at line 3753: count: expected a number, got \"12x4\""
+        } else {
+            "no per-CPU page lists (pagesets counts) in /proc/zoneinfo"
+        };
+        assert_eq!(why, want, "{tree}");
+    }
+}
+
+#[test]
 fn loaded_zswap_figures() {
     let s = snapshot("linux-6.18-loaded");
     let z = &s.zswap;

@@ -135,7 +135,10 @@ fn contract_keys_are_present() {
         "memory.breakdown.zswap_pool_bytes",
         "memory.breakdown.zram_pool_bytes",
         "memory.breakdown.free_bytes",
+        "memory.breakdown.pcp_free_bytes",
         "memory.breakdown.unaccounted_bytes",
+        "memory.swap_cache_mapped_bytes",
+        "memory.pcp_free_age_ms",
         "timestamp",
         "interval_seconds",
         "page_size.size_bytes",
@@ -171,7 +174,7 @@ fn contract_keys_are_present() {
     ] {
         assert!(common::json_path(&j, key).is_some(), "missing key {key}");
     }
-    assert_eq!(j["memory"]["breakdown"].as_object().unwrap().len(), 10);
+    assert_eq!(j["memory"]["breakdown"].as_object().unwrap().len(), 11);
 }
 
 #[test]
@@ -614,11 +617,11 @@ fn the_summary_answers_in_one_screen() {
         "MEMORY  total 23.5 GiB  used 1.1 GiB (as free says)  available 22.5 GiB",
         "  of that used: zswap pool 218.7 MiB",
         "  Z zswap pool         218.7 MiB   0.9%",
-        "  zero: hugetlb, zram pool",
+        "  zero: swap cache (est.), hugetlb, zram pool",
         "ZSWAP on pool 218.7M/241.1M 91% stored 432.9M 1.98:1 wb 3.2M limit hits 55069",
         "SWAP 654.6M used of 1024M: zswap 432.9M swap cache 260K on disk or zero 221.4M",
-        "WARN pool-full: ",
-        "1 info: page-cluster",
+        "WARN shrinker-off: ",
+        "2 info: page-cluster, pool-full",
     ] {
         assert!(text.contains(want), "{want:?} not in:\n{text}");
     }

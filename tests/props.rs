@@ -6,7 +6,7 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use zswaptop::model::memory;
-use zswaptop::sources::{meminfo, psi, swaps, vmstat, zram, zswap};
+use zswaptop::sources::{meminfo, psi, swaps, vmstat, zoneinfo, zram, zswap};
 
 /// A complete meminfo text (every line procfs requires) from arbitrary kB values.
 fn meminfo_text(v: &[u64]) -> String {
@@ -19,6 +19,9 @@ fn meminfo_text(v: &[u64]) -> String {
         "SwapCached",
         "Active",
         "Inactive",
+        "Active(anon)",
+        "Inactive(anon)",
+        "Unevictable",
         "AnonPages",
         "Shmem",
         "Slab",
@@ -50,12 +53,17 @@ fn meminfo_text(v: &[u64]) -> String {
 
 proptest! {
     #[test]
-    fn breakdown_sums_to_total(values in proptest::collection::vec(0u64..(1u64 << 40), 29), zram in proptest::option::of(0u64..(1u64 << 50))) {
+    fn breakdown_sums_to_total(values in proptest::collection::vec(0u64..(1u64 << 40), 32), zram in proptest::option::of(0u64..(1u64 << 50)), pcp in proptest::option::of(0u64..(1u64 << 50))) {
         let text = meminfo_text(&values);
         let m = meminfo::parse(Path::new("meminfo"), &text).unwrap();
-        let b = memory::breakdown(&m, m.zswap, zram);
+        let b = memory::breakdown(&m, m.zswap, zram, pcp);
         let sum: i128 = b.buckets().iter().filter_map(|(_, v)| v.map(i128::from)).sum();
         prop_assert_eq!(sum, i128::from(m.mem_total));
+        prop_assert_eq!(b.pcp_free, pcp);
+        // The swap cache counted once: its unmapped part plus the mapped part is SwapCached.
+        let (unmapped, mapped) = memory::swap_cache_split(&m).unwrap();
+        prop_assert_eq!(b.swap_cache, Some(unmapped));
+        prop_assert_eq!(unmapped + mapped, m.swap_cached);
         // free's "used" never exceeds the total.
         prop_assert!(memory::free_cmd_used(&m) <= m.mem_total);
     }
@@ -74,6 +82,7 @@ proptest! {
         let _ = zram::parse_selector(&text);
         let _ = zswap::parse_cmdline(&text);
         let _ = swaps::unescape_octal(&text);
+        let _ = zoneinfo::parse(p, &text);
     }
 
     #[test]
@@ -84,5 +93,6 @@ proptest! {
         let _ = vmstat::parse(p, &text);
         let _ = swaps::parse(p, &format!("Filename Type Size Used Priority\n{text}"));
         let _ = psi::parse(p, &text);
+        let _ = zoneinfo::parse(p, &format!("Node 0, zone Normal\n  pagesets\n{text}"));
     }
 }

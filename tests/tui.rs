@@ -458,8 +458,9 @@ fn a_warning_is_on_the_overview_at_80x24() {
         sample("linux-6.18-writeback", T0 + 1_000_000_000),
     );
     let t = text(&screen(&a, 80, 24));
-    assert!(t.contains("WARN pool-full:"), "{t}");
     assert!(t.contains("WARN shrinker-off:"), "{t}");
+    // Near its limit with no refusals over the interval, the pool is a remark, not a warning.
+    assert!(!t.contains("WARN pool-full:"), "{t}");
 }
 
 #[test]

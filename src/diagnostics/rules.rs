@@ -190,8 +190,14 @@ pub fn zswap_zram(c: &Ctx) -> Option<Finding> {
 
 pub fn zram_lru_inversion(c: &Ctx) -> Option<Finding> {
     let disks = c.disk_devices();
+    // Swap-outs over the interval: with zram full they land on the lower, disk areas.
+    let swapouts = c
+        .snap
+        .rates
+        .as_ref()
+        .and_then(|r| r.pswpout_bytes_per_sec)
+        .filter(|&o| o > 0.0)?;
     let mut ev = Vec::new();
-    let mut inverted = false;
     let mut supported = false;
     let mut zram_names = Vec::new();
     for z in c.zram_devices() {
@@ -202,6 +208,9 @@ pub fn zram_lru_inversion(c: &Ctx) -> Option<Finding> {
             continue;
         }
         let lower: Vec<&&SwapDevice> = disks.iter().filter(|d| d.priority < z.priority).collect();
+        let Some(full) = zram_full(c, z) else {
+            continue;
+        };
         if lower.is_empty() {
             continue;
         }
@@ -215,22 +224,39 @@ pub fn zram_lru_inversion(c: &Ctx) -> Option<Finding> {
                 Err(_) => "kernel built without CONFIG_ZRAM_WRITEBACK".to_string(),
             }
         ));
+        ev.push(full);
         for d in lower {
-            inverted |= d.used_bytes > 0;
             ev.push(format!("lower priority: {}", dev_desc(d)));
         }
     }
     if zram_names.is_empty() {
         return None;
     }
-    if inverted {
-        ev.push("the disk swap already holds pages: newer pages go to disk while older ones keep zram's RAM".into());
-    }
+    ev.push(format!(
+        "swap-outs at {} while zram is full: newer pages go to disk while older ones keep \
+         zram's RAM",
+        f::rate(Some(swapouts))
+    ));
     let z0 = zram_names[0].as_str();
     let dev = sh(&format!("/dev/{z0}"));
     let block = |file: &str| sys_block(z0, file);
-    let zswap_way = if c.snap.zswap.available {
-        let (cmds, words) = if c.snap.zswap.shrinker_enabled.is_some() {
+    let zswap_way = if c.zswap_on() {
+        // zswap is already on: taking zram out leaves it in front of the disk swap.
+        let shrinker = if c.snap.zswap.shrinker_enabled == Some(false) {
+            format!(
+                ", and let its shrinker move cold pages to disk: {}",
+                zswap_param_fix("shrinker_enabled", "Y", "1")
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            "take zram out, leaving zswap (already on) in front of the disk swap, which moves its \
+             oldest pages to disk by itself: `sudo swapoff {dev}`, and remove zram from \
+             /etc/systemd/zram-generator.conf{shrinker}"
+        )
+    } else if c.snap.zswap.available {
+        let (cmds, words) = if c.snap.zswap.shrinker_enabled == Some(false) {
             (
                 "`echo Y | sudo tee /sys/module/zswap/parameters/enabled` and `echo Y | sudo tee \
                  /sys/module/zswap/parameters/shrinker_enabled`",
@@ -271,11 +297,7 @@ pub fn zram_lru_inversion(c: &Ctx) -> Option<Finding> {
     };
     Some(finding(
         "zram-lru-inversion",
-        if inverted {
-            Severity::Warn
-        } else {
-            Severity::Info
-        },
+        Severity::Warn,
         "zram sits above disk swap with no writeback device: cold pages stay in RAM, newer ones go to disk",
         ev,
         fix,
@@ -284,6 +306,32 @@ pub fn zram_lru_inversion(c: &Ctx) -> Option<Finding> {
          page goes to the disk swap while the oldest, coldest pages keep their RAM in zram, the \
          reverse of what a fast tier should hold.",
     ))
+}
+
+/// Why zram device `z` counts as full (its swap slots or its mem_limit at
+/// [`t::ZRAM_NEAR_FULL_PERCENT`] or more), or `None` while it has room.
+fn zram_full(c: &Ctx, z: &SwapDevice) -> Option<String> {
+    let share = |part: u64, whole: u64| (whole > 0).then(|| part as f64 * 100.0 / whole as f64);
+    if let Some(p) = share(z.used_bytes, z.size_bytes).filter(|&p| p >= t::ZRAM_NEAR_FULL_PERCENT) {
+        return Some(format!(
+            "{} is {p:.1}% full ({} of its {} disksize in use)",
+            z.path,
+            f::bytes_raw(z.used_bytes),
+            f::bytes_raw(z.size_bytes)
+        ));
+    }
+    let name = z.path.strip_prefix("/dev/")?;
+    let m = c.snap.zram.iter().find(|m| m.device == name)?;
+    let (used, limit) = (m.mem_used_bytes?, m.mem_limit_bytes.filter(|&l| l > 0)?);
+    share(used, limit)
+        .filter(|&p| p >= t::ZRAM_NEAR_FULL_PERCENT)
+        .map(|p| {
+            format!(
+                "{name} uses {} of its mem_limit {} ({p:.1}%)",
+                f::bytes_raw(used),
+                f::bytes_raw(limit)
+            )
+        })
 }
 
 // --- page-cluster ----------------------------------------------------------------------------
@@ -459,21 +507,43 @@ pub fn pool_full(c: &Ctx) -> Option<Finding> {
             f::bytes(z.accept_threshold_bytes)
         ));
     }
-    if let Some(r) = rising {
-        ev.push(r);
-    } else if let Some(n) = c.debugfs("pool_limit_hit").filter(|&n| n > 0) {
-        ev.push(format!("pool_limit_hit {n} since boot"));
-    }
-    if let Some(b) = c
+    let bypass = c
         .snap
         .rates
         .as_ref()
         .and_then(|r| r.bypassed_zswap_bytes_per_sec)
-        .filter(|&b| b > 0.0)
-    {
+        .filter(|&b| b > 0.0);
+    // Refusals in the interval are the evidence: the limit being hit, or pages reaching swap
+    // without zswap while the pool is near its limit. Near the limit alone, stores still succeed.
+    let refusing = rising.is_some() || (near && bypass.is_some());
+    let had_rising = rising.is_some();
+    if let Some(r) = rising {
+        ev.push(r);
+    } else if let Some(n) = c.debugfs("pool_limit_hit").filter(|&n| n > 0) {
+        ev.push(match c.snap.rates {
+            Some(_) => format!("pool_limit_hit {n} since boot, not rising over the interval"),
+            None => format!(
+                "pool_limit_hit {n} since boot (one sample: run with --interval to see whether \
+                 it is rising)"
+            ),
+        });
+    }
+    if let Some(b) = bypass {
         ev.push(format!(
             "written to swap without passing through zswap: {}",
             f::rate(Some(b))
+        ));
+    } else if !had_rising
+        && let Some(out) = c
+            .snap
+            .rates
+            .as_ref()
+            .and_then(|r| r.zswpout_bytes_per_sec)
+            .filter(|&o| o > 0.0)
+    {
+        ev.push(format!(
+            "stores accepted at {}, none refused",
+            f::rate(Some(out))
         ));
     }
     let raise = z.max_pool_percent.and_then(|p| {
@@ -497,10 +567,22 @@ pub fn pool_full(c: &Ctx) -> Option<Finding> {
             zswap_param_fix("shrinker_enabled", "Y", "1")
         ));
     }
+    let summary = if refusing {
+        "the zswap pool is at its limit: new pages skip zswap and go straight to swap".to_string()
+    } else {
+        format!(
+            "the zswap pool is at {} of its limit; refusals start at the limit",
+            f::percent(z.pool_limit_used_percent)
+        )
+    };
     Some(finding(
         "pool-full",
-        Severity::Warn,
-        "the zswap pool is at its limit: new pages skip zswap and go straight to swap",
+        if refusing {
+            Severity::Warn
+        } else {
+            Severity::Info
+        },
+        summary,
         ev,
         fix,
         "When a store finds the pool at max_pool_percent of RAM, zswap counts a pool_limit_hit \
@@ -968,9 +1050,15 @@ pub fn decompress_fail(c: &Ctx) -> Option<Finding> {
         ev,
         format!(
             "No setting fixes this; find the cause. Look for the failing compressor in `sudo dmesg \
-             | grep -i zswap`, test the RAM (memtest86+ from the boot menu), and while failures \
-             continue turn zswap off: {}.",
-            zswap_param_fix("enabled", "N", "0")
+             | grep -i zswap` and test the RAM (memtest86+ from the boot menu){}.",
+            if c.zswap_on() {
+                format!(
+                    "; while failures continue turn zswap off: {}",
+                    zswap_param_fix("enabled", "N", "0")
+                )
+            } else {
+                "; zswap is off now, so no new pages can be lost this way".to_string()
+            }
         ),
         "zswap could not decompress a page it had stored, so that page's data is gone: the kernel \
          fails the swap-in with an I/O error and the process touching the page is killed with \

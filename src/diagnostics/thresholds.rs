@@ -49,3 +49,7 @@ pub const MAX_POOL_PERCENT_SUGGESTION_CAP: u64 = 50;
 
 /// The kernel's default vm.page-cluster (8 pages per swap-in); only 0 turns readahead off.
 pub const PAGE_CLUSTER_DEFAULT: i64 = 3;
+
+/// A zram device counts as full from 90 % of its disksize (swap slots) or of its mem_limit: the
+/// kernel then sends newer pages to the next, lower-priority swap area.
+pub const ZRAM_NEAR_FULL_PERCENT: f64 = 90.0;

@@ -17,6 +17,12 @@ pub struct Memory {
     pub free_cmd_used_bytes: Option<u64>,
     pub hidden_in_used_bytes: Option<u64>,
     pub breakdown: Option<Breakdown>,
+    /// The swap cache's pages that are mapped again and so already inside `apps` (AnonPages):
+    /// SwapCached − `breakdown.swap_cache` (an estimate, see [`swap_cache_split`]).
+    pub swap_cache_mapped_bytes: Option<u64>,
+    /// How long before this sample `/proc/zoneinfo` (`breakdown.pcp_free`) was read: 0 when read
+    /// with it; more when the dashboard reads it less often than it samples (its cost).
+    pub pcp_free_age_ms: Option<u64>,
     /// Figures above that could not be had, and why (a line missing from meminfo, a sum too
     /// large to be real).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -27,12 +33,16 @@ pub struct Memory {
 }
 
 impl Memory {
-    /// The memory section. `zswap_pool` and `zram_pool` are the pools' RAM, from outside meminfo;
-    /// `unavailable` what is already known to be missing from it.
+    /// The memory section. `zswap_pool` and `zram_pool` are the pools' RAM, from outside
+    /// meminfo; `pcp_free` the free pages on the per-CPU lists (bytes, from zoneinfo) and
+    /// `pcp_free_age_ms` how old that figure is; `unavailable` what is already known to be
+    /// missing from it.
     pub fn derive(
         mem: Option<&MeminfoSample>,
         zswap_pool: Option<u64>,
         zram_pool: Option<u64>,
+        pcp_free: Option<u64>,
+        pcp_free_age_ms: Option<u64>,
         mut unavailable: Vec<Missing>,
     ) -> Memory {
         match mem {
@@ -48,7 +58,9 @@ impl Memory {
                     }),
                     _ => None,
                 },
-                breakdown: Some(breakdown(m, zswap_pool, zram_pool)),
+                breakdown: Some(breakdown(m, zswap_pool, zram_pool, pcp_free)),
+                swap_cache_mapped_bytes: swap_cache_split(m).map(|(_, mapped)| mapped),
+                pcp_free_age_ms: pcp_free.and(pcp_free_age_ms),
                 unavailable: {
                     unavailable.extend(gaps(m));
                     unavailable
@@ -62,6 +74,8 @@ impl Memory {
                 free_cmd_used_bytes: None,
                 hidden_in_used_bytes: None,
                 breakdown: None,
+                swap_cache_mapped_bytes: None,
+                pcp_free_age_ms: None,
                 unavailable,
                 anon_huge_pages_bytes: None,
             },
@@ -92,7 +106,7 @@ impl Bucket {
 }
 
 /// Buckets in display order (the same order as `Breakdown::buckets`).
-pub const BUCKETS: [Bucket; 10] = [
+pub const BUCKETS: [Bucket; 11] = [
     Bucket {
         key: "apps",
         label: "apps",
@@ -102,8 +116,8 @@ pub const BUCKETS: [Bucket; 10] = [
     },
     Bucket {
         key: "swap_cache",
-        label: "swap cache",
-        source: "SwapCached",
+        label: "swap cache (est.)",
+        source: "SwapCached not mapped again",
         glyph: 's',
         hue: Hue::Cyan,
     },
@@ -157,6 +171,13 @@ pub const BUCKETS: [Bucket; 10] = [
         hue: Hue::Gray,
     },
     Bucket {
+        key: "pcp_free",
+        label: "per-CPU free lists",
+        source: "zoneinfo pagesets, not in MemFree",
+        glyph: ':',
+        hue: Hue::Gray,
+    },
+    Bucket {
         key: "unaccounted",
         label: "unaccounted",
         source: "drivers, GPU, network buffers…",
@@ -165,7 +186,7 @@ pub const BUCKETS: [Bucket; 10] = [
     },
 ];
 
-/// Ten buckets that sum exactly to MemTotal. A `None` bucket is unknown; its memory is then
+/// Eleven buckets that sum exactly to MemTotal. A `None` bucket is unknown; its memory is then
 /// inside `unaccounted`, so the known buckets still sum to the total.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Breakdown {
@@ -187,13 +208,16 @@ pub struct Breakdown {
     pub zram_pool: Option<u64>,
     #[serde(rename = "free_bytes", alias = "free")]
     pub free: Option<u64>,
+    /// Free pages on the per-CPU lists (`/proc/zoneinfo`), not in MemFree.
+    #[serde(default, rename = "pcp_free_bytes", alias = "pcp_free")]
+    pub pcp_free: Option<u64>,
     #[serde(rename = "unaccounted_bytes", alias = "unaccounted")]
     pub unaccounted: Option<i64>,
 }
 
 impl Breakdown {
     /// Buckets in display order with their keys (as in [`BUCKETS`]), `unaccounted` last.
-    pub fn buckets(&self) -> [(&'static str, Option<i64>); 10] {
+    pub fn buckets(&self) -> [(&'static str, Option<i64>); BUCKETS.len()] {
         let s = |v: Option<u64>| v.map(|v| i64::try_from(v).unwrap_or(i64::MAX));
         let v = [
             s(self.apps),
@@ -205,14 +229,38 @@ impl Breakdown {
             s(self.zswap_pool),
             s(self.zram_pool),
             s(self.free),
+            s(self.pcp_free),
             self.unaccounted,
         ];
         std::array::from_fn(|i| (BUCKETS[i].key, v[i]))
     }
 }
 
-/// Derive the breakdown. `zswap_pool` and `zram_pool` come from outside meminfo where needed.
-pub fn breakdown(m: &MeminfoSample, zswap_pool: Option<u64>, zram_pool: Option<u64>) -> Breakdown {
+/// SwapCached split into (not mapped, mapped) by kernel-reference §4.4a: a swapped-in page stays
+/// in the swap cache while mapped again, so it is in AnonPages as well. Swap-cache pages, mapped
+/// or not, sit on the anon LRU (as does shmem), so the unmapped part is about
+/// `clamp(Active(anon) + Inactive(anon) + Unevictable − AnonPages − Shmem, 0, SwapCached)`.
+/// Unevictable also holds mlocked file pages and ramfs, so this over-estimates the unmapped part
+/// by at most Unevictable. `None` without those lines (or AnonPages, Shmem).
+pub fn swap_cache_split(m: &MeminfoSample) -> Option<(u64, u64)> {
+    let lru = m
+        .active_anon?
+        .saturating_add(m.inactive_anon?)
+        .saturating_add(m.unevictable?);
+    let unmapped = lru
+        .saturating_sub(m.anon_pages?)
+        .saturating_sub(m.shmem?)
+        .min(m.swap_cached);
+    Some((unmapped, m.swap_cached - unmapped))
+}
+
+/// Derive the breakdown. `zswap_pool`, `zram_pool` and `pcp_free` come from outside meminfo.
+pub fn breakdown(
+    m: &MeminfoSample,
+    zswap_pool: Option<u64>,
+    zram_pool: Option<u64>,
+    pcp_free: Option<u64>,
+) -> Breakdown {
     // Cached includes Shmem; a racing read can make the difference negative, clamp at 0.
     // Without a Shmem line tmpfs is unknown and stays inside the page cache.
     let page_cache = m
@@ -235,7 +283,8 @@ pub fn breakdown(m: &MeminfoSample, zswap_pool: Option<u64>, zram_pool: Option<u
     let mut b = Breakdown {
         // No AnonPages line: unknown (its memory stays in unaccounted), not 0.
         apps: m.anon_pages,
-        swap_cache: Some(m.swap_cached),
+        // Only the part not already inside AnonPages; without the LRU lines, all of it (§4.4).
+        swap_cache: Some(swap_cache_split(m).map_or(m.swap_cached, |(unmapped, _)| unmapped)),
         page_cache: Some(page_cache),
         shmem: m.shmem,
         kernel: Some(kernel),
@@ -243,9 +292,10 @@ pub fn breakdown(m: &MeminfoSample, zswap_pool: Option<u64>, zram_pool: Option<u
         zswap_pool,
         zram_pool,
         free: Some(m.mem_free),
+        pcp_free,
         unaccounted: None,
     };
-    let known: i128 = b.buckets()[..9]
+    let known: i128 = b.buckets()[..BUCKETS.len() - 1]
         .iter()
         .filter_map(|(_, v)| v.map(i128::from))
         .sum();

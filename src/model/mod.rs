@@ -131,6 +131,19 @@ impl Snapshot {
                 .pool_bytes
                 .or_else(|| zswap::fallback_pool(curr, zram_pool, ps)),
             zram_pool,
+            curr.zoneinfo.as_ref().ok().and_then(|z| {
+                z.pcp_free_pages.checked_mul(ps).or_else(|| {
+                    mem_unavailable.push(too_large(
+                        "per-CPU free lists",
+                        "zoneinfo pagesets count × page size",
+                    ));
+                    None
+                })
+            }),
+            curr.zoneinfo
+                .as_ref()
+                .ok()
+                .map(|z| curr.monotonic_ns.saturating_sub(z.read_ns) / 1_000_000),
             mem_unavailable,
         );
         let swap = Swap::derive(curr, prev, zswap.available, zswap.stored_bytes, in_zram);

@@ -167,5 +167,6 @@ pub fn source_statuses(s: &Sample) -> Vec<SourceStatus> {
         "/sys/kernel/mm/transparent_hugepage/enabled",
         &s.tunables.thp_enabled,
     );
+    st(&mut out, "/proc/zoneinfo", &s.zoneinfo);
     out
 }

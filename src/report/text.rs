@@ -139,23 +139,44 @@ fn memory(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
         let pct =
             f::percent(v.and_then(|v| f::share(Some(v.max(0).unsigned_abs()), m.total_bytes)));
         let glyph = st.paint(ansi(info.hue), &info.glyph.to_string());
-        let label = format!("{:<12}", info.label);
+        let label = format!("{:<18}", info.label);
         let label = if matches!(info.key, "zswap_pool" | "zram_pool") && v.unwrap_or(0) > 0 {
             st.pool(&label)
         } else {
             label
         };
+        let age = (info.key == "pcp_free")
+            .then(|| f::age_note(m.pcp_free_age_ms))
+            .flatten()
+            .map_or_else(String::new, |a| format!(" ({a})"));
         writeln!(
             out,
             "  {glyph} {label} {size:>10} {pct:>6}  {}",
-            st.dim(info.source)
+            st.dim(&format!("{}{age}", info.source))
         )?;
+    }
+    if let Some(mapped) = m.swap_cache_mapped_bytes
+        && (mapped > 0 || b.swap_cache.is_some_and(|v| v > 0))
+    {
+        for line in [
+            format!(
+                "swap cache: an estimate, over by at most Unevictable; {} more",
+                f::bytes(Some(mapped))
+            ),
+            "of it is mapped again and counted in apps".to_string(),
+        ] {
+            writeln!(out, "  {}", st.dim(&line))?;
+        }
     }
     writeln!(
         out,
         "{}",
         f::free_says(m.free_cmd_used_bytes, m.hidden_in_used_bytes)
-    )
+    )?;
+    match f::free_says_pcp(b.pcp_free) {
+        Some(pcp) => writeln!(out, "  {pcp}"),
+        None => Ok(()),
+    }
 }
 
 fn zswap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {

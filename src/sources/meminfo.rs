@@ -20,6 +20,13 @@ pub struct MeminfoSample {
     pub cached: u64,
     pub swap_cached: u64,
     pub anon_pages: Option<u64>,
+    /// Active(anon), Inactive(anon) and Unevictable: the anon LRU, for the swap-cache split.
+    #[serde(default)]
+    pub active_anon: Option<u64>,
+    #[serde(default)]
+    pub inactive_anon: Option<u64>,
+    #[serde(default)]
+    pub unevictable: Option<u64>,
     pub shmem: Option<u64>,
     pub slab: u64,
     pub s_reclaimable: Option<u64>,
@@ -140,6 +147,9 @@ pub fn parse(path: &Path, text: &str) -> Reading<MeminfoSample> {
         cached: m.cached,
         swap_cached: m.swap_cached,
         anon_pages: m.anon_pages,
+        active_anon: m.active_anon,
+        inactive_anon: m.inactive_anon,
+        unevictable: m.unevictable,
         shmem: m.shmem,
         slab: m.slab,
         s_reclaimable: m.s_reclaimable,

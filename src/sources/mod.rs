@@ -13,6 +13,7 @@ pub mod swapdev;
 pub mod swaps;
 pub mod tunables;
 pub mod vmstat;
+pub mod zoneinfo;
 pub mod zram;
 pub mod zswap;
 
@@ -45,6 +46,9 @@ pub struct Sample {
     /// Compression algorithms registered with the crypto API (`/proc/crypto`).
     #[serde(default = "crypto::not_recorded")]
     pub crypto: Reading<Vec<crypto::Compressor>>,
+    /// The per-CPU free page lists (`/proc/zoneinfo`), read when due ([`zoneinfo::due`]).
+    #[serde(default = "zoneinfo::not_recorded")]
+    pub zoneinfo: Reading<zoneinfo::ZoneinfoSample>,
     /// The block device (and disks) under each active swap area, in `/proc/swaps` order.
     #[serde(default)]
     pub swap_devices: Vec<swapdev::SwapBacking>,
@@ -126,6 +130,7 @@ pub fn collect_with(root: &Root, extras: Extras) -> Sample {
         zram: zram::read_all(root),
         tunables: tunables::read(root),
         crypto: crypto::read(root),
+        zoneinfo: zoneinfo::read(root),
         block_stats: block_stats(root, &swap_devices),
         swap_devices,
         processes,
@@ -142,7 +147,8 @@ pub fn collect_with(root: &Root, extras: Extras) -> Sample {
 ///   the vm tunables and THP settings (the findings and the diagnostics view judge them: a
 ///   setting changed with the fix a finding prints shows on the next tick), the I/O counters
 ///   of the devices under the swap areas (two or three `stat` files), zram (when a device is set
-///   up or listed in `/proc/swaps`), and the `extras` asked for;
+///   up or listed in `/proc/swaps`), `/proc/zoneinfo` when its cost allows ([`zoneinfo::due`]),
+///   and the `extras` asked for;
 /// - from `prev`: host name, kernel, page size, the boot command line, `/proc/crypto`, which
 ///   zram devices exist while none is in use, and the block devices under the swap areas (mapped
 ///   again when `/proc/swaps` lists different areas).
@@ -204,6 +210,11 @@ pub fn collect_fast(root: &Root, prev: &Sample, extras: Extras) -> Sample {
         zram,
         tunables: tunables::read(root),
         crypto: prev.crypto.clone(),
+        zoneinfo: if zoneinfo::due(&prev.zoneinfo, monotonic_ns) {
+            zoneinfo::read(root)
+        } else {
+            prev.zoneinfo.clone()
+        },
         block_stats: block_stats(root, &swap_devices),
         swap_devices,
         processes,
@@ -309,6 +320,9 @@ mod tests {
     fn same_time(mut s: Sample, like: &Sample) -> Sample {
         s.monotonic_ns = like.monotonic_ns;
         s.unix_ms = like.unix_ms;
+        if let (Ok(z), Ok(l)) = (&mut s.zoneinfo, &like.zoneinfo) {
+            (z.read_ns, z.cost_ns) = (l.read_ns, l.cost_ns);
+        }
         s
     }
 
@@ -346,6 +360,30 @@ mod tests {
         assert_eq!(fast.zram, full.zram);
         // What hardly changes still comes from the earlier sample.
         assert_eq!(fast.host.hostname, before.host.hostname);
+    }
+
+    /// zoneinfo read at the rate its cost allows: a dear read is kept by the next ticks and
+    /// read again once its time has come.
+    #[test]
+    fn a_dear_zoneinfo_is_kept_until_due() {
+        let root = Root::at(format!(
+            "{}/tests/fixtures/linux-6.18-pcp",
+            env!("CARGO_MANIFEST_DIR")
+        ));
+        let mut first = collect(&root);
+        if let Ok(z) = &mut first.zoneinfo {
+            z.cost_ns = 10_000_000; // 10 ms: the next read waits 10 s
+        }
+        let fast = collect_fast(&root, &first, Extras::default());
+        assert_eq!(fast.zoneinfo, first.zoneinfo);
+        let read_ns = first.zoneinfo.as_ref().unwrap().read_ns;
+        // Ten seconds after the read before, it is read again.
+        let mut old = first.clone();
+        if let Ok(z) = &mut old.zoneinfo {
+            z.read_ns = z.read_ns.saturating_sub(10_000_000_000);
+        }
+        let later = collect_fast(&root, &old, Extras::default());
+        assert!(later.zoneinfo.as_ref().unwrap().read_ns > read_ns);
     }
 
     #[test]

@@ -73,6 +73,8 @@ pub struct Kernel {
     pub swaps: Vec<SwapRow>,
     pub zram0: Option<MmStat>,
     pub page_size: u64,
+    /// Σ `count:` of /proc/zoneinfo (pages on the per-CPU free lists), None without the lines.
+    pub pcp_pages: Option<u64>,
 }
 
 impl Kernel {
@@ -100,6 +102,11 @@ impl Kernel {
         let debugfs = read_debugfs().ok();
         let swaps = read_swaps()?;
         let zram0 = read_mm_stat(ZRAM0).ok();
+        let pcp: Vec<u64> = fs::read_to_string("/proc/zoneinfo")?
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("count:")?.trim().parse().ok())
+            .collect();
+        let pcp_pages = (!pcp.is_empty()).then(|| pcp.iter().sum());
         Ok(Kernel {
             meminfo,
             vmstat,
@@ -107,6 +114,7 @@ impl Kernel {
             swaps,
             zram0,
             page_size,
+            pcp_pages,
         })
     }
 

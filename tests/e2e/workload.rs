@@ -124,6 +124,11 @@ impl Region {
         *std::hint::black_box(&mut self.bytes()[offset]) = value;
     }
 
+    /// Reads one byte so the load (and the page fault it takes) really happens.
+    fn read_byte(&mut self, offset: usize) -> u8 {
+        *std::hint::black_box(&self.bytes()[offset])
+    }
+
     /// The region's entries of /proc/self/pagemap, one per page (plain file I/O: 8 bytes per
     /// page at offset `address / page_size * 8`). Bit 63: present in RAM (mapped); bit 62: a swap
     /// entry in the page table. A page still in the swap cache but unmapped counts as swapped
@@ -215,6 +220,24 @@ pub fn run() -> Result<()> {
                     }
                 }
                 say(&mut out, &format!("ok touch pages={n}"))?;
+            }
+            Some("read") => {
+                // `read A B`: a read fault on every page from A % to B % of every 1000. A read
+                // swap-in keeps the page in the swap cache while it is mapped again, so it is in
+                // both AnonPages and SwapCached (mm/swap_state.c keeps it there while mapped).
+                let mut range = words.filter_map(|w| w.parse::<usize>().ok());
+                let (from, to) = match (range.next(), range.next()) {
+                    (Some(a), Some(b)) => (a, b),
+                    _ => bail!("read needs two percents"),
+                };
+                let (mut n, mut wrong) = (0usize, 0usize);
+                for i in 0..pages {
+                    if (from..to).contains(&((i / 10) % 100)) {
+                        wrong += usize::from(region.read_byte(i * ps) != first_byte(i));
+                        n += 1;
+                    }
+                }
+                say(&mut out, &format!("ok read pages={n} wrong={wrong}"))?;
             }
             Some("resident") => {
                 let v = region.pagemap()?;

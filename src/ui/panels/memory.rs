@@ -86,7 +86,7 @@ pub fn memory(s: &Snapshot, t: &Theme, width: usize) -> Section {
             _ => raw(info.glyph.to_string()),
         };
         let label_style = if is_pool(key) { t.pool() } else { t.plain() };
-        items.push(vec![
+        let mut item = vec![
             swatch,
             raw(" "),
             Span::styled(info.label, label_style),
@@ -96,11 +96,26 @@ pub fn memory(s: &Snapshot, t: &Theme, width: usize) -> Section {
             } else {
                 bold(t, size)
             },
-        ]);
+        ];
+        if *key == "pcp_free"
+            && let Some(age) = f::age_note(m.pcp_free_age_ms)
+        {
+            item.push(dim(t, format!(" ({age})")));
+        }
+        items.push(item);
     }
     let legend = widgets::flow(items, width, "  ", 0);
     let [before, pools, after] = f::free_says_parts(m.free_cmd_used_bytes, m.hidden_in_used_bytes);
-    let free_line = Line::from(vec![raw(before), Span::styled(pools, t.pool()), raw(after)]);
+    let mut free_line = vec![raw(before), Span::styled(pools, t.pool()), raw(after)];
+    // The per-CPU lists join the sentence where it fits; the legend shows them anyway.
+    if let Some(pcp) = f::free_says_pcp(b.pcp_free) {
+        let pcp = format!(", {pcp}");
+        let used: usize = free_line.iter().map(Span::width).sum();
+        if used + pcp.chars().count() <= width {
+            free_line.push(raw(pcp));
+        }
+    }
+    let free_line = Line::from(free_line);
     let mut lines = vec![free_line];
     lines.extend(legend);
     Section {
