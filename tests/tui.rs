@@ -776,3 +776,83 @@ fn colour_settings_change_styles_only() {
         .all(|c| c.fg == ratatui::style::Color::Reset && c.bg == ratatui::style::Color::Reset);
     assert!(has_colour && no_colour);
 }
+
+/// zswap in front of zram (priority 100) and a swapfile: the kernel does not say on which
+/// area zswap's or the disk's pages lie, so neither area gets the global figures; zram's own
+/// share (mm_stat) and the rest of its used slots are known. `--once` text, JSON and the
+/// devices view say the same.
+#[test]
+fn per_area_split_agrees_in_once_json_and_the_dashboard() {
+    let fixture = "tiers-zswap-zram-disk";
+    let snap = zswaptop::model::Snapshot::derive(&sample(fixture, T0), None);
+    let mut json = Vec::new();
+    zswaptop::report::write(zswaptop::report::Format::Json, &snap, &mut json, false).unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let mut once = Vec::new();
+    zswaptop::report::write(zswaptop::report::Format::Text, &snap, &mut once, false).unwrap();
+    let once = String::from_utf8(once).unwrap();
+    let a = app_of(
+        &[],
+        sample(fixture, T0),
+        sample(fixture, T0 + 1_000_000_000),
+    );
+    let dash = text(&screen(&on(a, View::Devices, 120, 40), 120, 40));
+
+    let devices = json["swap"]["devices"].as_array().unwrap();
+    let field = |path: &str, key: &str| {
+        let d = devices.iter().find(|d| d["path"] == path).unwrap();
+        d[key].as_u64()
+    };
+    // zram0: 786572 kB used, orig_data_size 724922368 B stored in zram itself.
+    assert_eq!(field("/dev/zram0", "in_device_bytes"), Some(724_922_368));
+    assert_eq!(
+        field("/dev/zram0", "elsewhere_bytes"),
+        Some(786_572 * 1024 - 724_922_368)
+    );
+    for key in ["in_zswap_bytes", "in_device_bytes", "elsewhere_bytes"] {
+        assert_eq!(field("/swapfile-zswaptop-e2e", key), None, "{key}");
+        let d = devices
+            .iter()
+            .find(|d| d["path"] == "/swapfile-zswaptop-e2e")
+            .unwrap();
+        assert!(d[key].is_null(), "{key} is in the JSON as null");
+    }
+    assert_eq!(field("/dev/zram0", "in_zswap_bytes"), None);
+
+    let shown = |v: Option<u64>| zswaptop::format::bytes(v);
+    let zram = [
+        shown(None),
+        shown(field("/dev/zram0", "in_device_bytes")),
+        shown(field("/dev/zram0", "elsewhere_bytes")),
+    ];
+    assert!(
+        once.contains(&format!(
+            "in zswap {} · in device {} · elsewhere {}",
+            zram[0], zram[1], zram[2]
+        )),
+        "{once}"
+    );
+    assert!(
+        once.contains("in zswap — · in device — · elsewhere —"),
+        "{once}"
+    );
+    let row = |path: &str| {
+        dash.lines()
+            .find(|l| l.contains(path) && !l.contains("prio") && l.contains(" MiB"))
+            .unwrap_or_else(|| panic!("{path} row in\n{dash}"))
+            .to_string()
+    };
+    let zram_row = row("/dev/zram0");
+    let at = |r: &str, v: &str| r.find(v).unwrap_or_else(|| panic!("{v} in {r}"));
+    assert!(
+        at(&zram_row, &zram[1]) < at(&zram_row, &zram[2]),
+        "{zram_row}"
+    );
+    let disk_row = row("/swapfile-zswaptop-e2e");
+    // The global figures (390.6 MiB in zswap, 272.1 MiB not in RAM) are on no area.
+    for global in [snap.swap.in_zswap_bytes, snap.swap.not_in_ram_bytes] {
+        assert!(!disk_row.contains(&shown(global)), "{disk_row}");
+        assert!(!zram_row.contains(&shown(global)), "{zram_row}");
+    }
+    assert_eq!(disk_row.matches('—').count(), 3, "{disk_row}");
+}

@@ -28,7 +28,7 @@ pub use findings::{Finding, Severity, TunableAdvice};
 pub use memory::{Breakdown, Memory};
 pub use rates::Rates;
 pub use status::{Host, Psi, SourceStatus, Tool};
-pub use swap::{DeviceIo, PriorityGroup, Swap, SwapDevice};
+pub use swap::{AreaSplit, DeviceIo, PriorityGroup, Swap, SwapDevice};
 pub use zram::Zram;
 pub use zswap::Zswap;
 
@@ -124,7 +124,14 @@ impl Snapshot {
                 .or_else(|| zswap::fallback_pool(curr, zram_pool, ps)),
             zram_pool,
         );
-        let swap = Swap::derive(curr, prev, zswap.available, zswap.stored_bytes, in_zram);
+        let swap = Swap::derive(
+            curr,
+            prev,
+            zswap.available,
+            zswap.stored_bytes,
+            in_zram,
+            &zram,
+        );
         let capacity = capacity::derive(
             mem,
             zswap.pool_bytes,

@@ -338,11 +338,30 @@ fn swap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
             f::bytes_raw(d.used_bytes),
             d.priority
         )?;
+        writeln!(
+            out,
+            "      {}",
+            st.dim(&format!(
+                "in zswap {} · in device {} · elsewhere {}",
+                f::bytes(d.split.in_zswap_bytes),
+                f::bytes(d.split.in_device_bytes),
+                f::bytes(d.split.elsewhere_bytes)
+            ))
+        )?;
         if let Some(line) = device_line(d) {
             for l in f::wrap(&line, WIDTH, 6, 6) {
                 writeln!(out, "      {}", st.dim(&l))?;
             }
         }
+    }
+    let area_note = format!(
+        "per area: in device = in zram's RAM, or on the disk (zero-filled pages included); \
+         elsewhere = in zswap, the swap cache, the zero map or zram's backing device; {} = the kernel counts it only \
+         for all areas together",
+        f::MISSING
+    );
+    for l in f::wrap(&area_note, WIDTH, 2, 2) {
+        writeln!(out, "  {}", st.dim(&l))?;
     }
     for g in w.priority_groups.iter().filter(|g| g.devices.len() > 1) {
         writeln!(
