@@ -303,7 +303,7 @@ fn page_cluster() {
     let s = fixture_snap("linux-6.18-idle");
     let f = get(&s, "page-cluster");
     assert_eq!(f.severity, Severity::Info);
-    assert!(evidence(f).contains("reads up to 8 pages (32 KiB)"));
+    assert!(evidence(f).contains("reads up to 8 pages (32.0 KiB)"));
     assert!(f.fix.contains("vm.page-cluster=0") && f.fix.contains("/etc/sysctl.d/"));
 
     let zero = variant("linux-6.18-idle", |r| {
@@ -681,7 +681,7 @@ fn zswap_off_pool_left() {
     let s = snap(t.path());
     assert_eq!(ids(&s), vec!["zswap-off-pool-left"]);
     let f = get(&s, "zswap-off-pool-left");
-    assert!(evidence(f).contains("holds 2.9 MiB of pages in 1000 KiB of RAM"));
+    assert!(evidence(f).contains("holds 2.9 MiB of pages in 1000.0 KiB of RAM"));
     assert!(f.fix.contains("swapoff -a"));
     assert!(!has(
         &fixture_snap("linux-6.18-zswap-disabled"),

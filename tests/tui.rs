@@ -71,7 +71,10 @@ fn on(mut app: App, view: View, w: u16, h: u16) -> App {
 /// Each key as the loop handles it: the layout's scroll limits first, then the key.
 fn keys(app: &mut App, actions: &[Action]) {
     for &a in actions {
-        app.update(Msg::Laid(zswaptop::ui::max_scrolls(app)));
+        app.update(Msg::Laid(
+            zswaptop::ui::max_scrolls(app),
+            zswaptop::ui::pages(app),
+        ));
         app.update(Msg::Key(a));
     }
 }
@@ -366,7 +369,7 @@ fn devices_zram_120x40() {
     let term = screen(&a, 120, 40);
     let t = text(&term);
     for needle in [
-        "zram0  lz4  disksize 1 GiB  swap, priority 100",
+        "zram0  lz4  disksize 1.0 GiB  swap, priority 100",
         "orig 691.3 MiB",
         "compr 320.9 MiB",
         "mem used 330.3 MiB",
@@ -377,7 +380,7 @@ fn devices_zram_120x40() {
         "same-filled 0 pages",
         "huge 19661 pages",
         "failed reads 0 writes 0",
-        "writeback to /dev/vdb holds 64 MiB (read 3 MiB, written 80 MiB)",
+        "writeback to /dev/vdb holds 64.0 MiB (read 3.0 MiB, written 80.0 MiB)",
         "recompression #1: lzo lzo-rle lz4 [zstd]",
         "100 /dev/zram0",
     ] {
@@ -856,4 +859,32 @@ fn per_area_split_agrees_in_once_json_and_the_dashboard() {
         assert!(!zram_row.contains(&shown(global)), "{zram_row}");
     }
     assert_eq!(disk_row.matches('—').count(), 3, "{disk_row}");
+}
+
+/// PgDn moves a page less one row: the last row on screen becomes the first, at any height;
+/// PgUp comes back.
+#[rstest]
+#[case(80, 24)]
+#[case(120, 28)]
+fn page_down_moves_the_pane_height_less_one(#[case] w: u16, #[case] h: u16) {
+    let pids = |a: &App| -> Vec<u32> {
+        text(&screen(a, w, h))
+            .lines()
+            .filter_map(|l| {
+                let l = l.trim_start_matches('"');
+                let first = l.split_whitespace().next()?;
+                l.starts_with(' ').then(|| first.parse().ok())?
+            })
+            .collect()
+    };
+    let mut a = on(processes_app(), View::Processes, w, h);
+    keys(&mut a, &[Action::Top]);
+    let page1 = pids(&a);
+    assert!(page1.len() > 2, "{page1:?}");
+    keys(&mut a, &[Action::PageDown]);
+    let page2 = pids(&a);
+    assert_eq!(page2.first(), page1.last(), "{page1:?} then {page2:?}");
+    assert_eq!(a.scroll(zswaptop::app::Pane::Processes), page1.len() - 1);
+    keys(&mut a, &[Action::PageUp]);
+    assert_eq!(pids(&a), page1);
 }

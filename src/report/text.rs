@@ -113,7 +113,11 @@ fn memory(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
         out,
         st,
         "REAL MEMORY",
-        &format!("total {}", f::bytes(m.total_bytes)),
+        &format!(
+            "available {} of {} total",
+            f::bytes(m.available_bytes),
+            f::bytes(m.total_bytes)
+        ),
     )?;
     let Some(b) = &m.breakdown else {
         return writeln!(
@@ -171,7 +175,7 @@ fn zswap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     let z = &s.zswap;
     if !z.available {
         section(out, st, "ZSWAP", "not in this kernel")?;
-        return Ok(());
+        return missing_lines(&z.unavailable, out, st);
     }
     let state = match z.enabled {
         Some(true) => "enabled",
@@ -255,7 +259,7 @@ fn zswap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
             f::rate(r.bypassed_zswap_bytes_per_sec),
         )?;
     }
-    Ok(())
+    missing_lines(&z.unavailable, out, st)
 }
 
 /// `[#####|.....]` with `|` at the accept threshold; nothing when the level is unknown.
@@ -773,12 +777,25 @@ fn tunables(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
 }
 
 fn unavailable(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
-    let items = f::unavailable(s);
+    // zswap's own are said in its section, where its figures are.
+    let items: Vec<_> = f::unavailable(s)
+        .into_iter()
+        .filter(|m| !s.zswap.unavailable.contains(m))
+        .collect();
     if items.is_empty() {
         return Ok(());
     }
     section(out, st, "UNAVAILABLE", "")?;
-    for m in &items {
+    missing_lines(&items, out, st)
+}
+
+/// Each missing item with its reason and, where there is one, how to get it.
+fn missing_lines(
+    items: &[crate::model::Missing],
+    out: &mut impl Write,
+    st: Style,
+) -> io::Result<()> {
+    for m in items {
         let text = format!("{}: {}", m.label(), m.reason.text());
         for (i, line) in f::wrap(&text, WIDTH, 4, 6).iter().enumerate() {
             if i == 0 {

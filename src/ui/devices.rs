@@ -262,9 +262,6 @@ pub fn draw(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
     let width = usize::from(area.width);
     let n = s.swap.devices.len();
 
-    // The swap half, from the top: rule, split, note, size table, I/O table, priorities, I/O
-    // note. When rows are short the notes go first, then the priorities and the split, then
-    // the tables share what is left.
     let split = split_line(s, t, width);
     let prio = priority_lines(s, t, width);
     let io_note = if n > 0 {
@@ -277,37 +274,7 @@ pub fn draw(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
     } else {
         Vec::new()
     };
-    let table_rows = n.max(1);
-    let tables = if n > 0 { 2 * (1 + table_rows) } else { 1 };
-    // rule, split, note, tables, priorities, I/O note
-    let mut parts = [
-        1usize,
-        split.len(),
-        note.len(),
-        tables,
-        prio.len(),
-        io_note.len(),
-    ];
-    let h = usize::from(area.height);
-    let zram_need = 1 + zram_lines(s, t, width).max(1);
-    // The notes make way for zram's lines, then the tables for zram's first five.
-    let mut over = parts
-        .iter()
-        .sum::<usize>()
-        .saturating_sub(h.saturating_sub(zram_need));
-    for i in [2, 1, 4, 5] {
-        let cut = over.min(parts[i]);
-        parts[i] -= cut;
-        over -= cut;
-    }
-    let over = parts
-        .iter()
-        .sum::<usize>()
-        .saturating_sub(h.saturating_sub(zram_need.min(5)));
-    if over > 0 && n > 0 {
-        // Each table keeps its header and at least one row.
-        parts[3] = parts[3].saturating_sub(over).max(4);
-    }
+    let parts = parts(s, t, width, usize::from(area.height));
     let swap_h = parts.iter().sum::<usize>().min(usize::from(area.height)) as u16;
     let swap_area = Rect {
         height: swap_h,
@@ -348,7 +315,7 @@ pub fn draw(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         y += 1;
     } else {
         let offset = app.scroll(Focus::Swap).min(n - 1);
-        let shown = (parts[3] / 2).saturating_sub(1).max(1);
+        let shown = areas_shown(parts[3]);
         let end = (offset + shown).min(n);
         let size_rows: Vec<Vec<String>> = (offset..end)
             .map(|i| size_row(&s.swap.devices[i]))
@@ -415,6 +382,71 @@ pub fn draw(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
             y += 1;
         }
     }
+}
+
+/// The lines each part of the swap half gets in `h` rows: rule, split, note, the two tables,
+/// priorities, I/O note. When rows are short the notes go first, then the priorities and the
+/// split, then the tables share what is left.
+fn parts(s: &Snapshot, t: &Theme, width: usize, h: usize) -> [usize; 6] {
+    let n = s.swap.devices.len();
+    let lines = |v: Vec<Line<'static>>| if n > 0 { v.len() } else { 0 };
+    let table_rows = n.max(1);
+    let tables = if n > 0 { 2 * (1 + table_rows) } else { 1 };
+    // rule, split, note, tables, priorities, I/O note
+    let mut parts = [
+        1usize,
+        split_line(s, t, width).len(),
+        lines(area_note(t, width)),
+        tables,
+        priority_lines(s, t, width).len(),
+        lines(io_note(s, t, width)),
+    ];
+    let zram_need = 1 + zram_lines(s, t, width).max(1);
+    // The notes make way for zram's lines, then the tables for zram's first five.
+    let mut over = parts
+        .iter()
+        .sum::<usize>()
+        .saturating_sub(h.saturating_sub(zram_need));
+    for i in [2, 1, 4, 5] {
+        let cut = over.min(parts[i]);
+        parts[i] -= cut;
+        over -= cut;
+    }
+    let over = parts
+        .iter()
+        .sum::<usize>()
+        .saturating_sub(h.saturating_sub(zram_need.min(5)));
+    if over > 0 && n > 0 {
+        // Each table keeps its header and at least one row.
+        parts[3] = parts[3].saturating_sub(over).max(4);
+    }
+    parts
+}
+
+/// Swap areas shown in each table when the tables have `table_lines` lines.
+fn areas_shown(table_lines: usize) -> usize {
+    (table_lines / 2).saturating_sub(1).max(1)
+}
+
+/// How far PgUp/PgDn move each half of the view in `area`: a page less one, at least one —
+/// swap areas in the tables, zram cards below them.
+pub fn pages(s: &Snapshot, ascii: bool, area: Rect) -> (usize, usize) {
+    let t = Theme::new(false, ascii);
+    let width = usize::from(area.width);
+    let h = usize::from(area.height);
+    let parts = parts(s, &t, width, h);
+    let swap_page = areas_shown(parts[3]).saturating_sub(1).max(1);
+    let mut room = h.saturating_sub(parts.iter().sum::<usize>().min(h) + 1);
+    let mut cards = 0usize;
+    for z in &s.zram {
+        let need = zram_card(s, z, &t, width).len();
+        if need > room {
+            break;
+        }
+        room -= need;
+        cards += 1;
+    }
+    (swap_page, cards.saturating_sub(1).max(1))
 }
 
 /// Lines all zram cards take at this width.

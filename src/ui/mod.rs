@@ -86,6 +86,22 @@ pub fn max_scrolls(app: &App) -> [usize; 5] {
     Pane::ALL.map(|p| max_scroll(app, p))
 }
 
+/// How far PgUp/PgDn move each pane (by [`Pane::index`]) on the terminal the app last saw: the
+/// rows it shows less one, so the last row of a page is the first of the next.
+pub fn pages(app: &App) -> [usize; 5] {
+    let (w, h) = app.size;
+    let body = body(Rect::new(0, 0, w, h));
+    let (swap, zram) = devices::pages(&app.shown, app.settings.ascii, body);
+    let less_one = |rows: usize| rows.saturating_sub(1).max(1);
+    [
+        swap,
+        zram,
+        less_one(advice::text_rows(body.height)),
+        less_one(owners::visible_rows(app, View::Processes, body)),
+        less_one(owners::visible_rows(app, View::Cgroups, body)),
+    ]
+}
+
 /// How far `pane` scrolls on the terminal the app last saw: the lists and the diagnostics
 /// text until their last row is at the bottom, the device tables until their last row is at
 /// the top.
