@@ -212,7 +212,8 @@ fields! {
     SourceStatus { source, reason }
     Processes { scanned, with_swap, total_swap_bytes, top, unreadable }
     ProcessRow {
-        pid, name, user, rss_bytes, swap_bytes, zswap_estimate_bytes, estimate_from, cgroup,
+        pid, name, user, rss_bytes, swap_bytes, zswap_estimate_bytes, estimate_from, command,
+        cgroup,
     }
     Cgroups { available, reason, list }
     CgroupRow {

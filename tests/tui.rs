@@ -167,6 +167,12 @@ fn with_processes(mut s: sources::Sample) -> sources::Sample {
             },
             swap_bytes: (u64::from(41 - i) * 3) << 20,
             user: Some(users[i as usize % users.len()].into()),
+            command: (i != 11).then(|| {
+                format!(
+                    "{} /srv/app{i}/main --queue q{i}",
+                    names[i as usize % names.len()]
+                )
+            }),
             cgroup: in_cgroup.then(|| format!("/system.slice/app{i}.service")),
             cgroup_zswapped: in_cgroup.then_some(u64::from(i % 4) << 20),
             cgroup_swap: in_cgroup.then_some(4 << 20),
@@ -517,7 +523,11 @@ fn processes_sorted_filtered_and_scrolled() {
     keys(&mut a, &[Action::FilterDone, Action::PageDown]);
     let t = text(&screen(&a, 80, 24));
     assert!(t.contains("filter \"WAY\": 5 of 41"), "{t}");
-    assert_eq!(t.matches("Xwayland").count(), 5, "{t}");
+    assert_eq!(
+        t.lines().filter(|l| l.contains("Xwayland")).count(),
+        5,
+        "{t}"
+    );
     assert!(!t.contains(" hog "), "{t}");
     keys(&mut a, &[Action::Back]);
     assert!(a.running, "Esc cleared the filter rather than quit");
@@ -967,4 +977,22 @@ fn the_wheel_scrolls_the_list() {
         0,
         "not above the top"
     );
+}
+
+/// Text cut at the edge ends with "…"; the header drops whole fields instead of cutting one,
+/// and the too-small notice never cuts a size.
+#[test]
+fn cut_text_ends_with_an_ellipsis_and_never_splits_a_field() {
+    let t = text(&screen(&app(&[]), 60, 20));
+    let first = t.lines().next().unwrap().trim_matches('"').trim_end();
+    assert!(!first.ends_with('…'), "{first}");
+    assert!(first.contains("not root"), "{first}");
+    assert!(!first.contains("tree"), "the tree path went whole: {first}");
+    let third = t.lines().nth(2).unwrap().trim_matches('"');
+    assert!(third.ends_with('…'), "{third}");
+    for w in [12u16, 20, 30, 40, 49] {
+        let t = text(&screen(&app(&[]), w, 10));
+        assert!(t.contains("50×12"), "{w}: {t}");
+        assert!(!t.contains('…'), "{w}: {t}");
+    }
 }

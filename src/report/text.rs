@@ -604,6 +604,9 @@ fn processes(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
             f::bytes_raw(r.swap_bytes),
             f::bytes(r.zswap_estimate_bytes),
         )?;
+        if let Some(cmd) = &r.command {
+            writeln!(out, "{:10}{}", "", st.dim(&f::fit(cmd, WIDTH - 10, false)))?;
+        }
     }
     let mut sources: Vec<&str> = p
         .top

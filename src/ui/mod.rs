@@ -155,10 +155,17 @@ pub fn max_scroll(app: &App, pane: Pane) -> usize {
 
 fn too_small(buf: &mut Buffer, area: Rect, t: &Theme) {
     let x = if t.ascii { "x" } else { "×" };
-    let msg = format!(
-        "terminal too small: {}{x}{}, need {MIN_WIDTH}{x}{MIN_HEIGHT} (q quits)",
-        area.width, area.height
-    );
+    let (w, h) = (area.width, area.height);
+    // The longest that fits: shorter forms drop whole words, never cut a size.
+    let msg = [
+        format!("terminal too small: {w}{x}{h}, need {MIN_WIDTH}{x}{MIN_HEIGHT} (q quits)"),
+        format!("too small: {w}{x}{h}, need {MIN_WIDTH}{x}{MIN_HEIGHT}"),
+        format!("need {MIN_WIDTH}{x}{MIN_HEIGHT}"),
+        format!("{MIN_WIDTH}{x}{MIN_HEIGHT}"),
+    ]
+    .into_iter()
+    .find(|m| m.chars().count() <= usize::from(w))
+    .unwrap_or_default();
     widgets::put(buf, area, 0, &Line::from(Span::styled(msg, t.warn())));
 }
 
