@@ -21,19 +21,35 @@ pub use crate::report::Format;
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
-    /// Without a command: the live dashboard (or one report with --once).
+    /// Without a command: the live dashboard (or one report with --once, lines with --watch).
     #[command(subcommand)]
     pub command: Option<Command>,
 
-    /// Print one snapshot and exit (as --format says: text unless told otherwise).
+    /// Print one snapshot and exit (as --format says: text unless told otherwise). The text fits
+    /// one 80×24 screen; --full gives the complete report.
     #[arg(long)]
     pub once: bool,
+
+    /// The complete text report (findings with evidence, fix and why; tunables; devices; zram;
+    /// capacity; counters) instead of the one-screen summary. Implies --once.
+    #[arg(long)]
+    pub full: bool,
+
+    /// Print one line per interval (vmstat-style) until interrupted, or --count lines; with
+    /// --json, one JSON object per line (JSON Lines).
+    #[arg(long, conflicts_with_all = ["once", "format", "full"])]
+    pub watch: bool,
+
+    /// With --watch: stop after N lines.
+    #[arg(long, value_name = "N", requires = "watch")]
+    pub count: Option<u64>,
 
     /// The format of --once. Implies --once.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<Format>,
 
-    /// Short for --format json (one object, with a schema_version). Implies --once.
+    /// Short for --format json (one object, with a schema_version). Implies --once, unless with
+    /// --watch (then one object a line).
     #[arg(long, conflicts_with = "format")]
     pub json: bool,
 
@@ -159,6 +175,11 @@ pub enum ColorWhen {
 pub enum Mode {
     /// One snapshot, written in this format.
     Once(Format),
+    /// A line per interval: text columns, or JSON Lines; at most `count` lines.
+    Watch {
+        json: bool,
+        count: Option<u64>,
+    },
     Dashboard,
 }
 
@@ -171,6 +192,8 @@ pub struct Settings {
     pub interval: Option<Duration>,
     pub color: bool,
     pub ascii: bool,
+    /// `--once --full`: the complete text report rather than the one-screen summary.
+    pub full: bool,
     pub history: Duration,
     /// Capture the mouse in the dashboard (not with --no-mouse).
     pub mouse: bool,
@@ -212,10 +235,14 @@ impl Settings {
             return Err(SettingsError::Root(r.display().to_string()));
         }
         let mode = match (cli.format, cli.json, cli.once) {
+            _ if cli.watch => Mode::Watch {
+                json: cli.json,
+                count: cli.count,
+            },
             (Some(f), _, _) => Mode::Once(f),
             (None, true, _) => Mode::Once(Format::Json),
-            (None, false, true) => Mode::Once(Format::Text),
-            (None, false, false) => Mode::Dashboard,
+            (None, false, once) if once || cli.full => Mode::Once(Format::Text),
+            (None, false, _) => Mode::Dashboard,
         };
         Ok(Settings {
             mode,
@@ -229,6 +256,7 @@ impl Settings {
                 }
             },
             ascii: cli.ascii,
+            full: cli.full,
             history: Duration::from_secs_f64(cli.history * 60.0),
             mouse: !cli.no_mouse,
             extras: crate::sources::Extras {
@@ -268,6 +296,28 @@ mod tests {
         );
         assert!(Cli::try_parse_from(["zswaptop", "--format", "yaml"]).is_err());
         assert_eq!(parse(&[]).unwrap().mode, Mode::Dashboard);
+    }
+
+    #[test]
+    fn watch_modes() {
+        assert_eq!(
+            parse(&["--watch"]).unwrap().mode,
+            Mode::Watch {
+                json: false,
+                count: None
+            }
+        );
+        assert_eq!(
+            parse(&["--watch", "--json", "--count", "3"]).unwrap().mode,
+            Mode::Watch {
+                json: true,
+                count: Some(3)
+            }
+        );
+        assert!(Cli::try_parse_from(["zswaptop", "--watch", "--once"]).is_err());
+        assert!(Cli::try_parse_from(["zswaptop", "--count", "3"]).is_err());
+        assert!(parse(&["--once", "--full"]).unwrap().full);
+        assert_eq!(parse(&["--full"]).unwrap().mode, Mode::Once(Format::Text));
     }
 
     #[test]

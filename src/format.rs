@@ -301,6 +301,16 @@ pub fn fit(s: &str, max: usize, ascii: bool) -> String {
     out
 }
 
+/// `s` cut at the end to at most `max` characters, `…` marking the cut.
+pub fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
 /// A finding's severity as its tag: `CRIT`, `WARN`, `INFO`.
 pub fn severity_tag(s: Severity) -> &'static str {
     match s {

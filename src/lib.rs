@@ -20,6 +20,7 @@ pub mod sources;
 pub mod store;
 pub mod sys;
 pub mod ui;
+pub mod watch;
 
 use std::io::{self, Write};
 
@@ -57,12 +58,13 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
         .unwrap_or_else(Root::live);
     match settings.mode {
         Mode::Dashboard => dashboard(settings, &root),
+        Mode::Watch { json, count } => watch::run(&settings, root, json, count),
         Mode::Once(format) => {
             let mut source = Sampler::full(root);
             let snap = snapshot(&mut source, settings.interval, settings.extras);
             let stdout = io::stdout();
             let mut out = io::BufWriter::new(stdout.lock());
-            let written = report::write(format, &snap, &mut out, settings.color);
+            let written = report::write(format, &snap, &mut out, settings.color, settings.full);
             quiet_on_closed_pipe(written.and_then(|()| out.flush())).context("writing the report")
         }
     }

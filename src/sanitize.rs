@@ -159,7 +159,7 @@ macro_rules! fields {
 
 fields! {
     Snapshot {
-        schema_version, tool, host, page_size, memory, zswap, swap, zram, capacity, psi, vmstat,
+        schema_version, timestamp, interval_seconds, tool, host, page_size, memory, zswap, swap, zram, capacity, psi, vmstat,
         rates, tunables, diagnostics, tunables_advice, sources, processes, cgroups,
     }
     Tool { name, version }

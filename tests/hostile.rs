@@ -46,6 +46,8 @@ fn once(args: &[&str]) -> String {
 fn no_raw_control_character_in_any_once_mode() {
     for args in [
         &[][..],
+        &["--full"],
+        &["--full", "--top", "20", "--cgroups"],
         &["--json"],
         &["--top", "20"],
         &["--cgroups"],
@@ -64,7 +66,7 @@ fn no_raw_control_character_in_any_once_mode() {
 
 #[test]
 fn hostile_strings_are_shown_escaped() {
-    let text = once(&["--top", "20", "--cgroups"]);
+    let text = once(&["--full", "--top", "20", "--cgroups"]);
     for shown in [
         r"host\x1b]0;h\x07",           // hostname
         r"6.18.0\x9b2J",               // kernel release, C1 CSI

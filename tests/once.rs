@@ -29,7 +29,14 @@ fn run_ok(args: &[&str]) -> Vec<u8> {
     out.stdout
 }
 
+/// The complete report (`--once --full`).
 fn once_text(fixture: &str) -> String {
+    let root = format!("tests/fixtures/{fixture}");
+    String::from_utf8(run_ok(&["--once", "--full", "--root", &root])).unwrap()
+}
+
+/// The one-screen summary (`--once`).
+fn once_summary(fixture: &str) -> String {
     let root = format!("tests/fixtures/{fixture}");
     String::from_utf8(run_ok(&["--once", "--root", &root])).unwrap()
 }
@@ -70,19 +77,26 @@ fn json_snapshots() {
         let json = once_json(fixture);
         insta::assert_json_snapshot!(format!("json-{fixture}"), json, {
             ".host.privileged" => "[uid]",
+            ".timestamp" => "[timestamp]",
         });
     }
 }
 
+/// The names of every fixture tree.
+fn fixture_names() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(common::fixture_dir(""))
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
 #[test]
 fn every_fixture_runs_and_sums() {
-    let dir = common::fixture_dir("");
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let entry = entry.unwrap();
-        if !entry.path().is_dir() {
-            continue;
-        }
-        let name = entry.file_name().to_string_lossy().into_owned();
+    for name in fixture_names() {
         let text = once_text(&name);
         assert!(text.starts_with("zswaptop"), "{name}");
         for line in text.lines() {
@@ -92,7 +106,7 @@ fn every_fixture_runs_and_sums() {
             );
         }
         let json = once_json(&name);
-        assert_eq!(json["schema_version"], 1);
+        assert_eq!(json["schema_version"], 2);
         assert!(json["diagnostics"].is_array());
         if let (Some(total), Some(b)) = (
             json["memory"]["total_bytes"].as_i64(),
@@ -112,16 +126,19 @@ fn contract_keys_are_present() {
         "memory.available_bytes",
         "memory.free_cmd_used_bytes",
         "memory.hidden_in_used_bytes",
-        "memory.breakdown.apps",
-        "memory.breakdown.swap_cache",
-        "memory.breakdown.page_cache",
-        "memory.breakdown.shmem",
-        "memory.breakdown.kernel",
-        "memory.breakdown.hugetlb",
-        "memory.breakdown.zswap_pool",
-        "memory.breakdown.zram_pool",
-        "memory.breakdown.free",
-        "memory.breakdown.unaccounted",
+        "memory.breakdown.apps_bytes",
+        "memory.breakdown.swap_cache_bytes",
+        "memory.breakdown.page_cache_bytes",
+        "memory.breakdown.shmem_bytes",
+        "memory.breakdown.kernel_bytes",
+        "memory.breakdown.hugetlb_bytes",
+        "memory.breakdown.zswap_pool_bytes",
+        "memory.breakdown.zram_pool_bytes",
+        "memory.breakdown.free_bytes",
+        "memory.breakdown.unaccounted_bytes",
+        "timestamp",
+        "interval_seconds",
+        "page_size.size_bytes",
         "zswap.available",
         "zswap.enabled",
         "zswap.compressor",
@@ -305,6 +322,7 @@ fn interval_once_fills_rates() {
     }
     let text = String::from_utf8(run_ok(&[
         "--once",
+        "--full",
         "-i",
         "0.1",
         "--root",
@@ -333,7 +351,7 @@ fn unreadable_zram_leaves_its_cost_unknown() {
     let root = tmp.path().to_str().unwrap();
     let j: serde_json::Value =
         serde_json::from_slice(&run_ok(&["--json", "--root", root])).unwrap();
-    assert!(j["memory"]["breakdown"]["zram_pool"].is_null());
+    assert!(j["memory"]["breakdown"]["zram_pool_bytes"].is_null());
     assert!(j["memory"]["hidden_in_used_bytes"].is_null());
     assert!(j["capacity"]["effective_now_bytes"].is_null());
     assert!(j["capacity"]["effective_at_pool_limit_bytes"].is_null());
@@ -391,7 +409,7 @@ fn once_hostile_tree(edit: impl FnOnce(&std::path::Path)) -> String {
     let mut text = String::new();
     for json in [false, true] {
         let mut cmd = zswaptop();
-        cmd.args(["--once", "--root"]).arg(t.path());
+        cmd.args(["--once", "--full", "--root"]).arg(t.path());
         if json {
             cmd.arg("--json");
         }
@@ -501,7 +519,7 @@ fn an_unreadable_source_names_its_fix_and_its_kind() {
     common::copy_dir(&common::fixture_dir("linux-6.18-loaded"), tmp.path());
     std::fs::remove_file(tmp.path().join("proc/pressure/memory")).unwrap();
     let root = tmp.path().to_str().unwrap();
-    let text = String::from_utf8(run_ok(&["--once", "--root", root])).unwrap();
+    let text = String::from_utf8(run_ok(&["--once", "--full", "--root", root])).unwrap();
     assert!(
         text.contains("/proc/pressure/memory: PSI is disabled"),
         "{text}"
@@ -519,4 +537,117 @@ fn an_unreadable_source_names_its_fix_and_its_kind() {
         .find(|s| s["source"] == "/proc/pressure/memory")
         .unwrap();
     assert_eq!(psi["status"], "missing");
+}
+
+/// `--once` fits an 80×24 terminal: at most 22 lines of at most 80 columns.
+fn assert_one_screen(name: &str, text: &str) {
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines.len() <= zswaptop::report::summary::MAX_LINES,
+        "{name}: {} lines:\n{text}",
+        lines.len()
+    );
+    for line in &lines {
+        assert!(
+            line.chars().count() <= 80,
+            "{name}: line over 80 columns: {line:?}"
+        );
+    }
+}
+
+#[test]
+fn the_summary_fits_one_screen_on_every_tree() {
+    let mut seen = 0;
+    for name in fixture_names() {
+        let text = once_summary(&name);
+        assert!(text.starts_with("zswaptop"), "{name}");
+        assert_one_screen(&name, &text);
+        // In colour too: the escapes add no visible column.
+        let root = format!("tests/fixtures/{name}");
+        let coloured =
+            String::from_utf8(run_ok(&["--once", "--color=always", "--root", &root])).unwrap();
+        assert_eq!(strip_sgr(&coloured), text, "{name}");
+        seen += 1;
+    }
+    assert!(seen >= 20, "only {seen} trees");
+}
+
+/// Sixteen zram devices and a tree with most sources broken: what does not fit is counted on a
+/// line of its own, never past the screen.
+#[test]
+fn the_summary_folds_what_does_not_fit() {
+    let tmp = tempfile::tempdir().unwrap();
+    common::copy_dir(&common::fixture_dir("depth-cgroup-v2"), tmp.path());
+    let zram0 = common::fixture_dir("linux-6.18-zram").join("sys/block/zram0");
+    let mut swaps = String::from("Filename\tType\tSize\tUsed\tPriority\n");
+    for i in 0..16 {
+        let dev = tmp.path().join(format!("sys/block/zram{i}"));
+        let _ = std::fs::remove_dir_all(&dev);
+        common::copy_dir(&zram0, &dev);
+        swaps.push_str(&format!("/dev/zram{i}\tpartition\t1048572\t316176\t{i}\n"));
+    }
+    std::fs::write(tmp.path().join("proc/swaps"), swaps).unwrap();
+    let root = tmp.path().to_str().unwrap();
+    let text = String::from_utf8(run_ok(&["--once", "--root", root])).unwrap();
+    assert_one_screen("sixteen zram devices", &text);
+    assert!(text.contains("more zram devices (--full)"), "{text}");
+    assert!(text.contains("WARN zswap-zram"), "{text}");
+    // The full report lists every one.
+    let full = String::from_utf8(run_ok(&["--once", "--full", "--root", root])).unwrap();
+    assert!(full.contains("zram15"), "{full}");
+
+    let text = once_hostile_tree(|_| {});
+    assert!(
+        text.contains("DIAGNOSTICS"),
+        "the hostile trees give the full report"
+    );
+    for name in ["garbage", "truncated", "empty-root", "hostile-names"] {
+        assert_one_screen(name, &once_summary(name));
+    }
+}
+
+/// What the summary holds, on a tree under zswap load with findings.
+#[test]
+fn the_summary_answers_in_one_screen() {
+    let text = once_summary("depth-cgroup-v2");
+    for want in [
+        "MEMORY  total 23.5 GiB  used 1.1 GiB (as free says)  available 22.5 GiB",
+        "  of that used: zswap pool 218.7 MiB",
+        "  Z zswap pool         218.7 MiB   0.9%",
+        "  zero: hugetlb, zram pool",
+        "ZSWAP on pool 218.7M/241.1M 91% stored 432.9M 1.98:1 wb 3.2M limit hits 55069",
+        "SWAP 654.6M used of 1024M: zswap 432.9M swap cache 260K on disk or zero 221.4M",
+        "WARN pool-full: ",
+        "1 info: page-cluster",
+    ] {
+        assert!(text.contains(want), "{want:?} not in:\n{text}");
+    }
+    // The full report's sections are not in it.
+    for not in ["TUNABLES", "KERNEL COUNTERS", "fix:", "why:"] {
+        assert!(!text.contains(not), "{not:?} in:\n{text}");
+    }
+    // --top and --cgroups add their tables.
+    let root = "tests/fixtures/depth-cgroup-v2";
+    let with = String::from_utf8(run_ok(&[
+        "--once",
+        "--top",
+        "3",
+        "--cgroups",
+        "--root",
+        root,
+    ]))
+    .unwrap();
+    assert!(with.starts_with(&text), "{with}");
+    assert!(
+        with.contains("PROCESSES BY SWAP") && with.contains("CGROUPS"),
+        "{with}"
+    );
+}
+
+#[test]
+fn summary_snapshots() {
+    for fixture in ["linux-6.18-idle", "linux-6.18-loaded", "linux-6.18-zram"] {
+        let text = once_summary(fixture);
+        settings().bind(|| insta::assert_snapshot!(format!("summary-{fixture}"), text));
+    }
 }

@@ -5,7 +5,8 @@
 //! with `q`, and checks the terminal was given back (alternate screen off, the shell's prompt
 //! and the exit status on screen). Then the SSH-drop cases: the
 //! pane killed under the process (its terminal hangs up) and SIGHUP sent to it; either way it
-//! must be gone within about a second.
+//! must be gone within about a second. And `--watch` on a terminal: its header again on a new
+//! height, Ctrl-C ending it with status 0.
 //!
 //! Each test uses its own tmux server (`-L`), so nothing else running in tmux is touched. When
 //! tmux is missing it is installed with apt-get if the test runs as root; otherwise the tests
@@ -93,6 +94,7 @@ fn main() -> std::process::ExitCode {
             hang_up_without_sighup_ends_it,
             colour_follows_color_and_no_color,
             ctrl_z_suspends_and_fg_resumes,
+            watch_repeats_its_header_when_the_height_changes,
         ],
     )
 }
@@ -585,4 +587,43 @@ fn ctrl_z_suspends_and_fg_resumes() {
     assert!(!t.alternate_screen());
     t.type_line("echo EXIT=$?");
     t.wait_for("its exit status", |s| s.contains("EXIT=0"));
+}
+
+/// `--watch` on a terminal: the header again when the window's height changes (and not before),
+/// and SIGINT (Ctrl-C) ends it with status 0.
+fn watch_repeats_its_header_when_the_height_changes() {
+    require_tmux!();
+    let t = shell_session("watch");
+    t.type_line(&format!(
+        "{BIN} --watch -i 0.2 --count 10 --root {}; echo EXIT=$?",
+        fixture()
+    ));
+    // Rows begin with the time, hh:mm:ss.
+    let rows = |s: &str| {
+        s.lines()
+            .filter(|l| {
+                let b = l.as_bytes();
+                b.len() > 8
+                    && b[2] == b':'
+                    && b[5] == b':'
+                    && b[..8].iter().all(|c| c.is_ascii_digit() || *c == b':')
+            })
+            .count()
+    };
+    t.wait_for("three rows", |s| rows(s) >= 3);
+    let screen = t.screen();
+    assert_eq!(screen.matches("hh:mm:ss").count(), 1, "{screen}");
+    t.resize(120, 28);
+    let screen = t.wait_for("the end", |s| s.contains("EXIT=0"));
+    assert_eq!(screen.matches("hh:mm:ss").count(), 2, "{screen}");
+    assert_eq!(rows(&screen), 10, "{screen}");
+
+    t.type_line("clear");
+    t.type_line(&format!(
+        "{BIN} --watch -i 0.2 --root {}; echo EXIT=$?",
+        fixture()
+    ));
+    t.wait_for("a row", |s| rows(s) >= 2);
+    t.keys(&["C-c"]);
+    t.wait_for("the shell back", |s| s.contains("EXIT=0"));
 }

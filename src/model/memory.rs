@@ -72,7 +72,7 @@ impl Memory {
 /// One bucket of the real-memory breakdown as every view shows it: its
 /// key, label, kernel source, glyph and colour, written once.
 pub struct Bucket {
-    /// Key in `memory.breakdown`.
+    /// Its name in code; the JSON key in `memory.breakdown` is this with `_bytes`.
     pub key: &'static str,
     pub label: &'static str,
     /// Where it comes from, in kernel terms.
@@ -81,6 +81,14 @@ pub struct Bucket {
     pub glyph: char,
     /// Its colour in bars and swatches.
     pub hue: Hue,
+}
+
+impl Bucket {
+    /// Memory `free` counts as used that no program uses: the compressed pools, and the free
+    /// pages on the per-CPU lists where the breakdown has them (`pcp_free`).
+    pub fn hidden_in_used(&self) -> bool {
+        matches!(self.key, "zswap_pool" | "zram_pool" | "pcp_free")
+    }
 }
 
 /// Buckets in display order (the same order as `Breakdown::buckets`).
@@ -161,15 +169,25 @@ pub const BUCKETS: [Bucket; 10] = [
 /// inside `unaccounted`, so the known buckets still sum to the total.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Breakdown {
+    #[serde(rename = "apps_bytes", alias = "apps")]
     pub apps: Option<u64>,
+    #[serde(rename = "swap_cache_bytes", alias = "swap_cache")]
     pub swap_cache: Option<u64>,
+    #[serde(rename = "page_cache_bytes", alias = "page_cache")]
     pub page_cache: Option<u64>,
+    #[serde(rename = "shmem_bytes", alias = "shmem")]
     pub shmem: Option<u64>,
+    #[serde(rename = "kernel_bytes", alias = "kernel")]
     pub kernel: Option<u64>,
+    #[serde(rename = "hugetlb_bytes", alias = "hugetlb")]
     pub hugetlb: Option<u64>,
+    #[serde(rename = "zswap_pool_bytes", alias = "zswap_pool")]
     pub zswap_pool: Option<u64>,
+    #[serde(rename = "zram_pool_bytes", alias = "zram_pool")]
     pub zram_pool: Option<u64>,
+    #[serde(rename = "free_bytes", alias = "free")]
     pub free: Option<u64>,
+    #[serde(rename = "unaccounted_bytes", alias = "unaccounted")]
     pub unaccounted: Option<i64>,
 }
 

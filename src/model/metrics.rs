@@ -208,6 +208,21 @@ fn rates(s: &Snapshot) -> Option<&crate::model::Rates> {
 /// Every figure, in display order within each group (the order of the graph legends, the
 /// debugfs counter lines and the text report's counters).
 pub static CATALOGUE: &[Metric] = &[
+    // --- memory ----------------------------------------------------------------------------
+    gauge(
+        "memory_used_bytes",
+        "used",
+        Unit::Bytes,
+        "What procps-ng free calls used: MemTotal − MemAvailable (the compressed pools inside).",
+        Read::Snapshot(|s| s.memory.free_cmd_used_bytes.map(|v| v as f64)),
+    ),
+    gauge(
+        "memory_available_bytes",
+        "avail",
+        Unit::Bytes,
+        "Memory available for new work without swapping (meminfo MemAvailable).",
+        Read::Snapshot(|s| s.memory.available_bytes.map(|v| v as f64)),
+    ),
     // --- zswap pool ------------------------------------------------------------------------
     gauge(
         "zswap_pool_bytes",
@@ -479,6 +494,13 @@ pub static CATALOGUE: &[Metric] = &[
         Read::Snapshot(|s| rates(s)?.psi_full_percent),
     )
     .graphed(GraphId::Psi, "full", Hue::Red, 'f'),
+    gauge(
+        "psi_some_avg10",
+        "some avg10",
+        Unit::Percent,
+        "Share of the last 10 s some tasks stalled on memory, as the kernel averages it (PSI some avg10).",
+        Read::Snapshot(|s| s.psi.as_ref().map(|p| p.some_avg10)),
+    ),
     counter(
         "psi_some_stalled",
         "PSI some stalled",

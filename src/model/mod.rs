@@ -32,13 +32,18 @@ pub use swap::{AreaSplit, DeviceIo, PriorityGroup, Swap, SwapDevice};
 pub use zram::Zram;
 pub use zswap::Zswap;
 
-pub const SCHEMA_VERSION: u32 = 1;
+/// 2: `timestamp` and `interval_seconds`; every byte field ends in `_bytes` (docs/json-schema.md).
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Serialise only: the JSON gives reasons as text (docs/json-schema.md); record `Sample`s to
 /// replay, not snapshots.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Snapshot {
     pub schema_version: u32,
+    /// When the (last) sample was taken: RFC 3339, UTC, milliseconds.
+    pub timestamp: String,
+    /// The seconds between the two samples the rates cover; `null` for one sample.
+    pub interval_seconds: Option<f64>,
     pub tool: Tool,
     pub host: Host,
     pub page_size: PageSize,
@@ -171,6 +176,8 @@ impl Snapshot {
 
         Snapshot {
             schema_version: SCHEMA_VERSION,
+            timestamp: timestamp(curr.unix_ms),
+            interval_seconds: rates.as_ref().map(|r| r.interval_seconds),
             tool: Tool::this(),
             host: Host::derive(curr),
             page_size: curr.host.page_size.clone(),
@@ -231,6 +238,14 @@ pub(crate) fn too_large(item: &str, what: &str) -> Missing {
             detail: format!("{what} gives more than 2^64 bytes"),
         },
     }
+}
+
+/// Milliseconds since the epoch as RFC 3339 in UTC, always with three decimals
+/// (`2026-11-22T21:04:05.120Z`).
+pub fn timestamp(unix_ms: u64) -> String {
+    let ms = i64::try_from(unix_ms).unwrap_or(i64::MAX);
+    let ts = jiff::Timestamp::from_millisecond(ms).unwrap_or(jiff::Timestamp::MAX);
+    format!("{ts:.3}")
 }
 
 pub(crate) fn ratio(num: Option<u64>, den: Option<u64>) -> Option<f64> {

@@ -78,7 +78,9 @@ pub struct AreaSplit {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DeviceIo {
     pub device: String,
+    #[serde(rename = "read_total_bytes", alias = "read_bytes_total")]
     pub read_bytes_total: u64,
+    #[serde(rename = "write_total_bytes", alias = "write_bytes_total")]
     pub write_bytes_total: u64,
     pub read_iops: Option<f64>,
     pub write_iops: Option<f64>,

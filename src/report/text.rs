@@ -15,29 +15,29 @@ pub struct Style {
 }
 
 impl Style {
-    fn paint(&self, code: &str, s: &str) -> String {
+    pub(super) fn paint(&self, code: &str, s: &str) -> String {
         if self.color {
             format!("\x1b[{code}m{s}\x1b[0m")
         } else {
             s.to_string()
         }
     }
-    fn head(&self, s: &str) -> String {
+    pub(super) fn head(&self, s: &str) -> String {
         self.paint("1", s)
     }
-    fn dim(&self, s: &str) -> String {
+    pub(super) fn dim(&self, s: &str) -> String {
         self.paint("2", s)
     }
-    fn warn(&self, s: &str) -> String {
+    pub(super) fn warn(&self, s: &str) -> String {
         self.paint("33", s)
     }
-    fn pool(&self, s: &str) -> String {
+    pub(super) fn pool(&self, s: &str) -> String {
         self.paint("1;35", s)
     }
 }
 
 /// A catalogue hue as an ANSI 16-colour code (each reads on dark and light backgrounds).
-fn ansi(h: Hue) -> &'static str {
+pub(super) fn ansi(h: Hue) -> &'static str {
     match h {
         Hue::Green => "32",
         Hue::Cyan => "36",
@@ -73,11 +73,7 @@ pub fn write(snap: &Snapshot, out: &mut impl Write, style: Style) -> io::Result<
 fn header(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     let host = s.host.hostname.as_deref().unwrap_or(f::MISSING);
     let kernel = s.host.kernel.as_deref().unwrap_or(f::MISSING);
-    let who = if s.host.privileged {
-        "root"
-    } else {
-        "not root"
-    };
+    let who = who(s);
     writeln!(
         out,
         "{} {}  host {host}  kernel {kernel}  up {}  {who}",
@@ -96,6 +92,15 @@ fn header(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
             s.page_size.bytes, s.page_size.source
         ))
     )
+}
+
+/// Whether the snapshot was taken as root.
+pub(super) fn who(s: &Snapshot) -> &'static str {
+    if s.host.privileged {
+        "root"
+    } else {
+        "not root"
+    }
 }
 
 fn section(out: &mut impl Write, st: Style, title: &str, right: &str) -> io::Result<()> {
@@ -127,21 +132,7 @@ fn memory(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
         );
     };
     let buckets = b.buckets();
-    let values: Vec<u64> = buckets
-        .iter()
-        .map(|(_, v)| v.unwrap_or(0).max(0).unsigned_abs())
-        .collect();
-    let cells = f::proportional_cells(&values, WIDTH - 2);
-    let mut bar = String::new();
-    for (i, &n) in cells.iter().enumerate() {
-        let seg: String = std::iter::repeat_n(BUCKETS[i].glyph, n).collect();
-        bar.push_str(&if st.color {
-            st.paint(&format!("7;{}", ansi(BUCKETS[i].hue)), &seg)
-        } else {
-            seg
-        });
-    }
-    writeln!(out, "[{bar}]")?;
+    writeln!(out, "{}", bar(&buckets, st))?;
     for (i, (_, v)) in buckets.iter().enumerate() {
         let info = &BUCKETS[i];
         let size = if info.key == "unaccounted" {
@@ -260,6 +251,26 @@ fn zswap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
         )?;
     }
     missing_lines(&z.unavailable, out, st)
+}
+
+/// The real-memory bar, [`WIDTH`] wide: each bucket's share of the total in its glyph (its
+/// colour, when styled).
+pub(super) fn bar(buckets: &[(&'static str, Option<i64>)], st: Style) -> String {
+    let values: Vec<u64> = buckets
+        .iter()
+        .map(|(_, v)| v.unwrap_or(0).max(0).unsigned_abs())
+        .collect();
+    let cells = f::proportional_cells(&values, WIDTH - 2);
+    let mut bar = String::new();
+    for (i, &n) in cells.iter().enumerate() {
+        let seg: String = std::iter::repeat_n(BUCKETS[i].glyph, n).collect();
+        bar.push_str(&if st.color {
+            st.paint(&format!("7;{}", ansi(BUCKETS[i].hue)), &seg)
+        } else {
+            seg
+        });
+    }
+    format!("[{bar}]")
 }
 
 /// `[#####|.....]` with `|` at the accept threshold; nothing when the level is unknown.
@@ -563,7 +574,7 @@ fn counters(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     Ok(())
 }
 
-fn processes(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
+pub(super) fn processes(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     let Some(p) = &s.processes else {
         return Ok(());
     };
@@ -627,7 +638,7 @@ fn processes(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     Ok(())
 }
 
-fn cgroups(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
+pub(super) fn cgroups(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     let Some(c) = &s.cgroups else {
         return Ok(());
     };
@@ -723,7 +734,7 @@ fn paragraph(out: &mut impl Write, first: &str, indent: usize, text: &str) -> io
 }
 
 /// Characters a terminal shows, ANSI colour sequences left out.
-fn visible_width(s: &str) -> usize {
+pub(super) fn visible_width(s: &str) -> usize {
     let mut n = 0;
     let mut in_esc = false;
     for ch in s.chars() {

@@ -23,6 +23,7 @@ pub struct HostSample {
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PageSize {
+    #[serde(rename = "size_bytes", alias = "bytes")]
     pub bytes: u64,
     /// Where the value came from: "sysconf", "tree file pagesize", "host sysconf, not in tree".
     pub source: String,

@@ -77,7 +77,7 @@ pub fn copy_dir(src: &std::path::Path, dst: &std::path::Path) {
     }
 }
 
-/// Look up a dotted path (`memory.breakdown.apps`, `zram.0.orig_data_bytes`) in JSON.
+/// Look up a dotted path (`memory.breakdown.apps_bytes`, `zram.0.orig_data_bytes`) in JSON.
 pub fn json_path<'a>(v: &'a serde_json::Value, path: &str) -> Option<&'a serde_json::Value> {
     path.split('.')
         .try_fold(v, |v, key| match key.parse::<usize>() {

@@ -254,9 +254,9 @@ fn common_checks(snap: &Snap, ps: u64, root: bool) {
     let mut sum: i128 = 0;
     let mut missing = Vec::new();
     for bk in buckets {
-        match i(j, &format!("memory.breakdown.{bk}")) {
+        match i(j, &format!("memory.breakdown.{bk}_bytes")) {
             Some(v) => sum += v,
-            None if is_null(j, &format!("memory.breakdown.{bk}")) => {}
+            None if is_null(j, &format!("memory.breakdown.{bk}_bytes")) => {}
             None => missing.push(bk),
         }
     }
@@ -276,42 +276,42 @@ fn common_checks(snap: &Snap, ps: u64, root: bool) {
     br(
         &mut r,
         "meminfo Zswap",
-        "memory.breakdown.zswap_pool",
+        "memory.breakdown.zswap_pool_bytes",
         &|k| mem(k, "Zswap"),
         0,
     );
     br(
         &mut r,
         "Σ zram mem_used_total",
-        "memory.breakdown.zram_pool",
+        "memory.breakdown.zram_pool_bytes",
         &|k| Some(k.zram_mem_used()),
         0,
     );
     br(
         &mut r,
         "SwapCached",
-        "memory.breakdown.swap_cache",
+        "memory.breakdown.swap_cache_bytes",
         &|k| mem(k, "SwapCached"),
         64 * ps,
     );
     br(
         &mut r,
         "AnonPages",
-        "memory.breakdown.apps",
+        "memory.breakdown.apps_bytes",
         &|k| mem(k, "AnonPages"),
         LOOSE,
     );
     br(
         &mut r,
         "MemFree",
-        "memory.breakdown.free",
+        "memory.breakdown.free_bytes",
         &|k| mem(k, "MemFree"),
         LOOSE,
     );
     br(
         &mut r,
         "Shmem",
-        "memory.breakdown.shmem",
+        "memory.breakdown.shmem_bytes",
         &|k| mem(k, "Shmem"),
         LOOSE,
     );
@@ -1285,8 +1285,8 @@ fn phase3(ctx: &Ctx, wl: &mut Handle) -> Result<()> {
         .map(|a| a.iter().filter_map(|z| i(z, "mem_used_bytes")).sum())
         .unwrap_or(0);
     r.exact(
-        "memory.breakdown.zram_pool == Σ zram[].mem_used_bytes",
-        i(j, "memory.breakdown.zram_pool"),
+        "memory.breakdown.zram_pool_bytes == Σ zram[].mem_used_bytes",
+        i(j, "memory.breakdown.zram_pool_bytes"),
         Some(zsum),
     );
     let prio = report::at(j, "swap.devices")
@@ -1526,7 +1526,7 @@ fn expected_block(tree: &Path) -> String {
     let b = |v: Option<u64>| v.map(|v| v * 1024);
     put("memory.total_bytes", b(kb("MemTotal")));
     put("memory.free_bytes", b(kb("MemFree")));
-    put("memory.breakdown.zswap_pool", b(kb("Zswap")));
+    put("memory.breakdown.zswap_pool_bytes", b(kb("Zswap")));
     put("zswap.pool_bytes", b(kb("Zswap")));
     put("zswap.stored_bytes", b(kb("Zswapped")));
     put(
@@ -1573,7 +1573,7 @@ fn expected_block(tree: &Path) -> String {
             put(&format!("zram.0.{key}"), Some(mm[n]));
         }
         put("zram.0.huge_pages", Some(mm[7]));
-        put("memory.breakdown.zram_pool", Some(mm[2]));
+        put("memory.breakdown.zram_pool_bytes", Some(mm[2]));
     }
     format!(
         "\n## Expected values\n\nComputed from the files of this tree alone (kB × 1024, pages × pagesize), \
@@ -1725,17 +1725,17 @@ fn device_checks(
         &format!("[{:?}]", dev.disk),
     );
     const SECTOR: u64 = 512;
-    let second = u(&entry, "io.write_bytes_total");
+    let second = u(&entry, "io.write_total_bytes");
     r.bracket(
-        "swapfile: io.write_bytes_total vs stat write sectors × 512",
+        "swapfile: io.write_total_bytes vs stat write sectors × 512",
         second,
         Some(before.write_sectors * SECTOR),
         Some(after.write_sectors * SECTOR),
         0,
     );
     r.bracket(
-        "swapfile: io.read_bytes_total vs stat read sectors × 512",
-        u(&entry, "io.read_bytes_total"),
+        "swapfile: io.read_total_bytes vs stat read sectors × 512",
+        u(&entry, "io.read_total_bytes"),
         Some(before.read_sectors * SECTOR),
         Some(after.read_sectors * SECTOR),
         0,
@@ -1748,7 +1748,7 @@ fn device_checks(
         _ => None,
     };
     r.bracket(
-        "swapfile: io.write_bytes_total − write_bytes_per_sec × interval",
+        "swapfile: io.write_total_bytes − write_bytes_per_sec × interval",
         implied,
         Some(before.write_sectors * SECTOR),
         second,
