@@ -800,10 +800,24 @@ fn per_area_split_agrees_in_once_json_and_the_dashboard() {
     let fixture = "tiers-zswap-zram-disk";
     let snap = zswaptop::model::Snapshot::derive(&sample(fixture, T0), None);
     let mut json = Vec::new();
-    zswaptop::report::write(zswaptop::report::Format::Json, &snap, &mut json, false).unwrap();
+    zswaptop::report::write(
+        zswaptop::report::Format::Json,
+        &snap,
+        &mut json,
+        false,
+        false,
+    )
+    .unwrap();
     let json: serde_json::Value = serde_json::from_slice(&json).unwrap();
     let mut once = Vec::new();
-    zswaptop::report::write(zswaptop::report::Format::Text, &snap, &mut once, false).unwrap();
+    zswaptop::report::write(
+        zswaptop::report::Format::Text,
+        &snap,
+        &mut once,
+        false,
+        true,
+    )
+    .unwrap();
     let once = String::from_utf8(once).unwrap();
     let a = app_of(
         &[],
