@@ -37,8 +37,8 @@ pub fn lines(s: &Snapshot, st: Style) -> Vec<String> {
     let zram = zram(s, st);
     let findings = findings(s, st);
     let unavailable = unavailable(s, st);
-    // What does not fit gives way: findings past the room left are counted on one line, then
-    // zram devices.
+    // What does not fit gives way, counted on a line of its own: zram devices first (room is
+    // kept for three finding lines), then findings.
     let room = MAX_LINES.saturating_sub(fixed.len() + unavailable.len());
     let zram_room = room.saturating_sub(findings.len().min(3)).max(1);
     let zram = fold(zram, zram_room, |n| {
