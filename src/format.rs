@@ -15,9 +15,24 @@ pub fn bytes(v: Option<u64>) -> String {
     v.map(bytes_raw).unwrap_or_else(|| MISSING.to_string())
 }
 
-/// Bytes as `1.5 GiB` (one decimal).
+/// Bytes as `1.5 GiB`, `1.0 GiB`, `512 B`: one decimal always (both sides of "X of Y" alike),
+/// and never `1024.0 MiB` — a figure that rounds up to 1024 of a unit is one of the next.
 pub fn bytes_raw(v: u64) -> String {
-    format_size(v, BINARY.decimal_places(1).decimal_zeroes(0))
+    use humansize::FixedAt;
+    if v < 1024 {
+        return format!("{v} B");
+    }
+    let opts = BINARY.decimal_places(1).decimal_zeroes(1);
+    let s = format_size(v, opts);
+    let next = match s.strip_prefix("1024.0 ") {
+        Some("KiB") => FixedAt::Mega,
+        Some("MiB") => FixedAt::Giga,
+        Some("GiB") => FixedAt::Tera,
+        Some("TiB") => FixedAt::Peta,
+        Some("PiB") => FixedAt::Exa,
+        _ => return s,
+    };
+    format_size(v, opts.fixed_at(Some(next)))
 }
 
 /// Signed bytes: `-12.0 MiB`.
@@ -344,7 +359,8 @@ pub fn bytes_short(v: u64) -> String {
     }
     let mut x = v as f64 / 1024.0;
     let mut i = 0;
-    while x >= 1024.0 && i + 1 < UNITS.len() {
+    // 1023.5 and up would show as "1024": one of the next unit.
+    while x >= 1023.5 && i + 1 < UNITS.len() {
         x /= 1024.0;
         i += 1;
     }
@@ -505,14 +521,29 @@ mod tests {
         assert_eq!(bytes(Some(0)), "0 B");
         assert_eq!(bytes(Some(1536)), "1.5 KiB");
         assert_eq!(bytes(Some(522_948_608)), "498.7 MiB");
-        assert_eq!(bytes_signed(Some(-2048)), "-2 KiB");
+        assert_eq!(bytes_signed(Some(-2048)), "-2.0 KiB");
+        assert_eq!(bytes(Some(1023)), "1023 B");
+        assert_eq!(bytes(Some(1 << 30)), "1.0 GiB");
+        assert_eq!(bytes(Some(32 << 10)), "32.0 KiB");
+    }
+
+    #[test]
+    fn a_size_just_under_a_unit_is_one_of_that_unit() {
+        // A 1 GiB zram disksize less one page: never "1024.0 MiB".
+        assert_eq!(bytes(Some(1_048_572 * 1024)), "1.0 GiB");
+        assert_eq!(bytes(Some((1 << 20) - 1)), "1.0 MiB");
+        assert_eq!(bytes(Some((1 << 40) - 1)), "1.0 TiB");
+        assert_eq!(bytes(Some(1_023 * 1024 * 1024)), "1023.0 MiB");
+        assert!(bytes(Some(u64::MAX)).ends_with("EiB"));
+        assert_eq!(bytes_short(1_048_572 * 1024), "1G");
+        assert_eq!(bytes_short((1 << 30) - (1 << 19) - 1), "1023M");
     }
 
     #[test]
     fn ratios_and_rates() {
         assert_eq!(ratio(Some(1.953_5)), "1.95:1");
         assert_eq!(ratio(None), MISSING);
-        assert_eq!(rate(Some(1_048_576.0)), "1 MiB/s");
+        assert_eq!(rate(Some(1_048_576.0)), "1.0 MiB/s");
         assert_eq!(per_sec(Some(2.25)), "2.2/s");
     }
 
@@ -603,7 +634,7 @@ mod tests {
         assert_eq!(percent_rate(false, Some(1.0)), PENDING);
         assert_eq!(percent_rate(true, Some(12.25)), "12.2%");
         assert_eq!(limit(Some(0)), "none");
-        assert_eq!(limit(Some(1 << 30)), "1 GiB");
+        assert_eq!(limit(Some(1 << 30)), "1.0 GiB");
         assert_eq!(limit(None), MISSING);
         assert_eq!(zswap_max(None, true), "max");
         assert_eq!(zswap_max(None, false), MISSING);
@@ -665,11 +696,11 @@ mod tests {
     fn free_says_line() {
         assert_eq!(
             free_says(Some(1 << 30), Some(512 << 20)),
-            "free says 1 GiB used — 512 MiB of it is compressed swap"
+            "free says 1.0 GiB used — 512.0 MiB of it is compressed swap"
         );
         assert_eq!(
             free_says_pcp(Some(3 << 20)).as_deref(),
-            Some("and 3 MiB of it is free pages on the per-CPU lists")
+            Some("and 3.0 MiB of it is free pages on the per-CPU lists")
         );
         assert_eq!(free_says_pcp(None), None);
         assert_eq!(age_note(Some(0)), None);

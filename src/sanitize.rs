@@ -19,8 +19,8 @@ use std::fmt::Write as _;
 
 use crate::model::owners::{CgroupRow, Cgroups, ProcessRow, Processes};
 use crate::model::{
-    Breakdown, Capacity, DeviceIo, Finding, Host, Memory, Missing, PriorityGroup, Psi, Rates,
-    Severity, Snapshot, SourceStatus, Swap, SwapDevice, Tool, TunableAdvice, Zram, Zswap,
+    AreaSplit, Breakdown, Capacity, DeviceIo, Finding, Host, Memory, Missing, PriorityGroup, Psi,
+    Rates, Severity, Snapshot, SourceStatus, Swap, SwapDevice, Tool, TunableAdvice, Zram, Zswap,
 };
 use crate::root::{Fs, Reason, Unavailable};
 use crate::sources::crypto::Compressor;
@@ -138,6 +138,7 @@ no_text!(
     f64,
     Severity,
     Breakdown,
+    AreaSplit,
     Capacity,
     Psi,
     VmstatSample,
@@ -186,7 +187,7 @@ fields! {
     }
     SwapDevice {
         path, kind, size_bytes, used_bytes, priority, is_zram, block_device, disks, rotational,
-        priority_group, io, unmapped, zram_backing,
+        priority_group, io, unmapped, zram_backing, split,
     }
     DeviceIo {
         device, read_bytes_total, write_bytes_total, read_iops, write_iops, read_bytes_per_sec,
@@ -211,7 +212,8 @@ fields! {
     SourceStatus { source, reason }
     Processes { scanned, with_swap, total_swap_bytes, top, unreadable }
     ProcessRow {
-        pid, name, user, rss_bytes, swap_bytes, zswap_estimate_bytes, estimate_from, cgroup,
+        pid, name, user, rss_bytes, swap_bytes, zswap_estimate_bytes, estimate_from, command,
+        cgroup,
     }
     Cgroups { available, reason, list }
     CgroupRow {

@@ -311,9 +311,16 @@ fn many_processes_scan() {
     );
     assert_eq!(scan.top[3].name, "Web Content", "names keep their spaces");
     assert_eq!(scan.top[0].rss_bytes, Some(402_112 * KIB));
+    assert_eq!(
+        scan.top[1].cgroup.as_deref(),
+        Some("/system.slice/postgresql@15-main.service")
+    );
     assert!(
-        scan.top.iter().all(|p| p.cgroup.is_none()),
-        "cgroup v1: no v2 path"
+        scan.top.iter().all(|p| p
+            .cgroup
+            .as_deref()
+            .is_some_and(|c| c.ends_with(".scope") || c.ends_with(".service"))),
+        "cgroup v1: the memory controller's cgroup"
     );
 
     // Everything, and nothing at all.
@@ -603,7 +610,11 @@ fn v1_machine_says_why_and_lists_nothing() {
     assert_eq!(j["cgroups"]["list"], Value::Array(vec![]));
     for r in j["processes"]["top"].as_array().unwrap() {
         assert_eq!(r["estimate_from"], "global ratio");
-        assert!(r["cgroup"].is_null());
+        // The v1 memory controller's cgroup, from the `4:memory:` line of /proc/PID/cgroup.
+        assert!(
+            r["cgroup"].as_str().is_some_and(|c| c.starts_with('/')),
+            "{r}"
+        );
     }
 }
 

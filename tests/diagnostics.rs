@@ -282,7 +282,7 @@ fn zram_lru_inversion() {
     assert!(ev.contains("CONFIG_ZRAM_WRITEBACK"), "{ev}");
     assert!(ev.contains("/dev/zram0 is 95.4% full"), "{ev}");
     assert!(
-        ev.contains("swap-outs at 10 MiB/s while zram is full"),
+        ev.contains("swap-outs at 10.0 MiB/s while zram is full"),
         "{ev}"
     );
     assert!(f.fix.contains("no zram writeback"));
@@ -366,7 +366,7 @@ fn page_cluster() {
     let s = fixture_snap("linux-6.18-idle");
     let f = get(&s, "page-cluster");
     assert_eq!(f.severity, Severity::Info);
-    assert!(evidence(f).contains("reads up to 8 pages (32 KiB)"));
+    assert!(evidence(f).contains("reads up to 8 pages (32.0 KiB)"));
     assert!(f.fix.contains("vm.page-cluster=0") && f.fix.contains("/etc/sysctl.d/"));
 
     let zero = variant("linux-6.18-idle", |r| {
@@ -501,7 +501,7 @@ fn pool_full() {
     let f = get(&pair(&near, bypass.path(), 2), "pool-full").clone();
     assert_eq!(f.severity, Severity::Warn);
     assert!(
-        evidence(&f).contains("written to swap without passing through zswap: 1 MiB/s"),
+        evidence(&f).contains("written to swap without passing through zswap: 1.0 MiB/s"),
         "{}",
         evidence(&f)
     );
@@ -784,7 +784,7 @@ fn zswap_off_pool_left() {
     let s = snap(t.path());
     assert_eq!(ids(&s), vec!["zswap-off-pool-left"]);
     let f = get(&s, "zswap-off-pool-left");
-    assert!(evidence(f).contains("holds 2.9 MiB of pages in 1000 KiB of RAM"));
+    assert!(evidence(f).contains("holds 2.9 MiB of pages in 1000.0 KiB of RAM"));
     assert!(f.fix.contains("swapoff -a"));
     assert!(!has(
         &fixture_snap("linux-6.18-zswap-disabled"),

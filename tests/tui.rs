@@ -71,7 +71,10 @@ fn on(mut app: App, view: View, w: u16, h: u16) -> App {
 /// Each key as the loop handles it: the layout's scroll limits first, then the key.
 fn keys(app: &mut App, actions: &[Action]) {
     for &a in actions {
-        app.update(Msg::Laid(zswaptop::ui::max_scrolls(app)));
+        app.update(Msg::Laid(
+            zswaptop::ui::max_scrolls(app),
+            zswaptop::ui::pages(app),
+        ));
         app.update(Msg::Key(a));
     }
 }
@@ -164,6 +167,12 @@ fn with_processes(mut s: sources::Sample) -> sources::Sample {
             },
             swap_bytes: (u64::from(41 - i) * 3) << 20,
             user: Some(users[i as usize % users.len()].into()),
+            command: (i != 11).then(|| {
+                format!(
+                    "{} /srv/app{i}/main --queue q{i}",
+                    names[i as usize % names.len()]
+                )
+            }),
             cgroup: in_cgroup.then(|| format!("/system.slice/app{i}.service")),
             cgroup_zswapped: in_cgroup.then_some(u64::from(i % 4) << 20),
             cgroup_swap: in_cgroup.then_some(4 << 20),
@@ -366,7 +375,7 @@ fn devices_zram_120x40() {
     let term = screen(&a, 120, 40);
     let t = text(&term);
     for needle in [
-        "zram0  lz4  disksize 1 GiB  swap, priority 100",
+        "zram0  lz4  disksize 1.0 GiB  swap, priority 100",
         "orig 691.3 MiB",
         "compr 320.9 MiB",
         "mem used 330.3 MiB",
@@ -377,7 +386,7 @@ fn devices_zram_120x40() {
         "same-filled 0 pages",
         "huge 19661 pages",
         "failed reads 0 writes 0",
-        "writeback to /dev/vdb holds 64 MiB (read 3 MiB, written 80 MiB)",
+        "writeback to /dev/vdb holds 64.0 MiB (read 3.0 MiB, written 80.0 MiB)",
         "recompression #1: lzo lzo-rle lz4 [zstd]",
         "100 /dev/zram0",
     ] {
@@ -515,7 +524,11 @@ fn processes_sorted_filtered_and_scrolled() {
     keys(&mut a, &[Action::FilterDone, Action::PageDown]);
     let t = text(&screen(&a, 80, 24));
     assert!(t.contains("filter \"WAY\": 5 of 41"), "{t}");
-    assert_eq!(t.matches("Xwayland").count(), 5, "{t}");
+    assert_eq!(
+        t.lines().filter(|l| l.contains("Xwayland")).count(),
+        5,
+        "{t}"
+    );
     assert!(!t.contains(" hog "), "{t}");
     keys(&mut a, &[Action::Back]);
     assert!(a.running, "Esc cleared the filter rather than quit");
@@ -779,6 +792,128 @@ fn colour_settings_change_styles_only() {
     assert!(has_colour && no_colour);
 }
 
+/// zswap in front of zram (priority 100) and a swapfile: the kernel does not say on which
+/// area zswap's or the disk's pages lie, so neither area gets the global figures; zram's own
+/// share (mm_stat) and the rest of its used slots are known. `--once` text, JSON and the
+/// devices view say the same.
+#[test]
+fn per_area_split_agrees_in_once_json_and_the_dashboard() {
+    let fixture = "tiers-zswap-zram-disk";
+    let snap = zswaptop::model::Snapshot::derive(&sample(fixture, T0), None);
+    let mut json = Vec::new();
+    zswaptop::report::write(
+        zswaptop::report::Format::Json,
+        &snap,
+        &mut json,
+        false,
+        false,
+    )
+    .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let mut once = Vec::new();
+    zswaptop::report::write(
+        zswaptop::report::Format::Text,
+        &snap,
+        &mut once,
+        false,
+        true,
+    )
+    .unwrap();
+    let once = String::from_utf8(once).unwrap();
+    let a = app_of(
+        &[],
+        sample(fixture, T0),
+        sample(fixture, T0 + 1_000_000_000),
+    );
+    let dash = text(&screen(&on(a, View::Devices, 120, 40), 120, 40));
+
+    let devices = json["swap"]["devices"].as_array().unwrap();
+    let field = |path: &str, key: &str| {
+        let d = devices.iter().find(|d| d["path"] == path).unwrap();
+        d[key].as_u64()
+    };
+    // zram0: 786572 kB used, orig_data_size 724922368 B stored in zram itself.
+    assert_eq!(field("/dev/zram0", "in_device_bytes"), Some(724_922_368));
+    assert_eq!(
+        field("/dev/zram0", "elsewhere_bytes"),
+        Some(786_572 * 1024 - 724_922_368)
+    );
+    for key in ["in_zswap_bytes", "in_device_bytes", "elsewhere_bytes"] {
+        assert_eq!(field("/swapfile-zswaptop-e2e", key), None, "{key}");
+        let d = devices
+            .iter()
+            .find(|d| d["path"] == "/swapfile-zswaptop-e2e")
+            .unwrap();
+        assert!(d[key].is_null(), "{key} is in the JSON as null");
+    }
+    assert_eq!(field("/dev/zram0", "in_zswap_bytes"), None);
+
+    let shown = |v: Option<u64>| zswaptop::format::bytes(v);
+    let zram = [
+        shown(None),
+        shown(field("/dev/zram0", "in_device_bytes")),
+        shown(field("/dev/zram0", "elsewhere_bytes")),
+    ];
+    assert!(
+        once.contains(&format!(
+            "in zswap {} · in device {} · elsewhere {}",
+            zram[0], zram[1], zram[2]
+        )),
+        "{once}"
+    );
+    assert!(
+        once.contains("in zswap — · in device — · elsewhere —"),
+        "{once}"
+    );
+    let row = |path: &str| {
+        dash.lines()
+            .find(|l| l.contains(path) && !l.contains("prio") && l.contains(" MiB"))
+            .unwrap_or_else(|| panic!("{path} row in\n{dash}"))
+            .to_string()
+    };
+    let zram_row = row("/dev/zram0");
+    let at = |r: &str, v: &str| r.find(v).unwrap_or_else(|| panic!("{v} in {r}"));
+    assert!(
+        at(&zram_row, &zram[1]) < at(&zram_row, &zram[2]),
+        "{zram_row}"
+    );
+    let disk_row = row("/swapfile-zswaptop-e2e");
+    // The global figures (390.6 MiB in zswap, 272.1 MiB not in RAM) are on no area.
+    for global in [snap.swap.in_zswap_bytes, snap.swap.not_in_ram_bytes] {
+        assert!(!disk_row.contains(&shown(global)), "{disk_row}");
+        assert!(!zram_row.contains(&shown(global)), "{zram_row}");
+    }
+    assert_eq!(disk_row.matches('—').count(), 3, "{disk_row}");
+}
+
+/// PgDn moves a page less one row: the last row on screen becomes the first, at any height;
+/// PgUp comes back.
+#[rstest]
+#[case(80, 24)]
+#[case(120, 28)]
+fn page_down_moves_the_pane_height_less_one(#[case] w: u16, #[case] h: u16) {
+    let pids = |a: &App| -> Vec<u32> {
+        text(&screen(a, w, h))
+            .lines()
+            .filter_map(|l| {
+                let l = l.trim_start_matches('"');
+                let first = l.split_whitespace().next()?;
+                l.starts_with(' ').then(|| first.parse().ok())?
+            })
+            .collect()
+    };
+    let mut a = on(processes_app(), View::Processes, w, h);
+    keys(&mut a, &[Action::Top]);
+    let page1 = pids(&a);
+    assert!(page1.len() > 2, "{page1:?}");
+    keys(&mut a, &[Action::PageDown]);
+    let page2 = pids(&a);
+    assert_eq!(page2.first(), page1.last(), "{page1:?} then {page2:?}");
+    assert_eq!(a.scroll(zswaptop::app::Pane::Processes), page1.len() - 1);
+    keys(&mut a, &[Action::PageUp]);
+    assert_eq!(pids(&a), page1);
+}
+
 // ---- the mouse --------------------------------------------------------------------------------
 
 /// What a mouse event on the drawn screen does to the app (as the terminal loop routes it).
@@ -857,4 +992,22 @@ fn the_wheel_scrolls_the_list() {
         0,
         "not above the top"
     );
+}
+
+/// Text cut at the edge ends with "…"; the header drops whole fields instead of cutting one,
+/// and the too-small notice never cuts a size.
+#[test]
+fn cut_text_ends_with_an_ellipsis_and_never_splits_a_field() {
+    let t = text(&screen(&app(&[]), 60, 20));
+    let first = t.lines().next().unwrap().trim_matches('"').trim_end();
+    assert!(!first.ends_with('…'), "{first}");
+    assert!(first.contains("not root"), "{first}");
+    assert!(!first.contains("tree"), "the tree path went whole: {first}");
+    let third = t.lines().nth(2).unwrap().trim_matches('"');
+    assert!(third.ends_with('…'), "{third}");
+    for w in [12u16, 20, 30, 40, 49] {
+        let t = text(&screen(&app(&[]), w, 10));
+        assert!(t.contains("50×12"), "{w}: {t}");
+        assert!(!t.contains('…'), "{w}: {t}");
+    }
 }

@@ -125,7 +125,7 @@ fn contains(hay: &str, needle_lower: &str) -> bool {
     hay.to_lowercase().contains(needle_lower)
 }
 
-/// Whether a process matches the filter (name, user or cgroup).
+/// Whether a process matches the filter (name, user, cgroup or command line).
 pub fn process_matches(p: &ProcessRow, filter: &str) -> bool {
     process_hit(p, &filter.trim().to_lowercase())
 }
@@ -135,6 +135,9 @@ fn process_hit(p: &ProcessRow, needle_lower: &str) -> bool {
         || contains(&p.name, needle_lower)
         || p.user.as_deref().is_some_and(|u| contains(u, needle_lower))
         || p.cgroup
+            .as_deref()
+            .is_some_and(|c| contains(c, needle_lower))
+        || p.command
             .as_deref()
             .is_some_and(|c| contains(c, needle_lower))
 }
@@ -229,6 +232,7 @@ mod tests {
             swap_bytes: swap,
             zswap_estimate_bytes: Some(swap / 2),
             estimate_from: Some("global ratio".into()),
+            command: None,
             cgroup: None,
         }
     }

@@ -122,12 +122,13 @@ pub enum Msg {
     Resize(u16, u16),
     /// The process list is now read this often (less often than every tick), or every tick.
     ScanEvery(Option<Duration>),
-    /// How far each pane scrolls, as the screen is now laid out (by [`Pane::index`]). The loop
-    /// sends it after every change, before drawing: the app never measures the layout itself.
-    Laid([usize; 5]),
+    /// How far each pane scrolls, and how far PgUp/PgDn move it (a page less one), as the
+    /// screen is now laid out (by [`Pane::index`]). The loop sends it after every change, before
+    /// drawing: the app never measures the layout itself.
+    Laid([usize; 5], [usize; 5]),
 }
 
-/// Rows PgUp/PgDn move.
+/// Rows PgUp/PgDn move before the first layout says how many a page is.
 pub const PAGE: usize = 10;
 
 /// Rows one notch of the mouse wheel moves.
@@ -167,6 +168,8 @@ pub struct App {
     scroll: [usize; 5],
     /// How far each pane scrolls on the screen as last laid out ([`Msg::Laid`]).
     scroll_max: [usize; 5],
+    /// Rows PgUp/PgDn move in each pane.
+    page: [usize; 5],
     /// The terminal's size as last reported (for how far the panes scroll).
     pub size: (u16, u16),
     /// The processes view's sort and filter.
@@ -219,6 +222,7 @@ impl App {
             focus: Focus::Swap,
             scroll: [0; 5],
             scroll_max: [0; 5],
+            page: [PAGE; 5],
             size: (80, 24),
             procs: ListState::new(ProcSort::Swap),
             cgroups: ListState::new(CgroupSort::Zswap),
@@ -319,9 +323,10 @@ impl App {
                 self.size = (w, h);
                 true
             }
-            Msg::Laid(max) => {
+            Msg::Laid(max, page) => {
                 let before = self.scroll;
                 self.scroll_max = max;
+                self.page = page.map(|p| p.max(1));
                 self.clamp_scroll();
                 before != self.scroll
             }
@@ -366,6 +371,11 @@ impl App {
             }
             true
         }
+    }
+
+    /// Rows a PgUp/PgDn moves the focused pane.
+    fn page_rows(&self) -> usize {
+        self.pane().map_or(PAGE, |p| self.page[p.index()])
     }
 
     fn scroll_to(&mut self, f: impl FnOnce(usize, usize) -> usize) {
@@ -475,8 +485,14 @@ impl App {
             Action::ScrollDown => self.scroll_to(|s, _| s + 1),
             Action::WheelUp => self.scroll_to(|s, _| s.saturating_sub(WHEEL)),
             Action::WheelDown => self.scroll_to(|s, _| s + WHEEL),
-            Action::PageUp => self.scroll_to(|s, _| s.saturating_sub(PAGE)),
-            Action::PageDown => self.scroll_to(|s, _| s + PAGE),
+            Action::PageUp => {
+                let page = self.page_rows();
+                self.scroll_to(|s, _| s.saturating_sub(page));
+            }
+            Action::PageDown => {
+                let page = self.page_rows();
+                self.scroll_to(|s, _| s.saturating_add(page));
+            }
             Action::Top => self.scroll_to(|_, _| 0),
             Action::Bottom => self.scroll_to(|_, max| max),
             Action::ZoomIn => {
@@ -787,7 +803,7 @@ mod tests {
     fn scrolling_is_clamped_to_the_table() {
         let mut a = app();
         // As the loop does: the layout's limits before the keys. One swap device in the fixture.
-        a.update(Msg::Laid(crate::ui::max_scrolls(&a)));
+        a.update(Msg::Laid(crate::ui::max_scrolls(&a), crate::ui::pages(&a)));
         a.update(Msg::Key(Action::PageDown));
         assert_eq!(a.scroll(Focus::Swap), 0);
         a.update(Msg::Key(Action::FocusNext));
@@ -801,13 +817,16 @@ mod tests {
     #[test]
     fn a_new_layout_clamps_the_offsets() {
         let mut a = app();
-        a.update(Msg::Laid([0, 5, 0, 0, 0]));
+        a.update(Msg::Laid([0, 5, 0, 0, 0], [1; 5]));
         a.update(Msg::Key(Action::Show(View::Devices)));
         a.update(Msg::Key(Action::FocusNext));
         a.update(Msg::Key(Action::Bottom));
         assert_eq!(a.scroll(Focus::Zram), 5);
-        assert!(a.update(Msg::Laid([0, 2, 0, 0, 0])), "the screen changes");
+        assert!(
+            a.update(Msg::Laid([0, 2, 0, 0, 0], [1; 5])),
+            "the screen changes"
+        );
         assert_eq!(a.scroll(Focus::Zram), 2);
-        assert!(!a.update(Msg::Laid([0, 2, 0, 0, 0])));
+        assert!(!a.update(Msg::Laid([0, 2, 0, 0, 0], [1; 5])));
     }
 }

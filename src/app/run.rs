@@ -101,7 +101,7 @@ where
         }
         if dirty {
             // The layout's scroll limits, measured by the ui for the app before it draws.
-            app.update(Msg::Laid(ui::max_scrolls(app)));
+            app.update(Msg::Laid(ui::max_scrolls(app), ui::pages(app)));
             if app.clear_requested {
                 app.clear_requested = false;
                 if let Err(e) = terminal.clear() {

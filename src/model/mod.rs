@@ -29,7 +29,7 @@ pub use findings::{Finding, Severity, TunableAdvice};
 pub use memory::{Breakdown, Memory};
 pub use rates::Rates;
 pub use status::{Host, Psi, SourceStatus, Tool};
-pub use swap::{DeviceIo, PriorityGroup, Swap, SwapDevice};
+pub use swap::{AreaSplit, DeviceIo, PriorityGroup, Swap, SwapDevice};
 pub use zram::Zram;
 pub use zswap::Zswap;
 
@@ -146,7 +146,14 @@ impl Snapshot {
                 .map(|z| curr.monotonic_ns.saturating_sub(z.read_ns) / 1_000_000),
             mem_unavailable,
         );
-        let swap = Swap::derive(curr, prev, zswap.available, zswap.stored_bytes, in_zram);
+        let swap = Swap::derive(
+            curr,
+            prev,
+            zswap.available,
+            zswap.stored_bytes,
+            in_zram,
+            &zram,
+        );
         let capacity = capacity::derive(
             mem,
             zswap.pool_bytes,

@@ -39,6 +39,9 @@ pub struct ProcessRow {
     pub zswap_estimate_bytes: Option<u64>,
     /// "cgroup" or "global ratio".
     pub estimate_from: Option<String>,
+    /// The command line (argv joined by spaces), `None` when empty or unreadable.
+    pub command: Option<String>,
+    /// The v2 cgroup, or on cgroup v1 the memory controller's.
     pub cgroup: Option<String>,
 }
 
@@ -104,6 +107,7 @@ pub fn processes(
                 swap_bytes: p.swap_bytes,
                 zswap_estimate_bytes: share.map(|s| (p.swap_bytes as f64 * s).round() as u64),
                 estimate_from: from.map(str::to_string),
+                command: p.command.clone(),
                 cgroup: p.cgroup.clone(),
             }
         })
@@ -190,6 +194,7 @@ mod tests {
             rss_bytes: Some(1),
             swap_bytes: swap,
             user: Some("root".into()),
+            command: None,
             cgroup: cgroup.map(str::to_string),
             cgroup_zswapped: cgroup.map(|_| 50),
             cgroup_swap: cgroup.map(|_| 100),

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::rates::counter_rate;
+use super::zram::Zram;
 use crate::sources::Sample;
 use crate::sources::swapdev::ZramBacking;
 
@@ -48,6 +49,28 @@ pub struct SwapDevice {
     /// For a zram device: its writeback setting, for the diagnostics (not in the JSON).
     #[serde(skip)]
     pub zram_backing: Option<ZramBacking>,
+    /// Where this area's used slots hold their data, as far as the kernel says per area; each
+    /// is unknown (null) where it does not.
+    #[serde(flatten)]
+    pub split: AreaSplit,
+}
+
+/// Where one swap area's used slots hold their data. The kernel counts zswap, the swap cache
+/// and what is on disk for all areas together and does not say on which area a zswap entry's
+/// slot lies: a disk area gets the global figures only when it is the only swap area of any
+/// kind. A zram area knows what it stores itself (mm_stat), so the rest of its used slots is
+/// known too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct AreaSplit {
+    /// Data held by the device itself: for zram, pages stored in its RAM, same-filled ones
+    /// included (mm_stat orig_data_size); for the only swap area on disk, pages on the disk
+    /// or zero-filled (the global "not in RAM").
+    pub in_device_bytes: Option<u64>,
+    /// Used slots whose data is not in the device (in zswap, only in the swap cache, in the
+    /// zero map, or written back from zram): used − in_device.
+    pub elsewhere_bytes: Option<u64>,
+    /// The only swap area: what zswap holds (the global figure).
+    pub in_zswap_bytes: Option<u64>,
 }
 
 /// A block device's I/O. Its counters include every kind of I/O on it, not only swap; the global
@@ -77,13 +100,14 @@ pub struct PriorityGroup {
 
 impl Swap {
     /// Derive the swap section. `stored_bytes` is what zswap holds (`None` when unknown),
-    /// `in_zram` what zram swap devices hold.
+    /// `in_zram` what zram swap devices hold, `zram` every zram device.
     pub fn derive(
         curr: &Sample,
         prev: Option<&Sample>,
         zswap_in_kernel: bool,
         stored_bytes: Option<u64>,
         in_zram: Option<u64>,
+        zram: &[Zram],
     ) -> Swap {
         let mem = curr.meminfo.as_ref().ok();
         let priority_groups = priority_groups(curr);
@@ -118,6 +142,7 @@ impl Swap {
                             unmapped: backing.and_then(|b| b.unmapped.clone()),
                             zram_backing: backing.and_then(|b| b.zram.clone()),
                             block_device: block,
+                            split: AreaSplit::default(),
                         }
                     })
                     .collect()
@@ -125,7 +150,7 @@ impl Swap {
             .unwrap_or_default();
         let swap_used = mem.map(|m| m.swap_total.saturating_sub(m.swap_free));
         let in_zswap = in_zswap_bytes(zswap_in_kernel, stored_bytes);
-        Swap {
+        let mut swap = Swap {
             total_bytes: mem.map(|m| m.swap_total),
             free_bytes: mem.map(|m| m.swap_free),
             used_bytes: swap_used,
@@ -143,6 +168,29 @@ impl Swap {
             devices,
             priority_groups,
             areas_known: curr.swaps.is_ok(),
+        };
+        swap.split_areas(zram);
+        swap
+    }
+
+    /// Fill each area's [`AreaSplit`] with what is known of it alone.
+    fn split_areas(&mut self, zram: &[Zram]) {
+        let only = self.areas_known && self.devices.len() == 1;
+        let (in_zswap, not_in_ram) = (self.in_zswap_bytes, self.not_in_ram_bytes);
+        for d in &mut self.devices {
+            let in_device = if d.is_zram {
+                zram.iter()
+                    .find(|z| d.path == format!("/dev/{}", z.device))
+                    .and_then(|z| z.orig_data_bytes)
+            } else {
+                not_in_ram.filter(|_| only)
+            };
+            d.split = AreaSplit {
+                in_device_bytes: in_device,
+                // More stored than used cannot be: the two files were read at different moments.
+                elsewhere_bytes: in_device.and_then(|i| d.used_bytes.checked_sub(i)),
+                in_zswap_bytes: in_zswap.filter(|_| only),
+            };
         }
     }
 }

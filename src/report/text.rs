@@ -118,7 +118,11 @@ fn memory(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
         out,
         st,
         "REAL MEMORY",
-        &format!("total {}", f::bytes(m.total_bytes)),
+        &format!(
+            "available {} of {} total",
+            f::bytes(m.available_bytes),
+            f::bytes(m.total_bytes)
+        ),
     )?;
     let Some(b) = &m.breakdown else {
         return writeln!(
@@ -183,7 +187,7 @@ fn zswap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     let z = &s.zswap;
     if !z.available {
         section(out, st, "ZSWAP", "not in this kernel")?;
-        return Ok(());
+        return missing_lines(&z.unavailable, out, st);
     }
     let state = match z.enabled {
         Some(true) => "enabled",
@@ -267,7 +271,7 @@ fn zswap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
             f::rate(r.bypassed_zswap_bytes_per_sec),
         )?;
     }
-    Ok(())
+    missing_lines(&z.unavailable, out, st)
 }
 
 /// The real-memory bar, [`WIDTH`] wide: each bucket's share of the total in its glyph (its
@@ -370,11 +374,30 @@ fn swap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
             f::bytes_raw(d.used_bytes),
             d.priority
         )?;
+        writeln!(
+            out,
+            "      {}",
+            st.dim(&format!(
+                "in zswap {} · in device {} · elsewhere {}",
+                f::bytes(d.split.in_zswap_bytes),
+                f::bytes(d.split.in_device_bytes),
+                f::bytes(d.split.elsewhere_bytes)
+            ))
+        )?;
         if let Some(line) = device_line(d) {
             for l in f::wrap(&line, WIDTH, 6, 6) {
                 writeln!(out, "      {}", st.dim(&l))?;
             }
         }
+    }
+    let area_note = format!(
+        "per area: in device = in zram's RAM, or on the disk (zero-filled pages included); \
+         elsewhere = in zswap, the swap cache, the zero map or zram's backing device; {} = the kernel counts it only \
+         for all areas together",
+        f::MISSING
+    );
+    for l in f::wrap(&area_note, WIDTH, 2, 2) {
+        writeln!(out, "  {}", st.dim(&l))?;
     }
     for g in w.priority_groups.iter().filter(|g| g.devices.len() > 1) {
         writeln!(
@@ -613,6 +636,9 @@ pub(super) fn processes(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Re
             f::bytes_raw(r.swap_bytes),
             f::bytes(r.zswap_estimate_bytes),
         )?;
+        if let Some(cmd) = &r.command {
+            writeln!(out, "{:10}{}", "", st.dim(&f::fit(cmd, WIDTH - 10, false)))?;
+        }
     }
     let mut sources: Vec<&str> = p
         .top
@@ -786,12 +812,25 @@ fn tunables(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
 }
 
 fn unavailable(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
-    let items = f::unavailable(s);
+    // zswap's own are said in its section, where its figures are.
+    let items: Vec<_> = f::unavailable(s)
+        .into_iter()
+        .filter(|m| !s.zswap.unavailable.contains(m))
+        .collect();
     if items.is_empty() {
         return Ok(());
     }
     section(out, st, "UNAVAILABLE", "")?;
-    for m in &items {
+    missing_lines(&items, out, st)
+}
+
+/// Each missing item with its reason and, where there is one, how to get it.
+fn missing_lines(
+    items: &[crate::model::Missing],
+    out: &mut impl Write,
+    st: Style,
+) -> io::Result<()> {
+    for m in items {
         let text = format!("{}: {}", m.label(), m.reason.text());
         for (i, line) in f::wrap(&text, WIDTH, 4, 6).iter().enumerate() {
             if i == 0 {

@@ -19,7 +19,12 @@ pub struct ProcSample {
     pub swap_bytes: u64,
     /// User name (filled in for the top processes only).
     pub user: Option<String>,
-    /// cgroup v2 path (top processes only; `None` on cgroup v1).
+    /// The command line (`/proc/PID/cmdline`, NULs as spaces, trimmed; top processes only;
+    /// `None` when empty: a kernel thread or a zombie).
+    #[serde(default)]
+    pub command: Option<String>,
+    /// The cgroup (top processes only): the v2 path, or on a cgroup v1 system the memory
+    /// controller's.
     pub cgroup: Option<String>,
     /// That cgroup's memory.stat `zswapped` and memory.swap.current, for the zswap estimate.
     pub cgroup_zswapped: Option<u64>,
@@ -66,7 +71,11 @@ pub fn scan(root: &Root, top_n: usize) -> ProcScan {
         let mut seen: HashMap<String, (Option<u64>, Option<u64>)> = HashMap::new();
         for p in &mut swapped {
             p.user = users.name(p.uid);
-            let Some(mount) = &v2 else { continue };
+            p.command = command_line(root, p.pid);
+            let Some(mount) = &v2 else {
+                p.cgroup = cgroup_v1_memory_path(root, p.pid);
+                continue;
+            };
             p.cgroup = cgroup_v2_path(root, p.pid);
             if let Some(path) = p.cgroup.as_deref() {
                 let (zswapped, swap) = *seen.entry(path.to_string()).or_insert_with(|| {
@@ -153,6 +162,7 @@ pub fn parse_status(pid: u32, bytes: &[u8]) -> Option<ProcSample> {
         rss_bytes: rss,
         swap_bytes: swap?,
         user: None,
+        command: None,
         cgroup: None,
         cgroup_zswapped: None,
         cgroup_swap: None,
@@ -178,6 +188,52 @@ pub fn cgroup_v2_path(root: &Root, pid: u32) -> Option<String> {
     text.lines()
         .find_map(|l| l.strip_prefix("0::"))
         .map(|p| p.trim().to_string())
+}
+
+/// The memory controller's cgroup of a process on cgroup v1 (`4:memory:/user.slice`), or
+/// `None` (no memory controller, gone).
+pub fn cgroup_v1_memory_path(root: &Root, pid: u32) -> Option<String> {
+    let text = root
+        .read_text(&root.proc(&format!("{pid}/cgroup")), &Reason::absent(""))
+        .ok()?;
+    text.lines().find_map(|l| {
+        let mut f = l.splitn(3, ':');
+        let (_, controllers, path) = (f.next()?, f.next()?, f.next()?);
+        controllers
+            .split(',')
+            .any(|c| c == "memory")
+            .then(|| path.trim().to_string())
+    })
+}
+
+/// Longest command line kept (the rest is cut with "…").
+const COMMAND_MAX: usize = 512;
+
+/// A process's command line: `/proc/PID/cmdline`'s arguments joined by spaces and trimmed, at
+/// most [`COMMAND_MAX`] characters; `None` when empty (kernel threads, zombies) or unreadable.
+/// Control characters are made visible with the rest of the snapshot's strings.
+pub fn command_line(root: &Root, pid: u32) -> Option<String> {
+    let mut buf = Vec::new();
+    root.read_into(
+        &root.proc(&format!("{pid}/cmdline")),
+        &mut buf,
+        &Reason::absent(""),
+    )
+    .ok()?;
+    let text = String::from_utf8_lossy(&buf);
+    let joined = text
+        .split('\0')
+        .filter(|a| !a.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let joined = joined.trim();
+    if joined.is_empty() {
+        return None;
+    }
+    Some(match joined.char_indices().nth(COMMAND_MAX) {
+        Some((at, _)) => format!("{}…", &joined[..at]),
+        None => joined.to_string(),
+    })
 }
 
 /// uid → user name (numeric when unknown): through the system's user database (NSS, as `id`
@@ -279,6 +335,46 @@ mod tests {
             "unknown: the number"
         );
         assert_eq!(users.name(None), None);
+    }
+
+    #[test]
+    fn command_lines_and_v1_memory_cgroups() {
+        let dir = tempfile::tempdir().unwrap();
+        let proc = |pid: u32, file: &str, bytes: &[u8]| {
+            let d = dir.path().join(format!("proc/{pid}"));
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join(file), bytes).unwrap();
+        };
+        proc(1, "cmdline", b"python3\0train.py\0--epochs\x00003\0");
+        proc(2, "cmdline", b"");
+        proc(3, "cmdline", b"  sh\0-c\0echo \x1b[31m\0");
+        proc(4, "cmdline", "x".repeat(2 * COMMAND_MAX).as_bytes());
+        proc(
+            1,
+            "cgroup",
+            b"12:pids:/user.slice\n4:cpu,memory:/user.slice/app\n1:name=systemd:/x\n",
+        );
+        proc(2, "cgroup", b"0::/system.slice/a.service\n");
+        let root = Root::at(dir.path());
+        assert_eq!(
+            command_line(&root, 1).as_deref(),
+            Some("python3 train.py --epochs 003")
+        );
+        assert_eq!(command_line(&root, 2), None, "a kernel thread's is empty");
+        // Kept as read here; the snapshot makes the escape visible (sanitize).
+        assert_eq!(
+            command_line(&root, 3).as_deref(),
+            Some("sh -c echo \x1b[31m")
+        );
+        let long = command_line(&root, 4).unwrap();
+        assert_eq!(long.chars().count(), COMMAND_MAX + 1);
+        assert!(long.ends_with('…'));
+        assert_eq!(command_line(&root, 9), None, "gone");
+        assert_eq!(
+            cgroup_v1_memory_path(&root, 1).as_deref(),
+            Some("/user.slice/app")
+        );
+        assert_eq!(cgroup_v1_memory_path(&root, 2), None, "v2 only");
     }
 
     #[test]

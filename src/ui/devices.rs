@@ -6,7 +6,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::panels::{single_disk, split_line};
+use super::panels::split_line;
 use super::theme::Theme;
 use super::widgets::{self, Col};
 use super::widgets::{bold, dim, raw};
@@ -30,14 +30,15 @@ const fn col(title: &'static str, width: u16, right: bool) -> Col {
     }
 }
 
-const SIZE_COLS: [Col; 7] = [
+const SIZE_COLS: [Col; 8] = [
     col("path", 0, false),
     col("type", 9, false),
     col("size", 10, true),
     col("used", 10, true),
     col("prio", 5, true),
     col("in zswap", 10, true),
-    col("on disk", 10, true),
+    col("in device", 10, true),
+    col("elsewhere", 10, true),
 ];
 
 const IO_COLS: [Col; 8] = [
@@ -51,6 +52,28 @@ const IO_COLS: [Col; 8] = [
     col("busy", 6, true),
 ];
 
+/// What the per-area columns hold, and why some are missing.
+fn area_note(t: &Theme, width: usize) -> Vec<Line<'static>> {
+    let items = vec![
+        vec![dim(
+            t,
+            "in device: in zram's RAM, or on the disk (zero-filled pages included)",
+        )],
+        vec![dim(
+            t,
+            "elsewhere: in zswap, the swap cache, the zero map or zram's backing device",
+        )],
+        vec![dim(
+            t,
+            format!(
+                "{}: the kernel counts it only for all areas together",
+                t.missing()
+            ),
+        )],
+    ];
+    widgets::flow(items, width, t.sep(), 0)
+}
+
 /// "vda2 on vda", "dm-0 on sda+sdb", "vda", or the missing mark.
 fn device_name(d: &SwapDevice) -> String {
     match d.block_device.as_deref() {
@@ -60,17 +83,10 @@ fn device_name(d: &SwapDevice) -> String {
     }
 }
 
-fn size_row(s: &Snapshot, i: usize, d: &SwapDevice, t: &Theme) -> Vec<String> {
-    let (in_z, disk) = if d.is_zram {
-        ("0 B".to_string(), "0 B (RAM)".to_string())
-    } else if single_disk(s) == Some(i) {
-        (
-            f::bytes(s.swap.in_zswap_bytes),
-            f::bytes(s.swap.not_in_ram_bytes),
-        )
-    } else {
-        (t.missing().to_string(), t.missing().to_string())
-    };
+/// One area's row: its share of zswap, of the device itself and of elsewhere are the model's
+/// per-area figures ([`crate::model::AreaSplit`]), missing where the kernel counts only for all
+/// areas together.
+fn size_row(d: &SwapDevice) -> Vec<String> {
     vec![
         d.path.clone(),
         if d.is_zram {
@@ -81,8 +97,9 @@ fn size_row(s: &Snapshot, i: usize, d: &SwapDevice, t: &Theme) -> Vec<String> {
         f::bytes_raw(d.size_bytes),
         f::bytes_raw(d.used_bytes),
         d.priority.to_string(),
-        in_z,
-        disk,
+        f::bytes(d.split.in_zswap_bytes),
+        f::bytes(d.split.in_device_bytes),
+        f::bytes(d.split.elsewhere_bytes),
     ]
 }
 
@@ -245,9 +262,6 @@ pub fn draw(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
     let width = usize::from(area.width);
     let n = s.swap.devices.len();
 
-    // The swap half, from the top: rule, split, note, size table, I/O table, priorities, I/O
-    // note. When rows are short the notes go first, then the priorities and the split, then
-    // the tables share what is left.
     let split = split_line(s, t, width);
     let prio = priority_lines(s, t, width);
     let io_note = if n > 0 {
@@ -255,36 +269,12 @@ pub fn draw(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
     } else {
         Vec::new()
     };
-    let one = single_disk(s);
-    let note = if one.is_none() && s.swap.devices.iter().filter(|d| !d.is_zram).count() > 1 {
-        "in zswap / on disk: the kernel counts zswap for all devices together (see the line above)"
+    let note = if n > 0 {
+        area_note(t, width)
     } else {
-        "on disk: pages on the device, or zero-filled pages that take no space at all"
+        Vec::new()
     };
-    let table_rows = n.max(1);
-    let tables = if n > 0 { 2 * (1 + table_rows) } else { 1 };
-    // rule, split, note, tables, priorities, I/O note
-    let mut parts = [1usize, split.len(), 1, tables, prio.len(), io_note.len()];
-    let h = usize::from(area.height);
-    let zram_need = 1 + zram_lines(s, t, width).max(1);
-    // The notes make way for zram's lines, then the tables for zram's first five.
-    let mut over = parts
-        .iter()
-        .sum::<usize>()
-        .saturating_sub(h.saturating_sub(zram_need));
-    for i in [2, 1, 4, 5] {
-        let cut = over.min(parts[i]);
-        parts[i] -= cut;
-        over -= cut;
-    }
-    let over = parts
-        .iter()
-        .sum::<usize>()
-        .saturating_sub(h.saturating_sub(zram_need.min(5)));
-    if over > 0 && n > 0 {
-        // Each table keeps its header and at least one row.
-        parts[3] = parts[3].saturating_sub(over).max(4);
-    }
+    let parts = parts(s, t, width, usize::from(area.height));
     let swap_h = parts.iter().sum::<usize>().min(usize::from(area.height)) as u16;
     let swap_area = Rect {
         height: swap_h,
@@ -311,8 +301,8 @@ pub fn draw(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         widgets::put(buf, swap_area, y, l);
         y += 1;
     }
-    if parts[2] > 0 {
-        widgets::put(buf, swap_area, y, &Line::from(dim(t, note)));
+    for l in note.iter().take(parts[2]) {
+        widgets::put(buf, swap_area, y, l);
         y += 1;
     }
     if n == 0 {
@@ -325,10 +315,10 @@ pub fn draw(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         y += 1;
     } else {
         let offset = app.scroll(Focus::Swap).min(n - 1);
-        let shown = (parts[3] / 2).saturating_sub(1).max(1);
+        let shown = areas_shown(parts[3]);
         let end = (offset + shown).min(n);
         let size_rows: Vec<Vec<String>> = (offset..end)
-            .map(|i| size_row(s, i, &s.swap.devices[i], t))
+            .map(|i| size_row(&s.swap.devices[i]))
             .collect();
         let io_rows: Vec<Vec<String>> = (offset..end)
             .map(|i| io_row(s, &s.swap.devices[i], t))
@@ -392,6 +382,71 @@ pub fn draw(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
             y += 1;
         }
     }
+}
+
+/// The lines each part of the swap half gets in `h` rows: rule, split, note, the two tables,
+/// priorities, I/O note. When rows are short the notes go first, then the priorities and the
+/// split, then the tables share what is left.
+fn parts(s: &Snapshot, t: &Theme, width: usize, h: usize) -> [usize; 6] {
+    let n = s.swap.devices.len();
+    let lines = |v: Vec<Line<'static>>| if n > 0 { v.len() } else { 0 };
+    let table_rows = n.max(1);
+    let tables = if n > 0 { 2 * (1 + table_rows) } else { 1 };
+    // rule, split, note, tables, priorities, I/O note
+    let mut parts = [
+        1usize,
+        split_line(s, t, width).len(),
+        lines(area_note(t, width)),
+        tables,
+        priority_lines(s, t, width).len(),
+        lines(io_note(s, t, width)),
+    ];
+    let zram_need = 1 + zram_lines(s, t, width).max(1);
+    // The notes make way for zram's lines, then the tables for zram's first five.
+    let mut over = parts
+        .iter()
+        .sum::<usize>()
+        .saturating_sub(h.saturating_sub(zram_need));
+    for i in [2, 1, 4, 5] {
+        let cut = over.min(parts[i]);
+        parts[i] -= cut;
+        over -= cut;
+    }
+    let over = parts
+        .iter()
+        .sum::<usize>()
+        .saturating_sub(h.saturating_sub(zram_need.min(5)));
+    if over > 0 && n > 0 {
+        // Each table keeps its header and at least one row.
+        parts[3] = parts[3].saturating_sub(over).max(4);
+    }
+    parts
+}
+
+/// Swap areas shown in each table when the tables have `table_lines` lines.
+fn areas_shown(table_lines: usize) -> usize {
+    (table_lines / 2).saturating_sub(1).max(1)
+}
+
+/// How far PgUp/PgDn move each half of the view in `area`: a page less one, at least one —
+/// swap areas in the tables, zram cards below them.
+pub fn pages(s: &Snapshot, ascii: bool, area: Rect) -> (usize, usize) {
+    let t = Theme::new(false, ascii);
+    let width = usize::from(area.width);
+    let h = usize::from(area.height);
+    let parts = parts(s, &t, width, h);
+    let swap_page = areas_shown(parts[3]).saturating_sub(1).max(1);
+    let mut room = h.saturating_sub(parts.iter().sum::<usize>().min(h) + 1);
+    let mut cards = 0usize;
+    for z in &s.zram {
+        let need = zram_card(s, z, &t, width).len();
+        if need > room {
+            break;
+        }
+        room -= need;
+        cards += 1;
+    }
+    (swap_page, cards.saturating_sub(1).max(1))
 }
 
 /// Lines all zram cards take at this width.

@@ -86,6 +86,22 @@ pub fn max_scrolls(app: &App) -> [usize; 5] {
     Pane::ALL.map(|p| max_scroll(app, p))
 }
 
+/// How far PgUp/PgDn move each pane (by [`Pane::index`]) on the terminal the app last saw: the
+/// rows it shows less one, so the last row of a page is the first of the next.
+pub fn pages(app: &App) -> [usize; 5] {
+    let (w, h) = app.size;
+    let body = body(Rect::new(0, 0, w, h));
+    let (swap, zram) = devices::pages(&app.shown, app.settings.ascii, body);
+    let less_one = |rows: usize| rows.saturating_sub(1).max(1);
+    [
+        swap,
+        zram,
+        less_one(advice::text_rows(body.height)),
+        less_one(owners::visible_rows(app, View::Processes, body)),
+        less_one(owners::visible_rows(app, View::Cgroups, body)),
+    ]
+}
+
 /// Which view's name in the bottom line covers the cell at `column`, `row` on the terminal the
 /// app last saw (what a mouse click there switches to).
 pub fn view_at(app: &App, column: u16, row: u16) -> Option<View> {
@@ -139,10 +155,17 @@ pub fn max_scroll(app: &App, pane: Pane) -> usize {
 
 fn too_small(buf: &mut Buffer, area: Rect, t: &Theme) {
     let x = if t.ascii { "x" } else { "×" };
-    let msg = format!(
-        "terminal too small: {}{x}{}, need {MIN_WIDTH}{x}{MIN_HEIGHT} (q quits)",
-        area.width, area.height
-    );
+    let (w, h) = (area.width, area.height);
+    // The longest that fits: shorter forms drop whole words, never cut a size.
+    let msg = [
+        format!("terminal too small: {w}{x}{h}, need {MIN_WIDTH}{x}{MIN_HEIGHT} (q quits)"),
+        format!("too small: {w}{x}{h}, need {MIN_WIDTH}{x}{MIN_HEIGHT}"),
+        format!("need {MIN_WIDTH}{x}{MIN_HEIGHT}"),
+        format!("{MIN_WIDTH}{x}{MIN_HEIGHT}"),
+    ]
+    .into_iter()
+    .find(|m| m.chars().count() <= usize::from(w))
+    .unwrap_or_default();
     widgets::put(buf, area, 0, &Line::from(Span::styled(msg, t.warn())));
 }
 

@@ -26,18 +26,20 @@ const fn col(title: &'static str, width: u16, right: bool) -> Col {
 }
 
 /// pid, name, user, rss, swap, ~in zswap, from, cgroup.
-const PROC_COLS: [Col; 8] = [
+const PROC_COLS: [Col; 9] = [
     col("pid", 7, true),
-    col("name", 0, false),
+    // A process name (comm) is at most 15 bytes.
+    col("name", 16, false),
     col("user", 9, false),
     col("rss", 10, true),
     col("swap", 10, true),
     col("~in zswap", 10, true),
     col("from", 6, false),
     col("cgroup", 24, false),
+    col("command", 0, false),
 ];
 /// Kept first to last when the width is short (indices into `PROC_COLS`).
-const PROC_KEEP: [usize; 8] = [0, 1, 4, 5, 3, 2, 6, 7];
+const PROC_KEEP: [usize; 9] = [0, 1, 4, 5, 3, 8, 2, 6, 7];
 
 const CG_COLS: [Col; 11] = [
     col("cgroup", 0, false),
@@ -286,6 +288,7 @@ pub fn processes(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
                             .to_string()
                     })
                     .unwrap_or_else(|| t.missing().into()),
+                r.command.clone().unwrap_or_else(|| t.missing().into()),
             ];
             keep.iter().map(|&i| cells[i].clone()).collect()
         })

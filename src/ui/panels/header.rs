@@ -38,6 +38,17 @@ pub fn header(app: &App, t: &Theme, width: usize) -> Header {
     if s.host.root != "/" {
         l1.push(vec![dim(t, "tree "), raw(s.host.root.clone())]);
     }
+    // Too wide: whole fields go, never half of one — the tree, then the interval, the uptime,
+    // the host (the badge of a pause takes room too).
+    let room = width.saturating_sub(if app.paused { 9 } else { 0 });
+    for drop in [6, 5, 3, 1] {
+        if joined(t, l1.clone()).width() <= room {
+            break;
+        }
+        if drop < l1.len() {
+            l1.remove(drop);
+        }
+    }
     let mut l1 = joined(t, l1);
     if app.paused {
         l1.spans.insert(0, raw(" "));

@@ -14,6 +14,6 @@ pub use footer::footer;
 pub use header::{Header, finding_counts, header};
 pub use help::help;
 pub use memory::memory;
-pub use swap::{single_disk, split_line, swap};
+pub use swap::{split_line, swap};
 pub use zram::zram;
 pub use zswap::{traffic_lines, zswap};

@@ -7,21 +7,6 @@ use crate::model::Snapshot;
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{self, Section, bold, dim, raw};
 
-/// Whether the kernel's global zswap figures can be put on one device: one swap device that
-/// is not zram holds all of them.
-pub fn single_disk(s: &Snapshot) -> Option<usize> {
-    let mut disks = s
-        .swap
-        .devices
-        .iter()
-        .enumerate()
-        .filter(|(_, d)| !d.is_zram);
-    match (disks.next(), disks.next()) {
-        (Some((i, _)), None) => Some(i),
-        _ => None,
-    }
-}
-
 pub fn split_line(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
     let w = &s.swap;
     let mut items = vec![

@@ -7,10 +7,18 @@ use ratatui::text::{Line, Span};
 
 use crate::ui::theme::Theme;
 
-/// Draw `line` at the start of row `y` of `area`, clipped to its width.
+/// Draw `line` at the start of row `y` of `area`, clipped to its width; a line cut short ends
+/// with "…" (trailing blanks cut off are no loss).
 pub fn put(buf: &mut Buffer, area: Rect, y: u16, line: &Line<'_>) {
     if y < area.height && area.width > 0 {
-        buf.set_line(area.x, area.y + y, line, area.width);
+        let row = area.y + y;
+        buf.set_line(area.x, row, line, area.width);
+        let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+        if Span::raw(text.trim_end()).width() > usize::from(area.width)
+            && let Some(cell) = buf.cell_mut((area.x + area.width - 1, row))
+        {
+            cell.set_symbol("…");
+        }
     }
 }
 
