@@ -86,7 +86,8 @@ recorder=$!
 sleep 10
 
 # The workload: 896 MiB of pages half random, half zero (about 2:1 for lzo), then a byte of each
-# page rewritten pass after pass (swap-ins, and the pages stored again) until killed.
+# page rewritten pass after pass (more than the limit each pass: swap-ins, and the pages stored
+# again) until killed.
 python3 - <<'EOF' &
 import os, sys, time
 with open("/sys/fs/cgroup/memory/zswaptop-demo/cgroup.procs", "w") as f:
@@ -99,9 +100,9 @@ for i in range(0, SIZE, len(block)):
     buf[i:i + len(block)] = block
 time.sleep(5)
 while True:
-    for i in range(0, len(buf), PAGE * 4):
+    for i in range(0, len(buf), PAGE):
         buf[i] ^= 1
-    time.sleep(2)
+    time.sleep(1)
 EOF
 workload=$!
 sleep 45
