@@ -94,6 +94,7 @@ fn main() -> std::process::ExitCode {
             colour_follows_color_and_no_color,
             ctrl_z_suspends_and_fg_resumes,
             replay_seeks_steps_and_pauses,
+            the_dashboard_records_what_it_samples,
         ],
     )
 }
@@ -667,4 +668,24 @@ fn replay_seeks_steps_and_pauses() {
     t.wait_for("the help closed", |s| !s.contains("replay: play / pause"));
     t.keys(&["q"]);
     t.wait_for("the shell back", |s| s.contains("EXIT=0"));
+}
+
+/// `--record`: every sample the dashboard took is in the recording when it quits.
+fn the_dashboard_records_what_it_samples() {
+    require_tmux!();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dash.zsr");
+    let t = shell_session("record");
+    t.type_line(&format!(
+        "{BIN} -i 0.1 --root {} --record {}; echo EXIT=$?",
+        fixture(),
+        path.display()
+    ));
+    t.wait_for("the dashboard", |s| s.contains("Real memory"));
+    sleep(Duration::from_millis(700));
+    t.keys(&["q"]);
+    t.wait_for("the shell back", |s| s.contains("EXIT=0"));
+    let r = zswaptop::store::Reader::open(&path).unwrap();
+    assert!(r.len() >= 4, "{} samples recorded", r.len());
+    assert!(r.warnings().is_empty(), "{:?}", r.warnings());
 }
