@@ -1,5 +1,6 @@
 //! Command line: clap's `Cli`, validated into typed `Settings` (no clap types past this module).
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -36,6 +37,11 @@ pub struct Cli {
     /// Short for --format json (one object, with a schema_version). Implies --once.
     #[arg(long, conflicts_with = "format")]
     pub json: bool,
+
+    /// Write DIR/zswaptop.prom for node_exporter's textfile collector (Prometheus text format;
+    /// a temporary file renamed over it, so a scrape never reads half a file). Implies --once.
+    #[arg(long, value_name = "DIR")]
+    pub textfile: Option<PathBuf>,
 
     /// Sampling interval in seconds (at least 0.1). With --once, take two samples this far
     /// apart so rates are filled in.
@@ -100,6 +106,17 @@ pub struct Cli {
 /// What `zswaptop COMMAND` does instead of the dashboard.
 #[derive(Debug, Clone, PartialEq, Subcommand)]
 pub enum Command {
+    /// Serve /metrics over HTTP for Prometheus (OpenMetrics, or the text format 0.0.4 when the
+    /// scraper asks for it), sampled at each scrape.
+    Serve {
+        /// Address and port to listen on; only loopback unless another address is given.
+        #[arg(long, value_name = "ADDR", default_value_t = DEFAULT_LISTEN)]
+        listen: SocketAddr,
+
+        /// Read DIR/proc and DIR/sys instead of /proc and /sys (a captured tree).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+    },
     /// Print the completion script for SHELL to stdout.
     Completions {
         #[arg(value_enum)]
@@ -193,22 +210,40 @@ fn parse_size(s: &str) -> Result<u64, String> {
 }
 
 impl Command {
-    /// Write what the command prints to `out`. Generated in memory first: clap_complete
-    /// panics on a write error, and `zswaptop completions bash | head` must not.
+    /// Run the command: `serve` serves and `record` records until the process is stopped,
+    /// `replay` runs the dashboard over a recording, `export` writes to `out`; the others write
+    /// what they print to `out`, generated in memory first: clap_complete panics on a write
+    /// error, and `zswaptop completions bash | head` must not.
     pub fn run(self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         let mut cmd = Cli::command();
         let mut text = Vec::new();
         match self {
+            Command::Serve { listen, root } => {
+                return crate::serve::run(listen, root)
+                    .map_err(|e| std::io::Error::other(format!("{e:#}")));
+            }
             Command::Completions { shell } => {
                 clap_complete::generate(shell, &mut cmd, "zswaptop", &mut text);
             }
             Command::Man => man_page(&cmd, &mut text)?,
-            Command::Record(_) | Command::Replay(_) | Command::Export(_) => {
-                return Err(std::io::Error::other("not a printing command"));
+            Command::Record(args) => return crate::recording::record(&args).map_err(io_error),
+            Command::Replay(args) => return crate::replay(&args).map_err(io_error),
+            Command::Export(args) => {
+                let mut out = std::io::BufWriter::new(out);
+                return crate::recording::export(&args, &mut out).map_err(io_error);
             }
         }
         out.write_all(&text)?;
         out.flush()
+    }
+}
+
+/// An error for `main` to print, its kind kept when it is an I/O error (a closed pipe is not
+/// worth a message).
+fn io_error(e: anyhow::Error) -> std::io::Error {
+    match e.downcast::<std::io::Error>() {
+        Ok(e) => e,
+        Err(e) => std::io::Error::other(format!("{e:#}")),
     }
 }
 
@@ -252,6 +287,11 @@ fn man_page(cmd: &clap::Command, out: &mut Vec<u8>) -> std::io::Result<()> {
     man.render_version_section(out)
 }
 
+/// Where `serve` listens by default: loopback, on a port outside 9100–9999 (the range the
+/// Prometheus exporters' port list has handed out to exporters, node_exporter's 9100 first).
+pub const DEFAULT_LISTEN: SocketAddr =
+    SocketAddr::new(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), 19100);
+
 /// `--color`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorWhen {
@@ -264,6 +304,8 @@ pub enum ColorWhen {
 pub enum Mode {
     /// One snapshot, written in this format.
     Once(Format),
+    /// The exposition (text format 0.0.4) written to DIR/zswaptop.prom.
+    Textfile,
     Dashboard,
 }
 
@@ -281,6 +323,8 @@ pub struct Settings {
     pub mouse: bool,
     /// Extra scans `--once` asks for.
     pub extras: crate::sources::Extras,
+    /// `--textfile DIR`.
+    pub textfile: Option<PathBuf>,
     /// The dashboard records its samples here (`--record`).
     pub record: Option<PathBuf>,
     /// `--once` over a recorded moment (`--from PATH --at TIME`).
@@ -298,6 +342,8 @@ pub enum SettingsError {
     History(f64),
     #[error("root '{0}' is not a directory")]
     Root(String),
+    #[error("--textfile writes the Prometheus text format: drop --json and --format")]
+    TextfileFormat,
 }
 
 impl Settings {
@@ -321,11 +367,15 @@ impl Settings {
             return Err(SettingsError::Root(r.display().to_string()));
         }
         let once = cli.once || cli.from.is_some();
-        let mode = match (cli.format, cli.json, once) {
-            (Some(f), _, _) => Mode::Once(f),
-            (None, true, _) => Mode::Once(Format::Json),
-            (None, false, true) => Mode::Once(Format::Text),
-            (None, false, false) => Mode::Dashboard,
+        let mode = match (cli.format, cli.json, once, &cli.textfile) {
+            (Some(_), _, _, Some(_)) | (_, true, _, Some(_)) => {
+                return Err(SettingsError::TextfileFormat);
+            }
+            (None, false, _, Some(_)) => Mode::Textfile,
+            (Some(f), _, _, None) => Mode::Once(f),
+            (None, true, _, None) => Mode::Once(Format::Json),
+            (None, false, true, None) => Mode::Once(Format::Text),
+            (None, false, false, None) => Mode::Dashboard,
         };
         Ok(Settings {
             mode,
@@ -345,6 +395,7 @@ impl Settings {
                 top_processes: cli.top,
                 cgroups: cli.cgroups,
             },
+            textfile: cli.textfile,
             record: cli.record,
             from: cli.from.zip(cli.at),
         })
@@ -380,6 +431,54 @@ mod tests {
         );
         assert!(Cli::try_parse_from(["zswaptop", "--format", "yaml"]).is_err());
         assert_eq!(parse(&[]).unwrap().mode, Mode::Dashboard);
+    }
+
+    #[test]
+    fn formats_and_the_textfile() {
+        assert_eq!(
+            parse(&["--format", "openmetrics"]).unwrap().mode,
+            Mode::Once(Format::Openmetrics)
+        );
+        assert_eq!(
+            parse(&["--once", "--format=prometheus"]).unwrap().mode,
+            Mode::Once(Format::Prometheus)
+        );
+        assert!(Cli::try_parse_from(["zswaptop", "--json", "--format", "openmetrics"]).is_err());
+        let t = parse(&["--textfile", "/tmp"]).unwrap();
+        assert_eq!(t.mode, Mode::Textfile);
+        assert_eq!(t.textfile, Some(PathBuf::from("/tmp")));
+        for other in [&["--json"][..], &["--format", "openmetrics"]] {
+            let mut args = vec!["--textfile", "/tmp"];
+            args.extend_from_slice(other);
+            assert_eq!(parse(&args).unwrap_err(), SettingsError::TextfileFormat);
+        }
+    }
+
+    #[test]
+    fn serve_listens_on_loopback_unless_told() {
+        let c = |args: &[&str]| {
+            let mut v = vec!["zswaptop"];
+            v.extend_from_slice(args);
+            Cli::try_parse_from(v).map(|c| c.command)
+        };
+        match c(&["serve"]).unwrap() {
+            Some(Command::Serve { listen, root }) => {
+                assert!(listen.ip().is_loopback());
+                assert_eq!(listen, DEFAULT_LISTEN);
+                assert_eq!(root, None);
+            }
+            other => panic!("{other:?}"),
+        }
+        match c(&["serve", "--listen", "0.0.0.0:9999"]).unwrap() {
+            Some(Command::Serve { listen, .. }) => assert_eq!(listen.port(), 9999),
+            other => panic!("{other:?}"),
+        }
+        assert!(c(&["serve", "--listen", "nowhere"]).is_err());
+        assert!(
+            c(&["--once", "serve"]).is_err(),
+            "flags are the dashboard's"
+        );
+        assert_eq!(c(&[]).unwrap(), None);
     }
 
     #[test]

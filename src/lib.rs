@@ -17,6 +17,7 @@ pub mod recording;
 pub mod report;
 pub mod root;
 pub mod sanitize;
+pub mod serve;
 pub mod sources;
 pub mod store;
 pub mod sys;
@@ -66,15 +67,66 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
             let mut out = io::BufWriter::new(stdout.lock());
             recording::once_from(path, at, format, settings.color, &mut out)
         }
-        Mode::Once(format) => {
+        Mode::Textfile => {
+            let dir = settings
+                .textfile
+                .as_deref()
+                .context("--textfile without a directory")?;
             let mut source = Sampler::full(root);
-            let snap = snapshot(&mut source, settings.interval, settings.extras);
+            let snap = snapshot(
+                &mut source,
+                settings.interval,
+                metrics_extras(settings.extras),
+            );
+            write_textfile(&snap, dir)
+        }
+        Mode::Once(format) => {
+            let extras = if format.is_exposition() {
+                metrics_extras(settings.extras)
+            } else {
+                settings.extras
+            };
+            let mut source = Sampler::full(root);
+            let snap = snapshot(&mut source, settings.interval, extras);
             let stdout = io::stdout();
             let mut out = io::BufWriter::new(stdout.lock());
             let written = report::write(format, &snap, &mut out, settings.color);
             quiet_on_closed_pipe(written.and_then(|()| out.flush())).context("writing the report")
         }
     }
+}
+
+/// The scans an exposition needs: the cgroup tree, for the top cgroups by zswap.
+pub fn metrics_extras(extras: sources::Extras) -> sources::Extras {
+    sources::Extras {
+        cgroups: true,
+        ..extras
+    }
+}
+
+/// The file `--textfile DIR` writes.
+pub const TEXTFILE_NAME: &str = "zswaptop.prom";
+
+/// Write DIR/zswaptop.prom for node_exporter's textfile collector: into a temporary file in
+/// DIR (a name without `.prom`, which the collector skips), made readable by all (the exporter
+/// runs as its own user), then renamed over the old one, so a scrape never sees half a file.
+pub fn write_textfile(snap: &Snapshot, dir: &std::path::Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".zswaptop.prom.")
+        .tempfile_in(dir)
+        .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+    report::openmetrics::write(snap, report::openmetrics::Flavor::Prometheus, &mut tmp)
+        .and_then(|()| tmp.flush())
+        .and_then(|()| {
+            tmp.as_file()
+                .set_permissions(std::fs::Permissions::from_mode(0o644))
+        })
+        .with_context(|| format!("writing {}", tmp.path().display()))?;
+    let path = dir.join(TEXTFILE_NAME);
+    tmp.persist(&path)
+        .with_context(|| format!("renaming it to {}", path.display()))?;
+    Ok(())
 }
 
 /// The live dashboard. ASCII symbols with `--ascii` or a locale that is not UTF-8.
@@ -122,6 +174,7 @@ pub fn replay(args: &cli::ReplayArgs) -> anyhow::Result<()> {
         history,
         mouse: !args.no_mouse,
         extras: sources::Extras::default(),
+        textfile: None,
         record: None,
         from: None,
     };

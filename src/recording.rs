@@ -85,6 +85,8 @@ pub fn once_from(
             report::write(format, &snap, out, color)?;
         }
         Format::Json => write_json_line(&m, &snap, out)?,
+        // The metrics of the recorded moment, as a scrape at that moment would have had them.
+        Format::Openmetrics | Format::Prometheus => report::write(format, &snap, out, color)?,
     }
     Ok(out.flush()?)
 }

@@ -594,6 +594,13 @@ impl Metric {
         name
     }
 
+    /// The value an exporter writes, in base units: a gauge's level or a counter's total
+    /// (pages as bytes, percent as a ratio, microseconds as seconds).
+    pub fn exported(&self, s: &Snapshot) -> Option<f64> {
+        let v = self.raw(s)? * self.unit.base_factor(s.page_size.bytes);
+        v.is_finite().then_some(v)
+    }
+
     /// For a counter that is [`Metric::part_of`] another: its share of that one's total since
     /// boot, and of that one's rate over the last interval, in percent.
     pub fn share(&self, s: &Snapshot) -> (Option<f64>, Option<f64>) {

@@ -2,6 +2,7 @@
 //! [`Format`].
 
 pub mod json;
+pub mod openmetrics;
 pub mod text;
 
 use std::io::{self, Write};
@@ -15,6 +16,17 @@ pub enum Format {
     Text,
     /// The snapshot itself, as one JSON object with a schema_version.
     Json,
+    /// The metrics a Prometheus scrapes, in OpenMetrics 1.0.0 text.
+    Openmetrics,
+    /// The same in the Prometheus text format 0.0.4.
+    Prometheus,
+}
+
+impl Format {
+    /// Whether this is a metrics exposition (which needs the cgroup scan, for the top cgroups).
+    pub fn is_exposition(self) -> bool {
+        matches!(self, Format::Openmetrics | Format::Prometheus)
+    }
 }
 
 /// Write `snap` as `format`; `color` applies to the text format only.
@@ -22,5 +34,7 @@ pub fn write(format: Format, snap: &Snapshot, out: &mut impl Write, color: bool)
     match format {
         Format::Text => text::write(snap, out, text::Style { color }),
         Format::Json => json::write(snap, out),
+        Format::Openmetrics => openmetrics::write(snap, openmetrics::Flavor::OpenMetrics, out),
+        Format::Prometheus => openmetrics::write(snap, openmetrics::Flavor::Prometheus, out),
     }
 }

@@ -1,0 +1,696 @@
+//! The metrics exposition with the real components that read it: `promtool check metrics` on
+//! every fixture tree and the live system, `promtool check rules`/`test rules` on the alerts, a
+//! real Prometheus scraping `zswaptop serve` (its values against the kernel's, every Grafana
+//! panel's query and every alert expression run on it), node_exporter's textfile collector
+//! reading `--textfile`; and `serve` against malformed and slow requests. A test whose tool is
+//! not installed says SKIPPED (`.ci/run` installs Debian's prometheus and
+//! prometheus-node-exporter). Everything listens on 127.0.0.1 only.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::trials::skip;
+
+fn main() -> std::process::ExitCode {
+    common::trials::run(
+        include_str!("metrics.rs"),
+        common::trials::tests![
+            a_missing_value_is_absent_never_zero,
+            openmetrics_and_text_formats_agree,
+            promtool_checks_every_fixture_and_live,
+            promtool_checks_and_tests_the_alert_rules,
+            textfile_is_replaced_whole,
+            prometheus_scrapes_serve,
+            node_exporter_reads_the_textfile,
+            serve_answers_bad_requests_and_keeps_serving,
+            serve_closes_a_slow_request_within_the_limit,
+            serve_bounds_its_connections,
+        ],
+    )
+}
+
+fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_zswaptop"))
+}
+
+fn fixtures() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir("tests/fixtures")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    v.sort();
+    v
+}
+
+/// `zswaptop --format FORMAT` (on `root`, or live).
+fn exposition(root: Option<&Path>, format: &str) -> String {
+    let mut c = Command::new(bin());
+    c.args(["--format", format]);
+    if let Some(r) = root {
+        c.arg("--root").arg(r);
+    }
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{root:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The sample lines' metric names.
+fn sample_names(text: &str) -> BTreeSet<String> {
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(|l| l.split(['{', ' ']).next().unwrap().to_string())
+        .collect()
+}
+
+fn need(tool: &str) -> PathBuf {
+    for dir in std::env::var("PATH").unwrap_or_default().split(':') {
+        let p = Path::new(dir).join(tool);
+        if p.is_file() {
+            return p;
+        }
+    }
+    skip(format!(
+        "{tool} is not installed (Debian: apt-get install prometheus prometheus-node-exporter)"
+    ))
+}
+
+fn a_missing_value_is_absent_never_zero() {
+    // A tree with no kernel files: nothing to export but the statuses and the build, and the
+    // one fact the model knows without a file: no zswap in the kernel, so none of swap is in it.
+    let text = exposition(Some(Path::new("tests/fixtures/empty-root")), "openmetrics");
+    let names = sample_names(&text);
+    assert_eq!(
+        names,
+        BTreeSet::from([
+            "zswaptop_build_info".to_string(),
+            "zswaptop_source_status".to_string(),
+            "zswaptop_swap_held_bytes".to_string(),
+        ]),
+        "{text}"
+    );
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.starts_with("zswaptop_swap_held_bytes"))
+            .collect::<Vec<_>>(),
+        ["zswaptop_swap_held_bytes{location=\"zswap\"} 0"]
+    );
+    assert!(text.contains("status=\"missing\""), "{text}");
+    assert!(text.ends_with("# EOF\n"));
+    // Without debugfs (not root), no debugfs metric at all, while the pool is there.
+    let text = exposition(
+        Some(Path::new("tests/fixtures/e2e-phase4-noroot")),
+        "prometheus",
+    );
+    assert!(!text.contains("zswaptop_zswap_debugfs_"), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("zswaptop_zswap_pool_bytes ")),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "zswaptop_source_status{source=\"/sys/kernel/debug/zswap\",status=\"missing\"} 1"
+        ),
+        "{text}"
+    );
+}
+
+fn openmetrics_and_text_formats_agree() {
+    for root in fixtures() {
+        let om = exposition(Some(&root), "openmetrics");
+        let prom = exposition(Some(&root), "prometheus");
+        let samples = |t: &str| -> Vec<String> {
+            t.lines()
+                .filter(|l| !l.starts_with('#'))
+                .map(str::to_string)
+                .collect()
+        };
+        assert_eq!(samples(&om), samples(&prom), "{root:?}: the same samples");
+        assert!(
+            om.ends_with("# EOF\n") && !prom.contains("# EOF"),
+            "{root:?}"
+        );
+        // Counters: OpenMetrics names the family without _total, the text format with it.
+        for l in om.lines().filter(|l| l.ends_with(" counter")) {
+            assert!(!l.contains("_total "), "{root:?}: {l}");
+        }
+        for l in prom.lines().filter(|l| l.ends_with(" counter")) {
+            assert!(l.contains("_total "), "{root:?}: {l}");
+        }
+        // One TYPE per family; every sample's family has one.
+        let types: Vec<&str> = prom
+            .lines()
+            .filter_map(|l| l.strip_prefix("# TYPE "))
+            .map(|l| l.split(' ').next().unwrap())
+            .collect();
+        let unique: BTreeSet<&str> = types.iter().copied().collect();
+        assert_eq!(types.len(), unique.len(), "{root:?}: a family twice");
+        for name in sample_names(&prom) {
+            assert!(
+                unique.contains(name.as_str()),
+                "{root:?}: {name} has no TYPE"
+            );
+            assert!(name.starts_with("zswaptop_"), "{name}");
+        }
+    }
+}
+
+fn promtool_checks_every_fixture_and_live() {
+    let promtool = need("promtool");
+    let mut trees: Vec<Option<PathBuf>> = fixtures().into_iter().map(Some).collect();
+    trees.push(None);
+    for root in trees {
+        let text = exposition(root.as_deref(), "prometheus");
+        let mut child = Command::new(&promtool)
+            .args(["check", "metrics"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.status.success() && said.trim().is_empty(),
+            "{root:?}: promtool check metrics: {said}"
+        );
+    }
+}
+
+fn promtool(args: &[&str]) -> String {
+    let out = Command::new(need("promtool"))
+        .args(args)
+        .current_dir("assets")
+        .output()
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "promtool {args:?}: {said}");
+    said
+}
+
+fn promtool_checks_and_tests_the_alert_rules() {
+    let said = promtool(&["check", "rules", "zswaptop-alerts.yml"]);
+    assert!(said.contains("SUCCESS: 4 rules found"), "{said}");
+    let said = promtool(&["test", "rules", "zswaptop-alerts.test.yml"]);
+    assert!(said.contains("SUCCESS"), "{said}");
+}
+
+fn textfile_is_replaced_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("zswaptop.prom"), "old").unwrap();
+    let out = Command::new(bin())
+        .args(["--root", "tests/fixtures/linux-6.18-loaded", "--textfile"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(out.stdout.is_empty());
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names, ["zswaptop.prom"], "no temporary file left");
+    let text = std::fs::read_to_string(dir.path().join("zswaptop.prom")).unwrap();
+    assert_eq!(
+        text,
+        exposition(
+            Some(Path::new("tests/fixtures/linux-6.18-loaded")),
+            "prometheus"
+        )
+    );
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(dir.path().join("zswaptop.prom"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o644, "readable by node_exporter's user");
+    // A directory that is not there: an error, no panic.
+    let out = Command::new(bin())
+        .args(["--textfile", "/nonexistent/dir"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/dir"));
+}
+
+// --- processes on loopback -----------------------------------------------------------------
+
+/// A child process killed and reaped when dropped.
+struct Guard(Child);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A loopback port free right now.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// `zswaptop serve` on a loopback port the kernel picks; its address.
+fn serve(root: Option<&Path>) -> (Guard, String) {
+    let mut c = Command::new(bin());
+    c.args(["serve", "--listen", "127.0.0.1:0"]);
+    if let Some(r) = root {
+        c.arg("--root").arg(r);
+    }
+    let mut child = c
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("zswaptop: serving http://")
+        .and_then(|l| l.strip_suffix("/metrics"))
+        .unwrap_or_else(|| panic!("serve said: {line}"))
+        .to_string();
+    assert!(addr.starts_with("127.0.0.1:"), "{addr}");
+    (Guard(child), addr)
+}
+
+/// One HTTP/1.0 exchange: (status code, headers, body).
+fn http(addr: &str, request: &str) -> (u16, String, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    s.write_all(request.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    let raw = String::from_utf8_lossy(&raw).to_string();
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
+    let code = head
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (code, head.to_string(), body.to_string())
+}
+
+fn get(addr: &str, path: &str, accept: Option<&str>) -> (u16, String, String) {
+    let accept = accept
+        .map(|a| format!("Accept: {a}\r\n"))
+        .unwrap_or_default();
+    http(
+        addr,
+        &format!("GET {path} HTTP/1.0\r\nHost: {addr}\r\n{accept}\r\n"),
+    )
+}
+
+/// Prometheus's instant query API: the result list.
+fn query(prom: &str, q: &str) -> Vec<serde_json::Value> {
+    let enc: String = form_urlencoded::byte_serialize(q.as_bytes()).collect();
+    let (code, _, body) = get(prom, &format!("/api/v1/query?query={enc}"), None);
+    let v: serde_json::Value =
+        serde_json::from_str(&body).unwrap_or_else(|e| panic!("{q}: {code} {e}: {body}"));
+    assert_eq!(v["status"], "success", "{q}: {body}");
+    v["data"]["result"].as_array().cloned().unwrap_or_default()
+}
+
+fn scalar_of(r: &serde_json::Value) -> f64 {
+    r["value"][1].as_str().unwrap().parse().unwrap()
+}
+
+fn meminfo_kb(key: &str) -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    text.lines().find_map(|l| {
+        let rest = l.strip_prefix(key)?.strip_prefix(':')?;
+        rest.split_whitespace().next()?.parse::<u64>().ok()
+    })
+}
+
+/// The `zswaptop_…` metric names an expression reads.
+fn metrics_in(expr: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut rest = expr;
+    while let Some(i) = rest.find("zswaptop_") {
+        let tail = &rest[i..];
+        let end = tail
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(tail.len());
+        out.insert(tail[..end].to_string());
+        rest = &tail[end..];
+    }
+    out
+}
+
+fn prometheus_scrapes_serve() {
+    let prometheus = need("prometheus");
+    let (_serve, target) = serve(None);
+    let dir = tempfile::tempdir().unwrap();
+    let rules = std::fs::canonicalize("assets/zswaptop-alerts.yml").unwrap();
+    std::fs::write(
+        dir.path().join("prometheus.yml"),
+        format!(
+            "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files:\n  - {}\n\
+             scrape_configs:\n  - job_name: zswaptop\n    static_configs:\n      - targets: ['{target}']\n",
+            rules.display()
+        ),
+    )
+    .unwrap();
+    let port = free_port();
+    let prom = format!("127.0.0.1:{port}");
+    let mut bracket = Bracket::default();
+    bracket.read();
+    let _prometheus = Guard(
+        Command::new(prometheus)
+            .arg(format!(
+                "--config.file={}",
+                dir.path().join("prometheus.yml").display()
+            ))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.path().join("data").display()
+            ))
+            .arg(format!("--web.listen-address={prom}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    // Until Prometheus answers and holds at least five scrapes.
+    let start = Instant::now();
+    loop {
+        bracket.read();
+        // Until it is ready it answers 503.
+        let ready = TcpStream::connect(&prom).is_ok()
+            && get(&prom, "/-/ready", None).0 == 200
+            && query(&prom, "count_over_time(zswaptop_build_info[1m])")
+                .first()
+                .is_some_and(|r| scalar_of(r) >= 5.0);
+        if ready {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "Prometheus did not scrape zswaptop serve within 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let up = query(&prom, "up{job=\"zswaptop\"}");
+    assert_eq!(up.len(), 1);
+    assert_eq!(scalar_of(&up[0]), 1.0);
+
+    // Values against the kernel's, read before and during the scrapes.
+    let value = |q: &str| {
+        let r = query(&prom, q);
+        assert_eq!(r.len(), 1, "{q}: {r:?}");
+        scalar_of(&r[0])
+    };
+    bracket.read();
+    let pool = value("zswaptop_zswap_pool_bytes");
+    bracket.check("Zswap", pool);
+    bracket.check("Zswapped", value("zswaptop_zswap_stored_bytes"));
+    assert_eq!(
+        value("zswaptop_memory_total_bytes"),
+        (meminfo_kb("MemTotal").unwrap() * 1024) as f64
+    );
+    assert_eq!(
+        value("zswaptop_swap_total_bytes"),
+        (meminfo_kb("SwapTotal").unwrap() * 1024) as f64
+    );
+    // Scraped as OpenMetrics: the parameters family keeps its info type.
+    let (_, _, meta) = get(&prom, "/api/v1/metadata?metric=zswaptop_build", None);
+    assert!(meta.contains("\"type\":\"info\""), "{meta}");
+
+    // What this machine exports: a query over metrics it lacks returns nothing, rightly.
+    let (_, _, live) = get(&target, "/metrics", None);
+    let live = sample_names(&live);
+    let base = |name: &str| {
+        live.contains(name)
+            || live.contains(&format!("{name}_total"))
+            || live.contains(&format!("{name}_info"))
+    };
+    let mut empty = Vec::new();
+    let run = |what: &str, expr: &str, must_have_series: bool| -> Option<String> {
+        let expr = expr
+            .replace("$__rate_interval", "1m")
+            .replace("$instance", ".*");
+        let r = query(&prom, &expr);
+        let there = metrics_in(&expr).iter().all(|m| base(m));
+        if there && must_have_series {
+            assert!(!r.is_empty(), "{what}: {expr} returned no series");
+        }
+        r.is_empty().then(|| format!("{what}: {expr}"))
+    };
+    let dash: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("assets/zswaptop-grafana.json").unwrap())
+            .unwrap();
+    let mut panels = 0;
+    for p in dash["panels"].as_array().unwrap() {
+        for t in p["targets"].as_array().unwrap() {
+            empty.extend(run(
+                p["title"].as_str().unwrap(),
+                t["expr"].as_str().unwrap(),
+                true,
+            ));
+            panels += 1;
+        }
+    }
+    assert!(panels >= 20, "{panels} panel queries");
+    // The alerts: each expression runs; each series it reads is there where this machine has
+    // the metric (the conditions themselves hold only on a machine in trouble).
+    let rules_text = std::fs::read_to_string("assets/zswaptop-alerts.yml").unwrap();
+    let mut alerts = 0;
+    for block in rules_text.split("- alert: ").skip(1) {
+        let name = block.lines().next().unwrap().trim().to_string();
+        let expr: String = block
+            .split("expr:")
+            .nth(1)
+            .unwrap()
+            .split("\n        for:")
+            .next()
+            .unwrap()
+            .split("\n        labels:")
+            .next()
+            .unwrap()
+            .trim_start_matches([' ', '|', '\n'])
+            .to_string();
+        empty.extend(run(&format!("alert {name}"), &expr, false));
+        for m in metrics_in(&expr) {
+            if base(&m) {
+                assert!(
+                    !query(&prom, &m).is_empty(),
+                    "alert {name}: {m} has no series"
+                );
+            } else {
+                empty.push(format!("alert {name}: {m} not exported here"));
+            }
+        }
+        alerts += 1;
+    }
+    assert_eq!(alerts, 4);
+    // Prometheus loaded and evaluated them without error.
+    let (_, _, rules) = get(&prom, "/api/v1/rules", None);
+    assert_eq!(rules.matches("\"health\":\"ok\"").count(), 4, "{rules}");
+    for e in &empty {
+        eprintln!("expected empty on this machine: {e}");
+    }
+}
+
+/// The kernel's figures read over the test, low and high, for a value read between them.
+#[derive(Default)]
+struct Bracket {
+    seen: std::collections::BTreeMap<&'static str, (u64, u64)>,
+}
+
+impl Bracket {
+    fn read(&mut self) {
+        for key in ["Zswap", "Zswapped"] {
+            if let Some(v) = meminfo_kb(key) {
+                let e = self.seen.entry(key).or_insert((v, v));
+                e.0 = e.0.min(v);
+                e.1 = e.1.max(v);
+            }
+        }
+    }
+
+    fn check(&self, key: &str, v: f64) {
+        let Some(&(lo, hi)) = self.seen.get(key) else {
+            return;
+        };
+        assert!(
+            (lo * 1024) as f64 <= v && v <= (hi * 1024) as f64,
+            "{key}: Prometheus has {v}, the kernel said {lo}..{hi} kB"
+        );
+    }
+}
+
+fn node_exporter_reads_the_textfile() {
+    let exporter = need("prometheus-node-exporter");
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(bin())
+        .arg("--textfile")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let addr = format!("127.0.0.1:{}", free_port());
+    let _exporter = Guard(
+        Command::new(exporter)
+            .arg(format!("--web.listen-address={addr}"))
+            .arg("--collector.disable-defaults")
+            .arg("--collector.textfile")
+            .arg(format!(
+                "--collector.textfile.directory={}",
+                dir.path().display()
+            ))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let start = Instant::now();
+    let body = loop {
+        if let Ok(mut s) = TcpStream::connect(&addr) {
+            drop(s.write_all(b""));
+            let (code, _, body) = get(&addr, "/metrics", None);
+            if code == 200 {
+                break body;
+            }
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "node_exporter did not start"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let ours = std::fs::read_to_string(dir.path().join("zswaptop.prom")).unwrap();
+    for name in sample_names(&ours) {
+        assert!(
+            body.contains(&format!("\n{name}")),
+            "{name} missing from node_exporter"
+        );
+    }
+    assert!(body.contains("zswaptop_memory_total_bytes "), "{body}");
+    assert!(body.contains("node_textfile_scrape_error 0"), "{body}");
+}
+
+// --- serve against bad clients --------------------------------------------------------------
+
+fn serve_answers_bad_requests_and_keeps_serving() {
+    let (_s, addr) = serve(Some(Path::new("tests/fixtures/linux-6.18-loaded")));
+    let (code, head, body) = get(
+        &addr,
+        "/metrics",
+        Some("application/openmetrics-text; version=1.0.0"),
+    );
+    assert_eq!(code, 200, "{head}");
+    assert!(
+        head.contains("application/openmetrics-text; version=1.0.0"),
+        "{head}"
+    );
+    assert!(body.ends_with("# EOF\n") && body.contains("zswaptop_zswap_pool_bytes "));
+    let (code, head, body) = get(&addr, "/metrics", None);
+    assert_eq!(code, 200);
+    assert!(head.contains("text/plain; version=0.0.4"), "{head}");
+    assert!(!body.contains("# EOF"));
+    assert_eq!(get(&addr, "/", None).0, 200);
+    assert_eq!(get(&addr, "/../../etc/passwd", None).0, 404);
+    assert_eq!(http(&addr, "POST /metrics HTTP/1.1\r\n\r\n").0, 405);
+    assert_eq!(http(&addr, "\u{1}\u{2}garbage\r\n\r\n").0, 400);
+    assert_eq!(http(&addr, "GET /metrics HTTP/9\r\n\r\n").0, 400);
+    let huge = format!("GET / HTTP/1.1\r\nX: {}\r\n\r\n", "a".repeat(20_000));
+    let mut s = TcpStream::connect(&addr).unwrap();
+    let _ = s.write_all(huge.as_bytes());
+    let mut got = String::new();
+    let _ = s.read_to_string(&mut got);
+    assert!(got.starts_with("HTTP/1.1 431"), "{got}");
+    // A client that connects and leaves, or sends half a request and leaves.
+    drop(TcpStream::connect(&addr).unwrap());
+    let mut s = TcpStream::connect(&addr).unwrap();
+    s.write_all(b"GET /met").unwrap();
+    drop(s);
+    assert_eq!(get(&addr, "/metrics", None).0, 200, "still serving");
+}
+
+fn serve_closes_a_slow_request_within_the_limit() {
+    let (_s, addr) = serve(Some(Path::new("tests/fixtures/linux-6.18-loaded")));
+    // Slowloris: a header every 500 ms, never the blank line that ends the request.
+    let mut slow = TcpStream::connect(&addr).unwrap();
+    slow.write_all(b"GET /metrics HTTP/1.1\r\n").unwrap();
+    let start = Instant::now();
+    let closed = loop {
+        std::thread::sleep(Duration::from_millis(500));
+        if slow.write_all(b"X-Slow: 1\r\n").is_err() {
+            break start.elapsed();
+        }
+        // Meanwhile others are served.
+        assert_eq!(get(&addr, "/metrics", None).0, 200);
+        let mut buf = [0u8; 1];
+        slow.set_read_timeout(Some(Duration::from_millis(1)))
+            .unwrap();
+        if matches!(slow.read(&mut buf), Ok(0)) {
+            break start.elapsed();
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(15),
+            "the slow request is still open after 15 s"
+        );
+    };
+    // The limit is 5 s from accept.
+    assert!(
+        closed >= Duration::from_secs(4) && closed < Duration::from_secs(7),
+        "closed after {closed:?}"
+    );
+}
+
+fn serve_bounds_its_connections() {
+    let (_s, addr) = serve(Some(Path::new("tests/fixtures/linux-6.18-loaded")));
+    // Far more idle connections than the server holds (4 workers + 64 queued): the ones over
+    // the bound are answered 503 at once, and once the idle ones time out it serves again.
+    let idle: Vec<TcpStream> = (0..150)
+        .map(|_| TcpStream::connect(&addr).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let start = Instant::now();
+    let (code, _, _) = get(&addr, "/metrics", None);
+    assert_eq!(code, 503, "over the bound: turned away");
+    assert!(start.elapsed() < Duration::from_secs(1), "at once");
+    drop(idle);
+    let start = Instant::now();
+    while get(&addr, "/metrics", None).0 != 200 {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "never served again"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
