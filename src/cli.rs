@@ -83,9 +83,10 @@ pub struct Cli {
     #[arg(long)]
     pub no_mouse: bool,
 
-    /// The dashboard: also record every sample it takes to PATH (a file, or a directory of
-    /// rotated files), for `zswaptop replay`.
-    #[arg(long, value_name = "PATH", conflicts_with_all = ["once", "format", "json", "from"])]
+    /// Also record every sample taken to PATH (a file, or a directory of rotated files): the
+    /// dashboard's, for `zswaptop replay`, or those of --once (appended: a series of --once
+    /// runs makes a recording).
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["from", "textfile"])]
     pub record: Option<PathBuf>,
 
     /// With --once: the snapshot of a recorded moment of the recording at PATH (with --at).
@@ -325,7 +326,7 @@ pub struct Settings {
     pub extras: crate::sources::Extras,
     /// `--textfile DIR`.
     pub textfile: Option<PathBuf>,
-    /// The dashboard records its samples here (`--record`).
+    /// The dashboard or `--once` records its samples here (`--record`).
     pub record: Option<PathBuf>,
     /// `--once` over a recorded moment (`--from PATH --at TIME`).
     pub from: Option<(PathBuf, String)>,

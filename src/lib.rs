@@ -86,8 +86,17 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
             } else {
                 settings.extras
             };
-            let mut source = Sampler::full(root);
-            let snap = snapshot(&mut source, settings.interval, extras);
+            let snap = match &settings.record {
+                Some(path) => {
+                    let mut source = recording::Recording::new(Sampler::full(root), path)?;
+                    let snap = snapshot(&mut source, settings.interval, extras);
+                    if let Some((e, n)) = source.finish()? {
+                        anyhow::bail!("{n} of the samples were not recorded: {e}");
+                    }
+                    snap
+                }
+                None => snapshot(&mut Sampler::full(root), settings.interval, extras),
+            };
             let stdout = io::stdout();
             let mut out = io::BufWriter::new(stdout.lock());
             let written = report::write(format, &snap, &mut out, settings.color);

@@ -281,27 +281,80 @@ fn feed(app: &mut App, source: &mut ReplaySource) {
     }
 }
 
-/// A jump shows the rates, findings and graphs the dashboard showed when it reached the same
-/// record one sample at a time; a step back likewise.
+/// A jump shows the rates, findings and graphs the live dashboard showed when it took the same
+/// samples one by one: at the recording's start, and past the history window (the graphs
+/// then hold its last 10 minutes); stepping and jumping back likewise.
 #[test]
-fn a_jump_shows_what_stepping_there_showed() {
+fn a_jump_shows_what_the_live_dashboard_showed() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.zsr");
-    write(&path, &samples(200));
-    let (mut stepped, mut src) = replay_app(&path, 0);
-    for _ in 0..150 {
-        stepped.update(Msg::Key(Action::ReplayStep(1)));
-        feed(&mut stepped, &mut src);
-    }
-    let (mut jumped, mut src2) = replay_app(&path, 0);
-    jumped.update(Msg::Key(Action::ReplayJump(600)));
-    feed(&mut jumped, &mut src2);
-    jumped.update(Msg::Key(Action::ReplayStep(-49)));
-    feed(&mut jumped, &mut src2);
-    assert_eq!(jumped.replay.as_ref().unwrap().shown, Some(150));
-    assert_eq!(stepped.replay.as_ref().unwrap().shown, Some(150));
-    assert_eq!(jumped.shown, stepped.shown);
-    assert!(jumped.shown.rates.is_some());
+    let all = samples(800);
+    write(&path, &all);
+    let live_at = |p: usize| {
+        let settings = Settings::from_cli(Cli::parse_from(["zswaptop"]), true, true).unwrap();
+        let mut app = App::new(settings, all[0].clone());
+        for s in &all[1..=p] {
+            app.update(Msg::Sampled(Box::new(s.clone())));
+        }
+        app
+    };
     let series = |a: &App| format!("{:?}", a.history);
-    assert_eq!(series(&jumped), series(&stepped), "the graphs' history");
+    let (mut replay, mut src) = replay_app(&path, 0);
+    let mut check = |replay: &App, p: usize| {
+        let live = live_at(p);
+        assert_eq!(replay.replay.as_ref().unwrap().shown, Some(p));
+        assert_eq!(replay.shown, live.shown, "the snapshot at {p}");
+        assert_eq!(series(replay), series(&live), "the graphs at {p}");
+    };
+    check(&replay, 0);
+    for _ in 0..3 {
+        replay.update(Msg::Key(Action::ReplayStep(1)));
+        feed(&mut replay, &mut src);
+    }
+    check(&replay, 3);
+    replay.update(Msg::Key(Action::ReplayJump(600)));
+    replay.update(Msg::Key(Action::ReplayJump(600)));
+    feed(&mut replay, &mut src);
+    check(&replay, 799);
+    replay.update(Msg::Key(Action::ReplayJump(-60)));
+    replay.update(Msg::Key(Action::ReplayStep(-1)));
+    feed(&mut replay, &mut src);
+    check(&replay, 738);
+    assert!(replay.shown.rates.is_some());
+}
+
+/// `--once --record`: what a live `--once --json -i` printed is what `--from --at` says of the
+/// moment it recorded (same figures, same findings), for each of a series of runs appended to
+/// one recording.
+#[test]
+fn once_recorded_then_read_back_is_the_same_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("once.zsr");
+    let mut printed = Vec::new();
+    for _ in 0..3 {
+        let out = stdout(
+            bin()
+                .args(["--once", "--json", "-i", "0.2", "--top", "3", "--root"])
+                .arg(fixture("linux-6.18-loaded"))
+                .arg("--record")
+                .arg(&path),
+        );
+        printed.push(serde_json::from_str::<serde_json::Value>(&out).unwrap());
+    }
+    let r = Reader::open(&path).unwrap();
+    assert_eq!(r.len(), 6, "two samples a run");
+    for (k, live) in printed.iter().enumerate() {
+        // The second sample of each run.
+        let ms = r.unix_ms(2 * k + 1).unwrap();
+        let at = zswaptop::store::time::rfc3339_utc(ms).unwrap();
+        let out = stdout(
+            bin()
+                .args(["--json", "--from"])
+                .arg(&path)
+                .args(["--at", &at]),
+        );
+        let mut back: serde_json::Value = serde_json::from_str(&out).unwrap();
+        back.as_object_mut().unwrap().remove("recorded");
+        assert_eq!(&back, live, "run {k} at {at}");
+    }
 }
