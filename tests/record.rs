@@ -300,7 +300,7 @@ fn a_jump_shows_what_the_live_dashboard_showed() {
     };
     let series = |a: &App| format!("{:?}", a.history);
     let (mut replay, mut src) = replay_app(&path, 0);
-    let mut check = |replay: &App, p: usize| {
+    let check = |replay: &App, p: usize| {
         let live = live_at(p);
         assert_eq!(replay.replay.as_ref().unwrap().shown, Some(p));
         assert_eq!(replay.shown, live.shown, "the snapshot at {p}");
