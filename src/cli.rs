@@ -239,13 +239,27 @@ impl Command {
     }
 }
 
-/// An error for `main` to print, its kind kept when it is an I/O error (a closed pipe is not
-/// worth a message).
+/// An error for `main` to print: the messages of its chain (each once: a cause whose text the
+/// message already ends with is not said again), with the kind of the I/O error inside it (a
+/// closed pipe is not worth a message).
 fn io_error(e: anyhow::Error) -> std::io::Error {
-    match e.downcast::<std::io::Error>() {
-        Ok(e) => e,
-        Err(e) => std::io::Error::other(format!("{e:#}")),
+    let mut msg = e.to_string();
+    let mut kind = std::io::ErrorKind::Other;
+    for cause in e.chain() {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            kind = io.kind();
+        } else if let Some(k) = cause
+            .downcast_ref::<serde_json::Error>()
+            .and_then(serde_json::Error::io_error_kind)
+        {
+            kind = k;
+        }
+        let text = cause.to_string();
+        if !msg.ends_with(&text) {
+            msg = format!("{msg}: {text}");
+        }
     }
+    std::io::Error::new(kind, msg)
 }
 
 /// The manual page: clap_mangen's sections, with the commands described in place (its own

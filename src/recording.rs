@@ -114,6 +114,7 @@ fn write_json_line(m: &Moment, snap: &Snapshot, out: &mut impl Write) -> anyhow:
 /// `zswaptop export`: every sample of `since..=until` as CSV or JSON lines.
 pub fn export(args: &ExportArgs, out: &mut impl Write) -> anyhow::Result<()> {
     let mut r = open(&args.from)?;
+    let said = r.warnings().len();
     let since = args
         .since
         .as_deref()
@@ -165,7 +166,8 @@ pub fn export(args: &ExportArgs, out: &mut impl Write) -> anyhow::Result<()> {
         }
         prev = Some(m.sample);
     }
-    for w in r.warnings() {
+    // What reading the records found (the warnings of the opening were said then).
+    for w in &r.warnings()[said..] {
         eprintln!("zswaptop: warning: {w}");
     }
     Ok(out.flush()?)

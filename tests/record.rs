@@ -358,3 +358,29 @@ fn once_recorded_then_read_back_is_the_same_snapshot() {
         assert_eq!(&back, live, "run {k} at {at}");
     }
 }
+
+/// `zswaptop export ... | head -1`: the reader going away ends the export quietly, status 0.
+#[test]
+fn export_into_a_closed_pipe_is_quiet() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.zsr");
+    write(&path, &samples(400));
+    for format in ["csv", "jsonl"] {
+        let mut child = bin()
+            .args(["export", "--format", format, "--from"])
+            .arg(&path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert!(!line.is_empty());
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{format}: {out:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{format}");
+    }
+}
