@@ -509,16 +509,20 @@ mod tests {
     #[test]
     fn wrapping_is_linear_in_the_text() {
         // Eight times the text may take about eight times as long, never sixty-four (the quadratic
-        // version measured x99). Compared
-        // with itself, so the build profile and the machine's speed drop out; runs alternate and
-        // the fastest of each counts, so a burst of load elsewhere does not.
+        // version measured x99). Compared with itself, so the build profile and the machine's
+        // speed drop out; timed in this thread's CPU time, so waiting for a core on a loaded
+        // machine does not count, and the fastest of nine alternating runs counts.
+        let cpu = || {
+            let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+            std::time::Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+        };
         for word in ["x", "word "] {
             let small = word.repeat((64 << 10) / word.len());
             let large = word.repeat((512 << 10) / word.len());
             let time = |text: &str| {
-                let t = std::time::Instant::now();
+                let t = cpu();
                 assert!(wrap(text, 80, 2, 4).len() > text.len() / 80);
-                t.elapsed()
+                cpu().saturating_sub(t)
             };
             let (mut t_small, mut t_large) = (time(&small), time(&large));
             for _ in 0..8 {
