@@ -98,10 +98,30 @@ pub struct Cli {
     /// terminal's own text selection works).
     #[arg(long)]
     pub no_mouse: bool,
+
+    /// Also record every sample taken to PATH (a file, or a directory of rotated files): the
+    /// dashboard's, for `zswaptop replay`, or those of --once (appended: a series of --once
+    /// runs makes a recording).
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["from", "textfile"])]
+    pub record: Option<PathBuf>,
+
+    /// With --once: the snapshot of a recorded moment of the recording at PATH (with --at).
+    #[arg(long, value_name = "PATH", requires = "at")]
+    pub from: Option<PathBuf>,
+
+    /// With --from: the moment: RFC 3339, a local HH:MM[:SS] on the recording's day, or -10m
+    /// from its end. The sample at or before it is shown, with its time.
+    #[arg(
+        long,
+        value_name = "TIME",
+        requires = "from",
+        allow_hyphen_values = true
+    )]
+    pub at: Option<String>,
 }
 
 /// What `zswaptop COMMAND` does instead of the dashboard.
-#[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
+#[derive(Debug, Clone, PartialEq, Subcommand)]
 pub enum Command {
     /// Serve /metrics over HTTP for Prometheus (OpenMetrics, or the text format 0.0.4 when the
     /// scraper asks for it), sampled at each scrape.
@@ -121,12 +141,96 @@ pub enum Command {
     },
     /// Print the manual page (roff) to stdout: `zswaptop man | man -l -` shows it.
     Man,
+    /// Append samples to PATH (a file, or a directory of rotated files under a size cap) until
+    /// stopped (SIGINT or SIGTERM: exit 0 after the last sample is on disk).
+    Record(RecordArgs),
+    /// The dashboard over a recording, with a time cursor (see the help overlay: ?).
+    Replay(ReplayArgs),
+    /// Every recorded sample of a stretch as CSV (one row per sample, rates over the one before)
+    /// or JSON lines (one --once --json object per sample), to stdout.
+    Export(ExportArgs),
+}
+
+/// `zswaptop record`.
+#[derive(Debug, Clone, PartialEq, clap::Args)]
+pub struct RecordArgs {
+    /// Seconds between samples (at least 0.1).
+    #[arg(short, long, value_name = "SECONDS", default_value_t = 5.0)]
+    pub interval: f64,
+    /// Stop after this many seconds (default: run until stopped).
+    #[arg(long, value_name = "SECONDS")]
+    pub duration: Option<f64>,
+    /// The most the recording may take (64M, 1G, 500KiB). In a directory the oldest files are
+    /// deleted first; a single file stops growing.
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = parse_size)]
+    pub max_size: u64,
+    /// Also record the N processes using the most swap.
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub top: Option<usize>,
+    /// Read DIR/proc and DIR/sys instead of /proc and /sys.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// A file, or a directory (existing, or ending in /) of rotated files.
+    pub path: PathBuf,
+}
+
+/// `zswaptop replay`.
+#[derive(Debug, Clone, PartialEq, clap::Args)]
+pub struct ReplayArgs {
+    /// Start at this moment (as --at) instead of the recording's start.
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+    pub at: Option<String>,
+    /// How much history the graphs keep, in minutes.
+    #[arg(long, value_name = "MINUTES", default_value_t = 10.0)]
+    pub history: f64,
+    /// Draw with ASCII characters only.
+    #[arg(long)]
+    pub ascii: bool,
+    /// Never use colour.
+    #[arg(long)]
+    pub no_color: bool,
+    /// Leave the mouse to the terminal.
+    #[arg(long)]
+    pub no_mouse: bool,
+    /// A recording file or directory.
+    pub path: PathBuf,
+}
+
+/// `zswaptop export`.
+#[derive(Debug, Clone, PartialEq, clap::Args)]
+pub struct ExportArgs {
+    /// The recording file or directory.
+    #[arg(long, value_name = "PATH")]
+    pub from: PathBuf,
+    /// From this moment on (as --at).
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+    pub since: Option<String>,
+    /// Up to this moment.
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+    pub until: Option<String>,
+    /// csv or jsonl.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: ExportFormat,
+}
+
+/// `zswaptop export --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// A header of metric names (the catalogue's CSV names), one row per sample.
+    Csv,
+    /// One --once --json object per line.
+    Jsonl,
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    parse_size::parse_size(s).map_err(|e| format!("{e} (use a size like 64M, 1GiB or 500000)"))
 }
 
 impl Command {
-    /// Run the command: `serve` serves until the process is stopped; the others write what
-    /// they print to `out`, generated in memory first: clap_complete panics on a write error,
-    /// and `zswaptop completions bash | head` must not.
+    /// Run the command: `serve` serves and `record` records until the process is stopped,
+    /// `replay` runs the dashboard over a recording, `export` writes to `out`; the others write
+    /// what they print to `out`, generated in memory first: clap_complete panics on a write
+    /// error, and `zswaptop completions bash | head` must not.
     pub fn run(self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         let mut cmd = Cli::command();
         let mut text = Vec::new();
@@ -139,10 +243,39 @@ impl Command {
                 clap_complete::generate(shell, &mut cmd, "zswaptop", &mut text);
             }
             Command::Man => man_page(&cmd, &mut text)?,
+            Command::Record(args) => return crate::recording::record(&args).map_err(io_error),
+            Command::Replay(args) => return crate::replay(&args).map_err(io_error),
+            Command::Export(args) => {
+                let mut out = std::io::BufWriter::new(out);
+                return crate::recording::export(&args, &mut out).map_err(io_error);
+            }
         }
         out.write_all(&text)?;
         out.flush()
     }
+}
+
+/// An error for `main` to print: the messages of its chain (each once: a cause whose text the
+/// message already ends with is not said again), with the kind of the I/O error inside it (a
+/// closed pipe is not worth a message).
+fn io_error(e: anyhow::Error) -> std::io::Error {
+    let mut msg = e.to_string();
+    let mut kind = std::io::ErrorKind::Other;
+    for cause in e.chain() {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            kind = io.kind();
+        } else if let Some(k) = cause
+            .downcast_ref::<serde_json::Error>()
+            .and_then(serde_json::Error::io_error_kind)
+        {
+            kind = k;
+        }
+        let text = cause.to_string();
+        if !msg.ends_with(&text) {
+            msg = format!("{msg}: {text}");
+        }
+    }
+    std::io::Error::new(kind, msg)
 }
 
 /// The manual page: clap_mangen's sections, with the commands described in place (its own
@@ -230,6 +363,10 @@ pub struct Settings {
     pub extras: crate::sources::Extras,
     /// `--textfile DIR`.
     pub textfile: Option<PathBuf>,
+    /// The dashboard or `--once` records its samples here (`--record`).
+    pub record: Option<PathBuf>,
+    /// `--once` over a recorded moment (`--from PATH --at TIME`).
+    pub from: Option<(PathBuf, String)>,
 }
 
 pub const MIN_INTERVAL: Duration = Duration::from_millis(100);
@@ -267,7 +404,8 @@ impl Settings {
         {
             return Err(SettingsError::Root(r.display().to_string()));
         }
-        let mode = match (cli.format, cli.json, cli.once, &cli.textfile) {
+        let once = cli.once || cli.from.is_some();
+        let mode = match (cli.format, cli.json, once, &cli.textfile) {
             (Some(_), _, _, Some(_)) | (_, true, _, Some(_)) => {
                 return Err(SettingsError::TextfileFormat);
             }
@@ -301,6 +439,8 @@ impl Settings {
                 cgroups: cli.cgroups,
             },
             textfile: cli.textfile,
+            record: cli.record,
+            from: cli.from.zip(cli.at),
         })
     }
 }

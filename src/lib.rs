@@ -13,6 +13,7 @@ pub mod history;
 #[cfg(test)]
 mod layers;
 pub mod model;
+pub mod recording;
 pub mod report;
 pub mod root;
 pub mod sanitize;
@@ -60,6 +61,14 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
     match settings.mode {
         Mode::Dashboard => dashboard(settings, &root),
         Mode::Watch { json, count } => watch::run(&settings, root, json, count),
+        Mode::Once(format) if settings.from.is_some() => {
+            let Some((path, at)) = &settings.from else {
+                return Ok(());
+            };
+            let stdout = io::stdout();
+            let mut out = io::BufWriter::new(stdout.lock());
+            recording::once_from(path, at, format, settings.color, settings.full, &mut out)
+        }
         Mode::Textfile => {
             let dir = settings
                 .textfile
@@ -79,8 +88,17 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
             } else {
                 settings.extras
             };
-            let mut source = Sampler::full(root);
-            let snap = snapshot(&mut source, settings.interval, extras);
+            let snap = match &settings.record {
+                Some(path) => {
+                    let mut source = recording::Recording::new(Sampler::full(root), path)?;
+                    let snap = snapshot(&mut source, settings.interval, extras);
+                    if let Some((e, n)) = source.finish()? {
+                        anyhow::bail!("{n} of the samples were not recorded: {e}");
+                    }
+                    snap
+                }
+                None => snapshot(&mut Sampler::full(root), settings.interval, extras),
+            };
             let stdout = io::stdout();
             let mut out = io::BufWriter::new(stdout.lock());
             let written = report::write(format, &snap, &mut out, settings.color, settings.full);
@@ -125,7 +143,64 @@ pub fn write_textfile(snap: &Snapshot, dir: &std::path::Path) -> anyhow::Result<
 /// The live dashboard. ASCII symbols with `--ascii` or a locale that is not UTF-8.
 fn dashboard(mut settings: Settings, root: &Root) -> anyhow::Result<()> {
     settings.ascii |= !ui::locale_is_utf8(|k| std::env::var(k).ok());
-    match app::run::run(settings, &mut Sampler::new(root.clone()))? {
+    let exit = match settings.record.clone() {
+        Some(path) => {
+            let mut source = recording::Recording::new(Sampler::new(root.clone()), &path)?;
+            let exit = app::run::run(settings, &mut source)?;
+            match source.finish() {
+                Ok(None) => {}
+                Ok(Some((e, n))) => eprintln!(
+                    "zswaptop: warning: {n} samples were not recorded; the last because: {e}"
+                ),
+                Err(e) => eprintln!("zswaptop: warning: {e}"),
+            }
+            exit
+        }
+        None => app::run::run(settings, &mut Sampler::new(root.clone()))?,
+    };
+    end_dashboard(exit)
+}
+
+/// `zswaptop replay`: the dashboard over a recording.
+pub fn replay(args: &cli::ReplayArgs) -> anyhow::Result<()> {
+    if !(args.history.is_finite() && args.history > 0.0 && args.history <= 1440.0) {
+        return Err(cli::SettingsError::History(args.history).into());
+    }
+    let reader = recording::open(&args.path)?;
+    let start = match &args.at {
+        Some(at) => {
+            let t = recording::parse_time(&reader, at)?;
+            reader.position_at(t).unwrap_or(0)
+        }
+        None => 0,
+    };
+    let history = std::time::Duration::from_secs_f64(args.history * 60.0);
+    let no_color_env = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let settings = Settings {
+        mode: Mode::Dashboard,
+        root: None,
+        interval: Some(app::replay::TICK),
+        color: !(args.no_color || no_color_env),
+        ascii: args.ascii || !ui::locale_is_utf8(|k| std::env::var(k).ok()),
+        history,
+        mouse: !args.no_mouse,
+        extras: sources::Extras::default(),
+        full: false,
+        textfile: None,
+        record: None,
+        from: None,
+    };
+    let mut source = app::replay::ReplaySource::new(reader, history, start)?;
+    let exit = app::run::replay(settings, &mut source, start)?;
+    for w in source.warnings() {
+        eprintln!("zswaptop: warning: {w}");
+    }
+    end_dashboard(exit)
+}
+
+/// End the way the dashboard ended: a signal is raised again once the terminal is restored.
+fn end_dashboard(exit: app::run::Exit) -> anyhow::Result<()> {
+    match exit {
         app::run::Exit::Quit | app::run::Exit::TtyGone(_) => Ok(()),
         // The terminal is restored: now end the way the signal asked for.
         app::run::Exit::Signal(sig) => {

@@ -1011,3 +1011,46 @@ fn cut_text_ends_with_an_ellipsis_and_never_splits_a_field() {
         assert!(!t.contains('…'), "{w}: {t}");
     }
 }
+
+/// A replay, paused on its second sample: the REPLAY header with the sample's time and host,
+/// the replay keys in the bottom line, rates over the first sample.
+#[test]
+fn replay_100x30() {
+    use zswaptop::app::replay::{Cursor, ReplaySource};
+    use zswaptop::sources::sampler::SampleSource;
+    use zswaptop::store::{Reader, Writer, WriterOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.zsr");
+    let mut w = Writer::open(&path, WriterOptions::default()).unwrap();
+    for (i, f) in ["linux-6.18-idle", "linux-6.18-loaded", "linux-6.18-idle"]
+        .iter()
+        .enumerate()
+    {
+        let mut s = sample(f, T0 + i as u64 * 1_000_000_000);
+        s.unix_ms = 1_795_316_400_000 + i as u64 * 1000;
+        s.host.privileged = false;
+        w.append(&s).unwrap();
+    }
+    w.sync().unwrap();
+    let settings = Settings::from_cli(Cli::parse_from(["zswaptop"]), true, true).unwrap();
+    let mut source = ReplaySource::new(Reader::open(&path).unwrap(), settings.history, 0).unwrap();
+    let cursor = Cursor::new(source.times(), 0);
+    let first = source.next(None, sources::Extras::default());
+    let mut app = App::replaying(settings, first, cursor);
+    app.update(Msg::Key(Action::ReplayStep(1)));
+    while app.wants_replay() {
+        let c = app.replay.as_ref().unwrap();
+        let m = source.feed(c.shown, c.target).unwrap();
+        app.update(m);
+    }
+    let term = screen(&app, 100, 30);
+    let top = text(&term);
+    assert!(
+        top.lines()
+            .next()
+            .unwrap()
+            .contains(" REPLAY  2026-11-22T03:00:01.000Z paused x1  2/3 · zswaptop"),
+        "{top}"
+    );
+    snap("replay_100x30", &term);
+}

@@ -95,6 +95,8 @@ fn main() -> std::process::ExitCode {
             colour_follows_color_and_no_color,
             ctrl_z_suspends_and_fg_resumes,
             watch_repeats_its_header_when_the_height_changes,
+            replay_seeks_steps_and_pauses,
+            the_dashboard_records_what_it_samples,
         ],
     )
 }
@@ -626,4 +628,105 @@ fn watch_repeats_its_header_when_the_height_changes() {
     t.wait_for("a row", |s| rows(s) >= 2);
     t.keys(&["C-c"]);
     t.wait_for("the shell back", |s| s.contains("EXIT=0"));
+}
+
+/// A recording of 15 minutes at 1 s from 2026-11-22T03:00:00Z (the idle and the loaded fixture
+/// in turn), written with the store.
+fn fifteen_minutes(path: &Path) {
+    let root = |n: &str| {
+        zswaptop::root::Root::at(format!("{}/tests/fixtures/{n}", env!("CARGO_MANIFEST_DIR")))
+    };
+    let idle = zswaptop::sources::collect(&root("linux-6.18-idle"));
+    let loaded = zswaptop::sources::collect(&root("linux-6.18-loaded"));
+    let mut w =
+        zswaptop::store::Writer::open(path, zswaptop::store::WriterOptions::default()).unwrap();
+    for i in 0..900u64 {
+        let mut s = if i % 2 == 0 {
+            idle.clone()
+        } else {
+            loaded.clone()
+        };
+        s.unix_ms = 1_795_316_400_000 + i * 1000;
+        s.monotonic_ns = 1_000_000_000_000 + i * 1_000_000_000;
+        w.append(&s).unwrap();
+    }
+    w.sync().unwrap();
+}
+
+/// `zswaptop replay`: the REPLAY header with the sample's time and host, a step, jumps of ten
+/// minutes and one, play at x2 and pause, go to a time, the replay keys in the help.
+fn replay_seeks_steps_and_pauses() {
+    require_tmux!();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.zsr");
+    fifteen_minutes(&path);
+    let t = shell_session("replay");
+    t.type_line(&format!(
+        "TZ=UTC {BIN} replay {}; echo EXIT=$?",
+        path.display()
+    ));
+    let at = |what: &str, time: &str, pos: &str| {
+        let (time, pos) = (time.to_string(), format!(" {pos}/900 "));
+        t.wait_for(what, move |s| {
+            let top = s.lines().next().unwrap_or("");
+            top.contains("REPLAY") && top.contains(&time) && top.contains(&pos)
+        })
+    };
+    let s = at("the first sample", "2026-11-22T03:00:00.000Z", "1");
+    assert!(s.lines().next().unwrap().contains("host "), "{s}");
+    assert!(s.contains("paused x1"), "{s}");
+    t.keys(&["."]);
+    at("one step", "03:00:01.000Z", "2");
+    t.keys(&["F"]);
+    at("ten minutes on", "03:10:01.000Z", "602");
+    t.keys(&["b"]);
+    at("a minute back", "03:09:01.000Z", "542");
+    t.keys(&[","]);
+    at("a step back", "03:09:00.000Z", "541");
+    t.keys(&["+", "Space"]);
+    t.wait_for("playing at x2", |s| {
+        let top = s.lines().next().unwrap_or("");
+        top.contains("x2") && !top.contains("paused") && !top.contains(" 541/900 ")
+    });
+    t.keys(&["Space"]);
+    let s = t.wait_for("paused", |s| s.contains("paused x2"));
+    let top = s.lines().next().unwrap().to_string();
+    sleep(Duration::from_millis(800));
+    assert_eq!(
+        t.screen().lines().next().unwrap(),
+        top,
+        "paused: the cursor stays"
+    );
+    t.keys(&["g"]);
+    t.wait_for("the go-to prompt", |s| s.contains("go to"));
+    t.type_line("03:05:00");
+    at("the time asked", "03:05:00.000Z", "301");
+    t.keys(&["?"]);
+    t.wait_for("the replay keys in the help", |s| {
+        s.contains("replay: play / pause") && s.contains("replay: go to a time")
+    });
+    t.keys(&["?"]);
+    t.wait_for("the help closed", |s| !s.contains("replay: play / pause"));
+    t.keys(&["q"]);
+    t.wait_for("the shell back", |s| s.contains("EXIT=0"));
+}
+
+/// `--record`: every sample the dashboard took is in the recording when it quits.
+fn the_dashboard_records_what_it_samples() {
+    require_tmux!();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dash.zsr");
+    let t = shell_session("record");
+    t.type_line(&format!(
+        "{BIN} -i 0.1 --root {} --record {}; echo EXIT=$?",
+        fixture(),
+        path.display()
+    ));
+    t.wait_for("the dashboard", |s| s.contains("Real memory"));
+    sleep(Duration::from_millis(700));
+    t.keys(&["q"]);
+    t.wait_for("the shell back", |s| s.contains("EXIT=0"));
+    let r = zswaptop::store::Reader::open(&path).unwrap();
+    assert!(r.len() >= 4, "{} samples recorded", r.len());
+    assert!(r.warnings().is_empty(), "{:?}", r.warnings());
 }

@@ -58,14 +58,22 @@ pub enum Action {
     FilterDone,
     /// Esc in the prompt: clear the filter and close the prompt.
     FilterCancel,
+    /// Replay, `,` `.`: one sample back or forward.
+    ReplayStep(isize),
+    /// Replay, `b` `f` `B` `F`: this many seconds of recorded time back or forward.
+    ReplayJump(i64),
+    /// Replay, `g`: open the go-to-a-time prompt.
+    ReplayGoto,
 }
 
 /// Which key map applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
     Normal,
-    /// The filter prompt is open: keys type text.
+    /// The filter prompt (or replay's go-to prompt) is open: keys type text.
     Prompt,
+    /// Replaying a recording: the normal keys, and those of the time cursor.
+    Replay,
 }
 
 /// What `key` asks for in `mode`, if anything.
@@ -79,6 +87,21 @@ pub fn action_for(key: KeyEvent, mode: Mode) -> Option<Action> {
     }
     if mode == Mode::Prompt {
         return prompt_action(key.code, ctrl);
+    }
+    if mode == Mode::Replay && !ctrl {
+        let a = match key.code {
+            KeyCode::Char(',') => Some(Action::ReplayStep(-1)),
+            KeyCode::Char('.') => Some(Action::ReplayStep(1)),
+            KeyCode::Char('b') => Some(Action::ReplayJump(-60)),
+            KeyCode::Char('f') => Some(Action::ReplayJump(60)),
+            KeyCode::Char('B') => Some(Action::ReplayJump(-600)),
+            KeyCode::Char('F') => Some(Action::ReplayJump(600)),
+            KeyCode::Char('g') => Some(Action::ReplayGoto),
+            _ => None,
+        };
+        if a.is_some() {
+            return a;
+        }
     }
     let a = match key.code {
         KeyCode::Char('c' | 'C') if ctrl => Action::Quit,
@@ -175,6 +198,16 @@ pub const HELP: [(&str, &str); 20] = [
     ("Ctrl-U", "in the filter: clear it"),
     ("Ctrl-L", "repaint the screen"),
     ("mouse", "click a view's name; the wheel scrolls"),
+];
+
+/// The keys of a replay, shown first in its help (they take the place of `space` and `+ -`).
+pub const REPLAY_HELP: [(&str, &str); 6] = [
+    ("space  p", "replay: play / pause"),
+    ("+  -", "replay: faster / slower (x1 to x60)"),
+    (",  .", "replay: one sample back / forward"),
+    ("b  f", "replay: one minute back / forward"),
+    ("B  F", "replay: ten minutes back / forward"),
+    ("g", "replay: go to a time (12:34, -10m, RFC 3339)"),
 ];
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 pub mod keys;
 pub mod lists;
+pub mod replay;
 pub mod run;
 mod signals;
 mod terminal;
@@ -126,6 +127,17 @@ pub enum Msg {
     /// screen is now laid out (by [`Pane::index`]). The loop sends it after every change, before
     /// drawing: the app never measures the layout itself.
     Laid([usize; 5], [usize; 5]),
+    /// A tick of this much real time passed (moves a replay that is playing).
+    Tick(Duration),
+    /// Replay: the recorded samples that bring the screen to the record at `position`, in
+    /// order; `fresh`: start the history afresh with them (the first is only the rate base of
+    /// the second, unless `from_start`: it is the recording's first, shown as live showed it).
+    Replayed {
+        position: usize,
+        fresh: bool,
+        from_start: bool,
+        samples: Vec<Sample>,
+    },
 }
 
 /// Rows PgUp/PgDn move before the first layout says how many a page is.
@@ -195,6 +207,8 @@ pub struct App {
     pub running: bool,
     /// Set by Ctrl-L: the loop clears the terminal before the next draw.
     pub clear_requested: bool,
+    /// Replaying a recording: the time cursor (`None`: live).
+    pub replay: Option<replay::Cursor>,
 }
 
 impl App {
@@ -237,6 +251,43 @@ impl App {
             window,
             running: true,
             clear_requested: false,
+            replay: None,
+        }
+    }
+
+    /// A dashboard over a recording: the cursor's target is fed before the first draw.
+    pub fn replaying(settings: Settings, first: Sample, cursor: replay::Cursor) -> App {
+        let mut app = App::new(settings, first);
+        app.replay = Some(cursor);
+        app
+    }
+
+    /// Whether the loop should feed the replay now.
+    pub fn wants_replay(&self) -> bool {
+        self.replay
+            .as_ref()
+            .is_some_and(replay::Cursor::wants_samples)
+    }
+
+    /// Replay: start over from `samples` (history, rates and the shown snapshot).
+    fn rewind(&mut self, from_start: bool, mut samples: Vec<Sample>) {
+        if samples.is_empty() {
+            return;
+        }
+        let base = samples.remove(0);
+        self.history = History::new(self.settings.history);
+        self.newest = None;
+        self.frozen_history = None;
+        self.paused = false;
+        if from_start {
+            // The recording's first sample: no rates, as live.
+            self.shown = diagnostics::judged(Snapshot::derive(&base, None));
+            self.history.push_snapshot(base.monotonic_ns, &self.shown);
+            self.refresh_lists();
+        }
+        self.prev = base;
+        for s in samples {
+            self.on_sample(s);
         }
     }
 
@@ -274,8 +325,11 @@ impl App {
 
     /// Which key map applies now.
     pub fn key_mode(&self) -> keys::Mode {
-        if self.prompt && !self.help {
+        let goto = self.replay.as_ref().is_some_and(|c| c.goto.is_some());
+        if (self.prompt || goto) && !self.help {
             keys::Mode::Prompt
+        } else if self.replay.is_some() {
+            keys::Mode::Replay
         } else {
             keys::Mode::Normal
         }
@@ -316,7 +370,33 @@ impl App {
         match msg {
             Msg::Sampled(s) => self.on_sample(*s),
             Msg::Key(a) => {
-                self.on_action(a);
+                if !self.on_replay_action(a) {
+                    self.on_action(a);
+                }
+                true
+            }
+            Msg::Tick(real) => {
+                if let Some(c) = self.replay.as_mut() {
+                    c.tick(real);
+                }
+                false
+            }
+            Msg::Replayed {
+                position,
+                fresh,
+                from_start,
+                samples,
+            } => {
+                if fresh {
+                    self.rewind(from_start, samples);
+                } else {
+                    for s in samples {
+                        self.on_sample(s);
+                    }
+                }
+                if let Some(c) = self.replay.as_mut() {
+                    c.shown = Some(position);
+                }
                 true
             }
             Msg::Resize(w, h) => {
@@ -376,6 +456,44 @@ impl App {
     /// Rows a PgUp/PgDn moves the focused pane.
     fn page_rows(&self) -> usize {
         self.pane().map_or(PAGE, |p| self.page[p.index()])
+    }
+
+    /// The keys that mean something else in a replay: the time cursor and its go-to prompt.
+    /// Returns whether `a` was taken.
+    fn on_replay_action(&mut self, a: Action) -> bool {
+        let Some(c) = self.replay.as_mut() else {
+            return false;
+        };
+        if let Some(text) = c.goto.as_mut() {
+            match a {
+                Action::FilterInput(ch) => text.push(ch),
+                Action::FilterBackspace => {
+                    text.pop();
+                }
+                Action::FilterClear => text.clear(),
+                Action::FilterDone => {
+                    let text = std::mem::take(text);
+                    c.goto = None;
+                    c.goto_text(&text);
+                }
+                Action::FilterCancel => c.goto = None,
+                _ => return false,
+            }
+            return true;
+        }
+        match a {
+            Action::TogglePause => c.toggle_play(),
+            Action::LongerInterval => c.faster(),
+            Action::ShorterInterval => c.slower(),
+            Action::ReplayStep(by) => c.step(by),
+            Action::ReplayJump(secs) => c.jump(secs),
+            Action::ReplayGoto => {
+                c.goto = Some(String::new());
+                c.message = None;
+            }
+            _ => return false,
+        }
+        true
     }
 
     fn scroll_to(&mut self, f: impl FnOnce(usize, usize) -> usize) {
@@ -533,6 +651,8 @@ impl App {
                 self.prompt = false;
                 self.edit_filter(String::clear);
             }
+            // Taken by the replay, and nothing live.
+            Action::ReplayStep(_) | Action::ReplayJump(_) | Action::ReplayGoto => {}
         }
     }
 

@@ -22,8 +22,10 @@ use super::terminal::{self, Session, TtyIn};
 use super::tty::{self, POLLIN};
 use super::{App, Msg, keys};
 use crate::cli::Settings;
+use crate::sources::Extras;
+#[cfg(test)]
+use crate::sources::Sample;
 use crate::sources::sampler::SampleSource;
-use crate::sources::{Extras, Sample};
 use crate::ui;
 
 /// How the loop ended.
@@ -63,10 +65,12 @@ pub trait Events {
 
 /// Run the loop until the user quits, a signal arrives or the terminal goes away.
 ///
-/// `sample(prev, extras, interval)` reads one sample after `prev` with the scans the visible
-/// view needs, and says how often the process list is read when that is less often than every
-/// tick; it is called once per interval, paused or not, and at once when a view that needs a
-/// scan the last sample lacks comes up (so its rows show without waiting for the next tick).
+/// `sample(app, extras)` reads one sample after the app's last with the scans the visible view
+/// needs, as messages for the app (how often the process list is read when that is less often
+/// than every tick, then the sample); it is called once per interval, paused or not, and at
+/// once when a view that needs a scan the last sample lacks comes up (so its rows show without
+/// waiting for the next tick). In a replay it gives the recorded samples that bring the screen
+/// to the cursor, called on every tick and at once when the cursor moves.
 ///
 /// `work()` does one slice of a scan under way (the cgroup walk) and says whether that finished
 /// it (`None`: nothing under way). Slices run back to back with the keys read between them; a
@@ -82,7 +86,7 @@ where
     B: Backend,
     B::Error: std::fmt::Display,
     E: Events,
-    S: FnMut(&Sample, Extras, Duration) -> (Sample, Option<Duration>),
+    S: FnMut(&App, Extras) -> Vec<Msg>,
     W: FnMut() -> Option<bool>,
 {
     // Whether a scan may be under way (asked of `work` until it says there is none).
@@ -120,19 +124,23 @@ where
         let extras = app.extras();
         let scan_missing = (extras.top_processes.is_some() && sampled_with.top_processes.is_none())
             || (extras.cgroups && !sampled_with.cgroups);
-        if now >= due || scan_missing || list_ready {
+        if now >= due || scan_missing || list_ready || app.wants_replay() {
             list_ready = false;
             busy = true;
-            let (s, scan_every) = sample(app.last_sample(), extras, app.interval);
+            if now >= due {
+                dirty |= app.update(Msg::Tick(app.interval));
+            }
+            let msgs = sample(app, extras);
             sampled_with = extras;
-            dirty |= app.update(Msg::ScanEvery(scan_every));
             // Keep the cadence, but never try to catch up on missed ticks.
             last_sample = if now >= due && now.duration_since(due) < app.interval {
                 due
             } else {
                 now
             };
-            dirty |= app.update(Msg::Sampled(Box::new(s)));
+            for m in msgs {
+                dirty |= app.update(m);
+            }
             keys_first = true;
         } else if busy {
             match work() {
@@ -264,18 +272,61 @@ impl Events for TtyEvents<'_> {
 
 /// Open the dashboard on the terminal and run it on the samples of `sampler` until it ends.
 pub fn run(settings: Settings, sampler: &mut impl SampleSource) -> anyhow::Result<Exit> {
+    need_terminal()?;
+    // Before the handlers: until the dashboard is up, the signals keep their default effect.
+    let first = sampler.next(None, Extras::default());
+    // Shared by the sampling and the slices of work between ticks.
+    let sampler = std::cell::RefCell::new(sampler);
+    run_app(
+        App::new(settings, first),
+        |app, extras| {
+            let s = sampler.borrow_mut().next(Some(app.last_sample()), extras);
+            let every = sampler.borrow().scan_every(app.interval);
+            vec![Msg::ScanEvery(every), Msg::Sampled(Box::new(s))]
+        },
+        || sampler.borrow_mut().work(),
+    )
+}
+
+/// Open the dashboard on the terminal over a recording, the cursor at `start`.
+pub fn replay(
+    settings: Settings,
+    source: &mut super::replay::ReplaySource,
+    start: usize,
+) -> anyhow::Result<Exit> {
+    need_terminal()?;
+    let cursor = super::replay::Cursor::new(source.times(), start);
+    let first = source.next(None, Extras::default());
+    run_app(
+        App::replaying(settings, first, cursor),
+        |app, _| {
+            app.replay
+                .as_ref()
+                .and_then(|c| source.feed(c.shown, c.target))
+                .into_iter()
+                .collect()
+        },
+        || None,
+    )
+}
+
+fn need_terminal() -> anyhow::Result<()> {
     if !io::stdout().is_terminal() {
         anyhow::bail!(
             "the dashboard needs a terminal and stdout is not one (use --once for a report)"
         );
     }
+    Ok(())
+}
+
+/// Take the terminal, run the loop, give the terminal back.
+fn run_app<S, W>(mut app: App, sample: S, work: W) -> anyhow::Result<Exit>
+where
+    S: FnMut(&App, Extras) -> Vec<Msg>,
+    W: FnMut() -> Option<bool>,
+{
     let tty_in = TtyIn::open()?;
-    // Before the handlers: until the dashboard is up, the signals keep their default effect.
-    let first = sampler.next(None, Extras::default());
-    // Shared by the sampling and the slices of work between ticks.
-    let sampler = std::cell::RefCell::new(sampler);
     let signals = Signals::install().context("installing signal handlers")?;
-    let mut app = App::new(settings, first);
     // crossterm drops every colour when NO_COLOR is set; `--color=always` has decided otherwise.
     ratatui::crossterm::style::force_color_output(app.settings.color);
     // Given back on every way out, a failed setup and a panic included.
@@ -289,17 +340,7 @@ pub fn run(settings: Settings, sampler: &mut impl SampleSource) -> anyhow::Resul
         tty: &tty_in,
         signals: &signals,
     };
-    let exit = event_loop(
-        &mut session.terminal,
-        &mut app,
-        &mut events,
-        |prev, extras, interval| {
-            let s = sampler.borrow_mut().next(Some(prev), extras);
-            let every = sampler.borrow().scan_every(interval);
-            (s, every)
-        },
-        || sampler.borrow_mut().work(),
-    );
+    let exit = event_loop(&mut session.terminal, &mut app, &mut events, sample, work);
     guard.finish();
     let exit = match exit {
         Exit::Signal(SIGHUP) if tty_in.hung_up() => Exit::TtyGone("the terminal hung up".into()),
@@ -391,10 +432,10 @@ mod tests {
                 batches: batches.into(),
                 ..Script::default()
             },
-            |_, extras, _| {
+            |_, extras| {
                 asked.push(extras);
                 t += 100_000_000;
-                (fixture(t, extras), None)
+                vec![Msg::Sampled(Box::new(fixture(t, extras)))]
             },
             || None,
         );
@@ -509,11 +550,11 @@ mod tests {
             &mut term,
             &mut app,
             &mut Pending(2, vec![key('q')]),
-            |_, extras, interval| {
+            |app, extras| {
                 ticks += 1;
                 assert!(ticks < 5, "{ticks} slow ticks and the keys were never read");
-                thread::sleep(interval + Duration::from_millis(20));
-                (fixture(1, extras), None)
+                thread::sleep(app.interval + Duration::from_millis(20));
+                vec![Msg::Sampled(Box::new(fixture(1, extras)))]
             },
             || None,
         );
@@ -531,7 +572,7 @@ mod tests {
             &mut term,
             &mut app,
             &mut Pending(3, vec![key('q')]),
-            |_, extras, _| (fixture(1, extras), None),
+            |_, extras| vec![Msg::Sampled(Box::new(fixture(1, extras)))],
             || {
                 slices += 1;
                 assert!(slices < 5, "{slices} slices and the keys were never read");
@@ -563,7 +604,7 @@ mod tests {
             &mut term,
             &mut app,
             &mut script,
-            |_, extras, _| (fixture(1, extras), None),
+            |_, extras| vec![Msg::Sampled(Box::new(fixture(1, extras)))],
             || None,
         );
         assert_eq!(exit, Exit::Quit);

@@ -23,6 +23,7 @@ mod capture;
 mod kernel;
 mod machine;
 mod phases;
+mod record;
 mod report;
 mod workload;
 
@@ -262,15 +263,18 @@ fn setup_and_run() -> Result<()> {
     if let Some(dir) = &save {
         println!("setup: fixtures are saved to {}", dir.display());
     }
+    record::start(tmp.path());
     let ctx = phases::Ctx {
-        bin,
+        bin: bin.clone(),
         nobody_bin,
         ps: kernel::page_size(),
         cg,
         tmp,
         save,
     };
-    phases::run_all(&ctx)
+    let done = phases::run_all(&ctx);
+    record::check(&bin);
+    done
 }
 
 fn spawn_watchdog(baseline: machine::Baseline) {

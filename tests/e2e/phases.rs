@@ -51,6 +51,11 @@ pub fn run_zswaptop(
     if nobody {
         cmd.uid(NOBODY).gid(NOBODY);
     }
+    // As root, the run also records its samples, read back at the end (record.rs).
+    let recorded = (!nobody).then(crate::record::next_file).flatten();
+    if let Some(f) = &recorded {
+        cmd.arg("--record").arg(f);
+    }
     let out = cmd
         .output()
         .with_context(|| format!("running {}", bin.display()))?;
@@ -64,6 +69,9 @@ pub fn run_zswaptop(
             stdout.chars().take(300).collect::<String>()
         )
     })?;
+    if let Some(f) = recorded.filter(|_| out.status.success()) {
+        crate::record::remember(f, args, &json);
+    }
     Ok((json, out.status))
 }
 

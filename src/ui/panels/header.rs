@@ -33,8 +33,10 @@ pub fn header(app: &App, t: &Theme, width: usize) -> Header {
         } else {
             Span::styled("not root", t.warn())
         }],
-        vec![dim(t, "every "), raw(f::interval(app.interval))],
     ];
+    if app.replay.is_none() {
+        l1.push(vec![dim(t, "every "), raw(f::interval(app.interval))]);
+    }
     if s.host.root != "/" {
         l1.push(vec![dim(t, "tree "), raw(s.host.root.clone())]);
     }
@@ -50,7 +52,27 @@ pub fn header(app: &App, t: &Theme, width: usize) -> Header {
         }
     }
     let mut l1 = joined(t, l1);
-    if app.paused {
+    if let Some(c) = &app.replay {
+        let shown = c.shown.unwrap_or(c.target);
+        let time = c
+            .time_of(shown)
+            .and_then(crate::store::time::rfc3339_utc)
+            .unwrap_or_else(|| miss.into());
+        let state = if c.playing {
+            format!(" {} x{}", if t.ascii { ">" } else { "▶" }, c.speed())
+        } else {
+            format!(" paused x{}", c.speed())
+        };
+        let mut badge = vec![
+            Span::styled(" REPLAY ", t.badge()),
+            raw(" "),
+            bold(t, time),
+            dim(t, format!("{state}  {}/{}", shown + 1, c.len())),
+            sep(t),
+        ];
+        badge.append(&mut l1.spans);
+        l1.spans = badge;
+    } else if app.paused {
         l1.spans.insert(0, raw(" "));
         l1.spans.insert(0, Span::styled(" PAUSED ", t.badge()));
     }

@@ -12,8 +12,18 @@ use crate::ui::widgets::{self, bold, dim, raw};
 
 /// The help overlay: every key, centred over the screen.
 pub fn help(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
-    let mut lines: Vec<Line<'static>> = keys::HELP
+    let replay: &[(&str, &str)] = if app.replay.is_some() {
+        &keys::REPLAY_HELP
+    } else {
+        &[]
+    };
+    // In a replay its keys come first, in place of the live pause and interval.
+    let live = keys::HELP
         .iter()
+        .filter(|(k, _)| replay.is_empty() || !replay.iter().any(|(rk, _)| rk == k));
+    let mut lines: Vec<Line<'static>> = replay
+        .iter()
+        .chain(live)
         .map(|(k, what)| Line::from(vec![bold(t, format!(" {k:<16}")), raw(what.to_string())]))
         .collect();
     // A blank line before the settings where the screen has the room (keys, blank, two
@@ -24,8 +34,11 @@ pub fn help(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
     lines.push(Line::from(dim(
         t,
         format!(
-            " now: every {}, graphs show {} of {} kept{}",
-            f::interval(app.interval),
+            " now: {}, graphs show {} of {} kept{}",
+            match &app.replay {
+                Some(c) => format!("replay at x{}", c.speed()),
+                None => format!("every {}", f::interval(app.interval)),
+            },
             f::span(app.window),
             f::span(app.history.max_age()),
             if app.paused { ", paused" } else { "" }
