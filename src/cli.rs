@@ -46,7 +46,8 @@ pub struct Cli {
     pub ascii: bool,
 
     /// With --once: list the N processes using the most swap (with their estimated zswap share).
-    #[arg(long, value_name = "N")]
+    /// N is at least 1: without --top no process is listed.
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub top: Option<usize>,
 
     /// With --once: show memory, swap and zswap per cgroup (cgroup v2).

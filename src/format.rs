@@ -437,12 +437,13 @@ pub fn span(d: std::time::Duration) -> String {
     }
 }
 
-/// Everything the snapshot could not show, with the reason and the fix: the zswap and zram
-/// items, then every unreadable source not already covered by one of them (zswap's own items
+/// Everything the snapshot could not show, with the reason and the fix: the memory, zswap and
+/// zram items, then every unreadable source not already covered by one of them (zswap's own items
 /// speak for its parameters and debugfs directories).
 pub fn unavailable(s: &crate::model::Snapshot) -> Vec<crate::model::Missing> {
     use crate::model::status::{DEBUGFS, ZSWAP_PARAMS};
-    let mut items: Vec<crate::model::Missing> = s.zswap.unavailable.clone();
+    let mut items: Vec<crate::model::Missing> = s.memory.unavailable.clone();
+    items.extend(s.zswap.unavailable.iter().cloned());
     for z in &s.zram {
         items.extend(z.unavailable.iter().cloned());
     }

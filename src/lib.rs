@@ -15,6 +15,7 @@ mod layers;
 pub mod model;
 pub mod report;
 pub mod root;
+pub mod sanitize;
 pub mod sources;
 pub mod sys;
 pub mod ui;

@@ -176,6 +176,7 @@ fn with_processes(mut s: sources::Sample) -> sources::Sample {
         with_swap: top.len(),
         total_swap_bytes: total,
         top,
+        unreadable: None,
     });
     s
 }

@@ -58,10 +58,12 @@ const RULES: &[Rule] = &[
     rules::swap_priorities,
 ];
 
-/// The snapshot with its findings and tunable advice filled in.
+/// The snapshot as every output shows it: its findings and tunable advice filled in, then every
+/// string in it made safe for a terminal ([`crate::sanitize`], last so the rules' text is too).
 pub fn judged(mut snap: Snapshot) -> Snapshot {
     snap.tunables_advice = tunables_advice(&snap);
     snap.diagnostics = evaluate(&snap);
+    crate::sanitize::Sanitize::sanitize(&mut snap);
     snap
 }
 

@@ -4,10 +4,12 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::{Missing, too_large};
 use crate::model::metrics::Hue;
+use crate::root::Reason;
 use crate::sources::meminfo::MeminfoSample;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Memory {
     pub total_bytes: Option<u64>,
     pub free_bytes: Option<u64>,
@@ -15,17 +17,23 @@ pub struct Memory {
     pub free_cmd_used_bytes: Option<u64>,
     pub hidden_in_used_bytes: Option<u64>,
     pub breakdown: Option<Breakdown>,
+    /// Figures above that could not be had, and why (a line missing from meminfo, a sum too
+    /// large to be real).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unavailable: Vec<Missing>,
     /// AnonHugePages, for the diagnostics (not in the JSON).
     #[serde(skip)]
     pub anon_huge_pages_bytes: Option<u64>,
 }
 
 impl Memory {
-    /// The memory section. `zswap_pool` and `zram_pool` are the pools' RAM, from outside meminfo.
+    /// The memory section. `zswap_pool` and `zram_pool` are the pools' RAM, from outside meminfo;
+    /// `unavailable` what is already known to be missing from it.
     pub fn derive(
         mem: Option<&MeminfoSample>,
         zswap_pool: Option<u64>,
         zram_pool: Option<u64>,
+        mut unavailable: Vec<Missing>,
     ) -> Memory {
         match mem {
             Some(m) => Memory {
@@ -34,10 +42,17 @@ impl Memory {
                 available_bytes: m.mem_available,
                 free_cmd_used_bytes: Some(free_cmd_used(m)),
                 hidden_in_used_bytes: match (zswap_pool, zram_pool) {
-                    (Some(a), Some(b)) => Some(a + b),
+                    (Some(a), Some(b)) => a.checked_add(b).or_else(|| {
+                        unavailable.push(too_large("hidden in used", "zswap + zram pools"));
+                        None
+                    }),
                     _ => None,
                 },
                 breakdown: Some(breakdown(m, zswap_pool, zram_pool)),
+                unavailable: {
+                    unavailable.extend(gaps(m));
+                    unavailable
+                },
                 anon_huge_pages_bytes: m.anon_huge_pages,
             },
             None => Memory {
@@ -47,6 +62,7 @@ impl Memory {
                 free_cmd_used_bytes: None,
                 hidden_in_used_bytes: None,
                 breakdown: None,
+                unavailable,
                 anon_huge_pages_bytes: None,
             },
         }
@@ -179,9 +195,12 @@ impl Breakdown {
 
 /// Derive the breakdown. `zswap_pool` and `zram_pool` come from outside meminfo where needed.
 pub fn breakdown(m: &MeminfoSample, zswap_pool: Option<u64>, zram_pool: Option<u64>) -> Breakdown {
-    let shmem = m.shmem.unwrap_or(0);
     // Cached includes Shmem; a racing read can make the difference negative, clamp at 0.
-    let page_cache = m.buffers.saturating_add(m.cached).saturating_sub(shmem);
+    // Without a Shmem line tmpfs is unknown and stays inside the page cache.
+    let page_cache = m
+        .buffers
+        .saturating_add(m.cached)
+        .saturating_sub(m.shmem.unwrap_or(0));
     let kstack = m.kernel_stack.unwrap_or(0);
     let kernel = [
         m.slab,
@@ -194,18 +213,15 @@ pub fn breakdown(m: &MeminfoSample, zswap_pool: Option<u64>, zram_pool: Option<u
     ]
     .iter()
     .fold(0u64, |a, &b| a.saturating_add(b));
-    let hugetlb = m
-        .hugetlb
-        .or_else(|| m.hugepages_total?.checked_mul(m.hugepage_size?))
-        .unwrap_or(0);
+    let hugetlb = hugetlb(m);
     let mut b = Breakdown {
         // No AnonPages line: unknown (its memory stays in unaccounted), not 0.
         apps: m.anon_pages,
         swap_cache: Some(m.swap_cached),
         page_cache: Some(page_cache),
-        shmem: Some(shmem),
+        shmem: m.shmem,
         kernel: Some(kernel),
-        hugetlb: Some(hugetlb),
+        hugetlb,
         zswap_pool,
         zram_pool,
         free: Some(m.mem_free),
@@ -217,6 +233,38 @@ pub fn breakdown(m: &MeminfoSample, zswap_pool: Option<u64>, zram_pool: Option<u
         .sum();
     b.unaccounted = i64::try_from(i128::from(m.mem_total) - known).ok();
     b
+}
+
+/// Hugetlb (6.0+), else HugePages_Total × Hugepagesize; 0 on a kernel without hugetlb pages
+/// (no lines at all); `None` when the product is past 2^64 bytes.
+fn hugetlb(m: &MeminfoSample) -> Option<u64> {
+    match (m.hugetlb, m.hugepages_total, m.hugepage_size) {
+        (Some(h), _, _) => Some(h),
+        (None, Some(n), Some(size)) => n.checked_mul(size),
+        _ => Some(0),
+    }
+}
+
+/// Breakdown buckets meminfo leaves unknown, and why.
+pub fn gaps(m: &MeminfoSample) -> Vec<Missing> {
+    let mut out = Vec::new();
+    if m.shmem.is_none() {
+        out.push(Missing {
+            item: "shmem/tmpfs".into(),
+            path: None,
+            holds: Some("meminfo Shmem".into()),
+            reason: Reason::absent(
+                "no Shmem line in /proc/meminfo: tmpfs is counted in the page cache",
+            ),
+        });
+    }
+    if hugetlb(m).is_none() {
+        out.push(too_large(
+            "hugetlb",
+            "meminfo HugePages_Total × Hugepagesize",
+        ));
+    }
+    out
 }
 
 /// What procps-ng ≥ 4.0.1 `free` and `top` print as "used": MemTotal − MemAvailable, with its

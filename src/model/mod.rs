@@ -114,8 +114,10 @@ impl Snapshot {
         let ps = curr.host.page_size.bytes;
         let mem = curr.meminfo.as_ref().ok();
         let zram = zram::derive_all(curr);
-        let zram_pool = zram::pool_bytes(&zram);
-        let in_zram = zram::in_swap_bytes(curr, &zram);
+        // Sums past 2^64 bytes are not real memory: unknown (and said so), never wrapped.
+        let mut mem_unavailable = Vec::new();
+        let zram_pool = zram::pool_bytes(&zram, mem, &mut mem_unavailable);
+        let in_zram = zram::in_swap_bytes(curr, &zram, &mut mem_unavailable);
         let zswap = Zswap::derive(curr);
         let memory = Memory::derive(
             mem,
@@ -123,6 +125,7 @@ impl Snapshot {
                 .pool_bytes
                 .or_else(|| zswap::fallback_pool(curr, zram_pool, ps)),
             zram_pool,
+            mem_unavailable,
         );
         let swap = Swap::derive(curr, prev, zswap.available, zswap.stored_bytes, in_zram);
         let capacity = capacity::derive(
@@ -178,6 +181,47 @@ impl Snapshot {
             processes,
             cgroups,
         }
+    }
+}
+
+/// A sum of byte counts: unknown when a term is, `Overflow` past 2^64 (no real memory is).
+pub(crate) enum Sum {
+    Known(u64),
+    Unknown,
+    Overflow,
+}
+
+impl Sum {
+    pub(crate) fn known(self) -> Option<u64> {
+        match self {
+            Sum::Known(v) => Some(v),
+            Sum::Unknown | Sum::Overflow => None,
+        }
+    }
+}
+
+pub(crate) fn checked_sum(terms: impl Iterator<Item = Option<u64>>) -> Sum {
+    let mut total = 0u64;
+    for t in terms {
+        let Some(t) = t else { return Sum::Unknown };
+        let Some(s) = total.checked_add(t) else {
+            return Sum::Overflow;
+        };
+        total = s;
+    }
+    Sum::Known(total)
+}
+
+/// `item` is unknown because `what` adds or multiplies up to more than 2^64 bytes.
+pub(crate) fn too_large(item: &str, what: &str) -> Missing {
+    Missing {
+        item: item.into(),
+        path: None,
+        holds: None,
+        reason: Reason::Malformed {
+            line: None,
+            detail: format!("{what} gives more than 2^64 bytes"),
+        },
     }
 }
 

@@ -9,7 +9,7 @@ use crate::root::Reason;
 use crate::sources::cgroups::{CgroupSample, unit_name};
 use crate::sources::processes::ProcScan;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Processes {
     /// How many /proc/PID entries were looked at.
     pub scanned: usize,
@@ -19,6 +19,12 @@ pub struct Processes {
     pub total_swap_bytes: u64,
     /// Top processes by swap, largest first.
     pub top: Vec<ProcessRow>,
+    /// Why no process could be looked at (`/proc` unreadable): the counts above are unknown.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::root::reason_text"
+    )]
+    pub unreadable: Option<Reason>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -107,6 +113,7 @@ pub fn processes(
         with_swap: scan.with_swap,
         total_swap_bytes: scan.total_swap_bytes,
         top,
+        unreadable: scan.unreadable.clone(),
     }
 }
 
@@ -196,6 +203,7 @@ mod tests {
             with_swap: 3,
             total_swap_bytes: 700,
             top: vec![proc(2, 400, None), proc(3, 200, Some("/a"))],
+            unreadable: None,
         };
         let p = processes(&scan, Some(300), Some(1200));
         assert_eq!(p.top.len(), 2);

@@ -2,8 +2,10 @@
 
 use serde::Serialize;
 
-use super::{Missing, missing_item, ratio};
+use super::{Missing, Sum, checked_sum, missing_item, ratio, too_large};
+use crate::root::Reason;
 use crate::sources::Sample;
+use crate::sources::meminfo::MeminfoSample;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Zram {
@@ -44,6 +46,13 @@ pub struct Zram {
     pub unavailable: Vec<Missing>,
 }
 
+impl Zram {
+    /// Reads or writes of the device have failed since it was set up.
+    pub fn io_failed(&self) -> bool {
+        self.failed_reads.unwrap_or(0) > 0 || self.failed_writes.unwrap_or(0) > 0
+    }
+}
+
 /// Every zram device in `curr`.
 pub fn derive_all(curr: &Sample) -> Vec<Zram> {
     let swap_paths: Vec<&str> = curr
@@ -63,20 +72,48 @@ pub fn derive_all(curr: &Sample) -> Vec<Zram> {
         .collect()
 }
 
-/// RAM the zram devices use (mem_used_total summed); unknown when one device's is.
-pub fn pool_bytes(zram: &[Zram]) -> Option<u64> {
-    zram.iter()
-        .map(|z| z.mem_used_bytes)
-        .try_fold(0u64, |acc, v| Some(acc.saturating_add(v?)))
+/// RAM the zram devices use (mem_used_total summed); unknown when one device's is, or when the
+/// sum is not a real figure (past 2^64, or more than MemTotal: said in `unavailable`).
+pub fn pool_bytes(
+    zram: &[Zram],
+    mem: Option<&MeminfoSample>,
+    unavailable: &mut Vec<Missing>,
+) -> Option<u64> {
+    match checked_sum(zram.iter().map(|z| z.mem_used_bytes)) {
+        Sum::Overflow => {
+            unavailable.push(too_large("zram pool", "the zram devices' mem_used_total"));
+            None
+        }
+        // The pool is in RAM: more than MemTotal is not a real figure.
+        Sum::Known(z) if mem.is_some_and(|m| z > m.mem_total) => {
+            unavailable.push(Missing {
+                item: "zram pool".into(),
+                path: None,
+                holds: None,
+                reason: Reason::Malformed {
+                    line: None,
+                    detail: format!(
+                        "the zram devices' mem_used_total ({z} bytes) is more than MemTotal"
+                    ),
+                },
+            });
+            None
+        }
+        sum => sum.known(),
+    }
 }
 
 /// Swap held by zram swap devices (orig_data_size summed); unknown without /proc/swaps.
-pub fn in_swap_bytes(curr: &Sample, zram: &[Zram]) -> Option<u64> {
+pub fn in_swap_bytes(curr: &Sample, zram: &[Zram], unavailable: &mut Vec<Missing>) -> Option<u64> {
     curr.swaps.as_ref().ok()?;
-    zram.iter()
-        .filter(|z| z.is_swap)
-        .map(|z| z.orig_data_bytes)
-        .try_fold(0u64, |acc, v| Some(acc.saturating_add(v?)))
+    let stored = zram.iter().filter(|z| z.is_swap).map(|z| z.orig_data_bytes);
+    match checked_sum(stored) {
+        Sum::Overflow => {
+            unavailable.push(too_large("swap in zram", "the zram orig_data_size"));
+            None
+        }
+        sum => sum.known(),
+    }
 }
 
 fn derive_zram(root: &str, z: &crate::sources::zram::ZramSample, is_swap: bool) -> Zram {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::status::DEBUGFS;
-use super::{Missing, missing_item, ratio};
+use super::{Missing, missing_item, ratio, too_large};
 use crate::root::Reason;
 use crate::sources::Sample;
 use crate::sources::crypto::Compressor;
@@ -78,17 +78,27 @@ impl Zswap {
             compressor_ratio_opt(stored_pages, pool_bytes, same, incompressible, ps);
         let max_pct = param_u64("max_pool_percent");
         let accept_pct = param_u64("accept_threshold_percent");
+        let mut unavailable = Vec::new();
+        // Pages × percent / 100, in whole pages; a product past 2^64 is not a real limit.
+        let mut pct_of = |bytes: u64, pct: u64, item: &str, param: &str| {
+            let v = (bytes / ps)
+                .checked_mul(pct)
+                .and_then(|p| (p / 100).checked_mul(ps));
+            if v.is_none() {
+                unavailable.push(too_large(item, &format!("{param} {pct}%")));
+            }
+            v
+        };
         let pool_limit = match (mem, max_pct) {
-            (Some(m), Some(pct)) => Some((m.mem_total / ps).saturating_mul(pct) / 100 * ps),
+            (Some(m), Some(pct)) => pct_of(m.mem_total, pct, "pool limit", "max_pool_percent"),
             _ => None,
         };
         let accept_bytes = match (pool_limit, accept_pct) {
             // zswap_accept_thr_pages(): max pages × percent / 100, in whole pages.
-            (Some(l), Some(a)) => Some((l / ps).saturating_mul(a) / 100 * ps),
+            (Some(l), Some(a)) => pct_of(l, a, "accept threshold", "accept_threshold_percent"),
             _ => None,
         };
 
-        let mut unavailable = Vec::new();
         let available = curr.zswap_params.is_ok();
         if let Err(e) = &curr.zswap_params {
             unavailable.push(missing_item(&curr.root, "zswap", e));

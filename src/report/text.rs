@@ -450,7 +450,7 @@ fn zram(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
             format!("same-filled {}", f::num(z.same_pages)),
             format!("huge {}", f::num(z.huge_pages)),
         ];
-        if z.failed_reads.unwrap_or(0) + z.failed_writes.unwrap_or(0) > 0 {
+        if z.io_failed() {
             extra.push(format!(
                 "FAILED reads {} writes {}",
                 f::num(z.failed_reads),
@@ -544,6 +544,13 @@ fn processes(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     let Some(p) = &s.processes else {
         return Ok(());
     };
+    if let Some(why) = &p.unreadable {
+        section(out, st, "PROCESSES BY SWAP", "unknown")?;
+        for line in f::wrap(&format!("no process could be read: {why}"), WIDTH, 2, 4) {
+            writeln!(out, "  {line}")?;
+        }
+        return Ok(());
+    }
     section(
         out,
         st,

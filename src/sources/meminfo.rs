@@ -88,15 +88,24 @@ pub fn parse(path: &Path, text: &str) -> Reading<MeminfoSample> {
         };
         let mut words = rest.split_whitespace();
         let value = words.next().unwrap_or("");
-        if value.parse::<u64>().is_err() {
+        let Ok(n) = value.parse::<u64>() else {
             return Err(Unavailable::malformed(
                 path,
                 lineno,
                 format!("{key}: expected a number, got {value:?}"),
             ));
-        }
+        };
         match words.next() {
-            None | Some("kB") => {}
+            None => {}
+            // procfs multiplies by 1024 unchecked: an impossible size must not wrap.
+            Some("kB") if n.checked_mul(1024).is_none() => {
+                return Err(Unavailable::malformed(
+                    path,
+                    lineno,
+                    format!("{key}: {n} kB is more than 2^64 bytes"),
+                ));
+            }
+            Some("kB") => {}
             Some(unit) => {
                 return Err(Unavailable::malformed(
                     path,
@@ -181,6 +190,18 @@ mod tests {
         assert_eq!(
             err,
             Unavailable::malformed(Path::new("/proc/meminfo"), Some(2), "no ':' after the name")
+        );
+    }
+
+    #[test]
+    fn a_size_past_2_pow_64_bytes_is_malformed() {
+        let huge = u64::MAX / 1024 + 1;
+        let text =
+            fixture("linux-6.18-idle").replacen("Shmem:", &format!("Shmem:  {huge} kB\nOld:"), 1);
+        let err = parse(Path::new("m"), &text).unwrap_err();
+        assert!(
+            err.reason.text().contains("more than 2^64 bytes"),
+            "{err:?}"
         );
     }
 

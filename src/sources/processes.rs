@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reason, Root};
+use crate::root::{Reason, Root, classify_io};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProcSample {
@@ -36,14 +36,27 @@ pub struct ProcScan {
     pub total_swap_bytes: u64,
     /// The `top_n` largest by swap, largest first, with user and cgroup filled in.
     pub top: Vec<ProcSample>,
+    /// Why the process list could not be read at all (the counts above are then unknown).
+    #[serde(default)]
+    pub unreadable: Option<Reason>,
 }
 
 /// Scan every process and keep the `top_n` largest swap users.
 pub fn scan(root: &Root, top_n: usize) -> ProcScan {
-    let (scanned, mut swapped) = scan_all(root);
+    let (scanned, mut swapped) = match scan_all(root) {
+        Ok(found) => found,
+        Err(why) => {
+            return ProcScan {
+                unreadable: Some(why),
+                ..ProcScan::default()
+            };
+        }
+    };
     swapped.sort_by(|a, b| b.swap_bytes.cmp(&a.swap_bytes).then(a.pid.cmp(&b.pid)));
     let with_swap = swapped.len();
-    let total_swap_bytes = swapped.iter().map(|p| p.swap_bytes).sum();
+    let total_swap_bytes = swapped
+        .iter()
+        .fold(0u64, |a, p| a.saturating_add(p.swap_bytes));
     swapped.truncate(top_n);
     if !swapped.is_empty() {
         let users = Users::load(root);
@@ -69,15 +82,16 @@ pub fn scan(root: &Root, top_n: usize) -> ProcScan {
         with_swap,
         total_swap_bytes,
         top: swapped,
+        unreadable: None,
     }
 }
 
 /// Read `ROOT/proc/[0-9]*/status`. Kernel threads (no VmSwap line) and unreadable ones are skipped.
-fn scan_all(root: &Root) -> (usize, Vec<ProcSample>) {
+fn scan_all(root: &Root) -> Result<(usize, Vec<ProcSample>), Reason> {
     let proc_dir = root.proc("");
-    let Ok(rd) = root.read_dir(&proc_dir) else {
-        return (0, Vec::new());
-    };
+    let rd = root
+        .read_dir(&proc_dir)
+        .map_err(|e| classify_io(&proc_dir, &e, &Reason::absent("/proc can't be listed")).reason)?;
     let mut scanned = 0;
     let mut swapped = Vec::new();
     let mut buf = Vec::with_capacity(4096);
@@ -101,7 +115,11 @@ fn scan_all(root: &Root) -> (usize, Vec<ProcSample>) {
             swapped.push(p);
         }
     }
-    (scanned, swapped)
+    if scanned == 0 {
+        // Every system runs at least init: an empty /proc is not mounted, not idle.
+        return Err(Reason::absent("/proc lists no process (is /proc mounted?)"));
+    }
+    Ok((scanned, swapped))
 }
 
 /// Parse the lines we need from a status file. `None` for kernel threads (no VmSwap).
@@ -145,7 +163,8 @@ fn kb(v: &str) -> Option<u64> {
     let n: u64 = w.next()?.parse().ok()?;
     // The unit is always there; a line without it was cut short.
     match w.next() {
-        Some("kB") => Some(n.saturating_mul(1024)),
+        // More than 2^64 bytes is impossible: treated as unreadable.
+        Some("kB") => n.checked_mul(1024),
         _ => None,
     }
 }

@@ -2,7 +2,6 @@
 
 use std::path::Path;
 
-use procfs_core::FromRead;
 use serde::{Deserialize, Serialize};
 
 use crate::root::{Reading, Reason, Root, Unavailable};
@@ -28,30 +27,79 @@ pub fn read(root: &Root) -> Reading<PsiSample> {
 }
 
 pub fn parse(path: &Path, text: &str) -> Reading<PsiSample> {
-    let p = procfs_core::MemoryPressure::from_read(text.as_bytes()).map_err(|e| {
-        let lines = text.lines().count();
-        let why = if lines < 2 {
-            "expected a `some` and a `full` line (file truncated?)".to_string()
-        } else {
-            format!("expected `some avg10=… avg60=… avg300=… total=…` and a `full` line ({e})")
+    let (mut some, mut full) = (None, None);
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let at = Some(i + 1);
+        let mut words = line.split_ascii_whitespace();
+        let slot = match words.next() {
+            Some("some") => &mut some,
+            Some("full") => &mut full,
+            _ => {
+                return Err(Unavailable::malformed(
+                    path,
+                    at,
+                    "expected a line starting `some` or `full`".to_string(),
+                ));
+            }
         };
-        Unavailable::malformed(path, None, why)
-    })?;
-    let conv = |r: &procfs_core::PressureRecord| PsiLine {
-        avg10: round2(r.avg10),
-        avg60: round2(r.avg60),
-        avg300: round2(r.avg300),
-        total_us: r.total,
-    };
-    Ok(PsiSample {
-        some: conv(&p.some),
-        full: conv(&p.full),
-    })
+        *slot = Some(parse_record(words).map_err(|why| Unavailable::malformed(path, at, why))?);
+    }
+    match (some, full) {
+        (Some(some), Some(full)) => Ok(PsiSample { some, full }),
+        _ => Err(Unavailable::malformed(
+            path,
+            None,
+            "expected a `some` and a `full` line (file truncated?)".to_string(),
+        )),
+    }
 }
 
-/// The kernel prints two decimals; f32 → f64 would show 0.1899999976.
-fn round2(v: f32) -> f64 {
-    (f64::from(v) * 100.0).round() / 100.0
+/// `avg10=1.50 avg60=0.19 avg300=0.13 total=582869`, every field present exactly as the kernel
+/// prints it. A share of time that is NaN, infinite or outside 0–100 is not one the kernel prints.
+fn parse_record<'a>(words: impl Iterator<Item = &'a str>) -> Result<PsiLine, String> {
+    let (mut avg10, mut avg60, mut avg300, mut total) = (None, None, None, None);
+    for word in words {
+        let Some((key, value)) = word.split_once('=') else {
+            return Err(format!("`{word}` is not key=value"));
+        };
+        let avg = |v: &str| -> Result<f64, String> {
+            match v.parse::<f64>() {
+                Ok(x) if (0.0..=100.0).contains(&x) => Ok(x),
+                _ => Err(format!("{key}={v} is not a percentage (0 to 100)")),
+            }
+        };
+        match key {
+            "avg10" => avg10 = Some(avg(value)?),
+            "avg60" => avg60 = Some(avg(value)?),
+            "avg300" => avg300 = Some(avg(value)?),
+            "total" => {
+                total = Some(
+                    value
+                        .parse::<u64>()
+                        .map_err(|_| format!("total={value} is not a count of microseconds"))?,
+                );
+            }
+            _ => {} // a field a later kernel may add
+        }
+    }
+    match (avg10, avg60, avg300, total) {
+        (Some(avg10), Some(avg60), Some(avg300), Some(total_us)) => Ok(PsiLine {
+            avg10: round2(avg10),
+            avg60: round2(avg60),
+            avg300: round2(avg300),
+            total_us,
+        }),
+        _ => Err("expected avg10=, avg60=, avg300= and total=".to_string()),
+    }
+}
+
+/// The kernel prints two decimals; keep exactly those.
+fn round2(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0
 }
 
 #[cfg(test)]
@@ -68,6 +116,20 @@ mod tests {
     }
 
     #[test]
+    fn nan_inf_and_negative_shares_are_malformed() {
+        for bad in ["NaN", "inf", "-5.00", "100.01"] {
+            let t = format!(
+                "some avg10={bad} avg60=0.19 avg300=0.13 total=1\nfull avg10=0.00 avg60=0.19 avg300=0.13 total=1\n"
+            );
+            let err = parse(Path::new("p"), &t).unwrap_err();
+            assert!(
+                err.reason.text().contains("is not a percentage"),
+                "{bad}: {err:?}"
+            );
+        }
+    }
+
+    #[test]
     fn some_only_is_malformed() {
         let err = parse(
             Path::new("p"),
@@ -75,5 +137,29 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.reason.text().contains("truncated"));
+    }
+
+    #[test]
+    fn cut_lines_are_malformed_not_a_panic() {
+        // A file cut inside its first word, or inside a multi-byte character, is still only
+        // malformed (the parser this replaced sliced `line[5..]` and panicked on these).
+        for t in [
+            "some",
+            "full\n",
+            "some avg10=1.00 avg60=0.00 avg300=0.00 total=1\nfu",
+            "some\u{e9}x",
+            "so",
+        ] {
+            let err = parse(Path::new("p"), t).unwrap_err();
+            assert!(!err.reason.text().is_empty(), "{t:?}");
+        }
+        let t = "some avg10=1.00 avg60=0.00 avg300=0.00 total=1\nfull avg10=0.00 avg60=0.00 avg300=0.00\n";
+        assert!(
+            parse(Path::new("p"), t)
+                .unwrap_err()
+                .reason
+                .text()
+                .contains("total=")
+        );
     }
 }

@@ -52,6 +52,15 @@ pub fn parse(path: &Path, text: &str) -> Reading<VmstatSample> {
                 format!("expected `name number`, got {line:?}"),
             ));
         }
+        if value.starts_with('-') {
+            // The kernel prints every vmstat item unsigned (a gauge's per-cpu drift is clamped
+            // at 0 first): a negative one is not a count.
+            return Err(Unavailable::malformed(
+                path,
+                Some(i + 1),
+                format!("{name} is negative ({value}); the kernel prints counters unsigned"),
+            ));
+        }
         if !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
             return Err(Unavailable::malformed(
                 path,
@@ -67,8 +76,8 @@ pub fn parse(path: &Path, text: &str) -> Reading<VmstatSample> {
     let map = procfs_core::VmStat::from_read(text.as_bytes())
         .map_err(|e| Unavailable::malformed(path, None, e.to_string()))?
         .0;
-    // Counters are unsigned in the kernel; a negative gauge (per-cpu drift) reads as 0.
-    let get = |k: &str| map.get(k).map(|&v| u64::try_from(v).unwrap_or(0));
+    // Every value was checked above to be a whole number ≥ 0.
+    let get = |k: &str| map.get(k).and_then(|&v| u64::try_from(v).ok());
     Ok(VmstatSample {
         zswpin: get("zswpin"),
         zswpout: get("zswpout"),
@@ -105,6 +114,19 @@ mod tests {
         assert_eq!((v.swap_ra, v.swap_ra_hit), (Some(120_679), Some(120_115)));
         // nr_zspages (pages) equals meminfo Zswap (kB) / 4 in this capture.
         assert_eq!(v.nr_zspages, Some(510_692 / 4));
+    }
+
+    #[test]
+    fn a_negative_counter_is_malformed_not_0() {
+        let err = parse(Path::new("v"), "nr_free_pages 1\npswpout -5\n").unwrap_err();
+        assert_eq!(
+            err,
+            Unavailable::malformed(
+                Path::new("v"),
+                Some(2),
+                "pswpout is negative (-5); the kernel prints counters unsigned"
+            )
+        );
     }
 
     #[test]

@@ -203,7 +203,7 @@ fn zram_card(s: &Snapshot, z: &Zram, t: &Theme, width: usize) -> Vec<Line<'stati
         kv("same-filled", f::pages(z.same_pages)),
         kv("huge", f::pages(z.huge_pages)),
     ];
-    let failed = z.failed_reads.unwrap_or(0) + z.failed_writes.unwrap_or(0) > 0;
+    let failed = z.io_failed();
     items.push(vec![
         dim(t, "failed reads "),
         Span::styled(

@@ -182,6 +182,9 @@ pub fn processes(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
     let note = note_lines(View::Processes, usize::from(area.width), t.ascii).len() as u16;
     let p = parts(area, note);
     let right = s.processes.as_ref().map(|p| {
+        if let Some(why) = &p.unreadable {
+            return Line::from(dim(t, format!("unknown: {why}")));
+        }
         let mut r = vec![
             bold(t, p.with_swap.to_string()),
             dim(t, format!(" of {} have swap, ", p.scanned)),
