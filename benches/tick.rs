@@ -23,8 +23,14 @@ fn main() {
     divan::main();
 }
 
-const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/linux-6.18-loaded");
-const IDLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/linux-6.18-idle");
+const FIXTURE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/linux-6.18-loaded"
+);
+const IDLE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/linux-6.18-idle"
+);
 
 fn sample(dir: &str, t_ns: u64) -> sources::Sample {
     let mut s = sources::collect(&Root::at(dir));

@@ -143,6 +143,7 @@ impl Settings {
             extras: crate::sources::Extras {
                 top_processes: cli.top,
                 cgroups: cli.cgroups,
+                settings: false,
             },
         })
     }

@@ -253,6 +253,7 @@ impl App {
             top_processes: (self.view == View::Processes)
                 .then(|| self.settings.extras.top_processes.unwrap_or(TOP_PROCESSES)),
             cgroups: self.view == View::Cgroups,
+            settings: self.view == View::Diagnostics,
         }
     }
 

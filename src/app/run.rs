@@ -106,7 +106,8 @@ where
         let due = last_sample + app.interval;
         let extras = app.extras();
         let scan_missing = (extras.top_processes.is_some() && sampled_with.top_processes.is_none())
-            || (extras.cgroups && !sampled_with.cgroups);
+            || (extras.cgroups && !sampled_with.cgroups)
+            || (extras.settings && !sampled_with.settings);
         if now >= due || scan_missing {
             let (s, scan_every) = sample(app.last_sample(), extras, app.interval);
             sampled_with = extras;

@@ -146,6 +146,7 @@ mod tests {
         let procs = Extras {
             top_processes: Some(10),
             cgroups: false,
+            settings: false,
         };
         let a = s.next(None, procs);
         assert!(a.processes.is_some() && s.last_scan.is_some());
@@ -186,6 +187,7 @@ mod tests {
         let procs = Extras {
             top_processes: Some(10),
             cgroups: false,
+            settings: false,
         };
         let a = s.next(None, procs);
         let mut a_in = a.clone();
@@ -207,6 +209,7 @@ mod tests {
         let procs = Extras {
             top_processes: Some(10),
             cgroups: false,
+            settings: false,
         };
         let b = s.next(Some(&a), procs);
         assert!(b.processes.is_some() && b.cgroups.is_none());
