@@ -74,6 +74,22 @@ fn app(view: View, w: u16, h: u16) -> App {
     app
 }
 
+/// What the loop measures before each frame (how far each pane scrolls), on the overview.
+#[divan::bench]
+fn lay_out(bencher: Bencher) {
+    let app = app(View::Overview, 120, 40);
+    bencher.bench_local(|| zswaptop::ui::max_scrolls(black_box(&app)));
+}
+
+/// The diagnostics text laid out: what measuring the scroll limits cost on every frame before
+/// they were measured only for the view shown.
+#[divan::bench]
+fn diagnostics_text(bencher: Bencher) {
+    let app = app(View::Overview, 120, 40);
+    let t = zswaptop::ui::Theme::new(false, false);
+    bencher.bench_local(|| zswaptop::ui::advice::lines(black_box(&app.shown), &t, 120));
+}
+
 /// A full frame into a TestBackend (drawn, diffed against the last one, flushed).
 #[divan::bench(args = [(80, 24), (120, 40), (200, 60)])]
 fn draw_overview(bencher: Bencher, (w, h): (u16, u16)) {
