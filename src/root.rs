@@ -225,8 +225,9 @@ pub struct Root {
     /// `base` with every link resolved, to tell what lies inside the tree (`None` when the
     /// directory could not be resolved: then nothing under it can be read either).
     resolved: Option<PathBuf>,
-    /// The files read every tick ([`KEPT`]), open since their first read.
-    kept: Mutex<Vec<(PathBuf, fs::File)>>,
+    /// The files read every tick ([`KEPT`]), open since their first read (`None`: a file that
+    /// cannot be read with `pread`, opened for each read).
+    kept: Mutex<Vec<(PathBuf, Option<fs::File>)>>,
 }
 
 /// A copy starts with no descriptors of its own (it opens them on its first reads).
@@ -380,10 +381,7 @@ impl Root {
             self.read_kept(path, buf, cap, absent)?;
         } else {
             let file = self.open(path, absent)?;
-            // One byte past the cap tells a file that fills it from one that overflows it.
-            file.take(cap.saturating_add(1))
-                .read_to_end(buf)
-                .map_err(|e| classify_io(path, &e, absent))?;
+            read_to_cap(&file, buf, cap).map_err(|e| classify_io(path, &e, absent))?;
         }
         if (buf.len() - start) as u64 > cap {
             buf.truncate(start);
@@ -395,26 +393,42 @@ impl Root {
     /// Read a [`KEPT`] file through its open descriptor (opened, with every check, on first
     /// use), from offset 0. A read that fails drops the descriptor and tries once more on a
     /// fresh one, as does a tree's file removed or replaced since it was opened; a file that
-    /// cannot be opened is not kept.
+    /// cannot be opened is not kept. A file that refuses `pread` (ESPIPE: debugfs's counters
+    /// are not seekable) is remembered as such and opened for each read.
     fn read_kept(&self, path: &Path, buf: &mut Vec<u8>, cap: u64, absent: &Reason) -> Reading<()> {
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         let start = buf.len();
         if let Some(i) = kept.iter().position(|(p, _)| p == path) {
+            let Some(file) = &kept[i].1 else {
+                let file = self.open(path, absent)?;
+                return read_to_cap(&file, buf, cap).map_err(|e| classify_io(path, &e, absent));
+            };
             // A tree's file removed or replaced since (the kernel's own fail the read instead).
-            let replaced = !self.live && kept[i].1.metadata().is_ok_and(|m| m.nlink() == 0);
-            if !replaced && pread_all(&kept[i].1, buf, cap).is_ok() {
+            let replaced = !self.live && file.metadata().is_ok_and(|m| m.nlink() == 0);
+            if !replaced && pread_all(file, buf, cap).is_ok() {
                 return Ok(());
             }
             buf.truncate(start);
             kept.swap_remove(i);
         }
         let file = self.open(path, absent)?;
-        pread_all(&file, buf, cap).map_err(|e| {
-            buf.truncate(start);
-            classify_io(path, &e, absent)
-        })?;
-        kept.push((path.to_path_buf(), file));
-        Ok(())
+        let read = match pread_all(&file, buf, cap) {
+            Err(e) if e.raw_os_error() == Some(libc::ESPIPE) => {
+                buf.truncate(start);
+                read_to_cap(&file, buf, cap).map(|()| None)
+            }
+            other => other.map(|()| Some(file)),
+        };
+        match read {
+            Ok(file) => {
+                kept.push((path.to_path_buf(), file));
+                Ok(())
+            }
+            Err(e) => {
+                buf.truncate(start);
+                Err(classify_io(path, &e, absent))
+            }
+        }
     }
 
     /// List a directory. Under `--root` a directory whose links lead out of the tree is refused.
@@ -470,6 +484,12 @@ impl Root {
             _ => None,
         })
     }
+}
+
+/// Append the rest of the file (at most `cap + 1` bytes) to `buf`: one byte past the cap tells
+/// a file that fills it from one that overflows it.
+fn read_to_cap(file: &fs::File, buf: &mut Vec<u8>, cap: u64) -> io::Result<()> {
+    file.take(cap.saturating_add(1)).read_to_end(buf).map(drop)
 }
 
 /// Append the file from offset 0 to its end (at most `cap + 1` bytes) to `buf`, with `pread`.
@@ -693,6 +713,30 @@ mod tests {
                 .unwrap_err();
             assert!(matches!(e.reason, Reason::NotRegular { .. }), "{e:?}");
             assert!(root.kept.lock().unwrap().is_empty());
+        }
+    }
+
+    /// A descriptor that refuses `pread` (debugfs's counters answer ESPIPE, as a pipe does) is
+    /// read from where it stands instead.
+    #[test]
+    fn a_file_that_refuses_pread_is_read_as_a_stream() {
+        let (r, mut w) = io::pipe().unwrap();
+        io::Write::write_all(&mut w, b"42\n").unwrap();
+        drop(w);
+        let file = fs::File::from(std::os::fd::OwnedFd::from(r));
+        let mut buf = Vec::new();
+        let e = pread_all(&file, &mut buf, SYS_CAP).unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::ESPIPE));
+        assert!(buf.is_empty());
+        read_to_cap(&file, &mut buf, SYS_CAP).unwrap();
+        assert_eq!(buf, b"42\n");
+        // Live, where this machine lets us read debugfs: every tick reads the counters.
+        let live = Root::live();
+        let counter = live.sys("kernel/debug/zswap/stored_pages");
+        if fs::read_to_string(&counter).is_ok() {
+            for _ in 0..3 {
+                assert!(live.read_u64(&counter, &Reason::absent("")).is_ok());
+            }
         }
     }
 
