@@ -3,14 +3,28 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Parser, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+
+/// The version `--version` and the man page show: the crate's, with the git revision it was
+/// built from when built from a checkout (build.rs).
+pub const VERSION: &str = env!("ZSWAPTOP_VERSION");
 
 pub use crate::report::Format;
 
 /// zswaptop: where your memory really is when zswap or zram compresses it.
 #[derive(Debug, Parser)]
-#[command(name = "zswaptop", version, about, long_about = None)]
+#[command(
+    name = "zswaptop",
+    version = VERSION,
+    about,
+    long_about = None,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
+    /// Without a command: the live dashboard (or one report with --once).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
     /// Print one snapshot and exit (as --format says: text unless told otherwise).
     #[arg(long)]
     pub once: bool,
@@ -19,7 +33,7 @@ pub struct Cli {
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<Format>,
 
-    /// Short for --format json (docs/json-schema.md). Implies --once.
+    /// Short for --format json (one object, with a schema_version). Implies --once.
     #[arg(long, conflicts_with = "format")]
     pub json: bool,
 
@@ -57,6 +71,80 @@ pub struct Cli {
     /// How much history the dashboard graphs keep, in minutes.
     #[arg(long, value_name = "MINUTES", default_value_t = 10.0)]
     pub history: f64,
+
+    /// Leave the mouse to the terminal (no clicking tabs or scrolling with the wheel; the
+    /// terminal's own text selection works).
+    #[arg(long)]
+    pub no_mouse: bool,
+}
+
+/// What `zswaptop COMMAND` does instead of the dashboard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Subcommand)]
+pub enum Command {
+    /// Print the completion script for SHELL to stdout.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) to stdout: `zswaptop man | man -l -` shows it.
+    Man,
+}
+
+impl Command {
+    /// Write what the command prints to `out`. Generated in memory first: clap_complete
+    /// panics on a write error, and `zswaptop completions bash | head` must not.
+    pub fn run(self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let mut cmd = Cli::command();
+        let mut text = Vec::new();
+        match self {
+            Command::Completions { shell } => {
+                clap_complete::generate(shell, &mut cmd, "zswaptop", &mut text);
+            }
+            Command::Man => man_page(&cmd, &mut text)?,
+        }
+        out.write_all(&text)?;
+        out.flush()
+    }
+}
+
+/// The manual page: clap_mangen's sections, with the commands described in place (its own
+/// SUBCOMMANDS section points at a page per command, which zswaptop does not have).
+fn man_page(cmd: &clap::Command, out: &mut Vec<u8>) -> std::io::Result<()> {
+    let man = clap_mangen::Man::new(cmd.clone());
+    man.render_title(out)?;
+    man.render_name_section(out)?;
+    man.render_synopsis_section(out)?;
+    man.render_description_section(out)?;
+    man.render_options_section(out)?;
+    let mut roff = roff::Roff::new();
+    roff.control("SH", ["COMMANDS"]);
+    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+        roff.control("TP", []);
+        let mut usage = vec![roff::bold(format!("zswaptop {}", sub.get_name()))];
+        for arg in sub.get_positionals() {
+            let name = arg.get_value_names().and_then(|v| v.first()).map_or_else(
+                || arg.get_id().to_string().to_uppercase(),
+                ToString::to_string,
+            );
+            usage.push(roff::roman(" "));
+            usage.push(roff::italic(name));
+        }
+        roff.text(usage);
+        let mut about = sub.get_about().map(ToString::to_string).unwrap_or_default();
+        for arg in sub.get_positionals() {
+            let values: Vec<String> = arg
+                .get_possible_values()
+                .iter()
+                .map(|v| v.get_name().to_string())
+                .collect();
+            if !values.is_empty() {
+                about.push_str(&format!(" ({}: {})", arg.get_id(), values.join(", ")));
+            }
+        }
+        roff.text([roff::roman(about)]);
+    }
+    roff.to_writer(out)?;
+    man.render_version_section(out)
 }
 
 /// `--color`.
@@ -84,6 +172,8 @@ pub struct Settings {
     pub color: bool,
     pub ascii: bool,
     pub history: Duration,
+    /// Capture the mouse in the dashboard (not with --no-mouse).
+    pub mouse: bool,
     /// Extra scans `--once` asks for.
     pub extras: crate::sources::Extras,
 }
@@ -140,6 +230,7 @@ impl Settings {
             },
             ascii: cli.ascii,
             history: Duration::from_secs_f64(cli.history * 60.0),
+            mouse: !cli.no_mouse,
             extras: crate::sources::Extras {
                 top_processes: cli.top,
                 cgroups: cli.cgroups,
@@ -152,7 +243,6 @@ impl Settings {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
 
     fn parse(args: &[&str]) -> Result<Settings, SettingsError> {
         let mut v = vec!["zswaptop"];
@@ -179,6 +269,27 @@ mod tests {
         );
         assert!(Cli::try_parse_from(["zswaptop", "--format", "yaml"]).is_err());
         assert_eq!(parse(&[]).unwrap().mode, Mode::Dashboard);
+    }
+
+    #[test]
+    fn commands_and_the_dashboard_flags() {
+        let c = |args: &[&str]| {
+            let mut v = vec!["zswaptop"];
+            v.extend_from_slice(args);
+            Cli::try_parse_from(v)
+        };
+        assert_eq!(c(&[]).unwrap().command, None, "no command: the dashboard");
+        assert_eq!(c(&["man"]).unwrap().command, Some(Command::Man));
+        assert_eq!(
+            c(&["completions", "zsh"]).unwrap().command,
+            Some(Command::Completions {
+                shell: clap_complete::Shell::Zsh
+            })
+        );
+        assert!(c(&["completions", "tcsh"]).is_err());
+        assert!(c(&["--once", "man"]).is_err(), "flags are the dashboard's");
+        assert!(parse(&[]).unwrap().mouse);
+        assert!(!parse(&["--no-mouse"]).unwrap().mouse);
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod report;
 pub mod root;
 pub mod sanitize;
 pub mod sources;
+pub mod store;
 pub mod sys;
 pub mod ui;
 

@@ -41,6 +41,19 @@ impl Fs {
     }
 }
 
+/// The four kinds of trouble a [`Reason`] can be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// The file is not there.
+    Missing,
+    /// Only root may read it.
+    Denied,
+    /// Read, but not in the expected shape (or not a kernel file at all).
+    Malformed,
+    /// Reading it failed.
+    Unreadable,
+}
+
 /// Why a value is missing: the one place that words each reason and names the command that
 /// gets the value. Views show [`Reason::text`] and [`Reason::fix`]; code that must tell reasons
 /// apart matches the variant, never the text.
@@ -134,29 +147,39 @@ impl Reason {
         }
     }
 
-    /// The status word used in `sources` lists: missing, denied, malformed or unreadable.
-    pub fn status(&self) -> &'static str {
+    /// What kind of trouble it is.
+    pub fn kind(&self) -> Kind {
         match self {
-            Reason::NeedsRoot { .. } => "denied",
+            Reason::NeedsRoot { .. } => Kind::Denied,
             // Not what a kernel file of its kind can be: malformed as far as zswaptop can tell.
             Reason::Malformed { .. }
             | Reason::TooLarge { .. }
             | Reason::NotRegular { .. }
-            | Reason::OutOfTree => "malformed",
-            Reason::Unreadable { .. } => "unreadable",
+            | Reason::OutOfTree => Kind::Malformed,
+            Reason::Unreadable { .. } => Kind::Unreadable,
             Reason::Absent { .. }
             | Reason::NoZswap
             | Reason::PsiDisabled
             | Reason::DebugfsNotMounted
             | Reason::ZswapNeverEnabled
             | Reason::DebugfsHidden
-            | Reason::NotRecorded => "missing",
+            | Reason::NotRecorded => Kind::Missing,
+        }
+    }
+
+    /// The status word used in `sources` lists: missing, denied, malformed or unreadable.
+    pub fn status(&self) -> &'static str {
+        match self.kind() {
+            Kind::Missing => "missing",
+            Kind::Denied => "denied",
+            Kind::Malformed => "malformed",
+            Kind::Unreadable => "unreadable",
         }
     }
 
     /// The file is not there (as opposed to unreadable or malformed).
     pub fn is_absent(&self) -> bool {
-        self.status() == "missing"
+        self.kind() == Kind::Missing
     }
 }
 

@@ -1,30 +1,20 @@
-//! The few facts that come from libc rather than from files.
-#![allow(unsafe_code)]
+//! The few facts that come from system calls rather than from files.
 
-/// The kernel's page size for this process (`sysconf(_SC_PAGESIZE)`).
+/// The kernel's page size for this process (from the auxiliary vector, as `sysconf` reads it).
 pub fn host_page_size() -> Option<u64> {
-    // SAFETY: sysconf has no preconditions and only reads a constant.
-    let v = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    u64::try_from(v).ok().filter(|&v| v > 0)
+    u64::try_from(rustix::param::page_size())
+        .ok()
+        .filter(|&v| v > 0)
 }
 
 /// Effective user id.
 pub fn euid() -> u32 {
-    // SAFETY: geteuid cannot fail and has no preconditions.
-    unsafe { libc::geteuid() }
+    rustix::process::geteuid().as_raw()
 }
 
 /// Nanoseconds of CLOCK_MONOTONIC, used to time samples (never goes back, immune to clock changes).
 pub fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: ts is a valid, writable timespec.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    if rc != 0 {
-        return 0;
-    }
+    let ts = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
     let secs = u64::try_from(ts.tv_sec).unwrap_or(0);
     let nanos = u64::try_from(ts.tv_nsec).unwrap_or(0);
     secs.saturating_mul(1_000_000_000).saturating_add(nanos)

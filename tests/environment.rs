@@ -34,13 +34,26 @@ fn live_as_unprivileged_user() {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     use std::os::unix::process::CommandExt;
-    let out = Command::new(&bin)
-        .args(["--once", "--json"])
-        .uid(65534)
-        .gid(65534)
-        .current_dir("/")
-        .output()
-        .unwrap();
+    // Another test's fork can hold the copy's write descriptor until its exec (ETXTBSY): retry.
+    let run = || {
+        Command::new(&bin)
+            .args(["--once", "--json"])
+            .uid(65534)
+            .gid(65534)
+            .current_dir("/")
+            .output()
+    };
+    let mut out = run();
+    for _ in 0..50 {
+        match &out {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                out = run();
+            }
+            _ => break,
+        }
+    }
+    let out = out.unwrap();
     assert!(
         out.status.success(),
         "{}",

@@ -202,21 +202,24 @@ fn bad_arguments_fail_clearly() {
 
 #[test]
 fn closed_pipe_exits_quietly() {
-    let mut child = zswaptop()
-        .args(["--once", "--root", "tests/fixtures/linux-6.18-loaded"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Close the read end at once, as `| head -0` would.
-    drop(child.stdout.take());
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "exit {:?}", out.status);
-    assert!(
-        out.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let once = ["--once", "--root", "tests/fixtures/linux-6.18-loaded"];
+    for args in [&once[..], &["man"], &["completions", "bash"]] {
+        let mut child = zswaptop()
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Close the read end at once, as `| head -0` would.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{args:?}: exit {:?}", out.status);
+        assert!(
+            out.stderr.is_empty(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
 
 /// `--once` text into a pipe (not a terminal) with `--color` and NO_COLOR: whether it has SGR

@@ -777,3 +777,83 @@ fn colour_settings_change_styles_only() {
         .all(|c| c.fg == ratatui::style::Color::Reset && c.bg == ratatui::style::Color::Reset);
     assert!(has_colour && no_colour);
 }
+
+// ---- the mouse --------------------------------------------------------------------------------
+
+/// What a mouse event on the drawn screen does to the app (as the terminal loop routes it).
+fn mouse(app: &mut App, kind: ratatui::crossterm::event::MouseEventKind, column: u16, row: u16) {
+    let m = ratatui::crossterm::event::MouseEvent {
+        kind,
+        column,
+        row,
+        modifiers: ratatui::crossterm::event::KeyModifiers::NONE,
+    };
+    if let Some(a) = zswaptop::app::keys::mouse_action(m, |c, r| zswaptop::ui::view_at(app, c, r)) {
+        app.update(Msg::Key(a));
+    }
+}
+
+#[rstest]
+#[case(80, 24)]
+#[case(120, 40)]
+#[case(50, 12)]
+fn a_click_on_a_views_name_shows_it(#[case] w: u16, #[case] h: u16) {
+    use ratatui::crossterm::event::{MouseButton, MouseEventKind};
+    let left = MouseEventKind::Down(MouseButton::Left);
+    let mut a = on(app(&[]), View::Overview, w, h);
+    for (i, view) in View::ALL.iter().enumerate().rev() {
+        // From another view; find the label in the bottom line as drawn: its number, then its
+        // name if there is room.
+        let other = View::ALL[(i + 1) % View::ALL.len()];
+        a.update(Msg::Key(Action::Show(other)));
+        let term = screen(&a, w, h);
+        let buf = term.backend().buffer();
+        let bottom: Vec<&str> = (0..w).map(|x| buf[(x, h - 1)].symbol()).collect();
+        let number = (i + 1).to_string();
+        let label = format!("{number} {}", view.name());
+        let line: String = bottom.concat();
+        // The views' names close the line: the last match is the label.
+        let at = line.rfind(&label).or_else(|| {
+            line.rmatch_indices(&number)
+                .map(|(x, _)| x)
+                .find(|&x| line[x + 1..].starts_with(' ') && line[..x].ends_with(' '))
+        });
+        // On the narrowest screen the line is cut before the last views.
+        let Some(at) = at else {
+            assert!(w < 80 && i > 0, "{label} not in {line:?}");
+            continue;
+        };
+        let x = line[..at].chars().count() as u16;
+        // The row above and a cell left of the label change nothing.
+        mouse(&mut a, left, x, h - 2);
+        mouse(&mut a, left, x.saturating_sub(1), h - 1);
+        assert_ne!(a.view, *view, "{w}x{h}: a click beside {label} showed it");
+        mouse(&mut a, left, x, h - 1);
+        assert_eq!(a.view, *view, "{w}x{h}: a click on {label} at column {x}");
+    }
+}
+
+#[test]
+fn the_wheel_scrolls_the_list() {
+    use ratatui::crossterm::event::MouseEventKind;
+    let mut a = on(processes_app(), View::Processes, 80, 24);
+    let first = text(&screen(&a, 80, 24));
+    mouse(&mut a, MouseEventKind::ScrollDown, 10, 10);
+    mouse(&mut a, MouseEventKind::ScrollDown, 10, 10);
+    assert_eq!(
+        a.scroll(zswaptop::app::Pane::Processes),
+        6,
+        "three rows a notch"
+    );
+    assert_ne!(text(&screen(&a, 80, 24)), first, "the list moved");
+    mouse(&mut a, MouseEventKind::ScrollUp, 10, 10);
+    assert_eq!(a.scroll(zswaptop::app::Pane::Processes), 3);
+    for _ in 0..5 {
+        mouse(&mut a, MouseEventKind::ScrollUp, 10, 10);
+    }
+    assert_eq!(
+        a.scroll(zswaptop::app::Pane::Processes),
+        0,
+        "not above the top"
+    );
+}

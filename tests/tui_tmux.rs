@@ -92,6 +92,7 @@ fn main() -> std::process::ExitCode {
             idle_dashboard_does_not_spin,
             hang_up_without_sighup_ends_it,
             colour_follows_color_and_no_color,
+            ctrl_z_suspends_and_fg_resumes,
         ],
     )
 }
@@ -538,4 +539,50 @@ fn colour_follows_color_and_no_color() {
             "env {env} zswaptop {flags}:\n{styled}"
         );
     }
+}
+
+/// Ctrl-Z suspends the dashboard as it does htop: the shell says Stopped and has the terminal
+/// back in its own modes; `fg` brings the dashboard back, drawn in full and answering keys at
+/// once. The same after `kill -TSTP` from elsewhere.
+fn ctrl_z_suspends_and_fg_resumes() {
+    require_tmux!();
+    let t = shell_session("suspend");
+    // No `; echo` after it: a shell would run that as soon as the job stops.
+    t.type_line(&format!("{BIN} --root {}", fixture()));
+    t.wait_for("the dashboard", |s| s.contains("Real memory"));
+    let pid = child_zswaptop(t.pane_pid());
+
+    t.keys(&["C-z"]);
+    let s = t.wait_for("the shell to say Stopped", |s| {
+        s.contains("Stopped") && s.trim_end().ends_with("READY$")
+    });
+    assert!(
+        !t.alternate_screen(),
+        "alternate screen on while stopped:\n{s}"
+    );
+    assert!(running(pid), "it stopped, it did not end:\n{s}");
+    // The shell reads a line in cooked mode: the command echoes as typed.
+    t.type_line("fg");
+    t.wait_for("the dashboard again", |s| s.contains("Real memory"));
+    assert!(t.alternate_screen());
+
+    // Stopped from outside, the way a job-control shell's `kill -TSTP` does.
+    let _ = Command::new("kill")
+        .args(["-TSTP", &pid.to_string()])
+        .status();
+    t.wait_for("the shell to say Stopped", |s| {
+        s.matches("Stopped").count() >= 2 && s.trim_end().ends_with("READY$")
+    });
+    t.type_line("fg");
+    t.wait_for("the dashboard again", |s| s.contains("Real memory"));
+
+    // One q, with no Enter: raw mode is back.
+    t.keys(&["q"]);
+    t.wait_for("the shell back", |s| {
+        s.matches("READY$").count() >= 4 && s.trim_end().ends_with("READY$")
+    });
+    assert!(gone_within(pid, Duration::from_secs(2)).is_some());
+    assert!(!t.alternate_screen());
+    t.type_line("echo EXIT=$?");
+    t.wait_for("its exit status", |s| s.contains("EXIT=0"));
 }

@@ -2,15 +2,17 @@
 //! what it asks for. Only presses count (terminals that report releases and repeats would
 //! otherwise act twice). While the prompt is open, printable keys are text.
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
 
 use super::View;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
-    /// q, Ctrl-C.
+    /// q, F10, Ctrl-C.
     Quit,
-    /// Esc: close the help, or quit.
+    /// Esc: close the help, or clear the filter; never quits.
     Back,
     ToggleHelp,
     TogglePause,
@@ -25,6 +27,9 @@ pub enum Action {
     FocusPrev,
     ScrollUp,
     ScrollDown,
+    /// The mouse wheel: a few rows at a time.
+    WheelUp,
+    WheelDown,
     PageUp,
     PageDown,
     Top,
@@ -79,7 +84,7 @@ pub fn action_for(key: KeyEvent, mode: Mode) -> Option<Action> {
         KeyCode::Char('c' | 'C') if ctrl => Action::Quit,
         KeyCode::Char('l' | 'L') if ctrl => Action::Redraw,
         _ if ctrl => return None,
-        KeyCode::Char('q' | 'Q') => Action::Quit,
+        KeyCode::Char('q' | 'Q') | KeyCode::F(10) => Action::Quit,
         KeyCode::Esc => Action::Back,
         KeyCode::Char('?' | 'h') | KeyCode::F(1) => Action::ToggleHelp,
         KeyCode::Char(' ' | 'p') => Action::TogglePause,
@@ -119,6 +124,7 @@ fn prompt_action(code: KeyCode, ctrl: bool) -> Option<Action> {
         KeyCode::Char('l' | 'L') if ctrl => Action::Redraw,
         KeyCode::Char('u' | 'U') if ctrl => Action::FilterClear,
         _ if ctrl => return None,
+        KeyCode::F(10) => Action::Quit,
         KeyCode::Esc => Action::FilterCancel,
         KeyCode::Enter => Action::FilterDone,
         KeyCode::Backspace => Action::FilterBackspace,
@@ -136,10 +142,21 @@ fn prompt_action(code: KeyCode, ctrl: bool) -> Option<Action> {
     Some(a)
 }
 
+/// What a mouse event asks for: a left click on a view's tab (`tab_at` says which tab, if any,
+/// is under a cell) shows that view, the wheel scrolls.
+pub fn mouse_action(m: MouseEvent, tab_at: impl Fn(u16, u16) -> Option<View>) -> Option<Action> {
+    match m.kind {
+        MouseEventKind::Down(MouseButton::Left) => tab_at(m.column, m.row).map(Action::Show),
+        MouseEventKind::ScrollUp => Some(Action::WheelUp),
+        MouseEventKind::ScrollDown => Some(Action::WheelDown),
+        _ => None,
+    }
+}
+
 /// Every key the dashboard knows, as the help overlay lists it: (keys, what they do).
-pub const HELP: [(&str, &str); 19] = [
-    ("q  Ctrl-C", "quit"),
-    ("Esc", "close this help, clear the filter, or quit"),
+pub const HELP: [(&str, &str); 20] = [
+    ("q  F10  Ctrl-C", "quit"),
+    ("Esc", "close this help, clear the filter"),
     ("?  F1  h", "show / hide this help"),
     ("space  p", "pause the display (sampling goes on)"),
     ("+  -", "sample less / more often (0.1 s minimum)"),
@@ -157,6 +174,7 @@ pub const HELP: [(&str, &str); 19] = [
     ("Backspace", "in the filter: delete a character"),
     ("Ctrl-U", "in the filter: clear it"),
     ("Ctrl-L", "repaint the screen"),
+    ("mouse", "click a view's name; the wheel scrolls"),
 ];
 
 #[cfg(test)]
@@ -188,6 +206,12 @@ mod tests {
             action(with(KeyCode::Char('c'), KeyModifiers::CONTROL)),
             Some(Action::Quit)
         );
+        assert_eq!(
+            action(press(KeyCode::F(10))),
+            Some(Action::Quit),
+            "htop's F10"
+        );
+        assert_eq!(typed(press(KeyCode::F(10))), Some(Action::Quit));
         assert_eq!(action(press(KeyCode::Esc)), Some(Action::Back));
         // A plain c is not Ctrl-C.
         assert_eq!(action(press(KeyCode::Char('c'))), None);
@@ -305,6 +329,41 @@ mod tests {
     }
 
     #[test]
+    fn mouse_clicks_tabs_and_the_wheel_scrolls() {
+        use ratatui::crossterm::event::MouseEvent;
+        let at = |kind, column, row| MouseEvent {
+            kind,
+            column,
+            row,
+            modifiers: KeyModifiers::NONE,
+        };
+        let tab = |c: u16, r: u16| (r == 9 && c >= 40).then_some(View::Devices);
+        let left = MouseEventKind::Down(MouseButton::Left);
+        assert_eq!(
+            mouse_action(at(left, 41, 9), tab),
+            Some(Action::Show(View::Devices))
+        );
+        assert_eq!(mouse_action(at(left, 3, 9), tab), None, "not on a tab");
+        assert_eq!(
+            mouse_action(at(MouseEventKind::Down(MouseButton::Right), 41, 9), tab),
+            None
+        );
+        assert_eq!(
+            mouse_action(at(MouseEventKind::Up(MouseButton::Left), 41, 9), tab),
+            None
+        );
+        assert_eq!(
+            mouse_action(at(MouseEventKind::ScrollDown, 0, 0), tab),
+            Some(Action::WheelDown)
+        );
+        assert_eq!(
+            mouse_action(at(MouseEventKind::ScrollUp, 0, 0), tab),
+            Some(Action::WheelUp)
+        );
+        assert_eq!(mouse_action(at(MouseEventKind::Moved, 41, 9), tab), None);
+    }
+
+    #[test]
     fn only_presses_count() {
         for kind in [KeyEventKind::Release, KeyEventKind::Repeat] {
             let k = KeyEvent::new_with_kind_and_state(
@@ -333,6 +392,7 @@ mod tests {
         let text: String = HELP.iter().map(|(k, _)| format!("{k} ")).collect();
         for k in [
             "q",
+            "F10",
             "Ctrl-C",
             "Esc",
             "?",

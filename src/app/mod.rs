@@ -5,6 +5,8 @@
 pub mod keys;
 pub mod lists;
 pub mod run;
+mod signals;
+mod terminal;
 mod tty;
 
 use std::time::Duration;
@@ -127,6 +129,9 @@ pub enum Msg {
 
 /// Rows PgUp/PgDn move.
 pub const PAGE: usize = 10;
+
+/// Rows one notch of the mouse wheel moves.
+pub const WHEEL: usize = 3;
 
 /// How many processes the processes view keeps from each scan (sorted and filtered among
 /// these), unless `--top N` says otherwise.
@@ -257,6 +262,13 @@ impl App {
         }
     }
 
+    /// How old the cgroup list is at the last tick, when it is carried from an earlier one.
+    pub fn cgroup_list_age(&self) -> Option<Duration> {
+        self.prev.cgroups.as_ref()?;
+        let age = Duration::from_nanos(self.prev.cgroups_age_ns);
+        (age > Duration::ZERO).then_some(age)
+    }
+
     /// Which key map applies now.
     pub fn key_mode(&self) -> keys::Mode {
         if self.prompt && !self.help {
@@ -322,10 +334,25 @@ impl App {
         }
     }
 
-    fn on_sample(&mut self, s: Sample) -> bool {
-        let snap = diagnostics::judged(Snapshot::derive(&s, Some(&self.prev)));
+    fn on_sample(&mut self, mut s: Sample) -> bool {
+        // The same cgroup list as the last tick (a large tree is not read every tick): its rows
+        // are the last snapshot's, whose rates are over the two readings before, and are not
+        // derived or sorted again.
+        let carried =
+            s.cgroups_read_ns().is_some() && s.cgroups_read_ns() == self.prev.cgroups_read_ns();
+        let list = if carried { s.cgroups.take() } else { None };
+        let mut snap = diagnostics::judged(Snapshot::derive(&s, Some(&self.prev)));
         self.history.push_snapshot(s.monotonic_ns, &snap);
-        let pending = !matches!(self.prev.cgroups, Some(Ok(_)));
+        let mut pending = !matches!(self.prev.cgroups, Some(Ok(_)));
+        if carried {
+            s.cgroups = list;
+            (snap.cgroups, pending) = match self.newest.as_mut() {
+                Some(n) => (n.cgroups.take(), self.newest_cgroup_rates_pending),
+                // The shown snapshot is replaced below unless paused.
+                None if !self.paused => (self.shown.cgroups.take(), self.cgroup_rates_pending),
+                None => (self.shown.cgroups.clone(), self.cgroup_rates_pending),
+            };
+        }
         self.prev = s;
         self.samples += 1;
         if self.paused {
@@ -335,7 +362,9 @@ impl App {
         } else {
             self.shown = snap;
             self.cgroup_rates_pending = pending;
-            self.refresh_lists();
+            if !carried {
+                self.refresh_lists();
+            }
             true
         }
     }
@@ -411,8 +440,6 @@ impl App {
                     self.help = false;
                 } else if self.filter().is_some_and(|f| !f.is_empty()) {
                     self.edit_filter(String::clear);
-                } else {
-                    self.running = false;
                 }
             }
             Action::ToggleHelp => self.help = !self.help,
@@ -447,6 +474,8 @@ impl App {
             }
             Action::ScrollUp => self.scroll_to(|s, _| s.saturating_sub(1)),
             Action::ScrollDown => self.scroll_to(|s, _| s + 1),
+            Action::WheelUp => self.scroll_to(|s, _| s.saturating_sub(WHEEL)),
+            Action::WheelDown => self.scroll_to(|s, _| s + WHEEL),
             Action::PageUp => self.scroll_to(|s, _| s.saturating_sub(PAGE)),
             Action::PageDown => self.scroll_to(|s, _| s + PAGE),
             Action::Top => self.scroll_to(|_, _| 0),
@@ -632,8 +661,10 @@ mod tests {
         a.update(Msg::Key(Action::ToggleHelp));
         assert!(a.help);
         a.update(Msg::Key(Action::Back));
-        assert!(!a.help && a.running, "Esc closes the help first");
+        assert!(!a.help && a.running, "Esc closes the help");
         a.update(Msg::Key(Action::Back));
+        assert!(a.running, "Esc never quits from the main screen");
+        a.update(Msg::Key(Action::Quit));
         assert!(!a.running);
     }
 
@@ -695,7 +726,7 @@ mod tests {
             "Enter keeps the filter"
         );
         assert_eq!(a.key_mode(), keys::Mode::Normal);
-        // Esc clears a filter before it quits.
+        // Esc clears a filter.
         a.update(Msg::Key(Action::Back));
         assert!(a.running && a.procs.filter.is_empty());
         // Esc in the prompt clears and closes it; switching views closes it too.
@@ -709,7 +740,49 @@ mod tests {
         assert!(!a.prompt, "another view closes the prompt");
         assert_eq!(a.procs.filter, "x", "and the filter stays with its view");
         a.update(Msg::Key(Action::Back));
-        assert!(!a.running, "no filter on the cgroups view: Esc quits");
+        assert!(a.running, "no filter on the cgroups view: Esc does nothing");
+    }
+
+    /// A tick that carries the last cgroup list (the tree was not read again) keeps the rows
+    /// and their rates, and the list's age is known.
+    #[test]
+    fn a_carried_cgroup_list_keeps_its_rates_and_age() {
+        let cg = Extras {
+            top_processes: None,
+            cgroups: true,
+            settings: false,
+        };
+        let read = |name: &str, t_s: u64| -> Sample {
+            let root = Root::at(format!("tests/fixtures/{name}"));
+            let mut s = crate::sources::collect_with(&root, cg);
+            s.monotonic_ns = t_s * 1_000_000_000;
+            s
+        };
+        let first = read("depth-cgroup-v2", 100);
+        let mut second = first.clone();
+        second.monotonic_ns += 1_000_000_000;
+        if let Some(Ok(list)) = second.cgroups.as_mut() {
+            for c in list {
+                c.zswpout = c.zswpout.map(|n| n + 10);
+            }
+        }
+        let mut a = App::new(settings(), first);
+        a.update(Msg::Sampled(Box::new(second)));
+        let with_rates = a.shown.cgroups.clone();
+        let rated = |c: &Option<crate::model::owners::Cgroups>| {
+            c.as_ref()
+                .is_some_and(|c| c.list.iter().any(|r| r.zswpout_bytes_per_sec.is_some()))
+        };
+        assert!(rated(&with_rates));
+        assert_eq!(a.cgroup_list_age(), None, "read this tick");
+        // The next tick, a second later, carries that list.
+        let mut carried = a.last_sample().clone();
+        carried.monotonic_ns += 1_000_000_000;
+        carried.cgroups_age_ns = 1_000_000_000;
+        a.update(Msg::Sampled(Box::new(carried)));
+        assert_eq!(a.shown.cgroups, with_rates, "rows and rates kept");
+        assert!(!a.cgroup_rates_pending);
+        assert_eq!(a.cgroup_list_age(), Some(Duration::from_secs(1)));
     }
 
     #[test]

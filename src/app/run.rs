@@ -2,26 +2,23 @@
 //!
 //! One thread does the work and sleeps in `poll(2)` between ticks, woken by a key, a resize or a
 //! signal, so an idle dashboard costs one sample and one draw per interval. SIGHUP, SIGTERM,
-//! SIGINT and SIGQUIT, a terminal that hangs up, and writes that fail all end the loop; the
-//! terminal is restored on every way out, a panic included. A small guard thread, asleep until
-//! a signal or a hang-up, makes sure the process is gone within a second even if the loop is
-//! stuck in a write to a terminal that no longer drains.
+//! SIGINT and SIGQUIT, a terminal that hangs up, and writes that fail all end the loop; Ctrl-Z
+//! and SIGTSTP suspend it. The terminal itself (modes, size, suspend) is [`super::terminal`];
+//! the signal handlers and the guard thread that ends a stuck loop are [`super::signals`].
 
-use std::fs::File;
-use std::io::{self, IsTerminal, Read};
-use std::os::fd::{AsRawFd, RawFd};
-use std::os::unix::net::UnixStream;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::thread;
+use std::io::{self, IsTerminal};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use ratatui::Terminal;
 use ratatui::backend::Backend;
-use ratatui::crossterm::event::{self, Event, KeyEvent};
-use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINCH};
+use ratatui::crossterm::event::{
+    self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent,
+};
+use signal_hook::consts::SIGHUP;
 
+use super::signals::{Guard, Signals};
+use super::terminal::{self, Session, TtyIn};
 use super::tty::{self, POLLIN};
 use super::{App, Msg, keys};
 use crate::cli::Settings;
@@ -44,20 +41,25 @@ pub enum Exit {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Input {
     Key(KeyEvent),
+    Mouse(MouseEvent),
     Resize,
     Stop(i32),
     Hangup,
+    /// Ctrl-Z or SIGTSTP: give the terminal back and stop until continued.
+    Suspend,
+    /// SIGCONT without a suspend of ours (a plain SIGSTOP, then `fg`): take the terminal again.
+    Continue,
 }
 
 /// Where input comes from: the terminal, or a script in tests.
 pub trait Events {
     /// Wait at most `timeout` for input and append what arrived to `out` (nothing on timeout).
     fn wait(&mut self, timeout: Duration, out: &mut Vec<Input>) -> io::Result<()>;
+    /// Give the terminal back, stop until continued, then take it again.
+    fn suspend(&mut self) -> io::Result<()>;
+    /// Take the terminal again after the process was stopped and continued from outside.
+    fn resume(&mut self) -> io::Result<()>;
 }
-
-/// After a stop signal or a hang-up, how long the loop gets to finish before the guard ends
-/// the process itself.
-pub const GRACE: Duration = Duration::from_millis(700);
 
 /// Run the loop until the user quits, a signal arrives or the terminal goes away.
 ///
@@ -65,18 +67,27 @@ pub const GRACE: Duration = Duration::from_millis(700);
 /// view needs, and says how often the process list is read when that is less often than every
 /// tick; it is called once per interval, paused or not, and at once when a view that needs a
 /// scan the last sample lacks comes up (so its rows show without waiting for the next tick).
-pub fn event_loop<B, E, S>(
+///
+/// `work()` does one slice of a scan under way (the cgroup walk) and says whether that finished
+/// it (`None`: nothing under way). Slices run back to back with the keys read between them; a
+/// finished list goes into the next tick's sample, or into one at once if none is shown yet.
+pub fn event_loop<B, E, S, W>(
     terminal: &mut Terminal<B>,
     app: &mut App,
     events: &mut E,
     mut sample: S,
+    mut work: W,
 ) -> Exit
 where
     B: Backend,
     B::Error: std::fmt::Display,
     E: Events,
     S: FnMut(&Sample, Extras, Duration) -> (Sample, Option<Duration>),
+    W: FnMut() -> Option<bool>,
 {
+    // Whether a scan may be under way (asked of `work` until it says there is none).
+    let mut busy = true;
+    let mut list_ready = false;
     let mut last_sample = Instant::now();
     let mut sampled_with = app.extras();
     let mut dirty = true;
@@ -104,11 +115,15 @@ where
         }
         let now = Instant::now();
         let due = last_sample + app.interval;
+        // A tick that took longer than the interval is due again at once: read the keys first.
+        let mut keys_first = false;
         let extras = app.extras();
         let scan_missing = (extras.top_processes.is_some() && sampled_with.top_processes.is_none())
             || (extras.cgroups && !sampled_with.cgroups)
             || (extras.settings && !sampled_with.settings);
-        if now >= due || scan_missing {
+        if now >= due || scan_missing || list_ready {
+            list_ready = false;
+            busy = true;
             let (s, scan_every) = sample(app.last_sample(), extras, app.interval);
             sampled_with = extras;
             dirty |= app.update(Msg::ScanEvery(scan_every));
@@ -119,10 +134,23 @@ where
                 now
             };
             dirty |= app.update(Msg::Sampled(Box::new(s)));
-            continue;
+            keys_first = true;
+        } else if busy {
+            match work() {
+                None => busy = false,
+                Some(done) => {
+                    busy = !done;
+                    list_ready = done && app.last_sample().cgroups.is_none();
+                }
+            }
         }
         inputs.clear();
-        if let Err(e) = events.wait(due - now, &mut inputs) {
+        let timeout = if busy || list_ready || keys_first {
+            Duration::ZERO
+        } else {
+            due.saturating_duration_since(Instant::now())
+        };
+        if let Err(e) = events.wait(timeout, &mut inputs) {
             return Exit::TtyGone(format!("reading the terminal: {e}"));
         }
         for input in inputs.drain(..) {
@@ -132,142 +160,89 @@ where
                         dirty |= app.update(Msg::Key(a));
                     }
                 }
+                Input::Mouse(m) => {
+                    if let Some(a) = keys::mouse_action(m, |c, r| ui::view_at(app, c, r)) {
+                        dirty |= app.update(Msg::Key(a));
+                    }
+                }
                 Input::Resize => match terminal.size() {
                     Ok(size) => dirty |= app.update(Msg::Resize(size.width, size.height)),
                     Err(_) => dirty = true,
                 },
                 Input::Stop(sig) => return Exit::Signal(sig),
                 Input::Hangup => return Exit::TtyGone("the terminal hung up".into()),
+                Input::Suspend | Input::Continue => {
+                    let back = if input == Input::Suspend {
+                        events.suspend()
+                    } else {
+                        events.resume()
+                    };
+                    if let Err(e) = back {
+                        return Exit::TtyGone(format!("taking the terminal back: {e}"));
+                    }
+                    // The shell drew over the screen, and its size may have changed: draw
+                    // everything again.
+                    app.clear_requested = true;
+                    dirty = true;
+                    if let Ok(size) = terminal.size() {
+                        app.update(Msg::Resize(size.width, size.height));
+                    }
+                }
             }
         }
     }
 }
 
-/// The terminal's input side: stdin when it is a terminal, else `/dev/tty` (what crossterm reads).
-enum TtyIn {
-    Stdin,
-    Dev(File),
-}
-
-impl TtyIn {
-    fn open() -> anyhow::Result<TtyIn> {
-        if io::stdin().is_terminal() {
-            return Ok(TtyIn::Stdin);
-        }
-        let f = File::options()
-            .read(true)
-            .write(true)
-            .open("/dev/tty")
-            .context("opening /dev/tty")?;
-        Ok(TtyIn::Dev(f))
-    }
-
-    fn fd(&self) -> RawFd {
-        match self {
-            TtyIn::Stdin => io::stdin().as_raw_fd(),
-            TtyIn::Dev(f) => f.as_raw_fd(),
-        }
-    }
-}
-
-/// Signal handlers: set flags and write a byte to pipes that the loop and the guard wait on.
-struct Signals {
-    stop: Arc<AtomicUsize>,
-    winch: Arc<AtomicBool>,
-    /// The loop's wake-up pipe (read side).
-    wake: UnixStream,
-    /// The guard's wake-up pipe (read side) and a write side to wake it when the loop is done.
-    guard_rx: UnixStream,
-    guard_tx: UnixStream,
-    ids: Vec<signal_hook::SigId>,
-}
-
-impl Signals {
-    fn install() -> io::Result<Signals> {
-        let stop = Arc::new(AtomicUsize::new(0));
-        let winch = Arc::new(AtomicBool::new(false));
-        let (wake, wake_tx) = UnixStream::pair()?;
-        let (guard_rx, guard_tx) = UnixStream::pair()?;
-        for s in [&wake, &guard_rx, &guard_tx, &wake_tx] {
-            s.set_nonblocking(true)?;
-        }
-        let mut ids = Vec::new();
-        for sig in [SIGHUP, SIGTERM, SIGINT, SIGQUIT] {
-            // The flag first: whoever wakes up must find it set.
-            ids.push(signal_hook::flag::register_usize(
-                sig,
-                Arc::clone(&stop),
-                sig as usize,
-            )?);
-            ids.push(signal_hook::low_level::pipe::register(
-                sig,
-                wake_tx.try_clone()?,
-            )?);
-            ids.push(signal_hook::low_level::pipe::register(
-                sig,
-                guard_tx.try_clone()?,
-            )?);
-        }
-        ids.push(signal_hook::flag::register(SIGWINCH, Arc::clone(&winch))?);
-        ids.push(signal_hook::low_level::pipe::register(SIGWINCH, wake_tx)?);
-        Ok(Signals {
-            stop,
-            winch,
-            wake,
-            guard_rx,
-            guard_tx,
-            ids,
-        })
-    }
-}
-
-impl Drop for Signals {
-    fn drop(&mut self) {
-        for id in self.ids.drain(..) {
-            signal_hook::low_level::unregister(id);
-        }
-    }
-}
-
-fn drain(mut s: &UnixStream) {
-    let mut buf = [0u8; 64];
-    while matches!(s.read(&mut buf), Ok(n) if n > 0) {}
-}
-
 /// Input from the real terminal.
 struct TtyEvents<'a> {
-    tty: RawFd,
+    tty: &'a TtyIn,
     signals: &'a Signals,
+}
+
+/// Ctrl-Z: the terminal's suspend key, which raw mode delivers as a key.
+fn is_suspend_key(k: &KeyEvent) -> bool {
+    k.code == KeyCode::Char('z') && k.modifiers == KeyModifiers::CONTROL
 }
 
 impl Events for TtyEvents<'_> {
     fn wait(&mut self, timeout: Duration, out: &mut Vec<Input>) -> io::Result<()> {
         let mut fds = [
             tty::pollfd(self.tty, POLLIN),
-            tty::pollfd(self.signals.wake.as_raw_fd(), POLLIN),
+            tty::pollfd(self.signals.wake(), POLLIN),
         ];
         tty::poll(&mut fds, Some(timeout))?;
-        if fds[1].revents != 0 {
-            drain(&self.signals.wake);
+        if !fds[1].revents().is_empty() {
+            self.signals.drain_wake();
         }
-        let sig = self.signals.stop.load(Ordering::SeqCst);
-        if sig != 0 {
-            out.push(Input::Stop(i32::try_from(sig).unwrap_or(SIGTERM)));
+        if let Some(sig) = self.signals.stop() {
+            out.push(Input::Stop(sig));
             return Ok(());
         }
-        // Checked before reading: crossterm's reader would spin on a terminal that hung up.
-        if tty::gone(fds[0].revents) {
+        // Checked before reading: crossterm's reader would spin on a terminal that hung up (and
+        // ask for the size in ways a dead terminal answers by running `tput`).
+        if tty::gone(fds[0].revents()) {
             out.push(Input::Hangup);
             return Ok(());
         }
-        let resized = self.signals.winch.swap(false, Ordering::SeqCst);
+        if self.signals.take_suspend() {
+            out.push(Input::Suspend);
+        }
+        if self.signals.take_continue() {
+            out.push(Input::Continue);
+        }
+        let resized = self.signals.take_resize();
         if resized {
             out.push(Input::Resize);
         }
-        if fds[0].revents & POLLIN != 0 || resized {
+        if fds[0].revents().contains(POLLIN) || resized {
             while event::poll(Duration::ZERO)? {
                 match event::read()? {
+                    Event::Key(k) if is_suspend_key(&k) && k.kind != KeyEventKind::Release => {
+                        out.push(Input::Suspend);
+                    }
+                    Event::Key(k) if is_suspend_key(&k) => {}
                     Event::Key(k) => out.push(Input::Key(k)),
+                    Event::Mouse(m) => out.push(Input::Mouse(m)),
                     Event::Resize(..) => out.push(Input::Resize),
                     _ => {}
                 }
@@ -275,70 +250,16 @@ impl Events for TtyEvents<'_> {
         }
         Ok(())
     }
-}
 
-/// Ends the process if the loop has not finished [`GRACE`] after a stop signal or a hang-up.
-struct Guard {
-    done: Arc<AtomicBool>,
-    tx: UnixStream,
-}
-
-impl Guard {
-    fn spawn(tty: RawFd, signals: &Signals) -> io::Result<Guard> {
-        let done = Arc::new(AtomicBool::new(false));
-        let rx = signals.guard_rx.try_clone()?;
-        let stop = Arc::clone(&signals.stop);
-        let d = Arc::clone(&done);
-        thread::Builder::new()
-            .name("zswaptop-guard".into())
-            .stack_size(64 * 1024)
-            .spawn(move || {
-                loop {
-                    let mut fds = [tty::pollfd(rx.as_raw_fd(), POLLIN), tty::pollfd(tty, 0)];
-                    if tty::poll(&mut fds, None).is_err() {
-                        return;
-                    }
-                    drain(&rx);
-                    if d.load(Ordering::SeqCst) {
-                        return;
-                    }
-                    let sig = stop.load(Ordering::SeqCst);
-                    if sig != 0 || tty::gone(fds[1].revents) {
-                        thread::sleep(GRACE);
-                        if d.load(Ordering::SeqCst) {
-                            return;
-                        }
-                        // The loop is stuck (a write that never returns): leave without touching
-                        // the terminal's output again.
-                        let _ = ratatui::crossterm::terminal::disable_raw_mode();
-                        let code = if sig != 0 {
-                            128 + i32::try_from(sig).unwrap_or(0)
-                        } else {
-                            1
-                        };
-                        signal_hook::low_level::exit(code);
-                    }
-                }
-            })?;
-        Ok(Guard {
-            done,
-            tx: signals.guard_tx.try_clone()?,
-        })
+    fn suspend(&mut self) -> io::Result<()> {
+        terminal::suspend()?;
+        // The SIGCONT that woke us is this suspend's own.
+        self.signals.take_continue();
+        Ok(())
     }
 
-    fn finish(&self) {
-        self.done.store(true, Ordering::SeqCst);
-        let _ = io::Write::write(&mut &self.tx, b"x");
-    }
-}
-
-/// Leaves raw mode and the alternate screen, and shows the cursor, whatever way the loop ends.
-struct RestoreOnDrop;
-
-impl Drop for RestoreOnDrop {
-    fn drop(&mut self) {
-        ratatui::restore();
-        let _ = ratatui::crossterm::execute!(io::stdout(), ratatui::crossterm::cursor::Show);
+    fn resume(&mut self) -> io::Result<()> {
+        terminal::enter()
     }
 }
 
@@ -350,31 +271,45 @@ pub fn run(settings: Settings, sampler: &mut impl SampleSource) -> anyhow::Resul
         );
     }
     let tty_in = TtyIn::open()?;
+    // Before the handlers: until the dashboard is up, the signals keep their default effect.
+    let first = sampler.next(None, Extras::default());
+    // Shared by the sampling and the slices of work between ticks.
+    let sampler = std::cell::RefCell::new(sampler);
     let signals = Signals::install().context("installing signal handlers")?;
-    let mut app = App::new(settings, sampler.next(None, Extras::default()));
-    // From here on the terminal is put back on every way out, a failed setup included.
-    let restore = RestoreOnDrop;
+    let mut app = App::new(settings, first);
     // crossterm drops every colour when NO_COLOR is set; `--color=always` has decided otherwise.
     ratatui::crossterm::style::force_color_output(app.settings.color);
-    // Installs a panic hook that restores the terminal before the panic message is printed.
-    let mut terminal = ratatui::try_init().context("setting up the terminal")?;
-    let guard = Guard::spawn(tty_in.fd(), &signals).context("starting the guard thread")?;
+    // Given back on every way out, a failed setup and a panic included.
+    let mut session = Session::open(app.settings.mouse)?;
+    let guard = Guard::spawn(
+        tty_in.try_clone().context("opening the terminal")?,
+        &signals,
+    )
+    .context("starting the guard thread")?;
     let mut events = TtyEvents {
-        tty: tty_in.fd(),
+        tty: &tty_in,
         signals: &signals,
     };
     let exit = event_loop(
-        &mut terminal,
+        &mut session.terminal,
         &mut app,
         &mut events,
         |prev, extras, interval| {
-            let s = sampler.next(Some(prev), extras);
-            (s, sampler.scan_every(interval))
+            let s = sampler.borrow_mut().next(Some(prev), extras);
+            let every = sampler.borrow().scan_every(interval);
+            (s, every)
         },
+        || sampler.borrow_mut().work(),
     );
     guard.finish();
-    drop(terminal);
-    drop(restore);
+    let exit = match exit {
+        Exit::Signal(SIGHUP) if tty_in.hung_up() => Exit::TtyGone("the terminal hung up".into()),
+        e => e,
+    };
+    if matches!(exit, Exit::TtyGone(_)) || tty_in.hung_up() {
+        session.abandon();
+    }
+    drop(session);
     Ok(exit)
 }
 
@@ -383,19 +318,40 @@ mod tests {
     use super::*;
     use crate::root::Root;
     use ratatui::backend::TestBackend;
-    use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+    use signal_hook::consts::SIGTERM;
     use std::collections::VecDeque;
+    use std::thread;
 
-    struct Script(VecDeque<Vec<Input>>);
+    /// Batches of input, one per wait, and how often the terminal was lent out and taken back.
+    #[derive(Default)]
+    struct Script {
+        batches: VecDeque<Vec<Input>>,
+        suspends: usize,
+        resumes: usize,
+    }
 
     impl Events for Script {
         fn wait(&mut self, timeout: Duration, out: &mut Vec<Input>) -> io::Result<()> {
-            match self.0.pop_front() {
+            // A look for keys without waiting finds none: the script's input comes in waits.
+            if timeout.is_zero() {
+                return Ok(());
+            }
+            match self.batches.pop_front() {
                 // An empty batch is a wait that timed out.
                 Some(batch) if batch.is_empty() => thread::sleep(timeout),
                 Some(batch) => out.extend(batch),
                 None => return Err(io::Error::other("script ran out")),
             }
+            Ok(())
+        }
+
+        fn suspend(&mut self) -> io::Result<()> {
+            self.suspends += 1;
+            Ok(())
+        }
+
+        fn resume(&mut self) -> io::Result<()> {
+            self.resumes += 1;
             Ok(())
         }
     }
@@ -432,12 +388,16 @@ mod tests {
         let exit = event_loop(
             &mut term,
             &mut app,
-            &mut Script(batches.into()),
+            &mut Script {
+                batches: batches.into(),
+                ..Script::default()
+            },
             |_, extras, _| {
                 asked.push(extras);
                 t += 100_000_000;
                 (fixture(t, extras), None)
             },
+            || None,
         );
         (exit, app, term, asked)
     }
@@ -515,6 +475,102 @@ mod tests {
         assert_eq!(app.procs.filter, "qs", "q and s were text in the prompt");
         assert!(!app.prompt);
         assert!(term.backend().to_string().contains("qs"));
+    }
+
+    /// Input that is there at the `nth` look (from 1), however long each look may wait.
+    struct Pending(usize, Vec<Input>);
+
+    impl Events for Pending {
+        fn wait(&mut self, timeout: Duration, out: &mut Vec<Input>) -> io::Result<()> {
+            self.0 = self.0.saturating_sub(1);
+            if self.0 == 0 {
+                out.append(&mut self.1);
+            } else {
+                thread::sleep(timeout);
+            }
+            Ok(())
+        }
+
+        fn suspend(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+
+        fn resume(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Every tick takes longer than the interval: the keys are still read between ticks.
+    #[test]
+    fn a_tick_longer_than_the_interval_does_not_starve_the_keys() {
+        let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+        let mut app = app();
+        let mut ticks = 0;
+        let exit = event_loop(
+            &mut term,
+            &mut app,
+            &mut Pending(2, vec![key('q')]),
+            |_, extras, interval| {
+                ticks += 1;
+                assert!(ticks < 5, "{ticks} slow ticks and the keys were never read");
+                thread::sleep(interval + Duration::from_millis(20));
+                (fixture(1, extras), None)
+            },
+            || None,
+        );
+        assert_eq!(exit, Exit::Quit);
+        assert_eq!(ticks, 1, "q was read right after the first tick");
+    }
+
+    /// A scan under way is worked on in slices with the keys read between them.
+    #[test]
+    fn keys_are_read_between_slices_of_work() {
+        let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+        let mut app = app();
+        let mut slices = 0;
+        let exit = event_loop(
+            &mut term,
+            &mut app,
+            &mut Pending(3, vec![key('q')]),
+            |_, extras, _| (fixture(1, extras), None),
+            || {
+                slices += 1;
+                assert!(slices < 5, "{slices} slices and the keys were never read");
+                Some(false)
+            },
+        );
+        assert_eq!(exit, Exit::Quit);
+        assert_eq!(slices, 3, "a look at the keys after each slice");
+    }
+
+    /// Ctrl-Z lends the terminal out; when continued the screen is cleared and drawn in full.
+    /// A SIGCONT from outside takes the terminal again the same way.
+    #[test]
+    fn suspend_and_continue_redraw_everything() {
+        let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+        let mut app = app();
+        let mut script = Script {
+            batches: vec![
+                vec![],
+                vec![Input::Suspend],
+                vec![],
+                vec![Input::Continue],
+                vec![key('q')],
+            ]
+            .into(),
+            ..Script::default()
+        };
+        let exit = event_loop(
+            &mut term,
+            &mut app,
+            &mut script,
+            |_, extras, _| (fixture(1, extras), None),
+            || None,
+        );
+        assert_eq!(exit, Exit::Quit);
+        assert_eq!((script.suspends, script.resumes), (1, 1));
+        assert!(!app.clear_requested, "the clear was done");
+        assert!(term.backend().to_string().contains("Real memory"));
     }
 
     #[test]

@@ -144,8 +144,9 @@ impl Snapshot {
             Ok(list) => {
                 let prev_list =
                     prev.and_then(|p| p.cgroups.as_ref()?.as_ref().ok().map(Vec::as_slice));
+                // Over the times the two lists were read (a large tree is not read every tick).
                 let dt = prev
-                    .and_then(|p| curr.monotonic_ns.checked_sub(p.monotonic_ns))
+                    .and_then(|p| curr.cgroups_read_ns()?.checked_sub(p.cgroups_read_ns()?))
                     .map(|ns| ns as f64 / 1e9)
                     .unwrap_or(0.0);
                 owners::Cgroups {

@@ -13,7 +13,7 @@ use crate::model::Snapshot;
 pub enum Format {
     /// Aligned sections for a person, 80 columns.
     Text,
-    /// The snapshot itself (docs/json-schema.md).
+    /// The snapshot itself, as one JSON object with a schema_version.
     Json,
 }
 

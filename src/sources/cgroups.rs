@@ -7,6 +7,7 @@
 use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
@@ -56,29 +57,70 @@ pub fn find_v2(root: &Root) -> Reading<PathBuf> {
 
 /// Read every cgroup under the v2 mount that has memory files, depth-first, bounded in depth.
 pub fn read_tree(root: &Root, mount: &Path) -> Vec<CgroupSample> {
-    let mut out = Vec::new();
-    walk(root, mount, mount, 0, &mut out);
-    out
+    let mut walk = Walk::new(root.clone(), mount.to_path_buf());
+    while !walk.step(None) {}
+    walk.into_list()
 }
 
 const MAX_DEPTH: usize = 12;
 
-fn walk(root: &Root, mount: &Path, dir: &Path, depth: usize, out: &mut Vec<CgroupSample>) {
-    if let Some(s) = read_one(root, mount, dir) {
-        out.push(s);
+/// A walk of the tree that can stop after a time budget and resume where it stopped, so a tree
+/// of thousands of cgroups is read in slices with other work (keys) between them. Visits the
+/// same cgroups in the same order as one go would: depth-first, siblings by name.
+#[derive(Debug)]
+pub struct Walk {
+    root: Root,
+    mount: PathBuf,
+    /// Directories still to read, the next on top, with their depth.
+    todo: Vec<(PathBuf, usize)>,
+    out: Vec<CgroupSample>,
+}
+
+impl Walk {
+    pub fn new(root: Root, mount: PathBuf) -> Walk {
+        Walk {
+            root,
+            todo: vec![(mount.clone(), 0)],
+            mount,
+            out: Vec::new(),
+        }
     }
-    if depth >= MAX_DEPTH {
-        return;
+
+    /// Read cgroups until the walk is done (true) or `budget` has passed (false; at least one
+    /// directory is read per call). `None`: no limit.
+    pub fn step(&mut self, budget: Option<Duration>) -> bool {
+        let start = Instant::now();
+        while let Some((dir, depth)) = self.todo.pop() {
+            if let Some(s) = read_one(&self.root, &self.mount, &dir) {
+                self.out.push(s);
+            }
+            if depth < MAX_DEPTH
+                && let Ok(rd) = self.root.read_dir(&dir)
+            {
+                let mut subdirs: Vec<PathBuf> = rd
+                    .flatten()
+                    .filter(|e| e.file_type().map(|t| t.is_dir()).unwrap_or(false))
+                    .map(|e| e.path())
+                    .collect();
+                subdirs.sort();
+                self.todo
+                    .extend(subdirs.into_iter().rev().map(|d| (d, depth + 1)));
+            }
+            if budget.is_some_and(|b| start.elapsed() >= b) {
+                break;
+            }
+        }
+        self.todo.is_empty()
     }
-    let Ok(rd) = root.read_dir(dir) else { return };
-    let mut subdirs: Vec<PathBuf> = rd
-        .flatten()
-        .filter(|e| e.file_type().map(|t| t.is_dir()).unwrap_or(false))
-        .map(|e| e.path())
-        .collect();
-    subdirs.sort();
-    for d in subdirs {
-        walk(root, mount, &d, depth + 1, out);
+
+    /// How many cgroups have been read so far.
+    pub fn read(&self) -> usize {
+        self.out.len()
+    }
+
+    /// The cgroups read.
+    pub fn into_list(self) -> Vec<CgroupSample> {
+        self.out
     }
 }
 
@@ -195,5 +237,45 @@ mod tests {
         assert_eq!(t[1].zswap_max, Some(None));
         assert_eq!(t[1].zswap_writeback, Some(false));
         assert_eq!(t[1].swap_current, Some(8192));
+    }
+
+    /// A walk cut into slices reads what one walk reads, in the same order, and resumes where
+    /// it stopped.
+    #[test]
+    fn a_walk_in_slices_resumes_where_it_stopped() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path().join("sys/fs/cgroup");
+        for d in [
+            "a.slice/x.service",
+            "a.slice/y.service",
+            "b.slice",
+            "c.slice/z/w",
+        ] {
+            fs::create_dir_all(base.join(d)).unwrap();
+        }
+        for d in [
+            "",
+            "a.slice",
+            "a.slice/x.service",
+            "a.slice/y.service",
+            "b.slice",
+            "c.slice/z/w",
+        ] {
+            fs::write(base.join(d).join("memory.stat"), "zswap 1\n").unwrap();
+        }
+        let whole = read_tree(&Root::at(tmp.path()), &base);
+        assert_eq!(whole.len(), 6);
+        let mut walk = Walk::new(Root::at(tmp.path()), base.clone());
+        let mut steps = 0;
+        // A zero budget reads one directory per step.
+        while !walk.step(Some(Duration::ZERO)) {
+            steps += 1;
+            assert!(walk.read() <= whole.len());
+        }
+        assert!(steps >= 6, "{steps}");
+        let paths = |v: &[CgroupSample]| v.iter().map(|c| c.path.clone()).collect::<Vec<_>>();
+        assert_eq!(paths(&walk.into_list()), paths(&whole));
+        assert_eq!(whole[1].path, "/a.slice");
+        assert_eq!(whole[5].path, "/c.slice/z/w");
     }
 }

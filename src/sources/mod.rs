@@ -57,6 +57,20 @@ pub struct Sample {
     /// Only when a view asks for it: the v2 cgroup tree, or why there is none.
     #[serde(default)]
     pub cgroups: Option<Reading<Vec<cgroups::CgroupSample>>>,
+    /// How long before this sample that tree was read (0: in this tick). The dashboard reads a
+    /// large tree less often than every tick and carries the list between readings; rates are
+    /// over the times of the readings.
+    #[serde(default)]
+    pub cgroups_age_ns: u64,
+}
+
+impl Sample {
+    /// CLOCK_MONOTONIC when the cgroup list was read, if there is one.
+    pub fn cgroups_read_ns(&self) -> Option<u64> {
+        self.cgroups
+            .as_ref()
+            .map(|_| self.monotonic_ns.saturating_sub(self.cgroups_age_ns))
+    }
 }
 
 /// Sources that cost more than one file read, read only while something shows them.
@@ -118,6 +132,7 @@ pub fn collect_with(root: &Root, extras: Extras) -> Sample {
         block_stats: block_stats(root, &swap_devices),
         swap_devices,
         processes,
+        cgroups_age_ns: 0,
         cgroups,
     }
 }
@@ -210,6 +225,7 @@ pub fn collect_fast(root: &Root, prev: &Sample, extras: Extras) -> Sample {
         block_stats: block_stats(root, &swap_devices),
         swap_devices,
         processes,
+        cgroups_age_ns: 0,
         cgroups,
     }
 }

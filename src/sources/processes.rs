@@ -3,6 +3,7 @@
 //! view asks for it. Processes that vanish mid-scan or can't be read are skipped silently.
 
 use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
@@ -179,12 +180,20 @@ pub fn cgroup_v2_path(root: &Root, pid: u32) -> Option<String> {
         .map(|p| p.trim().to_string())
 }
 
-/// uid → user name from `ROOT/etc/passwd` (numeric when unknown).
-#[derive(Debug, Default)]
-pub struct Users(HashMap<u32, String>);
+/// uid → user name (numeric when unknown): through the system's user database (NSS, as `id`
+/// and htop do, so LDAP users and systemd's DynamicUser services have names) on the live
+/// system; from `ROOT/etc/passwd` for a captured tree, which has no NSS of its own.
+#[derive(Debug)]
+pub enum Users {
+    System,
+    Tree(HashMap<u32, String>),
+}
 
 impl Users {
     pub fn load(root: &Root) -> Users {
+        if root.is_live() {
+            return Users::System;
+        }
         let text = root
             .read_text(&root.file("etc/passwd"), &Reason::absent(""))
             .unwrap_or_default();
@@ -198,12 +207,32 @@ impl Users {
                 Some((uid, name.to_string()))
             })
             .collect();
-        Users(map)
+        Users::Tree(map)
     }
 
     pub fn name(&self, uid: Option<u32>) -> Option<String> {
         let uid = uid?;
-        Some(self.0.get(&uid).cloned().unwrap_or_else(|| uid.to_string()))
+        let known = match self {
+            Users::System => system_user(uid),
+            Users::Tree(map) => map.get(&uid).cloned(),
+        };
+        Some(known.unwrap_or_else(|| uid.to_string()))
+    }
+}
+
+/// `getpwuid_r` through NSS, once per uid for the life of the process (a directory lookup
+/// can be slow, and the process list is read again every few seconds).
+fn system_user(uid: u32) -> Option<String> {
+    static CACHE: OnceLock<Mutex<HashMap<u32, Option<String>>>> = OnceLock::new();
+    let lookup = |uid| {
+        nix::unistd::User::from_uid(nix::unistd::Uid::from_raw(uid))
+            .ok()
+            .flatten()
+            .map(|u| u.name)
+    };
+    match CACHE.get_or_init(Mutex::default).lock() {
+        Ok(mut cache) => cache.entry(uid).or_insert_with(|| lookup(uid)).clone(),
+        Err(_) => lookup(uid),
     }
 }
 
@@ -230,6 +259,46 @@ mod tests {
             parse_status(2, b"Name:\tkthreadd\nUid:\t0\t0\t0\t0\n"),
             None
         );
+    }
+
+    #[test]
+    fn a_tree_names_users_from_its_own_passwd() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("etc")).unwrap();
+        std::fs::write(
+            dir.path().join("etc/passwd"),
+            "toor:x:0:0::/root:/bin/sh\nbroken line\napp:x:4242:4242::/:/bin/false\n",
+        )
+        .unwrap();
+        let users = Users::load(&Root::at(dir.path()));
+        assert_eq!(users.name(Some(0)).as_deref(), Some("toor"));
+        assert_eq!(users.name(Some(4242)).as_deref(), Some("app"));
+        assert_eq!(
+            users.name(Some(7)).as_deref(),
+            Some("7"),
+            "unknown: the number"
+        );
+        assert_eq!(users.name(None), None);
+    }
+
+    #[test]
+    fn the_live_system_asks_the_user_database() {
+        let users = Users::load(&Root::live());
+        assert!(matches!(users, Users::System));
+        // What getpwuid(3) says, through NSS: `getent passwd UID` prints the same entry.
+        for uid in [0, nix::unistd::geteuid().as_raw()] {
+            let Ok(out) = std::process::Command::new("getent")
+                .args(["passwd", &uid.to_string()])
+                .output()
+            else {
+                return; // no getent here
+            };
+            let line = String::from_utf8_lossy(&out.stdout);
+            let expect = line.split(':').next().filter(|n| !n.is_empty());
+            let expect = expect.map_or_else(|| uid.to_string(), str::to_string);
+            assert_eq!(users.name(Some(uid)), Some(expect.clone()), "uid {uid}");
+            assert_eq!(users.name(Some(uid)), Some(expect), "uid {uid} cached");
+        }
     }
 
     #[test]

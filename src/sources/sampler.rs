@@ -13,10 +13,16 @@
 //! than everything else together. So it takes at most [`SCAN_SHARE`]⁻¹ of one CPU: after a tick
 //! that scanned in `d`, the next scan comes no sooner than `SCAN_SHARE × d` later, and the ticks
 //! in between carry the last scan's list. With a few hundred processes that is every tick.
+//!
+//! The cgroup tree is capped the same way, and also read in slices of at most [`SLICE`]: a
+//! walk of tens of thousands of cgroups is spread over many slices with the keys read between
+//! them ([`Sampler::work`]), so the dashboard answers at once whatever the tree. Until a walk
+//! is done the ticks carry the last complete list, with the time it was read.
 
 use std::time::Duration;
 
-use crate::root::Root;
+use crate::root::{Reading, Root};
+use crate::sources::cgroups::{self, CgroupSample, Walk};
 use crate::sources::{self, Extras, Sample};
 use crate::sys;
 
@@ -25,6 +31,21 @@ pub const FULL_EVERY: Duration = Duration::from_secs(60);
 
 /// The process scan takes at most 1/SCAN_SHARE of one CPU (2%).
 pub const SCAN_SHARE: u64 = 50;
+
+/// The longest piece of cgroup walk done before the keys are read again.
+pub const SLICE: Duration = Duration::from_millis(20);
+
+/// The cgroup tree: the walk under way, the last complete list, and what the last walk cost.
+#[derive(Debug, Default)]
+struct CgroupScan {
+    walk: Option<Walk>,
+    /// When the walk under way started, and the time its slices took so far (ns).
+    started: (u64, u64),
+    /// The last complete reading and when it was read.
+    list: Option<(Reading<Vec<CgroupSample>>, u64)>,
+    /// The last complete walk: when it started and what its slices took (ns).
+    last: Option<(u64, u64)>,
+}
 
 /// A stream of samples of one system.
 pub trait SampleSource {
@@ -35,51 +56,86 @@ pub trait SampleSource {
     /// How long the process list now waits between scans, when that is longer than `interval`
     /// (`None` while no view scans, or when every tick scans).
     fn scan_every(&self, interval: Duration) -> Option<Duration>;
+
+    /// Do one slice of work under way between samples (a cgroup walk). `None` when there is
+    /// none; else whether it is now done (its result goes into the next sample).
+    fn work(&mut self) -> Option<bool>;
 }
 
 /// The live sampler: reads the kernel, or the tree under `--root`.
 #[derive(Debug)]
 pub struct Sampler {
     root: Root,
-    /// Every sample is a full one, with every scan asked for (`--once`).
+    /// Every sample is a full one, with every scan done at once (`--once`).
     always_full: bool,
     /// When the last full sample was taken.
     last_full_ns: Option<u64>,
     /// The last tick that scanned the processes: when it started and how long it took (ns).
     last_scan: Option<(u64, u64)>,
+    cgroups: CgroupScan,
+    /// The longest piece of cgroup walk ([`SLICE`]).
+    slice: Duration,
 }
 
 impl Sampler {
-    /// For the dashboard: fast ticks between full samples, costly scans spaced out.
+    /// For the dashboard: fast ticks between full samples, costly scans spaced out, the cgroup
+    /// tree walked in slices.
     pub fn new(root: Root) -> Sampler {
         Sampler {
             root,
             always_full: false,
             last_full_ns: None,
             last_scan: None,
+            cgroups: CgroupScan::default(),
+            slice: SLICE,
         }
     }
 
-    /// For `--once`: every sample full, every scan done.
+    /// For `--once`: every sample full, every scan done at once.
     pub fn full(root: Root) -> Sampler {
         Sampler {
             always_full: true,
             ..Sampler::new(root)
         }
     }
+
+    /// Start a walk of the cgroup tree unless one is under way or the last was too recent for
+    /// its cost.
+    fn start_walk_if_due(&mut self, now: u64) {
+        let c = &mut self.cgroups;
+        let due = c.walk.is_none()
+            && c.last
+                .is_none_or(|(at, took)| now.saturating_sub(at) >= took.saturating_mul(SCAN_SHARE));
+        if !due {
+            return;
+        }
+        match cgroups::find_v2(&self.root) {
+            Ok(mount) => {
+                c.walk = Some(Walk::new(self.root.clone(), mount));
+                c.started = (now, 0);
+            }
+            Err(e) => {
+                c.list = Some((Err(e), now));
+                c.last = Some((now, sys::monotonic_ns().saturating_sub(now)));
+            }
+        }
+    }
 }
 
 impl SampleSource for Sampler {
     fn next(&mut self, prev: Option<&Sample>, extras: Extras) -> Sample {
+        if self.always_full {
+            let s = sources::collect_with(&self.root, extras);
+            self.last_full_ns = Some(s.monotonic_ns);
+            return s;
+        }
         let now = sys::monotonic_ns();
         let every = u64::try_from(FULL_EVERY.as_nanos()).unwrap_or(u64::MAX);
-        let full_due = self.always_full
-            || self
-                .last_full_ns
-                .is_none_or(|t| now.saturating_sub(t) >= every);
+        let full_due = self
+            .last_full_ns
+            .is_none_or(|t| now.saturating_sub(t) >= every);
         // A process list to carry, when the last scan was too recent for its cost.
         let carry = match (extras.top_processes, self.last_scan) {
-            _ if self.always_full => None,
             (Some(_), Some((at, took))) if now.saturating_sub(at) < took * SCAN_SHARE => {
                 prev.and_then(|p| p.processes.clone())
             }
@@ -88,6 +144,14 @@ impl SampleSource for Sampler {
         let mut ask = extras;
         if carry.is_some() {
             ask.top_processes = None;
+        }
+        // The cgroup tree is walked here, in slices, not by the sources.
+        ask.cgroups = false;
+        if extras.cgroups {
+            self.start_walk_if_due(now);
+            self.work();
+        } else {
+            self.cgroups = CgroupScan::default();
         }
         let mut s = match prev {
             Some(p) if !full_due => sources::collect_fast(&self.root, p, ask),
@@ -104,7 +168,27 @@ impl SampleSource for Sampler {
         } else {
             self.last_scan = None;
         }
+        if let Some((list, at)) = &self.cgroups.list {
+            s.cgroups = Some(list.clone());
+            s.cgroups_age_ns = s.monotonic_ns.saturating_sub(*at);
+        }
         s
+    }
+
+    fn work(&mut self) -> Option<bool> {
+        let c = &mut self.cgroups;
+        let walk = c.walk.as_mut()?;
+        let t = sys::monotonic_ns();
+        let done = walk.step(Some(self.slice));
+        c.started.1 = c
+            .started
+            .1
+            .saturating_add(sys::monotonic_ns().saturating_sub(t));
+        if done && let Some(walk) = c.walk.take() {
+            c.list = Some((Ok(walk.into_list()), c.started.0));
+            c.last = Some(c.started);
+        }
+        Some(done)
     }
 
     fn scan_every(&self, interval: Duration) -> Option<Duration> {
@@ -215,5 +299,52 @@ mod tests {
         assert!(b.processes.is_some() && b.cgroups.is_none());
         let c = s.next(Some(&b), Extras::default());
         assert!(c.processes.is_none(), "no scan once the view is left");
+    }
+
+    /// A cgroup tree read in slices: no list until the walk is done, then that list, carried
+    /// with its age while the next walk waits for its share of CPU.
+    #[test]
+    fn the_cgroup_walk_resumes_and_its_list_is_carried_with_its_age() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path().join("sys/fs/cgroup");
+        for i in 0..5 {
+            std::fs::create_dir_all(base.join(format!("s{i}.slice"))).unwrap();
+            std::fs::write(base.join(format!("s{i}.slice/memory.stat")), "zswpout 1\n").unwrap();
+        }
+        std::fs::write(base.join("cgroup.controllers"), "memory\n").unwrap();
+        std::fs::write(base.join("memory.stat"), "zswpout 1\n").unwrap();
+        let mut s = Sampler::new(Root::at(tmp.path()));
+        // One directory per slice.
+        s.slice = Duration::ZERO;
+        let cg = Extras {
+            top_processes: None,
+            cgroups: true,
+            settings: false,
+        };
+        let a = s.next(None, cg);
+        assert!(a.cgroups.is_none(), "no list before the walk is done");
+        let mut steps = 1;
+        while s.work() == Some(false) {
+            steps += 1;
+        }
+        assert_eq!(steps + 1, 6, "one directory per slice, resumed each time");
+        assert_eq!(s.work(), None, "nothing under way");
+        let b = s.next(Some(&a), cg);
+        let list = b.cgroups.as_ref().unwrap().as_ref().unwrap();
+        assert_eq!(list.len(), 6);
+        assert_eq!(list[5].path, "/s4.slice");
+        let read_at = b.cgroups_read_ns().unwrap();
+        // As if that walk had cost 10 s: the next waits, and the ticks carry the list.
+        s.cgroups.last = Some((read_at, 10_000_000_000));
+        s.cgroups.walk = None;
+        std::thread::sleep(Duration::from_millis(5));
+        let c = s.next(Some(&b), cg);
+        assert!(s.cgroups.walk.is_none(), "not due yet");
+        assert_eq!(c.cgroups, b.cgroups, "carried");
+        assert_eq!(c.cgroups_read_ns(), Some(read_at));
+        assert!(c.cgroups_age_ns >= 5_000_000, "{}", c.cgroups_age_ns);
+        // Leaving the view forgets it all.
+        let d = s.next(Some(&c), Extras::default());
+        assert!(d.cgroups.is_none() && s.cgroups.list.is_none());
     }
 }

@@ -93,6 +93,29 @@ pub fn max_scrolls(app: &App) -> [usize; 5] {
     })
 }
 
+/// Which view's name in the bottom line covers the cell at `column`, `row` on the terminal the
+/// app last saw (what a mouse click there switches to).
+pub fn view_at(app: &App, column: u16, row: u16) -> Option<View> {
+    let (w, h) = app.size;
+    if w < MIN_WIDTH || h < MIN_HEIGHT || row != h - 1 {
+        return None;
+    }
+    let t = Theme::new(false, app.settings.ascii);
+    let line = panels::footer(app, &t, usize::from(w));
+    // The footer ends with each view's label followed by a space.
+    let tabs_from = line.spans.len().checked_sub(2 * View::ALL.len())?;
+    let mut x = 0usize;
+    for (i, span) in line.spans.iter().enumerate() {
+        let width = span.width();
+        let col = usize::from(column);
+        if i >= tabs_from && (i - tabs_from) % 2 == 0 && (x..x + width).contains(&col) {
+            return View::ALL.get((i - tabs_from) / 2).copied();
+        }
+        x += width;
+    }
+    None
+}
+
 /// How far `pane` scrolls on the terminal the app last saw: the lists and the diagnostics
 /// text until their last row is at the bottom, the device tables until their last row is at
 /// the top.

@@ -341,10 +341,15 @@ pub fn cgroups(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
     }
     let note = note_lines(View::Cgroups, usize::from(area.width), t.ascii).len() as u16;
     let p = parts(area, note);
-    let right = Line::from(vec![
+    let mut right = vec![
         bold(t, cg.list.len().to_string()),
         dim(t, " cgroups with memory accounting"),
-    ]);
+    ];
+    // A large tree is read less often than every tick: say how old the list is.
+    if let Some(age) = app.cgroup_list_age().filter(|a| *a >= app.interval) {
+        right.push(dim(t, format!(" · read {} ago", f::interval(age))));
+    }
+    let right = Line::from(right);
     widgets::rule(
         buf,
         p.rule,

@@ -16,10 +16,11 @@ pub const ZRAM0: &str = "/sys/block/zram0";
 
 /// Page size from sysconf (never assumed).
 pub fn page_size() -> u64 {
-    #[allow(unsafe_code)]
-    // SAFETY: sysconf has no preconditions.
-    let ps = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    u64::try_from(ps).unwrap_or(4096)
+    nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
+        .ok()
+        .flatten()
+        .and_then(|ps| u64::try_from(ps).ok())
+        .unwrap_or(4096)
 }
 
 pub fn read_trim(path: impl AsRef<Path>) -> Result<String> {

@@ -307,24 +307,21 @@ fn kill_cgroup_tasks(dir: &Path) {
     }
 }
 
-#[allow(unsafe_code)]
 fn kill_and_reap(pid: i32) {
-    // SAFETY: plain syscalls on a pid we started (or that sits in our own cgroup).
-    unsafe {
-        libc::kill(pid, libc::SIGKILL);
-    }
+    use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+    let pid = nix::unistd::Pid::from_raw(pid);
+    let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
     let deadline = Instant::now() + Duration::from_secs(10);
     while Instant::now() < deadline {
-        let mut status = 0;
-        // SAFETY: status is a valid out pointer.
-        let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
-        if r == pid || (r < 0 && !Path::new(&format!("/proc/{pid}")).exists()) {
-            return;
-        }
-        if r < 0 {
+        match waitpid(pid, Some(WaitPidFlag::WNOHANG)) {
+            Ok(WaitStatus::StillAlive) => {}
+            Ok(_) => return,
+            Err(_) if !Path::new(&format!("/proc/{pid}")).exists() => return,
             // Not our child: wait for it to disappear.
-            std::thread::sleep(Duration::from_millis(50));
-            continue;
+            Err(_) => {
+                std::thread::sleep(Duration::from_millis(50));
+                continue;
+            }
         }
         std::thread::sleep(Duration::from_millis(20));
     }

@@ -65,10 +65,8 @@ fn main() -> ExitCode {
     run_test()
 }
 
-#[allow(unsafe_code)]
 fn euid() -> u32 {
-    // SAFETY: geteuid cannot fail.
-    unsafe { libc::geteuid() }
+    nix::unistd::geteuid().as_raw()
 }
 
 fn skip_reason() -> Option<String> {

@@ -90,74 +90,64 @@ pub fn first_byte(i: usize) -> u8 {
     }
 }
 
-/// An anonymous private mapping, unmapped on drop.
+/// Page-aligned anonymous memory: a plain `Vec` (large enough that the allocator maps it
+/// afresh, untouched) and the page-aligned stretch of it the workload uses.
 struct Region {
-    ptr: *mut libc::c_void,
+    buf: Vec<u8>,
+    start: usize,
     len: usize,
 }
 
-#[allow(unsafe_code)]
 impl Region {
     fn new(len: usize) -> Result<Self> {
-        // SAFETY: anonymous private mapping; the result is checked against MAP_FAILED.
-        let ptr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if ptr == libc::MAP_FAILED {
-            bail!("mmap {len} bytes: {}", std::io::Error::last_os_error());
+        let ps = super::kernel::page_size() as usize;
+        // No THP in this process: zswap and zram then see one small folio per page, and counts
+        // are exact.
+        nix::sys::prctl::set_thp_disable(true).context("prctl(PR_SET_THP_DISABLE)")?;
+        let buf = vec![0u8; len + ps];
+        let start = buf.as_ptr().align_offset(ps);
+        if start + len > buf.len() {
+            bail!("no page-aligned {len} bytes in {} allocated", buf.len());
         }
-        let region = Region { ptr, len };
-        // No THP: zswap and zram then see one small folio per page, and counts are exact.
-        region.madvise(libc::MADV_NOHUGEPAGE)?;
-        Ok(region)
+        Ok(Region { buf, start, len })
     }
 
-    fn madvise(&self, advice: libc::c_int) -> Result<()> {
-        // SAFETY: ptr/len describe our own live mapping.
-        let rc = unsafe { libc::madvise(self.ptr, self.len, advice) };
+    fn bytes(&mut self) -> &mut [u8] {
+        &mut self.buf[self.start..self.start + self.len]
+    }
+
+    /// Rewrites one byte so the store (and the page fault it takes) really happens.
+    fn write_byte(&mut self, offset: usize, value: u8) {
+        *std::hint::black_box(&mut self.bytes()[offset]) = value;
+    }
+
+    /// MADV_PAGEOUT over the region. Neither rustix nor nix (nor memmap2) has a safe wrapper for
+    /// this advice: it is `unsafe fn` in all of them.
+    #[allow(unsafe_code)]
+    fn pageout(&mut self) -> Result<()> {
+        let mem = self.bytes();
+        // SAFETY: the range is our own live, page-aligned allocation, borrowed mutably for the
+        // call; MADV_PAGEOUT only reclaims, it never changes what the pages hold.
+        let rc = unsafe { libc::madvise(mem.as_mut_ptr().cast(), mem.len(), libc::MADV_PAGEOUT) };
         if rc != 0 {
-            bail!("madvise({advice}): {}", std::io::Error::last_os_error());
+            bail!("madvise(MADV_PAGEOUT): {}", std::io::Error::last_os_error());
         }
         Ok(())
     }
 
-    fn bytes(&mut self) -> &mut [u8] {
-        // SAFETY: the mapping is len bytes, readable and writable, and owned by self.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.cast::<u8>(), self.len) }
-    }
-
-    fn write_byte(&mut self, offset: usize, value: u8) {
-        assert!(offset < self.len);
-        // SAFETY: offset is inside our mapping; volatile so the store (and its fault) happens.
-        unsafe { std::ptr::write_volatile(self.ptr.cast::<u8>().add(offset), value) }
-    }
-
-    fn mincore(&self) -> Result<Vec<u8>> {
+    /// mincore(2): one byte per page, bit 0 set when resident. No crate wraps mincore safely
+    /// (neither rustix nor nix has it at all).
+    #[allow(unsafe_code)]
+    fn mincore(&mut self) -> Result<Vec<u8>> {
         let ps = super::kernel::page_size() as usize;
-        let mut vec = vec![0u8; self.len.div_ceil(ps)];
-        // SAFETY: vec has one byte per page of the mapping.
-        let rc = unsafe { libc::mincore(self.ptr, self.len, vec.as_mut_ptr()) };
+        let mem = self.bytes();
+        let mut vec = vec![0u8; mem.len().div_ceil(ps)];
+        // SAFETY: the range is our own page-aligned allocation; vec has one byte per page of it.
+        let rc = unsafe { libc::mincore(mem.as_mut_ptr().cast(), mem.len(), vec.as_mut_ptr()) };
         if rc != 0 {
             bail!("mincore: {}", std::io::Error::last_os_error());
         }
         Ok(vec)
-    }
-}
-
-#[allow(unsafe_code)]
-impl Drop for Region {
-    fn drop(&mut self) {
-        // SAFETY: unmapping our own mapping once.
-        unsafe {
-            libc::munmap(self.ptr, self.len);
-        }
     }
 }
 
@@ -207,7 +197,7 @@ pub fn run() -> Result<()> {
         let mut words = line.split_whitespace();
         match words.next() {
             Some("pageout") => {
-                region.madvise(libc::MADV_PAGEOUT)?;
+                region.pageout()?;
                 say(&mut out, "ok pageout")?;
             }
             Some("touch") => {

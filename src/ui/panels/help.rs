@@ -16,7 +16,11 @@ pub fn help(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         .iter()
         .map(|(k, what)| Line::from(vec![bold(t, format!(" {k:<16}")), raw(what.to_string())]))
         .collect();
-    lines.push(Line::from(""));
+    // A blank line before the settings where the screen has the room (keys, blank, two
+    // settings lines and the border).
+    if usize::from(area.height) >= lines.len() + 5 {
+        lines.push(Line::from(""));
+    }
     lines.push(Line::from(dim(
         t,
         format!(

@@ -1,0 +1,250 @@
+//! What a recording costs, from real samples of this machine (scripts/bench-record.sh runs it).
+//!
+//! `cargo bench --bench record [-- SECONDS]`:
+//! 1. samples the live system once a second for SECONDS (60 by default), as the recorder
+//!    would: without processes, and with the top 20 processes. A machine without swap has no
+//!    swap users to rank: the list is then filled with the 20 largest live processes by RSS
+//!    (their real status, user and cgroup, read each second), with a swap figure of half their
+//!    RSS standing in, so the list has the size and churn of a loaded machine's;
+//! 2. bytes per sample of each series, written with the default options, and at steady state
+//!    (one keyframe per 300 records);
+//! 3. the recorder's CPU per sample beyond sampling (encode, compress, write), as thread CPU
+//!    time over many appends of the recorded samples;
+//! 4. a day of 1 s samples (86,400) made from the live series, counters and times advancing,
+//!    then opened in a child process under `/usr/bin/time -v`: open, seek to the middle and
+//!    the end, and the peak RSS.
+//!
+//! `record open PATH` is the child's part.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use zswaptop::root::Root;
+use zswaptop::sources::{self, Extras, Sample, processes};
+use zswaptop::store::{Reader, Writer, WriterOptions};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    if args.first().map(String::as_str) == Some("open") {
+        let path = args.get(1).ok_or("open PATH")?;
+        return open_day(Path::new(path));
+    }
+    let seconds: u64 = args.first().and_then(|a| a.parse().ok()).unwrap_or(60);
+    let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-record");
+    std::fs::create_dir_all(&out)?;
+
+    println!("sampling the live system at 1 s for {seconds} s ...");
+    let (plain, top) = sample_live(seconds);
+    for (name, series) in [("without processes", &plain), ("with --top 20", &top)] {
+        let path = out.join(format!("{}.zsr", name.replace([' ', '-'], "_")));
+        let _ = std::fs::remove_file(&path);
+        let sizes = record(&path, series)?;
+        let key = sizes[0];
+        let deltas = &sizes[1..];
+        let delta_mean = deltas.iter().sum::<u64>() as f64 / deltas.len().max(1) as f64;
+        let total = std::fs::metadata(&path)?.len();
+        let steady = (key as f64 + 299.0 * delta_mean) / 300.0;
+        println!(
+            "size {name}: {} samples, file {total} B = {:.0} B/sample over the run; keyframe {key} B, delta mean {delta_mean:.0} B (min {}, max {}); steady state (1 keyframe per 300) {steady:.0} B/sample",
+            series.len(),
+            total as f64 / series.len() as f64,
+            deltas.iter().min().unwrap_or(&0),
+            deltas.iter().max().unwrap_or(&0),
+        );
+        let per = cpu_per_append(&out.join("cpu.zsr"), series)?;
+        println!(
+            "cpu {name}: {:.1} us per append (encode + compress + write), thread CPU time",
+            per * 1e6
+        );
+    }
+
+    let day = out.join("day.zsr");
+    let _ = std::fs::remove_file(&day);
+    let started = Instant::now();
+    let n = make_day(&day, &plain)?;
+    println!(
+        "day: {n} samples, {} B ({:.0} B/sample), written in {:.1} s",
+        std::fs::metadata(&day)?.len(),
+        std::fs::metadata(&day)?.len() as f64 / n as f64,
+        started.elapsed().as_secs_f64()
+    );
+    let exe = std::env::current_exe()?;
+    let status = std::process::Command::new("/usr/bin/time")
+        .arg("-v")
+        .arg(&exe)
+        .arg("open")
+        .arg(&day)
+        .output()?;
+    print!("{}", String::from_utf8_lossy(&status.stdout));
+    for line in String::from_utf8_lossy(&status.stderr).lines() {
+        if line.contains("Maximum resident") || line.contains("Elapsed (wall") {
+            println!("open (/usr/bin/time -v):{line}");
+        }
+    }
+    Ok(())
+}
+
+/// One sample a second: the recorder's tick (a full read every 60 s, the fast path between),
+/// once without and once with the top 20 processes.
+fn sample_live(seconds: u64) -> (Vec<Sample>, Vec<Sample>) {
+    let root = Root::live();
+    let top = Extras {
+        top_processes: Some(20),
+        cgroups: false,
+        settings: false,
+    };
+    let mut plain: Vec<Sample> = Vec::new();
+    let mut with_top: Vec<Sample> = Vec::new();
+    let start = Instant::now();
+    for i in 0..seconds {
+        let (a, b) = match (plain.last(), with_top.last()) {
+            (Some(p), Some(q)) if i % 60 != 0 => (
+                sources::collect_fast(&root, p, Extras::default()),
+                sources::collect_fast(&root, q, top),
+            ),
+            _ => (sources::collect(&root), sources::collect_with(&root, top)),
+        };
+        plain.push(a);
+        with_top.push(stand_in_top(b, &root));
+        let next = start + Duration::from_secs(i + 1);
+        std::thread::sleep(next.saturating_duration_since(Instant::now()));
+    }
+    (plain, with_top)
+}
+
+/// When no process uses swap, the 20 largest by RSS, each with half its RSS as swap.
+fn stand_in_top(mut s: Sample, root: &Root) -> Sample {
+    let Some(scan) = s.processes.as_mut() else {
+        return s;
+    };
+    if !scan.top.is_empty() {
+        return s;
+    }
+    let users = processes::Users::load(root);
+    let mut all: Vec<processes::ProcSample> = std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+            let bytes = std::fs::read(e.path().join("status")).ok()?;
+            processes::parse_status(pid, &bytes)
+        })
+        .collect();
+    all.sort_by(|a, b| b.rss_bytes.cmp(&a.rss_bytes).then(a.pid.cmp(&b.pid)));
+    all.truncate(20);
+    for p in &mut all {
+        p.swap_bytes = p.rss_bytes.unwrap_or(0) / 2;
+        p.user = users.name(p.uid);
+        p.cgroup = processes::cgroup_v2_path(root, p.pid);
+    }
+    all.sort_by(|a, b| b.swap_bytes.cmp(&a.swap_bytes).then(a.pid.cmp(&b.pid)));
+    scan.with_swap = all.len();
+    scan.total_swap_bytes = all.iter().map(|p| p.swap_bytes).sum();
+    scan.top = all;
+    s
+}
+
+/// Record a series; the size of each record.
+fn record(path: &Path, series: &[Sample]) -> Result<Vec<u64>, Box<dyn std::error::Error>> {
+    let mut w = Writer::open(path, WriterOptions::default())?;
+    let mut sizes = Vec::new();
+    let mut last = std::fs::metadata(path)?.len();
+    for s in series {
+        w.append(s)?;
+        let now = std::fs::metadata(path)?.len();
+        sizes.push(now - last);
+        last = now;
+    }
+    Ok(sizes)
+}
+
+/// This thread's CPU time (ns), from the scheduler.
+fn thread_cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// CPU seconds per append, over at least 3000 appends of the series (times advancing).
+fn cpu_per_append(path: &Path, series: &[Sample]) -> Result<f64, Box<dyn std::error::Error>> {
+    let _ = std::fs::remove_file(path);
+    let mut w = Writer::open(path, WriterOptions::default())?;
+    let rounds = 3000usize.div_ceil(series.len());
+    let span = series.len() as u64 * 1000;
+    let mut n = 0u64;
+    let mut busy = 0u64;
+    for r in 0..rounds as u64 {
+        for s in series {
+            let mut s = s.clone();
+            s.unix_ms += r * span;
+            let t = thread_cpu_ns();
+            w.append(&s)?;
+            busy += thread_cpu_ns() - t;
+            n += 1;
+        }
+    }
+    drop(w);
+    let _ = std::fs::remove_file(path);
+    Ok(busy as f64 / 1e9 / n as f64)
+}
+
+/// 86,400 samples a second apart made from the live series: each pass over it adds what the
+/// counters moved during the series, so they keep advancing.
+fn make_day(path: &Path, series: &[Sample]) -> Result<usize, Box<dyn std::error::Error>> {
+    let (first, last) = (&series[0], &series[series.len() - 1]);
+    let moved =
+        |f: fn(&Sample) -> Option<u64>| f(last).unwrap_or(0).saturating_sub(f(first).unwrap_or(0));
+    let d_pgmaj = moved(|s| s.vmstat.as_ref().ok()?.pgmajfault);
+    let d_psi = moved(|s| Some(s.psi.as_ref().ok()?.some.total_us));
+    let mut w = Writer::open(path, WriterOptions::default())?;
+    let n = 86_400;
+    let span = series.len() as u64;
+    for i in 0..n as u64 {
+        let pass = i / span;
+        let mut s = series[(i % span) as usize].clone();
+        s.unix_ms = first.unix_ms + i * 1000;
+        s.monotonic_ns = first.monotonic_ns + i * 1_000_000_000;
+        if let Ok(v) = s.vmstat.as_mut() {
+            v.pgmajfault = v.pgmajfault.map(|x| x + pass * d_pgmaj);
+        }
+        if let Ok(p) = s.psi.as_mut() {
+            p.some.total_us += pass * d_psi;
+            p.full.total_us += pass * d_psi;
+        }
+        s.host.uptime_seconds = s.host.uptime_seconds.map(|u| u + (pass * span) as f64);
+        w.append(&s)?;
+    }
+    Ok(n)
+}
+
+/// The child: open the day, seek to its middle and its end.
+fn open_day(path: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    let t = Instant::now();
+    let mut r = Reader::open(path)?;
+    let opened = t.elapsed();
+    let bounds = r.bounds().ok_or("empty recording")?;
+    let mid = bounds.first + jiff::SignedDuration::from_hours(12);
+    let t = Instant::now();
+    let m = r.at(mid)?.ok_or("nothing at the middle")?;
+    let seek_mid = t.elapsed();
+    let t = Instant::now();
+    let e = r.at(bounds.last)?.ok_or("nothing at the end")?;
+    let seek_end = t.elapsed();
+    println!(
+        "open: {} records in {:.0} ms; at(middle) {:.2} ms (position {}, with its predecessor: {}); at(end) {:.2} ms; {} warnings",
+        r.len(),
+        opened.as_secs_f64() * 1e3,
+        seek_mid.as_secs_f64() * 1e3,
+        m.position,
+        m.prev.is_some(),
+        seek_end.as_secs_f64() * 1e3,
+        r.warnings().len(),
+    );
+    assert_eq!(e.position, r.len() - 1);
+    Ok(())
+}

@@ -1,0 +1,61 @@
+//! Sets `ZSWAPTOP_VERSION`: the crate's version, with the git revision when built from a
+//! checkout (`0.1.0 (3f2c1ab)`), the plain version otherwise (a crate tarball, no git, an error).
+//!
+//! Cargo re-runs this only when the checkout's HEAD or the branch it points at moves, not on
+//! every build.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn git(dir: &Path, args: &[&str]) -> Option<String> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let s = String::from_utf8(out.stdout).ok()?.trim().to_string();
+    (!s.is_empty()).then_some(s)
+}
+
+/// The files whose change means another revision: HEAD, the branch it names, packed refs.
+fn watched(dir: &Path) -> Vec<PathBuf> {
+    let abs = |p: String| {
+        let p = PathBuf::from(p);
+        if p.is_absolute() { p } else { dir.join(p) }
+    };
+    let mut files = Vec::new();
+    if let Some(git_dir) = git(dir, &["rev-parse", "--git-dir"]).map(abs) {
+        files.push(git_dir.join("HEAD"));
+    }
+    if let Some(common) = git(dir, &["rev-parse", "--git-common-dir"]).map(abs) {
+        if let Some(branch) = git(dir, &["symbolic-ref", "-q", "HEAD"]) {
+            files.push(common.join(branch));
+        }
+        files.push(common.join("packed-refs"));
+    }
+    // A path that does not exist would make cargo re-run this on every build.
+    files.retain(|f| f.exists());
+    files
+}
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    let version = std::env::var("CARGO_PKG_VERSION").unwrap_or_default();
+    let dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
+    let rev = if dir.join(".git").exists() {
+        for f in watched(&dir) {
+            println!("cargo:rerun-if-changed={}", f.display());
+        }
+        git(&dir, &["rev-parse", "--short", "HEAD"])
+    } else {
+        None
+    };
+    match rev {
+        Some(rev) => println!("cargo:rustc-env=ZSWAPTOP_VERSION={version} ({rev})"),
+        None => println!("cargo:rustc-env=ZSWAPTOP_VERSION={version}"),
+    }
+}

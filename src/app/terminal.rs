@@ -1,0 +1,294 @@
+//! The terminal the dashboard draws on: taking it (raw mode, alternate screen, cursor hidden),
+//! giving it back on every way out (a panic included), lending it to the shell while suspended
+//! (Ctrl-Z), and its size.
+//!
+//! The size comes from the tty itself (`TIOCGWINSZ`); when that fails (the terminal hung up) the
+//! last known size stands. crossterm would instead run `tput cols` and `tput lines` through the
+//! inherited PATH, which a process run as root must not do, so ratatui is given a backend that
+//! never asks crossterm for the size. Once the terminal has gone away nothing is written to it
+//! again: the backend is detached and the restore skipped.
+
+use std::cell::Cell;
+use std::fs::File;
+use std::io::{self, IsTerminal, Stdout, Write};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::Context;
+use ratatui::Terminal;
+use ratatui::backend::{Backend, ClearType, CrosstermBackend, WindowSize};
+use ratatui::buffer::Cell as BufCell;
+use ratatui::crossterm::{cursor, event, execute, terminal};
+use ratatui::layout::{Position, Size};
+
+use super::tty::{self, PollFlags};
+
+/// The terminal is in the dashboard's modes: a panic must give it back.
+static TAKEN: AtomicBool = AtomicBool::new(false);
+/// Mouse reports are asked for (clicks on the view names, the wheel); off with `--no-mouse`.
+static MOUSE: AtomicBool = AtomicBool::new(false);
+
+/// Raw mode, the alternate screen, the cursor hidden. Every mode the dashboard sets on the
+/// terminal is set here and undone in [`leave`].
+pub fn enter() -> io::Result<()> {
+    terminal::enable_raw_mode()?;
+    TAKEN.store(true, Ordering::SeqCst);
+    execute!(io::stdout(), terminal::EnterAlternateScreen, cursor::Hide)?;
+    if MOUSE.load(Ordering::SeqCst) {
+        execute!(io::stdout(), event::EnableMouseCapture)?;
+    }
+    Ok(())
+}
+
+/// Undo [`enter`]: cooked mode, the main screen, the cursor shown. Every step is tried; the first
+/// error is returned. Never prints (stderr may be the terminal that failed).
+pub fn leave() -> io::Result<()> {
+    TAKEN.store(false, Ordering::SeqCst);
+    // Raw mode first: it has the most effect if the rest fails.
+    let raw = terminal::disable_raw_mode();
+    let mouse = if MOUSE.load(Ordering::SeqCst) {
+        execute!(io::stdout(), event::DisableMouseCapture)
+    } else {
+        Ok(())
+    };
+    let screen = execute!(io::stdout(), terminal::LeaveAlternateScreen, cursor::Show);
+    raw.and(mouse).and(screen)
+}
+
+/// Give the terminal back and stop the process (as Ctrl-Z does to a program that does not
+/// handle it); when the shell continues it, take the terminal again.
+pub fn suspend() -> io::Result<()> {
+    let _ = leave();
+    signal_hook::low_level::raise(signal_hook::consts::SIGSTOP)?;
+    enter()
+}
+
+/// A panic gives the terminal back before its message is printed (once per process).
+fn restore_on_panic() {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if TAKEN.load(Ordering::SeqCst) {
+                let _ = leave();
+            }
+            previous(info);
+        }));
+    });
+}
+
+/// The terminal's input side: stdin when it is a terminal, else `/dev/tty` (what crossterm reads).
+pub enum TtyIn {
+    Stdin(io::Stdin),
+    Dev(File),
+}
+
+impl TtyIn {
+    pub fn open() -> anyhow::Result<TtyIn> {
+        let stdin = io::stdin();
+        if stdin.is_terminal() {
+            return Ok(TtyIn::Stdin(stdin));
+        }
+        let f = File::options()
+            .read(true)
+            .write(true)
+            .open("/dev/tty")
+            .context("opening /dev/tty")?;
+        Ok(TtyIn::Dev(f))
+    }
+
+    /// Another descriptor of the same terminal, for the guard thread.
+    pub fn try_clone(&self) -> io::Result<OwnedFd> {
+        self.as_fd().try_clone_to_owned()
+    }
+
+    /// Whether the terminal has hung up (asked without waiting).
+    pub fn hung_up(&self) -> bool {
+        let mut fds = [tty::pollfd(self, PollFlags::empty())];
+        tty::poll(&mut fds, Some(std::time::Duration::ZERO)).is_ok() && tty::gone(fds[0].revents())
+    }
+}
+
+impl AsFd for TtyIn {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        match self {
+            TtyIn::Stdin(s) => s.as_fd(),
+            TtyIn::Dev(f) => f.as_fd(),
+        }
+    }
+}
+
+/// The window size of the terminal on `fd` from the kernel, `None` when it can't be had (not a
+/// terminal, hung up) or is empty.
+pub fn window_size(fd: impl AsFd) -> Option<WindowSize> {
+    let ws = rustix::termios::tcgetwinsize(fd).ok()?;
+    (ws.ws_col > 0 && ws.ws_row > 0).then_some(WindowSize {
+        columns_rows: Size::new(ws.ws_col, ws.ws_row),
+        pixels: Size::new(ws.ws_xpixel, ws.ws_ypixel),
+    })
+}
+
+/// crossterm's backend on stdout, but the size comes from [`window_size`] (the last one known
+/// when that fails), and once detached nothing is written at all.
+pub struct TtyBackend {
+    inner: CrosstermBackend<Stdout>,
+    last: Cell<WindowSize>,
+    detached: bool,
+}
+
+impl TtyBackend {
+    pub fn new() -> TtyBackend {
+        TtyBackend {
+            inner: CrosstermBackend::new(io::stdout()),
+            last: Cell::new(WindowSize {
+                columns_rows: Size::new(80, 24),
+                pixels: Size::new(0, 0),
+            }),
+            detached: false,
+        }
+    }
+
+    /// The terminal went away: write nothing more (ratatui shows the cursor when dropped).
+    pub fn detach(&mut self) {
+        self.detached = true;
+    }
+
+    fn current(&self) -> WindowSize {
+        if let Some(ws) = window_size(io::stdout()) {
+            self.last.set(ws);
+        }
+        self.last.get()
+    }
+
+    /// Run `f` on the real backend unless detached.
+    fn write(
+        &mut self,
+        f: impl FnOnce(&mut CrosstermBackend<Stdout>) -> io::Result<()>,
+    ) -> io::Result<()> {
+        if self.detached {
+            return Ok(());
+        }
+        f(&mut self.inner)
+    }
+}
+
+impl Backend for TtyBackend {
+    type Error = io::Error;
+
+    fn draw<'a, I>(&mut self, content: I) -> io::Result<()>
+    where
+        I: Iterator<Item = (u16, u16, &'a BufCell)>,
+    {
+        self.write(|b| b.draw(content))
+    }
+
+    fn hide_cursor(&mut self) -> io::Result<()> {
+        self.write(|b| b.hide_cursor())
+    }
+
+    fn show_cursor(&mut self) -> io::Result<()> {
+        self.write(|b| b.show_cursor())
+    }
+
+    fn get_cursor_position(&mut self) -> io::Result<Position> {
+        if self.detached {
+            return Ok(Position::ORIGIN);
+        }
+        self.inner.get_cursor_position()
+    }
+
+    fn set_cursor_position<P: Into<Position>>(&mut self, position: P) -> io::Result<()> {
+        self.write(|b| b.set_cursor_position(position))
+    }
+
+    fn clear(&mut self) -> io::Result<()> {
+        self.write(|b| b.clear())
+    }
+
+    fn clear_region(&mut self, clear_type: ClearType) -> io::Result<()> {
+        self.write(|b| b.clear_region(clear_type))
+    }
+
+    fn size(&self) -> io::Result<Size> {
+        Ok(self.current().columns_rows)
+    }
+
+    fn window_size(&mut self) -> io::Result<WindowSize> {
+        Ok(self.current())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.write(Backend::flush)
+    }
+}
+
+/// The terminal taken for the dashboard; given back when dropped unless [`Session::abandon`]ed.
+pub struct Session {
+    pub terminal: Terminal<TtyBackend>,
+    abandoned: bool,
+}
+
+impl Session {
+    /// Take the terminal, with mouse reports when `mouse`. On an error it is given back before
+    /// this returns.
+    pub fn open(mouse: bool) -> anyhow::Result<Session> {
+        MOUSE.store(mouse, Ordering::SeqCst);
+        restore_on_panic();
+        if let Err(e) = enter() {
+            let _ = leave();
+            return Err(e).context("setting up the terminal");
+        }
+        match Terminal::new(TtyBackend::new()) {
+            Ok(terminal) => Ok(Session {
+                terminal,
+                abandoned: false,
+            }),
+            Err(e) => {
+                let _ = leave();
+                Err(e).context("setting up the terminal")
+            }
+        }
+    }
+
+    /// The terminal went away: never write to it again, not even to give it back.
+    pub fn abandon(&mut self) {
+        self.abandoned = true;
+        TAKEN.store(false, Ordering::SeqCst);
+        self.terminal.backend_mut().detach();
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if !self.abandoned {
+            let _ = leave();
+            let _ = io::stdout().flush();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_size_from_what_is_not_a_terminal() {
+        let f = File::open("/dev/null").unwrap();
+        assert!(window_size(&f).is_none());
+    }
+
+    /// Without a terminal the backend keeps its last size (and never asks crossterm, which
+    /// would run `tput`).
+    #[test]
+    fn a_detached_backend_writes_nothing_and_keeps_its_size() {
+        let mut b = TtyBackend::new();
+        b.detach();
+        let before = b.size().unwrap();
+        assert!(before.width > 0 && before.height > 0);
+        b.clear().unwrap();
+        b.show_cursor().unwrap();
+        Backend::flush(&mut b).unwrap();
+        assert_eq!(b.window_size().unwrap().columns_rows, before);
+    }
+}

@@ -1,0 +1,467 @@
+//! Reading a recording back: a light index at open, samples decoded on demand.
+//!
+//! Opening reads each file once, checks every record's length and checksum and keeps, per
+//! record, its wall time and place (about 32 bytes); nothing is decoded. A sample is rebuilt
+//! from its keyframe forward, and a cursor makes stepping forward (replay, export) cost one
+//! record each.
+//!
+//! Records stay in the order they were recorded. When the wall clock went backwards, [`at`]
+//! picks the record with the latest wall time at or before the time asked (the later record on
+//! a tie), and the record before it in recorded order is the one for rates, as it was for the
+//! live dashboard.
+//!
+//! [`at`]: Reader::at
+
+use std::fs::{self, File};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use jiff::Timestamp;
+use zstd::bulk::Decompressor;
+
+use super::format::{
+    self, FLAG_ZSTD, FrameCheck, Gap, HEADER_LEN, HeaderCheck, Input, KIND_KEYFRAME, Slots,
+};
+use super::time::Bounds;
+use super::writer::list_dir;
+use super::{Error, Warning, WarningKind};
+use crate::sources::Sample;
+
+/// A recorded moment: the sample, and the one recorded before it (for rates).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Moment {
+    /// Position in recorded order (0 is the first readable record).
+    pub position: usize,
+    pub sample: Sample,
+    /// `None` for the first record, or when the one before could not be decoded.
+    pub prev: Option<Sample>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    unix_ms: u64,
+    offset: u64,
+    file: u32,
+    len: u32,
+    /// Position of the keyframe this record builds on.
+    key: u32,
+}
+
+/// Where decoding stands.
+#[derive(Default)]
+struct Cursor {
+    /// The position last applied to `slots`, and its keyframe.
+    at: Option<(usize, u32)>,
+    slots: Slots,
+    dict: Option<Decompressor<'static>>,
+    open: Option<(u32, File)>,
+    buf: Vec<u8>,
+}
+
+/// An open recording.
+pub struct Reader {
+    files: Vec<PathBuf>,
+    entries: Vec<Entry>,
+    /// Positions ordered by wall time (then position).
+    by_time: Vec<u32>,
+    warnings: Vec<Warning>,
+    cursor: Cursor,
+}
+
+impl Reader {
+    /// Open a recording file, or a directory of them. Damage is skipped with a warning; only a
+    /// path that cannot be read at all, a file that is not a recording or one from a newer
+    /// format is an error.
+    pub fn open(path: impl AsRef<Path>) -> Result<Reader, Error> {
+        let path = path.as_ref();
+        let meta = fs::metadata(path).map_err(|e| Error::io(path, e))?;
+        let dir = meta.is_dir();
+        let files = if dir {
+            list_dir(path).map_err(|e| Error::io(path, e))?
+        } else {
+            vec![path.to_path_buf()]
+        };
+        let mut r = Reader {
+            files: Vec::new(),
+            entries: Vec::new(),
+            by_time: Vec::new(),
+            warnings: Vec::new(),
+            cursor: Cursor::default(),
+        };
+        let listed = files.len();
+        for f in files {
+            match fs::read(&f) {
+                Ok(bytes) => r.index_file(f, &bytes, dir)?,
+                Err(e) if dir => r.warn(WarningKind::Unreadable, &f, None, format!("skipped: {e}")),
+                Err(e) => return Err(Error::io(&f, e)),
+            }
+        }
+        if dir && listed == 0 {
+            r.warn(
+                WarningKind::Empty,
+                path,
+                None,
+                "no recording files (*.zsr) in this directory".into(),
+            );
+        }
+        r.note_clock_jumps();
+        let mut by_time: Vec<u32> = (0..r.entries.len() as u32).collect();
+        by_time.sort_by_key(|&i| (r.entries[i as usize].unix_ms, i));
+        r.by_time = by_time;
+        Ok(r)
+    }
+
+    /// What was skipped or noticed while opening and reading.
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+
+    /// Readable records.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The files read, in order.
+    pub fn files(&self) -> &[PathBuf] {
+        &self.files
+    }
+
+    /// The wall time recorded with the record at `position` (milliseconds since the epoch).
+    pub fn unix_ms(&self, position: usize) -> Option<u64> {
+        self.entries.get(position).map(|e| e.unix_ms)
+    }
+
+    /// The first and last wall times, in recorded order: what a TIME is read against.
+    pub fn bounds(&self) -> Option<Bounds> {
+        let first = super::time::timestamp(self.entries.first()?.unix_ms)?;
+        let last = super::time::timestamp(self.entries.last()?.unix_ms)?;
+        Some(Bounds { first, last })
+    }
+
+    /// The position of the record with the latest wall time at or before `t`.
+    pub fn position_at(&self, t: Timestamp) -> Option<usize> {
+        let ms = u64::try_from(t.as_millisecond()).ok()?;
+        let n = self
+            .by_time
+            .partition_point(|&i| self.entries[i as usize].unix_ms <= ms);
+        n.checked_sub(1).map(|k| self.by_time[k] as usize)
+    }
+
+    /// The sample at or before `t`, with the one recorded before it. `None` when nothing was
+    /// recorded at or before `t`.
+    pub fn at(&mut self, t: Timestamp) -> Result<Option<Moment>, Error> {
+        match self.position_at(t) {
+            Some(p) => self.moment(p).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The sample at `position` with the one before it.
+    pub fn moment(&mut self, position: usize) -> Result<Moment, Error> {
+        if position >= self.entries.len() {
+            return Err(Error::NoSuchRecord(position));
+        }
+        let prev = match position.checked_sub(1) {
+            Some(p) => match self.sample(p) {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    self.warn_error(&e);
+                    None
+                }
+            },
+            None => None,
+        };
+        let sample = self.sample(position)?;
+        Ok(Moment {
+            position,
+            sample,
+            prev,
+        })
+    }
+
+    /// The sample at `position`.
+    pub fn sample(&mut self, position: usize) -> Result<Sample, Error> {
+        self.seek(position)?;
+        self.cursor.slots.sample().map_err(|e| {
+            self.cursor.at = None;
+            self.decode_error(position, e.0)
+        })
+    }
+
+    /// The samples recorded with a wall time in `since..=until` (either end open), in recorded
+    /// order. A record that does not decode is an `Err` item (and a warning); the iteration
+    /// goes on after it.
+    pub fn range(&mut self, since: Option<Timestamp>, until: Option<Timestamp>) -> Range<'_> {
+        let ms = |t: Timestamp| u64::try_from(t.as_millisecond()).unwrap_or(0);
+        Range {
+            since: since.map_or(0, ms),
+            until: until.map_or(u64::MAX, ms),
+            next: 0,
+            reader: self,
+        }
+    }
+
+    fn warn(&mut self, kind: WarningKind, path: &Path, offset: Option<u64>, detail: String) {
+        self.warnings.push(Warning {
+            kind,
+            path: path.to_path_buf(),
+            offset,
+            detail,
+        });
+    }
+
+    fn warn_error(&mut self, e: &Error) {
+        if let Error::Decode {
+            path,
+            offset,
+            reason,
+        } = e
+        {
+            let w = Warning {
+                kind: WarningKind::Undecodable,
+                path: path.clone(),
+                offset: Some(*offset),
+                detail: format!("record skipped: {reason}"),
+            };
+            if !self.warnings.contains(&w) {
+                self.warnings.push(w);
+            }
+        }
+    }
+
+    fn decode_error(&mut self, position: usize, reason: String) -> Error {
+        let e = self.entries[position];
+        let err = Error::Decode {
+            path: self.files[e.file as usize].clone(),
+            offset: e.offset,
+            reason,
+        };
+        self.warn_error(&err);
+        err
+    }
+
+    /// Check one file and add its intact records to the index.
+    fn index_file(&mut self, path: PathBuf, bytes: &[u8], in_dir: bool) -> Result<(), Error> {
+        match format::check_header(bytes) {
+            HeaderCheck::Good => {}
+            HeaderCheck::Short => {
+                let detail = if bytes.is_empty() {
+                    "empty file: nothing recorded".to_string()
+                } else {
+                    format!(
+                        "ends inside its header ({} bytes): nothing recorded",
+                        bytes.len()
+                    )
+                };
+                self.warn(WarningKind::Empty, &path, None, detail);
+                return Ok(());
+            }
+            HeaderCheck::Newer(found) => {
+                return Err(Error::NewerVersion {
+                    path,
+                    found,
+                    supported: format::VERSION,
+                });
+            }
+            HeaderCheck::NotARecording if in_dir => {
+                self.warn(
+                    WarningKind::Unreadable,
+                    &path,
+                    None,
+                    "skipped: not a zswaptop recording".into(),
+                );
+                return Ok(());
+            }
+            HeaderCheck::NotARecording => return Err(Error::NotARecording { path }),
+            HeaderCheck::Corrupt if in_dir => {
+                self.warn(
+                    WarningKind::Unreadable,
+                    &path,
+                    None,
+                    "skipped: its header is corrupt".into(),
+                );
+                return Ok(());
+            }
+            HeaderCheck::Corrupt => return Err(Error::CorruptHeader { path }),
+        }
+        let file = self.files.len() as u32;
+        let scan = format::scan(bytes, HEADER_LEN);
+        for &(offset, len, gap) in &scan.gaps {
+            let (kind, detail) = match gap {
+                Gap::Torn => (
+                    WarningKind::TornTail,
+                    format!(
+                        "the last {len} bytes are a torn record (the recorder stopped while writing it): skipped"
+                    ),
+                ),
+                Gap::Corrupt => (
+                    WarningKind::Corrupt,
+                    format!(
+                        "{len} bytes fail their length or checksum: skipped, reading on at offset {}",
+                        offset + len
+                    ),
+                ),
+            };
+            self.warn(kind, &path, Some(offset), detail);
+        }
+        let mut key: Option<u32> = None;
+        let mut expected = HEADER_LEN as u64;
+        let mut orphans: Option<(u64, usize)> = None;
+        for &(offset, info) in &scan.frames {
+            if offset != expected {
+                // Something was lost before this record: deltas cannot build over the gap.
+                key = None;
+            }
+            expected = offset + info.len as u64;
+            if info.kind & !FLAG_ZSTD == KIND_KEYFRAME {
+                key = Some(self.entries.len() as u32);
+                if let Some((at, n)) = orphans.take() {
+                    self.warn_orphans(&path, at, n);
+                }
+            }
+            let Some(k) = key else {
+                let o = orphans.get_or_insert((offset, 0));
+                o.1 += 1;
+                continue;
+            };
+            self.entries.push(Entry {
+                unix_ms: info.unix_ms,
+                offset,
+                file,
+                len: info.len as u32,
+                key: k,
+            });
+        }
+        if let Some((at, n)) = orphans {
+            self.warn_orphans(&path, at, n);
+        }
+        self.files.push(path);
+        Ok(())
+    }
+
+    fn warn_orphans(&mut self, path: &Path, offset: u64, n: usize) {
+        self.warn(
+            WarningKind::Orphaned,
+            path,
+            Some(offset),
+            format!("{n} records skipped: they hold changes to a record that was lost before them (up to the next keyframe)"),
+        );
+    }
+
+    fn note_clock_jumps(&mut self) {
+        let mut notes = Vec::new();
+        for pair in self.entries.windows(2) {
+            if pair[1].unix_ms < pair[0].unix_ms {
+                notes.push((
+                    pair[1].file,
+                    pair[1].offset,
+                    format!(
+                        "the wall clock went back {:.3} s here: records stay in recorded order, with the time each was recorded at",
+                        (pair[0].unix_ms - pair[1].unix_ms) as f64 / 1000.0
+                    ),
+                ));
+            }
+        }
+        for (file, offset, detail) in notes {
+            let path = self.files[file as usize].clone();
+            self.warn(WarningKind::ClockWentBack, &path, Some(offset), detail);
+        }
+    }
+
+    /// Bring the cursor's slots to `position`.
+    fn seek(&mut self, position: usize) -> Result<(), Error> {
+        let entry = *self
+            .entries
+            .get(position)
+            .ok_or(Error::NoSuchRecord(position))?;
+        let from = match self.cursor.at {
+            Some((at, key)) if key == entry.key && at <= position => at + 1,
+            _ => entry.key as usize,
+        };
+        for p in from..=position {
+            if let Err(reason) = self.apply(p) {
+                self.cursor.at = None;
+                return Err(self.decode_error(p, reason));
+            }
+            self.cursor.at = Some((p, entry.key));
+        }
+        Ok(())
+    }
+
+    /// Read and apply the record at `position` to the cursor's slots.
+    fn apply(&mut self, position: usize) -> Result<(), String> {
+        let e = self.entries[position];
+        let c = &mut self.cursor;
+        if c.open.as_ref().is_none_or(|(f, _)| *f != e.file) {
+            let file = File::open(&self.files[e.file as usize]).map_err(|err| err.to_string())?;
+            c.open = Some((e.file, file));
+        }
+        let Some((_, file)) = c.open.as_ref() else {
+            return Err("file not open".into());
+        };
+        c.buf.resize(e.len as usize, 0);
+        file.read_exact_at(&mut c.buf, e.offset)
+            .map_err(|err| format!("cannot read it again: {err}"))?;
+        let info = match format::check_frame(&c.buf) {
+            FrameCheck::Good(info) => info,
+            _ => return Err("the record changed on disk since the recording was opened".into()),
+        };
+        let body = &c.buf[format::FRAME_PREFIX + format::BODY_MIN..];
+        let keyframe = info.kind & !FLAG_ZSTD == KIND_KEYFRAME;
+        let raw: Vec<u8>;
+        let payload: &[u8] = if info.kind & FLAG_ZSTD != 0 {
+            let mut input = Input::new(body);
+            let len = usize::try_from(input.varint().map_err(|e| e.0)?)
+                .ok()
+                .filter(|&n| n <= format::RAW_MAX)
+                .ok_or("impossible uncompressed length")?;
+            let packed = &body[input.position()..];
+            raw = if keyframe {
+                zstd::bulk::decompress(packed, len).map_err(|err| format!("zstd: {err}"))?
+            } else {
+                let d = c.dict.as_mut().ok_or("no keyframe dictionary")?;
+                d.decompress(packed, len)
+                    .map_err(|err| format!("zstd: {err}"))?
+            };
+            &raw
+        } else {
+            body
+        };
+        if keyframe {
+            c.slots.read_keyframe(payload).map_err(|e| e.0)?;
+            c.dict =
+                Some(Decompressor::with_dictionary(payload).map_err(|err| format!("zstd: {err}"))?);
+        } else {
+            c.slots.read_delta(payload).map_err(|e| e.0)?;
+        }
+        Ok(())
+    }
+}
+
+/// Samples of a time range, in recorded order.
+pub struct Range<'a> {
+    reader: &'a mut Reader,
+    next: usize,
+    since: u64,
+    until: u64,
+}
+
+impl Iterator for Range<'_> {
+    type Item = Result<Sample, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while self.next < self.reader.entries.len() {
+            let p = self.next;
+            self.next += 1;
+            let ms = self.reader.entries[p].unix_ms;
+            if (self.since..=self.until).contains(&ms) {
+                return Some(self.reader.sample(p));
+            }
+        }
+        None
+    }
+}

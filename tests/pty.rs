@@ -1,0 +1,267 @@
+//! The dashboard on a pseudo-terminal whose other end goes away, as when an SSH connection drops
+//! or a terminal window is closed: it must end by itself within a second, with an exit status
+//! (not killed by a signal, not aborted), and it must not run any program to learn the size of
+//! the terminal that is gone (crossterm falls back to `tput` from PATH, which for root means
+//! whatever `tput` is first on PATH). The PATH given to it holds only a fake `tput` that leaves a
+//! mark when run.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::fs::{self, File};
+use std::io::Read;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use rustix::event::{PollFd, PollFlags};
+use rustix::pty::OpenptFlags;
+
+const BIN: &str = env!("CARGO_BIN_EXE_zswaptop");
+
+fn fixture() -> String {
+    format!(
+        "{}/tests/fixtures/linux-6.18-loaded",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// `setsid`, to start the dashboard as the leader of a session whose controlling terminal is
+/// the pseudo-terminal (as a login shell over SSH is), without unsafe code in the test.
+fn setsid() -> Option<PathBuf> {
+    ["/usr/bin/setsid", "/bin/setsid"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists())
+}
+
+/// A pseudo-terminal of `cols`×`rows`: the master side, and the path of the slave.
+fn open_pty(cols: u16, rows: u16) -> (File, PathBuf) {
+    let m = rustix::pty::openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC)
+        .unwrap();
+    rustix::pty::grantpt(&m).unwrap();
+    rustix::pty::unlockpt(&m).unwrap();
+    let name = rustix::pty::ptsname(&m, Vec::new()).unwrap();
+    let ws = rustix::termios::Winsize {
+        ws_row: rows,
+        ws_col: cols,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    rustix::termios::tcsetwinsize(&m, ws).unwrap();
+    (File::from(m), PathBuf::from(name.to_str().unwrap()))
+}
+
+/// The dashboard on the slave side of a new pseudo-terminal, with only `path` on PATH.
+fn start(setsid: &Path, path: &Path) -> (Child, File) {
+    start_on(setsid, path, Path::new(&fixture()))
+}
+
+/// The same over the tree at `root`.
+fn start_on(setsid: &Path, path: &Path, root: &Path) -> (Child, File) {
+    let (master, slave_path) = open_pty(100, 30);
+    let slave = File::options()
+        .read(true)
+        .write(true)
+        .custom_flags(rustix::fs::OFlags::NOCTTY.bits() as i32)
+        .open(&slave_path)
+        .unwrap();
+    let child = Command::new(setsid)
+        .arg("--ctty")
+        .arg(BIN)
+        .arg("--root")
+        .arg(root)
+        .args(["-i", "0.1"])
+        .env_clear()
+        .env("PATH", path)
+        .env("TERM", "xterm-256color")
+        .env("LANG", "C.UTF-8")
+        .stdin(Stdio::from(slave.try_clone().unwrap()))
+        .stdout(Stdio::from(slave.try_clone().unwrap()))
+        .stderr(Stdio::from(slave))
+        .spawn()
+        .unwrap();
+    (child, master)
+}
+
+/// Read from `master` until `what` has been drawn; false on a timeout.
+fn wait_for_text(master: &mut File, what: &[u8], limit: Duration) -> bool {
+    let end = Instant::now() + limit;
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 65536];
+    while Instant::now() < end {
+        let mut fds = [PollFd::new(&*master, PollFlags::IN)];
+        let ts = rustix::time::Timespec {
+            tv_sec: 0,
+            tv_nsec: 50_000_000,
+        };
+        if rustix::event::poll(&mut fds, Some(&ts)).unwrap_or(0) == 0 {
+            continue;
+        }
+        match master.read(&mut buf) {
+            Ok(n) if n > 0 => seen.extend_from_slice(&buf[..n]),
+            _ => return false,
+        }
+        if seen.windows(what.len()).any(|w| w == what) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Wait at most `limit` for `child` to end.
+fn ended_within(child: &mut Child, limit: Duration) -> Option<(ExitStatus, Duration)> {
+    let t = Instant::now();
+    loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            return Some((st, t.elapsed()));
+        }
+        if t.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        sleep(Duration::from_millis(5));
+    }
+}
+
+/// A directory holding only a `tput` that leaves `marker` behind when run.
+fn fake_path(dir: &Path, marker: &Path) -> PathBuf {
+    let bin = dir.join("bin");
+    fs::create_dir(&bin).unwrap();
+    let tput = bin.join("tput");
+    fs::write(
+        &tput,
+        format!(
+            "#!/bin/sh\necho \"$@\" >> '{}'\necho 80\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&tput, fs::Permissions::from_mode(0o755)).unwrap();
+    bin
+}
+
+#[test]
+fn closing_the_terminal_ends_it_cleanly_without_running_tput() {
+    let Some(setsid) = setsid() else {
+        println!("SKIPPED: no setsid to give the dashboard a terminal of its own");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("tput-ran");
+    let path = fake_path(dir.path(), &marker);
+    let mut times = Vec::new();
+    for trial in 0..20 {
+        let (mut child, mut master) = start(&setsid, &path);
+        assert!(
+            wait_for_text(&mut master, b"Real memory", Duration::from_secs(20)),
+            "trial {trial}: the dashboard was not drawn"
+        );
+        // Let it draw a few more ticks, then hang up.
+        sleep(Duration::from_millis(50 * (trial % 5)));
+        drop(master);
+        let ended = ended_within(&mut child, Duration::from_secs(1));
+        let Some((status, took)) = ended else {
+            panic!("trial {trial}: still running 1 s after its terminal went away");
+        };
+        assert_eq!(
+            status.signal(),
+            None,
+            "trial {trial}: ended by signal {:?} (core dumped: {})",
+            status.signal(),
+            status.core_dumped()
+        );
+        assert!(
+            matches!(status.code(), Some(0 | 129)),
+            "trial {trial}: exit status {status}"
+        );
+        times.push(took);
+    }
+    assert!(
+        !marker.exists(),
+        "tput was run: {}",
+        fs::read_to_string(&marker).unwrap_or_default()
+    );
+    let max = times.iter().max().unwrap();
+    println!("20 hang-ups: each ended within {max:?} with status 0 or 129");
+}
+
+/// A copy of the loaded fixture with a cgroup v2 tree of `n` cgroups (100 slices of n/100).
+fn tree_with_cgroups(dir: &Path, n: usize) -> PathBuf {
+    let root = dir.join("root");
+    let ok = Command::new("cp")
+        .args(["-r", &fixture()])
+        .arg(&root)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let cg = root.join("sys/fs/cgroup");
+    fs::create_dir_all(&cg).unwrap();
+    fs::write(cg.join("cgroup.controllers"), "cpu io memory pids\n").unwrap();
+    let stat = "anon 4096\nzswap 1000\nzswapped 3000\nzswpin 1\nzswpout 2\nzswpwb 0\n";
+    fs::write(cg.join("memory.stat"), stat).unwrap();
+    for i in 0..n {
+        let d = cg.join(format!("s{}.slice/u{i}.service", i / 100));
+        fs::create_dir_all(&d).unwrap();
+        fs::write(d.join("memory.stat"), stat).unwrap();
+        fs::write(d.join("memory.current"), "8192\n").unwrap();
+    }
+    root
+}
+
+/// 20,000 cgroups at `-i 0.1` on the cgroups view: `q` still ends the dashboard at once (the
+/// tree is read in slices with the keys read between them).
+#[test]
+fn q_answers_at_once_over_a_huge_cgroup_tree() {
+    let Some(setsid) = setsid() else {
+        println!("SKIPPED: no setsid to give the dashboard a terminal of its own");
+        return;
+    };
+    // In memory when possible: 20,000 directories are slow to write and remove on a disk.
+    let shm = Path::new("/dev/shm");
+    let dir = if shm.is_dir() {
+        tempfile::tempdir_in(shm).unwrap()
+    } else {
+        tempfile::tempdir().unwrap()
+    };
+    let made = Instant::now();
+    let root = tree_with_cgroups(dir.path(), 20_000);
+    println!("tree written in {:?}", made.elapsed());
+    let (mut child, mut master) = start_on(&setsid, Path::new("/usr/bin:/bin"), &root);
+    assert!(wait_for_text(
+        &mut master,
+        b"Real memory",
+        Duration::from_secs(20)
+    ));
+    std::io::Write::write_all(&mut master, b"6").unwrap();
+    assert!(
+        wait_for_text(&mut master, b"cgroup", Duration::from_secs(20)),
+        "the cgroups view"
+    );
+    println!("cgroups view up after {:?}", made.elapsed());
+    // Into the middle of the walks.
+    let drain = Instant::now();
+    while drain.elapsed() < Duration::from_millis(1500) {
+        wait_for_text(&mut master, b"\0never", Duration::from_millis(100));
+    }
+    std::io::Write::write_all(&mut master, b"q").unwrap();
+    let t = Instant::now();
+    // Keep reading so its writes never block.
+    while t.elapsed() < Duration::from_secs(3) && child.try_wait().unwrap().is_none() {
+        wait_for_text(&mut master, b"\0never", Duration::from_millis(5));
+    }
+    let took = t.elapsed();
+    let status = child.try_wait().unwrap();
+    if status.is_none() {
+        let _ = child.kill();
+    }
+    println!("q over 20,000 cgroups: ended after {took:?}");
+    assert_eq!(status.and_then(|s| s.code()), Some(0), "{status:?}");
+    assert!(
+        took < Duration::from_millis(500),
+        "q took {took:?} over 20,000 cgroups"
+    );
+}
