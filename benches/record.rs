@@ -94,6 +94,7 @@ fn sample_live(seconds: u64) -> (Vec<Sample>, Vec<Sample>) {
     let top = Extras {
         top_processes: Some(20),
         cgroups: false,
+        settings: false,
     };
     let mut plain: Vec<Sample> = Vec::new();
     let mut with_top: Vec<Sample> = Vec::new();

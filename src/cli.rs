@@ -437,6 +437,7 @@ impl Settings {
             extras: crate::sources::Extras {
                 top_processes: cli.top,
                 cgroups: cli.cgroups,
+                settings: false,
             },
             textfile: cli.textfile,
             record: cli.record,

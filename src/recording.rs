@@ -274,9 +274,11 @@ pub fn record(args: &RecordArgs) -> anyhow::Result<()> {
         &args.path,
         opts,
         &mut Sampler::new(root),
+        // Settings on every sample: a replay judges each moment by what was set then.
         Extras {
             top_processes: args.top,
             cgroups: false,
+            settings: true,
         },
         interval,
         duration,

@@ -5,8 +5,9 @@
 
 use std::fs;
 use std::io::{self, Read};
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use rustix::fs::OFlags;
 use rustix::io::Errno;
@@ -242,13 +243,70 @@ pub type Reading<T> = Result<T, Unavailable>;
 /// there refuses anything but a regular file (a FIFO would block, `/dev/zero` never ends) and any
 /// path whose links lead out of the tree. Live and captured alike, no read takes more than a real
 /// kernel file of its kind can hold ([`read_cap`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct Root {
     base: PathBuf,
     live: bool,
     /// `base` with every link resolved, to tell what lies inside the tree (`None` when the
     /// directory could not be resolved: then nothing under it can be read either).
     resolved: Option<PathBuf>,
+    /// The files read every tick ([`KEPT`]), open since their first read (`None`: a file that
+    /// cannot be read with `pread`, opened for each read).
+    kept: Mutex<Vec<(PathBuf, Option<fs::File>)>>,
+}
+
+/// A copy starts with no descriptors of its own (it opens them on its first reads).
+impl Clone for Root {
+    fn clone(&self) -> Root {
+        Root {
+            base: self.base.clone(),
+            live: self.live,
+            resolved: self.resolved.clone(),
+            kept: Mutex::default(),
+        }
+    }
+}
+
+/// Two roots are the same when they stand for the same tree (what is open does not count).
+impl PartialEq for Root {
+    fn eq(&self, other: &Root) -> bool {
+        (&self.base, self.live, &self.resolved) == (&other.base, other.live, &other.resolved)
+    }
+}
+
+impl Eq for Root {}
+
+/// The files (or directories of files) read on every tick, relative to the root. Their
+/// descriptors stay open and each tick reads them again from offset 0 with `pread`: procfs,
+/// sysfs and debugfs build the file anew for a read at 0. One that fails is opened again once
+/// (a device removed, debugfs mounted again) before its error counts. A file read every tick
+/// gets this by being listed here.
+pub const KEPT: &[&str] = &[
+    "proc/meminfo",
+    "proc/vmstat",
+    "proc/swaps",
+    "proc/uptime",
+    "proc/zoneinfo",
+    "proc/pressure/",
+    "sys/kernel/debug/zswap/",
+    "sys/block/",
+    "sys/devices/",
+];
+
+/// Whether `path` (under `base`) is one of the [`KEPT`] files.
+fn is_kept(base: &Path, path: &Path) -> bool {
+    let Ok(rel) = path.strip_prefix(base) else {
+        return false;
+    };
+    let rel = rel.as_os_str().as_encoded_bytes();
+    KEPT.iter().any(|k| {
+        let k = k.as_bytes();
+        if k.ends_with(b"/") {
+            rel.len() > k.len() && rel.starts_with(k)
+        } else {
+            rel == k
+        }
+    })
 }
 
 /// The most any read takes from a file under `proc/`, outside a process directory: the largest
@@ -283,6 +341,7 @@ impl Root {
             base: PathBuf::from("/"),
             live: true,
             resolved: Some(PathBuf::from("/")),
+            kept: Mutex::default(),
         }
     }
 
@@ -294,6 +353,7 @@ impl Root {
             base,
             live: false,
             resolved,
+            kept: Mutex::default(),
         }
     }
 
@@ -341,17 +401,59 @@ impl Root {
     /// Append the whole file at `path` to `buf` (a buffer reused across many small files).
     pub fn read_into(&self, path: &Path, buf: &mut Vec<u8>, absent: &Reason) -> Reading<()> {
         let cap = read_cap(&self.base, path);
-        let file = self.open(path, absent)?;
         let start = buf.len();
-        // One byte past the cap tells a file that fills it from one that overflows it.
-        file.take(cap.saturating_add(1))
-            .read_to_end(buf)
-            .map_err(|e| classify_io(path, &e, absent))?;
+        if is_kept(&self.base, path) {
+            self.read_kept(path, buf, cap, absent)?;
+        } else {
+            let file = self.open(path, absent)?;
+            read_to_cap(&file, buf, cap).map_err(|e| classify_io(path, &e, absent))?;
+        }
         if (buf.len() - start) as u64 > cap {
             buf.truncate(start);
             return Err(Unavailable::new(path, Reason::TooLarge { cap }));
         }
         Ok(())
+    }
+
+    /// Read a [`KEPT`] file through its open descriptor (opened, with every check, on first
+    /// use), from offset 0. A read that fails drops the descriptor and tries once more on a
+    /// fresh one, as does a tree's file removed or replaced since it was opened; a file that
+    /// cannot be opened is not kept. A file that refuses `pread` (ESPIPE: debugfs's counters
+    /// are not seekable) is remembered as such and opened for each read.
+    fn read_kept(&self, path: &Path, buf: &mut Vec<u8>, cap: u64, absent: &Reason) -> Reading<()> {
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        let start = buf.len();
+        if let Some(i) = kept.iter().position(|(p, _)| p == path) {
+            let Some(file) = &kept[i].1 else {
+                let file = self.open(path, absent)?;
+                return read_to_cap(&file, buf, cap).map_err(|e| classify_io(path, &e, absent));
+            };
+            // A tree's file removed or replaced since (the kernel's own fail the read instead).
+            let replaced = !self.live && file.metadata().is_ok_and(|m| m.nlink() == 0);
+            if !replaced && pread_all(file, buf, cap).is_ok() {
+                return Ok(());
+            }
+            buf.truncate(start);
+            kept.swap_remove(i);
+        }
+        let file = self.open(path, absent)?;
+        let read = match pread_all(&file, buf, cap) {
+            Err(e) if e.raw_os_error() == Some(Errno::SPIPE.raw_os_error()) => {
+                buf.truncate(start);
+                read_to_cap(&file, buf, cap).map(|()| None)
+            }
+            other => other.map(|()| Some(file)),
+        };
+        match read {
+            Ok(file) => {
+                kept.push((path.to_path_buf(), file));
+                Ok(())
+            }
+            Err(e) => {
+                buf.truncate(start);
+                Err(classify_io(path, &e, absent))
+            }
+        }
     }
 
     /// List a directory. Under `--root` a directory whose links lead out of the tree is refused.
@@ -407,6 +509,42 @@ impl Root {
             Some(base) if real.starts_with(base) => Some(real),
             _ => None,
         })
+    }
+}
+
+/// Append the rest of the file (at most `cap + 1` bytes) to `buf`: one byte past the cap tells
+/// a file that fills it from one that overflows it.
+fn read_to_cap(file: &fs::File, buf: &mut Vec<u8>, cap: u64) -> io::Result<()> {
+    file.take(cap.saturating_add(1)).read_to_end(buf).map(drop)
+}
+
+/// Append the file from offset 0 to its end (at most `cap + 1` bytes) to `buf`, with `pread`.
+fn pread_all(file: &fs::File, buf: &mut Vec<u8>, cap: u64) -> io::Result<()> {
+    let start = buf.len();
+    let limit = usize::try_from(cap.saturating_add(1)).unwrap_or(usize::MAX);
+    loop {
+        let got = buf.len() - start;
+        if got >= limit {
+            return Ok(());
+        }
+        if buf.capacity() == buf.len() {
+            buf.reserve(4096.min(limit - got).max(1));
+        }
+        let room = (buf.capacity() - buf.len()).min(limit - got);
+        let end = buf.len();
+        buf.resize(end + room, 0);
+        match file.read_at(&mut buf[end..], got as u64) {
+            Ok(0) => {
+                buf.truncate(end);
+                return Ok(());
+            }
+            Ok(n) => buf.truncate(end + n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => buf.truncate(end),
+            Err(e) => {
+                buf.truncate(end);
+                return Err(e);
+            }
+        }
     }
 }
 
@@ -523,19 +661,127 @@ mod tests {
     #[test]
     fn a_read_stops_at_its_cap() {
         let t = tempfile::tempdir().unwrap();
-        let big = t.path().join("sys/big");
-        fs::create_dir_all(big.parent().unwrap()).unwrap();
-        let f = fs::File::create(&big).unwrap();
-        f.set_len(SYS_CAP + 1).unwrap();
+        // A file read once, and one whose descriptor is kept (read with pread).
+        for rel in ["sys/big", "sys/block/vda/stat"] {
+            let big = t.path().join(rel);
+            fs::create_dir_all(big.parent().unwrap()).unwrap();
+            let f = fs::File::create(&big).unwrap();
+            f.set_len(SYS_CAP + 1).unwrap();
+            let root = Root::at(t.path());
+            let mut buf = b"kept".to_vec();
+            let e = root
+                .read_into(&big, &mut buf, &Reason::absent(""))
+                .unwrap_err();
+            assert_eq!(e.reason, Reason::TooLarge { cap: SYS_CAP });
+            assert_eq!(buf, b"kept");
+            f.set_len(SYS_CAP).unwrap();
+            assert!(root.read_into(&big, &mut buf, &Reason::absent("")).is_ok());
+            assert_eq!(buf.len() as u64, 4 + SYS_CAP, "{rel}");
+        }
+    }
+
+    /// A file read every tick is opened once and read again from offset 0 on its descriptor:
+    /// a shorter new content replaces the old, and nothing is left over from it.
+    #[test]
+    fn kept_files_are_read_again_from_the_start_on_one_descriptor() {
+        let t = tempfile::tempdir().unwrap();
+        let proc = t.path().join("proc");
+        fs::create_dir_all(proc.join("pressure")).unwrap();
+        fs::write(proc.join("meminfo"), "MemTotal: 1000 kB\nMemFree: 10 kB\n").unwrap();
         let root = Root::at(t.path());
-        let mut buf = b"kept".to_vec();
-        let e = root
-            .read_into(&big, &mut buf, &Reason::absent(""))
-            .unwrap_err();
-        assert_eq!(e.reason, Reason::TooLarge { cap: SYS_CAP });
-        assert_eq!(buf, b"kept");
-        f.set_len(SYS_CAP).unwrap();
-        assert!(root.read_into(&big, &mut buf, &Reason::absent("")).is_ok());
+        let absent = Reason::absent("");
+        let first = root.read_text(&root.proc("meminfo"), &absent).unwrap();
+        assert!(first.starts_with("MemTotal: 1000"));
+        assert_eq!(root.kept.lock().unwrap().len(), 1);
+        // Rewritten in place, as the kernel does: the same descriptor sees the new text.
+        fs::write(proc.join("meminfo"), "MemTotal: 7 kB\n").unwrap();
+        assert_eq!(
+            root.read_text(&root.proc("meminfo"), &absent).unwrap(),
+            "MemTotal: 7 kB\n"
+        );
+        assert_eq!(root.kept.lock().unwrap().len(), 1, "still one descriptor");
+        // Replaced by another file (a tree rewritten): the new file is opened and read.
+        fs::remove_file(proc.join("meminfo")).unwrap();
+        fs::write(proc.join("meminfo"), "MemTotal: 8 kB\n").unwrap();
+        assert_eq!(
+            root.read_text(&root.proc("meminfo"), &absent).unwrap(),
+            "MemTotal: 8 kB\n"
+        );
+        assert_eq!(root.kept.lock().unwrap().len(), 1);
+        // Not there yet: not kept; once it appears, read and kept.
+        let psi = root.proc("pressure/memory");
+        assert!(root.read_text(&psi, &absent).is_err());
+        assert_eq!(root.kept.lock().unwrap().len(), 1);
+        fs::write(&psi, "some avg10=0.00\n").unwrap();
+        assert!(root.read_text(&psi, &absent).is_ok());
+        assert_eq!(root.kept.lock().unwrap().len(), 2);
+        // Files not read every tick are not kept; a copy of the root keeps its own.
+        fs::write(proc.join("cmdline"), "quiet\n").unwrap();
+        assert!(root.read_text(&root.proc("cmdline"), &absent).is_ok());
+        assert_eq!(root.kept.lock().unwrap().len(), 2);
+        assert!(root.clone().kept.lock().unwrap().is_empty());
+        assert_eq!(root.clone(), root);
+    }
+
+    /// Kept or not, a captured tree's file is checked when opened: a FIFO is refused (and not
+    /// kept). The cap on kept files: `a_read_stops_at_its_cap`.
+    #[test]
+    fn kept_files_keep_the_checks() {
+        let t = tempfile::tempdir().unwrap();
+        let proc = t.path().join("proc");
+        fs::create_dir_all(&proc).unwrap();
+        let fifo = proc.join("vmstat");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        let root = Root::at(t.path());
+        if made.is_ok_and(|s| s.success()) {
+            let e = root
+                .read_text(&root.proc("vmstat"), &Reason::absent(""))
+                .unwrap_err();
+            assert!(matches!(e.reason, Reason::NotRegular { .. }), "{e:?}");
+            assert!(root.kept.lock().unwrap().is_empty());
+        }
+    }
+
+    /// A descriptor that refuses `pread` (debugfs's counters answer ESPIPE, as a pipe does) is
+    /// read from where it stands instead.
+    #[test]
+    fn a_file_that_refuses_pread_is_read_as_a_stream() {
+        let (r, mut w) = io::pipe().unwrap();
+        io::Write::write_all(&mut w, b"42\n").unwrap();
+        drop(w);
+        let file = fs::File::from(std::os::fd::OwnedFd::from(r));
+        let mut buf = Vec::new();
+        let e = pread_all(&file, &mut buf, SYS_CAP).unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(Errno::SPIPE.raw_os_error()));
+        assert!(buf.is_empty());
+        read_to_cap(&file, &mut buf, SYS_CAP).unwrap();
+        assert_eq!(buf, b"42\n");
+        // Live, where this machine lets us read debugfs: every tick reads the counters.
+        let live = Root::live();
+        let counter = live.sys("kernel/debug/zswap/stored_pages");
+        if fs::read_to_string(&counter).is_ok() {
+            for _ in 0..3 {
+                assert!(live.read_u64(&counter, &Reason::absent("")).is_ok());
+            }
+        }
+    }
+
+    #[test]
+    fn which_files_are_kept() {
+        let b = Path::new("/");
+        assert!(is_kept(b, Path::new("/proc/meminfo")));
+        assert!(is_kept(b, Path::new("/proc/pressure/memory")));
+        assert!(is_kept(
+            b,
+            Path::new("/sys/kernel/debug/zswap/stored_pages")
+        ));
+        assert!(!is_kept(b, Path::new("/proc/meminfo2")));
+        assert!(!is_kept(b, Path::new("/proc/pressure")));
+        assert!(!is_kept(b, Path::new("/proc/sys/vm/swappiness")));
+        assert!(!is_kept(b, Path::new("/proc/42/status")));
+        let t = Path::new("/t/x");
+        assert!(is_kept(t, Path::new("/t/x/proc/vmstat")));
+        assert!(!is_kept(t, Path::new("/proc/vmstat")));
     }
 
     fn classify(e: io::Error) -> Reason {

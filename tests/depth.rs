@@ -36,6 +36,7 @@ const SECOND_NS: u64 = 1_000_000_000;
 const OWNERS: Extras = Extras {
     top_processes: Some(10),
     cgroups: true,
+    settings: true,
 };
 
 // --- running zswaptop ------------------------------------------------------------------------

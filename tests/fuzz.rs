@@ -189,6 +189,7 @@ fn pipeline(root: &Root) -> Result<(), TestCaseError> {
     let extras = Extras {
         top_processes: Some(20),
         cgroups: true,
+        settings: true,
     };
     let mut first = sources::collect_with(root, extras);
     first.monotonic_ns = 1_000_000_000;

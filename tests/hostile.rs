@@ -101,6 +101,7 @@ fn dashboard_views_show_escapes_and_no_control_character() {
     let extras = Extras {
         top_processes: Some(50),
         cgroups: true,
+        settings: true,
     };
     let settings =
         Settings::from_cli(Cli::parse_from(["zswaptop", "--no-color"]), true, true).unwrap();

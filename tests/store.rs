@@ -30,6 +30,7 @@ fn extras(top: bool) -> Extras {
     Extras {
         top_processes: top.then_some(20),
         cgroups: top,
+        settings: false,
     }
 }
 

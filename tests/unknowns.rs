@@ -21,6 +21,7 @@ fn edited(fixture: &str, edit: impl FnOnce(&std::path::Path)) -> (Snapshot, Stri
     let extras = Extras {
         top_processes: Some(5),
         cgroups: false,
+        settings: false,
     };
     let mut source = Sampler::full(Root::at(tmp.path()));
     let snap = zswaptop::snapshot(&mut source, None, extras);

@@ -313,6 +313,7 @@ impl App {
             top_processes: (self.view == View::Processes)
                 .then(|| self.settings.extras.top_processes.unwrap_or(TOP_PROCESSES)),
             cgroups: self.view == View::Cgroups,
+            settings: self.view == View::Diagnostics,
         }
     }
 
@@ -885,6 +886,7 @@ mod tests {
         let cg = Extras {
             top_processes: None,
             cgroups: true,
+            settings: false,
         };
         let read = |name: &str, t_s: u64| -> Sample {
             let root = Root::at(format!("tests/fixtures/{name}"));

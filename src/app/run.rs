@@ -123,7 +123,8 @@ where
         let mut keys_first = false;
         let extras = app.extras();
         let scan_missing = (extras.top_processes.is_some() && sampled_with.top_processes.is_none())
-            || (extras.cgroups && !sampled_with.cgroups);
+            || (extras.cgroups && !sampled_with.cgroups)
+            || (extras.settings && !sampled_with.settings);
         if now >= due || scan_missing || list_ready || app.wants_replay() {
             list_ready = false;
             busy = true;

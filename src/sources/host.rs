@@ -1,6 +1,6 @@
 //! Facts about the host: name, kernel release, uptime, privileges and page size.
 //!
-//! On the live system hostname and uptime come from `sysinfo`. sysinfo reads the running system
+//! On the live system the host name comes from `sysinfo`. sysinfo reads the running system
 //! only (it has no root-path override), so it stays here at the edge: under `--root` these facts
 //! come from the tree's own files or are left unknown.
 
@@ -38,18 +38,12 @@ pub fn read(root: &Root) -> HostSample {
             .map(|t| t.trim().to_string())
             .filter(|t| !t.is_empty())
     };
-    let (hostname, uptime_seconds) = if root.is_live() {
-        (
-            sysinfo::System::host_name().ok(),
-            sysinfo::System::uptime().ok().map(|u| u as f64),
-        )
+    let hostname = if root.is_live() {
+        sysinfo::System::host_name().ok()
     } else {
-        (
-            text(&root.proc("sys/kernel/hostname")),
-            text(&root.proc("uptime"))
-                .and_then(|u| u.split_whitespace().next().and_then(|s| s.parse().ok())),
-        )
+        text(&root.proc("sys/kernel/hostname"))
     };
+    let uptime_seconds = uptime(root);
     let kernel = text(&root.proc("sys/kernel/osrelease")).or_else(|| text(&root.file("uname-r")));
     HostSample {
         hostname,
@@ -58,6 +52,20 @@ pub fn read(root: &Root) -> HostSample {
         privileged: sys::euid() == 0,
         page_size: page_size(root),
     }
+}
+
+/// Seconds since boot (what a tick reads of the host; the rest hardly changes): the first field
+/// of `/proc/uptime`, kept open like the other files read every tick. Live, whole seconds.
+pub fn uptime(root: &Root) -> Option<f64> {
+    let secs: f64 = root
+        .read_text(&root.proc("uptime"), &Reason::absent(""))
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    let secs = secs.is_finite().then_some(secs)?;
+    Some(if root.is_live() { secs.trunc() } else { secs })
 }
 
 /// The live page size from sysconf; under `--root`, the tree's `pagesize` file when it has one.

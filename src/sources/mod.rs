@@ -84,6 +84,9 @@ pub struct Extras {
     pub top_processes: Option<usize>,
     /// Walk the cgroup v2 tree.
     pub cgroups: bool,
+    /// Read the vm tunables, THP settings and zswap parameters on this tick too (a view that
+    /// shows them asks); otherwise a fast tick takes them from the sample before.
+    pub settings: bool,
 }
 
 /// Read every source once (the per-process and per-cgroup scans excepted).
@@ -143,19 +146,22 @@ pub fn collect_with(root: &Root, extras: Extras) -> Sample {
 /// from `prev`, an earlier sample of the same root. The one place that decides what a tick
 /// reads:
 ///
-/// - read now: meminfo, vmstat, swaps, PSI, the zswap parameters and debugfs counters, uptime,
-///   the vm tunables and THP settings (the findings and the diagnostics view judge them: a
-///   setting changed with the fix a finding prints shows on the next tick), the I/O counters
-///   of the devices under the swap areas (two or three `stat` files), zram (when a device is set
-///   up or listed in `/proc/swaps`), `/proc/zoneinfo` when its cost allows ([`zoneinfo::due`]),
-///   and the `extras` asked for;
-/// - from `prev`: host name, kernel, page size, the boot command line, `/proc/crypto`, which
-///   zram devices exist while none is in use, and the block devices under the swap areas (mapped
-///   again when `/proc/swaps` lists different areas).
+/// - read now: meminfo, vmstat, swaps, PSI, the zswap debugfs counters (the files the sample
+///   before found: the directory is listed again by a full sample, or when that one could not
+///   be read), uptime, the I/O counters of the devices under the swap areas (two or three
+///   `stat` files), zram (when a device is set up or listed in `/proc/swaps`), `/proc/zoneinfo` when its cost
+///   allows ([`zoneinfo::due`]), and the `extras`
+///   asked for — with `extras.settings` (the view that shows them), the vm tunables, THP
+///   settings and zswap parameters too;
+/// - from `prev`: host name, kernel, page size, the boot command line, `/proc/crypto`, the
+///   tunables and zswap parameters (unless asked for), which zram devices exist while none is
+///   in use, and the block devices under the swap areas (mapped again when `/proc/swaps` lists
+///   different areas).
 ///
-/// A caller takes a full [`collect_with`] now and then to refresh what comes from `prev`. On a
-/// tree that does not change, `collect_fast(root, &collect_with(root, x), x)` equals the full
-/// sample (timestamps aside).
+/// The files read every tick stay open ([`crate::root::KEPT`]). A caller takes a full
+/// [`collect_with`] now and then to refresh what comes from `prev`. On a tree that does not
+/// change, `collect_fast(root, &collect_with(root, x), x)` equals the full sample (timestamps
+/// aside).
 pub fn collect_fast(root: &Root, prev: &Sample, extras: Extras) -> Sample {
     let monotonic_ns = sys::monotonic_ns();
     let unix_ms = sys::unix_ms();
@@ -186,12 +192,20 @@ pub fn collect_fast(root: &Root, prev: &Sample, extras: Extras) -> Sample {
     } else {
         prev.zram.clone()
     };
-    let zswap_params = zswap::read_params(root);
-    let zswap_debugfs = read_debugfs(root, &zswap_params);
-    let now = host::read(root);
+    let zswap_params = if extras.settings {
+        zswap::read_params(root)
+    } else {
+        prev.zswap_params.clone()
+    };
+    let zswap_debugfs = match &prev.zswap_debugfs {
+        Ok(known) if zswap_params == prev.zswap_params => {
+            zswap::reread_debugfs(root, known).unwrap_or_else(|| read_debugfs(root, &zswap_params))
+        }
+        _ => read_debugfs(root, &zswap_params),
+    };
     let host = host::HostSample {
-        uptime_seconds: now.uptime_seconds,
-        privileged: now.privileged,
+        uptime_seconds: host::uptime(root),
+        privileged: sys::euid() == 0,
         ..prev.host.clone()
     };
     let (processes, cgroups) = read_extras(root, extras);
@@ -208,7 +222,11 @@ pub fn collect_fast(root: &Root, prev: &Sample, extras: Extras) -> Sample {
         zswap_debugfs,
         boot_params: prev.boot_params.clone(),
         zram,
-        tunables: tunables::read(root),
+        tunables: if extras.settings {
+            tunables::read(root)
+        } else {
+            prev.tunables.clone()
+        },
         crypto: prev.crypto.clone(),
         zoneinfo: if zoneinfo::due(&prev.zoneinfo, monotonic_ns) {
             zoneinfo::read(root)
@@ -332,6 +350,7 @@ mod tests {
         let all = Extras {
             top_processes: Some(200),
             cgroups: true,
+            settings: true,
         };
         let roots = fixture_roots();
         assert!(roots.len() >= 5);
@@ -386,6 +405,58 @@ mod tests {
         assert!(later.zoneinfo.as_ref().unwrap().read_ns > read_ns);
     }
 
+    /// A fast tick takes the tunables and zswap parameters from the sample before, unless a
+    /// view that shows them asks; the debugfs counters are read again from the files found
+    /// before, and a file gone sends the read back to listing the directory.
+    #[test]
+    fn a_fast_tick_reads_settings_only_when_asked() {
+        let t = tempfile::tempdir().unwrap();
+        let src = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/linux-6.18-loaded"
+        );
+        let copied = std::process::Command::new("cp")
+            .arg("-r")
+            .arg(format!("{src}/."))
+            .arg(t.path())
+            .status()
+            .unwrap();
+        assert!(copied.success());
+        let vm = t.path().join("proc/sys/vm");
+        std::fs::create_dir_all(&vm).unwrap();
+        std::fs::write(vm.join("swappiness"), "60\n").unwrap();
+        let root = Root::at(t.path());
+        let full = collect(&root);
+        std::fs::write(vm.join("swappiness"), "7\n").unwrap();
+        std::fs::write(t.path().join("sys/module/zswap/parameters/enabled"), "N\n").unwrap();
+        let swappiness = |s: &Sample| {
+            s.tunables
+                .vm
+                .iter()
+                .find(|(k, _)| k == "swappiness")
+                .and_then(|(_, v)| v.clone().ok())
+        };
+        let fast = collect_fast(&root, &full, Extras::default());
+        assert_eq!(swappiness(&fast).as_deref(), Some("60"));
+        assert_eq!(fast.zswap_params, full.zswap_params);
+        let asked = Extras {
+            settings: true,
+            ..Extras::default()
+        };
+        let shown = collect_fast(&root, &full, asked);
+        assert_eq!(swappiness(&shown).as_deref(), Some("7"));
+        assert_ne!(shown.zswap_params, full.zswap_params);
+        // debugfs: one counter changed, one file gone.
+        let dbg = t.path().join("sys/kernel/debug/zswap");
+        std::fs::write(dbg.join("stored_pages"), "5\n").unwrap();
+        std::fs::remove_file(dbg.join("written_back_pages")).unwrap();
+        let next = collect_fast(&root, &fast, Extras::default());
+        let values = &next.zswap_debugfs.as_ref().unwrap().values;
+        assert_eq!(values.get("stored_pages"), Some(&5));
+        assert!(!values.contains_key("written_back_pages"));
+        assert_eq!(next.zswap_debugfs, collect(&root).zswap_debugfs);
+    }
+
     #[test]
     fn extras_are_read_only_when_asked() {
         let root = Root::at(format!(
@@ -402,6 +473,7 @@ mod tests {
             Extras {
                 top_processes: Some(5),
                 cgroups: true,
+                settings: true,
             },
         );
         assert!(fast.processes.is_some() && fast.cgroups.is_some());

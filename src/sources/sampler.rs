@@ -230,6 +230,7 @@ mod tests {
         let procs = Extras {
             top_processes: Some(10),
             cgroups: false,
+            settings: false,
         };
         let a = s.next(None, procs);
         assert!(a.processes.is_some() && s.last_scan.is_some());
@@ -274,6 +275,7 @@ mod tests {
         let procs = Extras {
             top_processes: Some(10),
             cgroups: false,
+            settings: false,
         };
         let a = s.next(None, procs);
         let mut a_in = a.clone();
@@ -295,6 +297,7 @@ mod tests {
         let procs = Extras {
             top_processes: Some(10),
             cgroups: false,
+            settings: false,
         };
         let b = s.next(Some(&a), procs);
         assert!(b.processes.is_some() && b.cgroups.is_none());
@@ -320,6 +323,7 @@ mod tests {
         let cg = Extras {
             top_processes: None,
             cgroups: true,
+            settings: false,
         };
         let a = s.next(None, cg);
         assert!(a.cgroups.is_none(), "no list before the walk is done");

@@ -2,7 +2,6 @@
 
 use std::path::Path;
 
-use procfs_core::FromRead;
 use serde::{Deserialize, Serialize};
 
 use crate::root::{Reading, Reason, Root, Unavailable};
@@ -36,7 +35,10 @@ pub fn read(root: &Root) -> Reading<VmstatSample> {
     parse(&path, &text)
 }
 
+/// One pass over the text: every line checked, and the counters zswaptop uses put in their
+/// slots as they come (no map of the ~180 names, nothing allocated).
 pub fn parse(path: &Path, text: &str) -> Reading<VmstatSample> {
+    let mut out = VmstatSample::default();
     let mut lines = 0;
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -44,23 +46,22 @@ pub fn parse(path: &Path, text: &str) -> Reading<VmstatSample> {
         }
         let mut words = line.split_whitespace();
         let name = words.next().unwrap_or("");
-        let value = words.next().unwrap_or("");
-        if value.parse::<i64>().is_err() || words.next().is_some() {
+        let word = words.next().unwrap_or("");
+        let Ok(value) = word.parse::<i64>() else {
+            return Err(bad_line(path, i, line));
+        };
+        if words.next().is_some() {
+            return Err(bad_line(path, i, line));
+        }
+        // The kernel prints every vmstat item unsigned (a gauge's per-cpu drift is clamped at 0
+        // first): a negative one is not a count.
+        let Ok(value) = u64::try_from(value) else {
             return Err(Unavailable::malformed(
                 path,
                 Some(i + 1),
-                format!("expected `name number`, got {line:?}"),
+                format!("{name} is negative ({word}); the kernel prints counters unsigned"),
             ));
-        }
-        if value.starts_with('-') {
-            // The kernel prints every vmstat item unsigned (a gauge's per-cpu drift is clamped
-            // at 0 first): a negative one is not a count.
-            return Err(Unavailable::malformed(
-                path,
-                Some(i + 1),
-                format!("{name} is negative ({value}); the kernel prints counters unsigned"),
-            ));
-        }
+        };
         if !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
             return Err(Unavailable::malformed(
                 path,
@@ -69,32 +70,46 @@ pub fn parse(path: &Path, text: &str) -> Reading<VmstatSample> {
             ));
         }
         lines += 1;
+        if let Some(slot) = out.slot(name) {
+            *slot = Some(value);
+        }
     }
     if lines == 0 {
         return Err(Unavailable::malformed(path, None, "empty file"));
     }
-    let map = procfs_core::VmStat::from_read(text.as_bytes())
-        .map_err(|e| Unavailable::malformed(path, None, e.to_string()))?
-        .0;
-    // Every value was checked above to be a whole number ≥ 0.
-    let get = |k: &str| map.get(k).and_then(|&v| u64::try_from(v).ok());
-    Ok(VmstatSample {
-        zswpin: get("zswpin"),
-        zswpout: get("zswpout"),
-        zswpwb: get("zswpwb"),
-        pswpin: get("pswpin"),
-        pswpout: get("pswpout"),
-        swpin_zero: get("swpin_zero"),
-        swpout_zero: get("swpout_zero"),
-        nr_zspages: get("nr_zspages"),
-        pgmajfault: get("pgmajfault"),
-        workingset_refault_anon: get("workingset_refault_anon"),
-        thp_swpout: get("thp_swpout"),
-        thp_swpout_fallback: get("thp_swpout_fallback"),
-        oom_kill: get("oom_kill"),
-        swap_ra: get("swap_ra"),
-        swap_ra_hit: get("swap_ra_hit"),
-    })
+    Ok(out)
+}
+
+fn bad_line(path: &Path, i: usize, line: &str) -> Unavailable {
+    Unavailable::malformed(
+        path,
+        Some(i + 1),
+        format!("expected `name number`, got {line:?}"),
+    )
+}
+
+impl VmstatSample {
+    /// The field that holds the counter `name`, when zswaptop uses it.
+    fn slot(&mut self, name: &str) -> Option<&mut Option<u64>> {
+        Some(match name {
+            "zswpin" => &mut self.zswpin,
+            "zswpout" => &mut self.zswpout,
+            "zswpwb" => &mut self.zswpwb,
+            "pswpin" => &mut self.pswpin,
+            "pswpout" => &mut self.pswpout,
+            "swpin_zero" => &mut self.swpin_zero,
+            "swpout_zero" => &mut self.swpout_zero,
+            "nr_zspages" => &mut self.nr_zspages,
+            "pgmajfault" => &mut self.pgmajfault,
+            "workingset_refault_anon" => &mut self.workingset_refault_anon,
+            "thp_swpout" => &mut self.thp_swpout,
+            "thp_swpout_fallback" => &mut self.thp_swpout_fallback,
+            "oom_kill" => &mut self.oom_kill,
+            "swap_ra" => &mut self.swap_ra,
+            "swap_ra_hit" => &mut self.swap_ra_hit,
+            _ => return None,
+        })
+    }
 }
 
 #[cfg(test)]

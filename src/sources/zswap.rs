@@ -76,6 +76,45 @@ pub fn read_debugfs(
     Ok(out)
 }
 
+/// The debugfs counters again, from the files an earlier read found, without listing the
+/// directory: the names were found once, and a file gone since (`None`) sends the caller back
+/// to [`read_debugfs`]. Equal to a fresh read while the same files are there.
+pub fn reread_debugfs(root: &Root, known: &ZswapDebugfs) -> Option<Reading<ZswapDebugfs>> {
+    let dir = root.sys("kernel/debug/zswap");
+    let failed = known
+        .errors
+        .iter()
+        .filter_map(|e| Path::new(e.path()).file_name()?.to_str());
+    let mut names: Vec<&str> = known
+        .values
+        .keys()
+        .map(String::as_str)
+        .chain(failed)
+        .collect();
+    names.sort_unstable();
+    let mut out = ZswapDebugfs::default();
+    let mut buf = Vec::with_capacity(32);
+    for name in names {
+        let path = dir.join(name);
+        buf.clear();
+        let read = root
+            .read_into(&path, &mut buf, &Reason::absent("vanished while reading"))
+            .and_then(|()| {
+                std::str::from_utf8(&buf)
+                    .map_err(|_| Unavailable::malformed(&path, None, "not valid UTF-8 text"))
+            })
+            .and_then(|t| parse_u64_file(&path, t));
+        match read {
+            Ok(v) => {
+                out.values.insert(name.to_string(), v);
+            }
+            Err(e) if e.reason.is_absent() => return None,
+            Err(e) => out.errors.push(e),
+        }
+    }
+    Some(Ok(out))
+}
+
 fn explain_missing(root: &Root, zswap_present: bool, zswap_enabled: bool) -> Reason {
     let debug = root.sys("kernel/debug");
     if !zswap_present {

@@ -82,8 +82,15 @@ fn body(area: Rect) -> Rect {
 
 /// How far each pane scrolls on the terminal the app last saw, by [`Pane::index`]: what the
 /// loop tells the app ([`crate::app::Msg::Laid`]) before each draw.
+///
+/// The diagnostics text is laid out only while its view is shown (it is the one pane whose
+/// measure costs a frame's worth of text); elsewhere its limit is where it stands, which keeps
+/// it, and the loop measures it again before the view's first frame.
 pub fn max_scrolls(app: &App) -> [usize; 5] {
-    Pane::ALL.map(|p| max_scroll(app, p))
+    Pane::ALL.map(|p| match p {
+        Pane::Diagnostics if app.view != View::Diagnostics => app.scroll(p),
+        _ => max_scroll(app, p),
+    })
 }
 
 /// How far PgUp/PgDn move each pane (by [`Pane::index`]) on the terminal the app last saw: the

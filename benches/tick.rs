@@ -1,0 +1,116 @@
+//! What one dashboard tick costs, step by step: a fast collect from a fixture tree, `derive`,
+//! the diagnostics rules, and a full draw into a TestBackend at two sizes.
+//!
+//!   cargo bench --bench tick
+//!
+//! CI compiles these (`cargo bench --no-run`) without running them: they are measurements, not
+//! tests.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use clap::Parser;
+use divan::{Bencher, black_box};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+use zswaptop::app::{Action, App, Msg, View};
+use zswaptop::cli::{Cli, Settings};
+use zswaptop::model::Snapshot;
+use zswaptop::root::Root;
+use zswaptop::sources::{self, Extras};
+
+fn main() {
+    divan::main();
+}
+
+const FIXTURE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/linux-6.18-loaded"
+);
+const IDLE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/linux-6.18-idle"
+);
+
+fn sample(dir: &str, t_ns: u64) -> sources::Sample {
+    let mut s = sources::collect(&Root::at(dir));
+    s.monotonic_ns = t_ns;
+    s
+}
+
+/// One fast tick's reads from a fixture tree (the descriptors kept by the root stay open
+/// across iterations, as they do across the dashboard's ticks).
+#[divan::bench]
+fn collect_fast(bencher: Bencher) {
+    let root = Root::at(FIXTURE);
+    let prev = sources::collect(&root);
+    bencher.bench_local(|| sources::collect_fast(&root, black_box(&prev), Extras::default()));
+}
+
+/// The snapshot from two samples one second apart.
+#[divan::bench]
+fn derive(bencher: Bencher) {
+    let a = sample(IDLE, 1_000_000_000_000);
+    let b = sample(FIXTURE, 1_001_000_000_000);
+    bencher.bench_local(|| Snapshot::derive(black_box(&b), Some(black_box(&a))));
+}
+
+/// Every diagnostics rule over one snapshot.
+#[divan::bench]
+fn rules(bencher: Bencher) {
+    let a = sample(IDLE, 1_000_000_000_000);
+    let b = sample(FIXTURE, 1_001_000_000_000);
+    let snap = Snapshot::derive(&b, Some(&a));
+    bencher.bench_local(|| zswaptop::diagnostics::evaluate(black_box(&snap)));
+}
+
+fn app(view: View, w: u16, h: u16) -> App {
+    let settings = Settings::from_cli(Cli::parse_from(["zswaptop"]), true, true).unwrap();
+    let mut app = App::new(settings, sample(IDLE, 1_000_000_000_000));
+    app.update(Msg::Sampled(Box::new(sample(FIXTURE, 1_001_000_000_000))));
+    app.update(Msg::Resize(w, h));
+    app.update(Msg::Laid(
+        zswaptop::ui::max_scrolls(&app),
+        zswaptop::ui::pages(&app),
+    ));
+    app.update(Msg::Key(Action::Show(view)));
+    app
+}
+
+/// What the loop measures before each frame (how far each pane scrolls), on the overview.
+#[divan::bench]
+fn lay_out(bencher: Bencher) {
+    let app = app(View::Overview, 120, 40);
+    bencher.bench_local(|| zswaptop::ui::max_scrolls(black_box(&app)));
+}
+
+/// The diagnostics text laid out: what measuring the scroll limits cost on every frame before
+/// they were measured only for the view shown.
+#[divan::bench]
+fn diagnostics_text(bencher: Bencher) {
+    let app = app(View::Overview, 120, 40);
+    let t = zswaptop::ui::Theme::new(false, false);
+    bencher.bench_local(|| zswaptop::ui::advice::lines(black_box(&app.shown), &t, 120));
+}
+
+/// A full frame into a TestBackend (drawn, diffed against the last one, flushed).
+#[divan::bench(args = [(80, 24), (120, 40), (200, 60)])]
+fn draw_overview(bencher: Bencher, (w, h): (u16, u16)) {
+    let app = app(View::Overview, w, h);
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    bencher.bench_local(|| {
+        term.draw(|f| zswaptop::ui::draw(f, black_box(&app)))
+            .unwrap();
+    });
+}
+
+/// The graphs view, full frame.
+#[divan::bench(args = [(80, 24), (200, 60)])]
+fn draw_graphs(bencher: Bencher, (w, h): (u16, u16)) {
+    let app = app(View::Graphs, w, h);
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    bencher.bench_local(|| {
+        term.draw(|f| zswaptop::ui::draw(f, black_box(&app)))
+            .unwrap();
+    });
+}
