@@ -48,7 +48,12 @@ pub fn parse_time(r: &Reader, input: &str) -> anyhow::Result<Timestamp> {
 /// How a recorded moment is named: its time (RFC 3339 UTC) and host.
 pub fn describe(s: &Sample) -> String {
     let time = store::time::rfc3339_utc(s.unix_ms).unwrap_or_else(|| s.unix_ms.to_string());
-    let host = s.host.hostname.as_deref().unwrap_or("unknown host");
+    // The raw sample's host name, as recorded: made safe here, as the snapshot's strings are.
+    let host = s
+        .host
+        .hostname
+        .as_deref()
+        .map_or("unknown host".into(), crate::sanitize::visible);
     format!("{time} on {host}")
 }
 
@@ -337,4 +342,23 @@ pub fn record_until(
     }
     w.sync()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A recorded host name is printed in the `--from` heading: its control characters show
+    /// escaped, as every other string from the kernel or a tree does.
+    #[test]
+    fn a_recorded_host_name_is_made_safe() {
+        let mut s = crate::sources::collect(&crate::root::Root::at(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/linux-6.18-idle"
+        )));
+        s.host.hostname = Some("h\u{1b}]0;pwned\u{7}\u{9b}2J".into());
+        let d = describe(&s);
+        assert!(!d.chars().any(crate::sanitize::is_unsafe), "{d:?}");
+        assert!(d.ends_with(r" on h\x1b]0;pwned\x07\x9b2J"), "{d:?}");
+    }
 }

@@ -144,6 +144,20 @@ fn an_unreadable_proc_is_not_0_of_0() {
     let (snap, text) = edited("empty-root", |t| {
         fs::remove_dir_all(t.join("proc")).unwrap();
     });
+    // In JSON the counts are unknown (null), never 0.
+    let j = serde_json::to_value(&snap).unwrap();
+    for count in ["scanned", "with_swap", "total_swap_bytes"] {
+        assert!(
+            j["processes"][count].is_null(),
+            "{count}: {}",
+            j["processes"]
+        );
+    }
+    assert!(
+        j["processes"]["unreadable"].is_string(),
+        "{}",
+        j["processes"]
+    );
     let p = snap.processes.unwrap();
     assert!(
         p.unreadable

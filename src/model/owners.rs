@@ -9,7 +9,9 @@ use crate::root::Reason;
 use crate::sources::cgroups::{CgroupSample, unit_name};
 use crate::sources::processes::ProcScan;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Serialised through [`ProcessesJson`]: with `/proc` unreadable the counts are unknown, so
+/// JSON says null rather than 0.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Processes {
     /// How many /proc/PID entries were looked at.
     pub scanned: usize,
@@ -20,11 +22,35 @@ pub struct Processes {
     /// Top processes by swap, largest first.
     pub top: Vec<ProcessRow>,
     /// Why no process could be looked at (`/proc` unreadable): the counts above are unknown.
+    pub unreadable: Option<Reason>,
+}
+
+/// The JSON form of [`Processes`].
+#[derive(Serialize)]
+struct ProcessesJson<'a> {
+    scanned: Option<usize>,
+    with_swap: Option<usize>,
+    total_swap_bytes: Option<u64>,
+    top: &'a [ProcessRow],
     #[serde(
         skip_serializing_if = "Option::is_none",
         serialize_with = "crate::root::reason_text"
     )]
-    pub unreadable: Option<Reason>,
+    unreadable: Option<Reason>,
+}
+
+impl Serialize for Processes {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let known = self.unreadable.is_none();
+        ProcessesJson {
+            scanned: known.then_some(self.scanned),
+            with_swap: known.then_some(self.with_swap),
+            total_swap_bytes: known.then_some(self.total_swap_bytes),
+            top: &self.top,
+            unreadable: self.unreadable.clone(),
+        }
+        .serialize(s)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
