@@ -676,21 +676,33 @@ fn serve_bounds_its_connections() {
     let (_s, addr) = serve(Some(Path::new("tests/fixtures/linux-6.18-loaded")));
     // Far more idle connections than the server holds (4 workers + 64 queued): the ones over
     // the bound are answered 503 at once, and once the idle ones time out it serves again.
-    let idle: Vec<TcpStream> = (0..150)
-        .map(|_| TcpStream::connect(&addr).unwrap())
-        .collect();
-    std::thread::sleep(Duration::from_millis(300));
-    let start = Instant::now();
-    let (code, _, _) = get(&addr, "/metrics", None);
-    assert_eq!(code, 503, "over the bound: turned away");
-    assert!(start.elapsed() < Duration::from_secs(1), "at once");
-    drop(idle);
-    let start = Instant::now();
-    while get(&addr, "/metrics", None).0 != 200 {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "never served again"
-        );
-        std::thread::sleep(Duration::from_millis(200));
+    // On loopback under parallel tests the kernel now and then still holds some of the idle
+    // handshakes when the probe arrives (seen about 1 run in 5: the probe is then queued and
+    // served when the idle ones time out), so the flood is tried up to three times; a server
+    // without the bound serves the probe every time and fails.
+    let mut turned_away = Vec::new();
+    for _ in 0..3 {
+        let idle: Vec<TcpStream> = (0..150)
+            .map(|_| TcpStream::connect(&addr).unwrap())
+            .collect();
+        std::thread::sleep(Duration::from_millis(300));
+        let start = Instant::now();
+        let (code, _, _) = get(&addr, "/metrics", None);
+        turned_away.push((code, start.elapsed()));
+        drop(idle);
+        let start = Instant::now();
+        while get(&addr, "/metrics", None).0 != 200 {
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "never served again"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        if code == 503 {
+            break;
+        }
     }
+    let (code, took) = *turned_away.last().unwrap();
+    assert_eq!(code, 503, "over the bound: turned away ({turned_away:?})");
+    assert!(took < Duration::from_secs(1), "at once");
 }
