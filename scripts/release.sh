@@ -34,6 +34,12 @@ have_musl_std() {
 
 if have_musl_std; then
   kind=musl
+  # The recording codec (zstd) has C code: built with musl-gcc when musl-tools is installed, else
+  # with the system gcc (zstd's C uses only the freestanding parts of libc, which link with musl).
+  if [ -z "${CC_x86_64_unknown_linux_musl:-}" ]; then
+    CC_x86_64_unknown_linux_musl=$(command -v musl-gcc || command -v gcc || echo cc)
+    export CC_x86_64_unknown_linux_musl
+  fi
   cargo build --release --locked --target "$TARGET"
 else
   echo "release: NOTE: the Rust standard library for $TARGET is not available here" \
