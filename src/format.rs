@@ -353,9 +353,15 @@ pub fn severity_counts(findings: &[Finding]) -> Vec<(Severity, String)> {
 
 /// Bytes in at most 6 characters for axes and tight columns: `498.7M`, `1.2G`, `512K`, `0`.
 pub fn bytes_short(v: u64) -> String {
+    let (n, unit) = short_parts(v);
+    format!("{}{unit}", n.strip_suffix(".0").unwrap_or(&n))
+}
+
+/// The number (one decimal below 1000 of a unit) and the unit letter of the short form.
+fn short_parts(v: u64) -> (String, &'static str) {
     const UNITS: [&str; 6] = ["K", "M", "G", "T", "P", "E"];
     if v < 1024 {
-        return v.to_string();
+        return (v.to_string(), "");
     }
     let mut x = v as f64 / 1024.0;
     let mut i = 0;
@@ -369,12 +375,27 @@ pub fn bytes_short(v: u64) -> String {
     } else {
         format!("{x:.1}")
     };
-    format!("{}{}", n.strip_suffix(".0").unwrap_or(&n), UNITS[i])
+    (n, UNITS[i])
 }
 
 /// An optional size in the short form, or the missing mark.
 pub fn bytes_short_opt(v: Option<u64>) -> String {
     v.map(bytes_short).unwrap_or_else(|| MISSING.to_string())
+}
+
+/// Sizes said together ("X of Y") in the short form with the same precision: when one of them
+/// needs its decimal, the others keep theirs (`654.6M of 1.0G`, not `654.6M of 1G`).
+pub fn bytes_short_alike<const N: usize>(vs: [Option<u64>; N]) -> [String; N] {
+    let parts = vs.map(|v| v.map(short_parts));
+    let decimal = parts
+        .iter()
+        .flatten()
+        .any(|(n, _)| n.contains('.') && !n.ends_with(".0"));
+    parts.map(|p| match p {
+        None => MISSING.to_string(),
+        Some((n, unit)) if decimal => format!("{n}{unit}"),
+        Some((n, unit)) => format!("{}{unit}", n.strip_suffix(".0").unwrap_or(&n)),
+    })
 }
 
 /// A byte rate in the short form (`974.3M/s`); `pending` before the second sample (`None`
@@ -612,6 +633,19 @@ mod tests {
         assert_eq!(bytes_short(522_948_608), "498.7M");
         assert_eq!(bytes_short(1 << 30), "1G");
         assert_eq!(bytes_short(150 << 20), "150M");
+        // Said together, the sizes share their precision.
+        assert_eq!(
+            bytes_short_alike([Some(686_400_000), Some(1 << 30)]),
+            ["654.6M", "1.0G"]
+        );
+        assert_eq!(
+            bytes_short_alike([Some(512 << 20), Some(1 << 30)]),
+            ["512M", "1G"]
+        );
+        assert_eq!(
+            bytes_short_alike([None, Some(3 << 29), Some(100)]),
+            [MISSING, "1.5G", "100"]
+        );
         assert_eq!(rate_short(false, Some(1.0)), PENDING);
         assert_eq!(rate_short(true, None), MISSING);
         assert_eq!(rate_short(true, Some(2048.0)), "2K/s");

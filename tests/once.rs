@@ -619,7 +619,7 @@ fn the_summary_answers_in_one_screen() {
         "  Z zswap pool         218.7 MiB   0.9%",
         "  zero: swap cache (est.), hugetlb, zram pool",
         "ZSWAP on pool 218.7M/241.1M 91% stored 432.9M 1.98:1 wb 3.2M limit hits 55069",
-        "SWAP  654.6M used of 1G:  zswap 432.9M  swap cache 260K  on disk or zero 221.4M",
+        "SWAP 654.6M used of 1.0G: zswap 432.9M swap cache 260K on disk or zero 221.4M",
         "WARN shrinker-off: ",
         "2 info: page-cluster, pool-full",
     ] {

@@ -196,10 +196,8 @@ fn zswap(s: &Snapshot, st: Style) -> Vec<String> {
         Some(p) if p.is_finite() => format!(" {p:.0}%"),
         _ => String::new(),
     };
-    let (pool, limit) = (
-        short("zswap_pool_bytes", s),
-        f::bytes_short_opt(z.pool_limit_bytes),
-    );
+    let pool_bytes = metrics::get("zswap_pool_bytes").and_then(|m| m.value(s));
+    let [pool, limit] = f::bytes_short_alike([pool_bytes.map(|v| v as u64), z.pool_limit_bytes]);
     let pool_word = label("zswap_pool_bytes");
     let stored = format!(
         "{} {}",
@@ -264,14 +262,8 @@ fn swap(s: &Snapshot, st: Style) -> Vec<String> {
     if w.total_bytes.unwrap_or(0) == 0 && w.devices.is_empty() {
         return vec![join(&[st.head("SWAP"), "none".to_string()])];
     }
-    let mut parts = vec![
-        st.head("SWAP"),
-        format!(
-            "{} used of {}",
-            f::bytes_short_opt(w.used_bytes),
-            f::bytes_short_opt(w.total_bytes)
-        ),
-    ];
+    let [used, total] = f::bytes_short_alike([w.used_bytes, w.total_bytes]);
+    let mut parts = vec![st.head("SWAP"), format!("{used} used of {total}")];
     for (name, v) in [
         ("zswap", w.in_zswap_bytes),
         ("swap cache", w.in_swap_cache_bytes),
@@ -294,16 +286,14 @@ fn zram(s: &Snapshot, st: Style) -> Vec<String> {
         .iter()
         .filter(|z| z.initialized != Some(false))
         .map(|z| {
+            let [orig, used, disk] =
+                f::bytes_short_alike([z.orig_data_bytes, z.mem_used_bytes, z.disksize_bytes]);
             join(&[
                 st.head(&z.device),
                 z.algorithm.as_deref().unwrap_or(f::MISSING).to_string(),
-                format!(
-                    "{} in {} RAM",
-                    f::bytes_short_opt(z.orig_data_bytes),
-                    f::bytes_short_opt(z.mem_used_bytes)
-                ),
+                format!("{orig} in {used} RAM"),
                 format!("ratio {}", f::ratio(z.effective_ratio)),
-                format!("of {}", f::bytes_short_opt(z.disksize_bytes)),
+                format!("of {disk}"),
                 if z.is_swap { "swap" } else { "not swap" }.to_string(),
             ])
         })
