@@ -1053,4 +1053,18 @@ fn replay_100x30() {
         "{top}"
     );
     snap("replay_100x30", &term);
+    // The recording holds neither a process list nor a cgroup tree: the views say so, not the
+    // live wording (that they are read while shown).
+    for (view, words) in [
+        (View::Processes, "the recording holds no process list"),
+        (View::Cgroups, "the recording holds no cgroup tree"),
+    ] {
+        app.update(Msg::Key(Action::Show(view)));
+        let shown = text(&screen(&app, 100, 30));
+        assert!(shown.contains(words), "{view:?}: {shown}");
+        assert!(
+            !shown.contains("while this view is shown"),
+            "{view:?}: {shown}"
+        );
+    }
 }

@@ -232,7 +232,10 @@ pub fn processes(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
     );
     draw_note(buf, &p, View::Processes, t);
     let Some(procs) = &s.processes else {
-        let text = if app.paused {
+        let text = if app.replay.is_some() {
+            "the recording holds no process list at this moment (zswaptop record --top N keeps one)"
+                .to_string()
+        } else if app.paused {
             format!("processes are read while this view is shown; {PAUSED}")
         } else {
             "reading every process's status…".to_string()
@@ -308,7 +311,11 @@ pub fn cgroups(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
             None,
             t,
         );
-        let text = if app.paused {
+        let text = if app.replay.is_some() {
+            "the recording holds no cgroup tree at this moment (the dashboard's --record keeps \
+             one while its cgroups view is shown)"
+                .to_string()
+        } else if app.paused {
             format!("the cgroup tree is read while this view is shown; {PAUSED}")
         } else {
             "reading the cgroup tree…".to_string()
