@@ -10,8 +10,9 @@
 //!   (hierarchical, kernel memory included). memory.rst calls it a "fuzz value" and points to
 //!   memory.stat `rss`+`cache` as exact, but that predates the current code: the counter's slack
 //!   is the per-CPU charge batch (at most 64 pages a CPU), which v2's `memory.current` has too,
-//!   and memory.stat is itself flushed only past a threshold of the same size; `rss`+`cache`
-//!   would also leave out the kernel memory v2 counts. On the root cgroup the kernel computes it
+//!   and memory.stat is itself flushed only once its pending updates pass a threshold of the
+//!   same size; `rss`+`cache` would also leave out the kernel memory (slab, stacks, page
+//!   tables) that v2 counts. On the root cgroup the kernel computes it
 //!   from global counters (file pages + mapped anon), as no counter is charged there.
 //! - swap: memory.stat `total_swap` (hierarchical, bytes; the non-`total_` keys are the cgroup's
 //!   own), the count of swap slots charged, as v2's `memory.swap.current`. Only where swap is
