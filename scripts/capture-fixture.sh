@@ -123,6 +123,33 @@ copy_file /sys/kernel/mm/transparent_hugepage/defrag
 copy_dir_files /sys/module/zswap/parameters
 copy_dir_files /sys/kernel/debug/zswap
 
+# cgroups (--cgroups, the cgroups view): the files read per cgroup, as deep as zswaptop walks
+# (12 levels). cgroup v2 at /sys/fs/cgroup or /sys/fs/cgroup/unified; the v1 memory controller.
+for f in /sys/fs/cgroup/cgroup.controllers /sys/fs/cgroup/unified/cgroup.controllers; do
+    copy_file "$f"
+done
+if [[ -f /sys/fs/cgroup/cgroup.controllers ]]; then
+    v2=/sys/fs/cgroup
+else
+    v2=/sys/fs/cgroup/unified
+fi
+if [[ -d "$v2" ]]; then
+    while IFS= read -r -d '' dir; do
+        for f in memory.stat memory.current memory.swap.current memory.zswap.max \
+            memory.zswap.writeback; do
+            copy_file "$dir/$f"
+        done
+    done < <(find "$v2" -maxdepth 12 -type d -print0)
+fi
+if [[ -d /sys/fs/cgroup/memory && ! -f /sys/fs/cgroup/memory/cgroup.controllers ]]; then
+    while IFS= read -r -d '' dir; do
+        for f in memory.stat memory.usage_in_bytes memory.memsw.usage_in_bytes \
+            memory.limit_in_bytes; do
+            copy_file "$dir/$f"
+        done
+    done < <(find /sys/fs/cgroup/memory -maxdepth 12 -type d -print0)
+fi
+
 # zram devices
 for dev in /sys/block/zram*; do
     for f in mm_stat io_stat bd_stat comp_algorithm recomp_algorithm disksize \

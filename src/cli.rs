@@ -86,7 +86,7 @@ pub struct Cli {
     #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub top: Option<usize>,
 
-    /// With --once: show memory, swap and zswap per cgroup (cgroup v2).
+    /// With --once: show memory, swap and zswap per cgroup (zswap on cgroup v2 only).
     #[arg(long)]
     pub cgroups: bool,
 

@@ -131,6 +131,7 @@ macro_rules! no_text {
 }
 no_text!(
     bool,
+    u8,
     u32,
     u64,
     i64,
@@ -215,7 +216,7 @@ fields! {
         pid, name, user, rss_bytes, swap_bytes, zswap_estimate_bytes, estimate_from, command,
         cgroup,
     }
-    Cgroups { available, reason, list }
+    Cgroups { available, reason, version, zswap_missing, swap_missing, list }
     CgroupRow {
         path, unit, depth, memory_current_bytes, swap_current_bytes, zswap_bytes, zswapped_bytes,
         compression_ratio, zswpin_bytes_per_sec, zswpout_bytes_per_sec, zswpwb_bytes_per_sec,

@@ -550,8 +550,9 @@ fn zram_writeback_sources() {
 #[test]
 fn cgroup_v2_tree_sources() {
     let root = common::fixture("depth-cgroup-v2");
-    let mount = cgroups::find_v2(&root).unwrap();
-    let tree = cgroups::read_tree(&root, &mount);
+    let found = cgroups::find(&root).unwrap();
+    assert_eq!(found.version, 2);
+    let tree = cgroups::read_tree(&root, &found);
     let paths: Vec<&str> = tree.iter().map(|c| c.path.as_str()).collect();
     assert_eq!(
         paths,
@@ -602,13 +603,16 @@ fn cgroup_v2_tree_sources() {
 }
 
 #[test]
-fn v1_machine_says_why_and_lists_nothing() {
+fn v1_machine_lists_its_memory_cgroups_without_zswap() {
     let j = owners_json(&common::fixture_dir("depth-many-processes"));
-    assert_eq!(j["cgroups"]["available"], false);
-    let reason = j["cgroups"]["reason"].as_str().unwrap();
+    assert_eq!(j["cgroups"]["available"], true);
+    assert_eq!(j["cgroups"]["version"], 1);
+    let reason = j["cgroups"]["zswap_missing"].as_str().unwrap();
     assert!(reason.contains("cgroup v1"), "{reason}");
     assert!(reason.contains("zswap"), "{reason}");
-    assert_eq!(j["cgroups"]["list"], Value::Array(vec![]));
+    let list = j["cgroups"]["list"].as_array().unwrap();
+    assert_eq!(list.len(), 1, "the v1 root: the only cgroup in the tree");
+    assert!(list[0]["zswap_bytes"].is_null());
     for r in j["processes"]["top"].as_array().unwrap() {
         assert_eq!(r["estimate_from"], "global ratio");
         // The v1 memory controller's cgroup, from the `4:memory:` line of /proc/PID/cgroup.
@@ -617,6 +621,56 @@ fn v1_machine_says_why_and_lists_nothing() {
             "{r}"
         );
     }
+}
+
+/// A live cgroup v1 capture: its README's hand-checked figures, as JSON and as text.
+#[test]
+fn v1_capture_matches_its_expected_block() {
+    let name = "linux-6.18-cgroup-v1";
+    let json = owners_json(&common::fixture_dir(name));
+    let want = common::block(name, "expected-cgroups").unwrap();
+    assert!(check_block(name, &json, &want) >= 15);
+    let text = owners_text(&common::fixture_dir(name));
+    let cg = &text[text.find("CGROUPS").unwrap()..];
+    assert!(
+        cg.contains("cgroup v1 (memory controller): zswap is not reported per cgroup"),
+        "{cg}"
+    );
+    // Largest memory first: /process_api (7.3 GiB) before the root (6.9 GiB).
+    assert!(
+        cg.find("/process_api ").unwrap() < cg.find("\n  /   ").unwrap(),
+        "{cg}"
+    );
+}
+
+/// Without the memory.memsw files the kernel accounts no swap per cgroup: swap is unknown,
+/// with the reason, not 0.
+#[test]
+fn v1_without_swap_accounting_says_so() {
+    let t = copy_fixture("linux-6.18-cgroup-v1");
+    let mem = t.path().join("sys/fs/cgroup/memory");
+    let mut removed = 0;
+    for dir in [
+        "",
+        "process_api",
+        "process_api/0c34a129a0605314addad4c1319e0b59",
+        "process_api/73c108e86a56bcc6f3932cc7cb39f5ce",
+        "process_api/fa7207a3a5979b752673e25e05125d6d",
+    ] {
+        fs::remove_file(mem.join(dir).join("memory.memsw.usage_in_bytes")).unwrap();
+        removed += 1;
+    }
+    assert_eq!(removed, 5);
+    let j = owners_json(t.path());
+    let why = j["cgroups"]["swap_missing"].as_str().unwrap();
+    assert!(why.contains("swap accounting is off"), "{why}");
+    assert!(why.contains("swapaccount=1"), "{why}");
+    for r in j["cgroups"]["list"].as_array().unwrap() {
+        assert!(r["swap_current_bytes"].is_null(), "{r}");
+        assert!(r["memory_current_bytes"].as_u64().is_some(), "{r}");
+    }
+    let text = owners_text(t.path());
+    assert!(text.contains("swap accounting is off"), "{text}");
 }
 
 /// t0, then t1's files written over it in place one second later.
@@ -1024,10 +1078,22 @@ fn owners_text_snapshots() {
     for (snap, name) in [
         ("owners-many-processes", "depth-many-processes"),
         ("owners-cgroup-v2", "depth-cgroup-v2"),
+        ("owners-cgroup-v1", "linux-6.18-cgroup-v1"),
     ] {
         let text = owners_text(&common::fixture_dir(name));
         insta::assert_snapshot!(snap, owner_sections(&text));
     }
+}
+
+/// The JSON `cgroups` section of a cgroup v1 machine (`--once --json --cgroups`).
+#[test]
+fn cgroups_json_v1_snapshot() {
+    let out = run(
+        &["--once", "--json", "--cgroups"],
+        &common::fixture_dir("linux-6.18-cgroup-v1"),
+    );
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    insta::assert_json_snapshot!("cgroups-json-v1", j["cgroups"]);
 }
 
 #[test]
@@ -1052,8 +1118,9 @@ fn unit_names_are_shown_as_such() {
 #[test]
 fn inode_of_a_cgroup_directory_is_read() {
     let root = common::fixture("depth-cgroup-v2");
-    let mount = cgroups::find_v2(&root).unwrap();
-    for c in cgroups::read_tree(&root, &mount) {
+    let tree = cgroups::find(&root).unwrap();
+    let mount = tree.mount.clone();
+    for c in cgroups::read_tree(&root, &tree) {
         let dir: PathBuf = if c.path == "/" {
             mount.clone()
         } else {

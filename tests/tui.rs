@@ -257,9 +257,9 @@ fn cgroups_app() -> App {
     let read = |fixture: &str, t: u64, k: u64| {
         write_tree(tmp.path(), k);
         let root = Root::at(tmp.path());
-        let mount = cgroups::find_v2(&root).unwrap();
+        let tree = cgroups::find(&root).unwrap();
         let mut s = sample(fixture, t);
-        s.cgroups = Some(Ok(cgroups::read_tree(&root, &mount)));
+        s.cgroups = Some(Ok(cgroups::read_tree(&root, &tree)));
         s
     };
     let a = read("linux-6.18-idle", T0, 0);
@@ -267,13 +267,25 @@ fn cgroups_app() -> App {
     app_of(&[], a, b)
 }
 
-/// The idle tree is a cgroup v1 machine: the cgroups view says why it has nothing.
+/// A cgroup v1 machine (a live capture): memory and swap per cgroup, zswap missing.
 fn cgroups_v1_app() -> App {
+    let root = Root::at("tests/fixtures/linux-6.18-cgroup-v1");
+    let tree = cgroups::find(&root).unwrap();
+    let mut s = sample("linux-6.18-cgroup-v1", T0);
+    let mut s2 = sample("linux-6.18-cgroup-v1", T0 + 1_000_000_000);
+    s.cgroups = Some(Ok(cgroups::read_tree(&root, &tree)));
+    s2.cgroups = s.cgroups.clone();
+    app_of(&[], s, s2)
+}
+
+/// No memory controller on either cgroup version: the cgroups view says why it has nothing.
+fn cgroups_none_app() -> App {
+    let tmp = tempfile::tempdir().unwrap();
+    let none = cgroups::find(&Root::at(tmp.path())).map(|_| Vec::new());
     let mut s = sample("linux-6.18-idle", T0);
     let mut s2 = sample("linux-6.18-loaded", T0 + 1_000_000_000);
-    let v1 = cgroups::find_v2(&Root::at("tests/fixtures/linux-6.18-idle")).map(|_| Vec::new());
-    s.cgroups = Some(v1.clone());
-    s2.cgroups = Some(v1);
+    s.cgroups = Some(none.clone());
+    s2.cgroups = Some(none);
     app_of(&[], s, s2)
 }
 
@@ -608,8 +620,35 @@ fn cgroups_tree_120x40() {
 fn cgroups_v1_80x24() {
     let a = on(cgroups_v1_app(), View::Cgroups, 80, 24);
     let term = screen(&a, 80, 24);
-    assert!(text(&term).contains("cgroup v1"), "{}", text(&term));
+    let t = text(&term);
+    for needle in [
+        "cgroups (v1 memory controller)",
+        "5 cgroups",
+        "zswap is not reported per cgroup",
+        // Largest memory first: the zswap sort key falls back to memory on v1.
+        "sort memory",
+        "process_api",
+        "7.3G",
+    ] {
+        assert!(t.contains(needle), "missing {needle:?} in\n{t}");
+    }
+    assert!(!t.contains("pending"), "{t}");
     snap("cgroups_v1_80x24", &term);
+}
+
+#[test]
+fn cgroups_v1_120x40() {
+    let a = on(cgroups_v1_app(), View::Cgroups, 120, 40);
+    let term = screen(&a, 120, 40);
+    snap("cgroups_v1_120x40", &term);
+}
+
+#[test]
+fn cgroups_none_80x24() {
+    let a = on(cgroups_none_app(), View::Cgroups, 80, 24);
+    let term = screen(&a, 80, 24);
+    assert!(text(&term).contains("not available"), "{}", text(&term));
+    snap("cgroups_none_80x24", &term);
 }
 
 #[test]
@@ -725,10 +764,10 @@ fn tiny_sizes_do_not_panic(
     let tmp = tempfile::tempdir().unwrap();
     write_tree(tmp.path(), 0);
     let root = Root::at(tmp.path());
-    let mount = cgroups::find_v2(&root).unwrap();
+    let tree = cgroups::find(&root).unwrap();
     let full = |t: u64| {
         let mut s = with_processes(with_disk(zram_sample(t), 1));
-        s.cgroups = Some(Ok(cgroups::read_tree(&root, &mount)));
+        s.cgroups = Some(Ok(cgroups::read_tree(&root, &tree)));
         s
     };
     let mut a = app_of(

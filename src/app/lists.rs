@@ -80,6 +80,15 @@ impl CgroupSort {
     pub fn descending(self) -> bool {
         self != CgroupSort::Tree
     }
+
+    /// The key a cgroup v1 tree is sorted by: it has no zswap figures, so the zswap keys sort
+    /// by memory.
+    pub fn on_v1(self) -> CgroupSort {
+        match self {
+            CgroupSort::Zswap | CgroupSort::Zswapped | CgroupSort::Zswpout => CgroupSort::Memory,
+            other => other,
+        }
+    }
 }
 
 /// The next (or previous) key of `all` after `now`, wrapping around.
@@ -191,14 +200,16 @@ pub fn process_order(rows: &[ProcessRow], state: &ListState<ProcSort>) -> Vec<us
 }
 
 /// The cgroups to show, in order: indices into `rows`. The tree keeps the order the rows were
-/// read in (depth-first, siblings by name), or its reverse.
-pub fn cgroup_order(rows: &[CgroupRow], state: &ListState<CgroupSort>) -> Vec<usize> {
+/// read in (depth-first, siblings by name), or its reverse. A v1 tree sorts by
+/// [`CgroupSort::on_v1`].
+pub fn cgroup_order(rows: &[CgroupRow], state: &ListState<CgroupSort>, v1: bool) -> Vec<usize> {
     let needle = state.filter.trim().to_lowercase();
     let mut idx: Vec<usize> = (0..rows.len())
         .filter(|&i| cgroup_hit(&rows[i], &needle))
         .collect();
-    let desc = state.sort.descending() != state.reverse;
-    if state.sort == CgroupSort::Tree {
+    let sort = if v1 { state.sort.on_v1() } else { state.sort };
+    let desc = sort.descending() != state.reverse;
+    if sort == CgroupSort::Tree {
         if state.reverse {
             idx.reverse();
         }
@@ -206,7 +217,7 @@ pub fn cgroup_order(rows: &[CgroupRow], state: &ListState<CgroupSort>) -> Vec<us
     }
     idx.sort_by(|&i, &j| {
         let (a, b) = (&rows[i], &rows[j]);
-        let o = match state.sort {
+        let o = match sort {
             CgroupSort::Zswap => by(a.zswap_bytes, b.zswap_bytes, desc),
             CgroupSort::Zswapped => by(a.zswapped_bytes, b.zswapped_bytes, desc),
             CgroupSort::Swap => by(a.swap_current_bytes, b.swap_current_bytes, desc),
@@ -343,19 +354,28 @@ mod tests {
             filter: filter.into(),
         };
         assert_eq!(
-            cgroup_order(&r, &st(CgroupSort::Zswap, false, "")),
+            cgroup_order(&r, &st(CgroupSort::Zswap, false, ""), false),
             [0, 1, 3, 2, 4]
         );
+        // cgroup v1 has no zswap figures: the zswap keys sort by memory.
         assert_eq!(
-            cgroup_order(&r, &st(CgroupSort::Memory, true, "")),
+            cgroup_order(&r, &st(CgroupSort::Zswap, false, ""), true),
+            [0, 4, 1, 3, 2]
+        );
+        assert_eq!(
+            cgroup_order(&r, &st(CgroupSort::Zswpout, true, ""), true),
+            cgroup_order(&r, &st(CgroupSort::Memory, true, ""), false)
+        );
+        assert_eq!(
+            cgroup_order(&r, &st(CgroupSort::Memory, true, ""), false),
             [3, 1, 4, 0, 2]
         );
         assert_eq!(
-            cgroup_order(&r, &st(CgroupSort::Tree, false, "")),
+            cgroup_order(&r, &st(CgroupSort::Tree, false, ""), false),
             [0, 1, 2, 3, 4]
         );
         assert_eq!(
-            cgroup_order(&r, &st(CgroupSort::Tree, true, "SERVICE")),
+            cgroup_order(&r, &st(CgroupSort::Tree, true, "SERVICE"), false),
             [3, 2]
         );
         assert!(cgroup_matches(&r[2], "a.serv"));

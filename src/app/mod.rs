@@ -33,7 +33,7 @@ pub enum View {
     Diagnostics,
     /// The processes with the most swap (scanned only while shown).
     Processes,
-    /// cgroup v2 memory, swap and zswap (the tree is walked only while shown).
+    /// Memory, swap and zswap per cgroup, v1 without zswap (the tree is walked only while shown).
     Cgroups,
 }
 
@@ -354,7 +354,7 @@ impl App {
             None => Vec::new(),
         };
         self.cgroup_order = match &self.shown.cgroups {
-            Some(c) => lists::cgroup_order(&c.list, &self.cgroups),
+            Some(c) => lists::cgroup_order(&c.list, &self.cgroups, c.is_v1()),
             None => Vec::new(),
         };
     }

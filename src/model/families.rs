@@ -11,7 +11,7 @@
 use super::Snapshot;
 use super::metrics::Kind;
 
-/// How many cgroups (cgroup v2, by zswap pool bytes) get series of their own.
+/// How many cgroups (by zswap pool bytes; on cgroup v1, by memory) get series of their own.
 pub const TOP_CGROUPS: usize = 10;
 
 /// What a family is to Prometheus.
@@ -108,15 +108,25 @@ fn zram_pages(s: &Snapshot, f: impl Fn(&super::Zram) -> Option<u64>) -> Vec<Poin
     zram(s, |z| f(z).map(|p| p as f64 * ps))
 }
 
-/// The cgroups with the largest zswap pools, largest first (cgroup v2 only; the root left out).
+/// The cgroups with the largest zswap pools, largest first, the root left out. cgroup v1 has no
+/// zswap figures: there, the cgroups with the most memory.
 pub fn top_cgroups(s: &Snapshot) -> Vec<&super::owners::CgroupRow> {
-    let mut rows: Vec<_> = s
-        .cgroups
+    let Some(c) = &s.cgroups else {
+        return Vec::new();
+    };
+    let key = |r: &super::owners::CgroupRow| {
+        if c.is_v1() {
+            r.memory_current_bytes
+        } else {
+            r.zswap_bytes
+        }
+    };
+    let mut rows: Vec<_> = c
+        .list
         .iter()
-        .flat_map(|c| c.list.iter())
-        .filter(|r| r.path != "/" && r.zswap_bytes.is_some_and(|z| z > 0))
+        .filter(|r| r.path != "/" && key(r).is_some_and(|z| z > 0))
         .collect();
-    rows.sort_by(|a, b| b.zswap_bytes.cmp(&a.zswap_bytes).then(a.path.cmp(&b.path)));
+    rows.sort_by(|a, b| key(b).cmp(&key(a)).then(a.path.cmp(&b.path)));
     rows.truncate(TOP_CGROUPS);
     rows
 }
@@ -555,7 +565,7 @@ pub static FAMILIES: &[Family] = &[
             .collect()
         },
     },
-    // --- cgroups (v2), the largest zswap pools -----------------------------------------------
+    // --- cgroups: the largest zswap pools (v2), the most memory (v1, without zswap) ----------
     Family {
         id: "cgroup_zswap_bytes",
         kind: FamilyKind::Gauge,
@@ -574,14 +584,14 @@ pub static FAMILIES: &[Family] = &[
         id: "cgroup_memory_bytes",
         kind: FamilyKind::Gauge,
         unit: Some("bytes"),
-        help: "memory.current of those cgroups.",
+        help: "memory.current of those cgroups (cgroup v1: memory.usage_in_bytes).",
         read: |s| cgroup(s, |r| r.memory_current_bytes),
     },
     Family {
         id: "cgroup_swap_bytes",
         kind: FamilyKind::Gauge,
         unit: Some("bytes"),
-        help: "memory.swap.current of those cgroups.",
+        help: "memory.swap.current of those cgroups (cgroup v1: memory.stat total_swap).",
         read: |s| cgroup(s, |r| r.swap_current_bytes),
     },
     // --- what zswaptop concludes, and what it could read --------------------------------------
@@ -663,6 +673,38 @@ mod tests {
             }
             assert!(!f.help.is_empty());
         }
+    }
+
+    /// cgroup v1: the top cgroups by memory, with memory and swap series and no zswap ones.
+    #[test]
+    fn cgroup_v1_series_are_memory_and_swap() {
+        let root = crate::root::Root::at(format!(
+            "{}/tests/fixtures/linux-6.18-cgroup-v1",
+            env!("CARGO_MANIFEST_DIR")
+        ));
+        let extras = crate::sources::Extras {
+            cgroups: true,
+            ..Default::default()
+        };
+        let snap = Snapshot::derive(&crate::sources::collect_with(&root, extras), None);
+        let family = |id: &str| {
+            let f = FAMILIES.iter().find(|f| f.id == id).unwrap();
+            (f.read)(&snap)
+        };
+        let memory = family("cgroup_memory_bytes");
+        let paths: Vec<&str> = memory.iter().map(|p| p.labels[0].1.as_str()).collect();
+        assert_eq!(
+            paths[..2],
+            [
+                "/process_api",
+                "/process_api/0c34a129a0605314addad4c1319e0b59"
+            ]
+        );
+        assert_eq!(memory.len(), 4, "the root left out");
+        assert_eq!(memory[0].value, 7_847_694_336.0);
+        assert_eq!(family("cgroup_swap_bytes").len(), 4);
+        assert!(family("cgroup_zswap_bytes").is_empty());
+        assert!(family("cgroup_zswapped_bytes").is_empty());
     }
 
     #[test]

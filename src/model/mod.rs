@@ -67,7 +67,8 @@ pub struct Snapshot {
     pub sources: Vec<SourceStatus>,
     /// Top processes by swap (`--top N`, or the processes view); `null` when not asked for.
     pub processes: Option<owners::Processes>,
-    /// cgroup v2 memory and zswap per cgroup (`--cgroups`, or the cgroups view); `null` when not asked for.
+    /// Memory, swap and zswap per cgroup (`--cgroups`, or the cgroups view): cgroup v2, or v1's
+    /// memory controller without zswap; `null` when not asked for.
     pub cgroups: Option<owners::Cgroups>,
 }
 
@@ -175,15 +176,14 @@ impl Snapshot {
                     .and_then(|p| curr.cgroups_read_ns()?.checked_sub(p.cgroups_read_ns()?))
                     .map(|ns| ns as f64 / 1e9)
                     .unwrap_or(0.0);
-                owners::Cgroups {
-                    available: true,
-                    reason: None,
-                    list: owners::cgroups(list, prev_list, dt, ps),
-                }
+                owners::Cgroups::read(list, owners::cgroups(list, prev_list, dt, ps))
             }
             Err(e) => owners::Cgroups {
                 available: false,
                 reason: Some(e.reason.clone()),
+                version: None,
+                zswap_missing: None,
+                swap_missing: None,
                 list: Vec::new(),
             },
         });

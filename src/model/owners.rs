@@ -73,11 +73,54 @@ pub struct ProcessRow {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Cgroups {
-    /// False on cgroup v1 / no memory controller: `reason` says why.
+    /// False with no memory controller on either cgroup version: `reason` says why.
     pub available: bool,
     #[serde(serialize_with = "crate::root::reason_text")]
     pub reason: Option<Reason>,
+    /// The hierarchy read: 1 (the v1 memory controller) or 2; `None` when none was, or no
+    /// cgroup in it could be read.
+    pub version: Option<u8>,
+    /// Why every row's zswap figures are null (cgroup v1), `None` when they are read.
+    #[serde(serialize_with = "crate::root::reason_text")]
+    pub zswap_missing: Option<Reason>,
+    /// Why every row's swap is null (cgroup v1 without swap accounting), `None` otherwise.
+    #[serde(serialize_with = "crate::root::reason_text")]
+    pub swap_missing: Option<Reason>,
     pub list: Vec<CgroupRow>,
+}
+
+/// The line the views show above a v1 tree.
+pub const V1_NOTE: &str = "cgroup v1 (memory controller): zswap is not reported per cgroup";
+
+/// Why a v1 cgroup has no zswap figures.
+pub const ZSWAP_V1: &str = "cgroup v1: the kernel does not report zswap per cgroup";
+
+/// Why a v1 cgroup has no swap figure when the kernel does not account swap per cgroup. From
+/// 6.1 (b25806dcd3d5) v1 always accounts swap and `swapaccount=0` is ignored; before, it was off
+/// with `swapaccount=0`, and before 5.8 off unless booted with `swapaccount=1`.
+pub const SWAP_V1_OFF: &str =
+    "cgroup v1 swap accounting is off (no memory.memsw files): boot with swapaccount=1";
+
+impl Cgroups {
+    /// The section for a tree that was read, with `list`'s rows (and their version).
+    pub fn read(samples: &[CgroupSample], list: Vec<CgroupRow>) -> Cgroups {
+        let version = samples.first().map(|c| if c.version == 1 { 1 } else { 2 });
+        let v1 = version == Some(1);
+        Cgroups {
+            available: true,
+            reason: None,
+            version,
+            zswap_missing: v1.then(|| Reason::absent(ZSWAP_V1)),
+            swap_missing: (v1 && samples.iter().any(|c| c.swap_accounting == Some(false)))
+                .then(|| Reason::absent(SWAP_V1_OFF)),
+            list,
+        }
+    }
+
+    /// Read from the cgroup v1 memory controller: no zswap figures.
+    pub fn is_v1(&self) -> bool {
+        self.version == Some(1)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use crate::format::{self as f, GaugeCell};
 use crate::model::memory::BUCKETS;
 use crate::model::metrics::{self, Hue, Metric, Read};
+use crate::model::owners::{CgroupRow, V1_NOTE};
 use crate::model::{Severity, Snapshot};
 use crate::root::Reason;
 
@@ -663,7 +664,7 @@ pub(super) fn cgroups(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Resu
     let Some(c) = &s.cgroups else {
         return Ok(());
     };
-    section(out, st, "CGROUPS", "")?;
+    section(out, st, "CGROUPS", if c.is_v1() { "cgroup v1" } else { "" })?;
     if !c.available {
         let reason = c.reason.as_ref().map_or("unavailable".into(), Reason::text);
         for line in f::wrap(&reason, WIDTH, 2, 2) {
@@ -671,16 +672,31 @@ pub(super) fn cgroups(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Resu
         }
         return Ok(());
     }
+    if c.is_v1() {
+        let mut notes = vec![V1_NOTE.to_string()];
+        notes.extend(c.swap_missing.as_ref().map(Reason::text));
+        for line in notes.iter().flat_map(|n| f::wrap(n, WIDTH, 2, 2)) {
+            writeln!(out, "  {}", st.dim(&line))?;
+        }
+    }
     writeln!(
         out,
         "  {:<30} {:>9} {:>9} {:>9} {:>9} {:>7}",
         "cgroup", "memory", "swap", "zswap", "zswapped", "ratio"
     )?;
     let mut rows: Vec<_> = c.list.iter().collect();
+    // Largest zswap first; on v1, which has none, largest memory first.
+    let key = |r: &CgroupRow| {
+        if c.is_v1() {
+            r.memory_current_bytes
+        } else {
+            r.zswap_bytes
+        }
+    };
     rows.sort_by(|a, b| {
-        b.zswap_bytes
+        key(b)
             .unwrap_or(0)
-            .cmp(&a.zswap_bytes.unwrap_or(0))
+            .cmp(&key(a).unwrap_or(0))
             .then(a.path.cmp(&b.path))
     });
     for r in rows.iter().take(15) {

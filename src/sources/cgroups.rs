@@ -1,8 +1,23 @@
-//! cgroup v2 memory controller: per-cgroup memory, swap and zswap (mm/memcontrol.c,
-//! Documentation/admin-guide/cgroup-v2.rst).
+//! The memory controller per cgroup: memory, swap and zswap on cgroup v2 (mm/memcontrol.c,
+//! Documentation/admin-guide/cgroup-v2.rst), memory and swap on cgroup v1 (mm/memcontrol-v1.c,
+//! Documentation/admin-guide/cgroup-v1/memory.rst).
 //!
-//! Under cgroup v1 the kernel neither charges nor reports zswap per cgroup, so there is nothing to
-//! read: the reader says so instead of showing zeros.
+//! Under cgroup v1 the kernel neither charges nor reports zswap per cgroup (its zswap hooks
+//! return at once unless the memory controller is on the v2 hierarchy), so a v1 cgroup's zswap
+//! figures stay unknown rather than 0. The v1 figures are read to mean what the v2 ones do:
+//!
+//! - memory: `memory.usage_in_bytes`, the same page counter as v2's `memory.current`
+//!   (hierarchical, kernel memory included). memory.rst calls it a "fuzz value" and points to
+//!   memory.stat `rss`+`cache` as exact, but that predates the current code: the counter's slack
+//!   is the per-CPU charge batch (at most 64 pages a CPU), which v2's `memory.current` has too,
+//!   and memory.stat is itself flushed only once its pending updates pass a threshold of the
+//!   same size; `rss`+`cache` would also leave out the kernel memory (slab, stacks, page
+//!   tables) that v2 counts. On the root cgroup the kernel computes it
+//!   from global counters (file pages + mapped anon), as no counter is charged there.
+//! - swap: memory.stat `total_swap` (hierarchical, bytes; the non-`total_` keys are the cgroup's
+//!   own), the count of swap slots charged, as v2's `memory.swap.current`. Only where swap is
+//!   accounted: the `memory.memsw.*` files exist. Without them the kernel charges no swap and
+//!   `total_swap` would read 0, so swap is unknown.
 
 use std::fs;
 use std::os::unix::fs::MetadataExt;
@@ -16,7 +31,7 @@ use crate::root::{Reading, Reason, Root, Unavailable};
 /// One cgroup's memory figures. State items are bytes, event items page counts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CgroupSample {
-    /// Path below the v2 mount, `/` for the root.
+    /// Path below the mount, `/` for the root.
     pub path: String,
     /// The directory's inode: a restarted unit gets a new cgroup with a new inode (counters reset).
     pub inode: u64,
@@ -32,6 +47,46 @@ pub struct CgroupSample {
     /// memory.zswap.max: `None` = file absent, `Some(None)` = "max".
     pub zswap_max: Option<Option<u64>>,
     pub zswap_writeback: Option<bool>,
+    /// The hierarchy it was read from: 1 (the v1 memory controller) or 2. A recording made
+    /// before v1 was read holds v2 cgroups only.
+    #[serde(default = "version_2")]
+    pub version: u8,
+    /// cgroup v1: whether the kernel accounts swap per cgroup (the `memory.memsw.*` files
+    /// exist); `None` on v2, or when that could not be told.
+    #[serde(default)]
+    pub swap_accounting: Option<bool>,
+}
+
+fn version_2() -> u8 {
+    2
+}
+
+/// A cgroup hierarchy with the memory controller: where it is mounted and its version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hierarchy {
+    pub mount: PathBuf,
+    /// 1 or 2.
+    pub version: u8,
+}
+
+/// The hierarchy to read the cgroups from: v2 with the memory controller, else the v1 memory
+/// controller (`/sys/fs/cgroup/memory`, as systemd mounts it), or why there is neither.
+pub fn find(root: &Root) -> Reading<Hierarchy> {
+    if let Ok(mount) = find_v2(root) {
+        return Ok(Hierarchy { mount, version: 2 });
+    }
+    let v1 = root.sys("fs/cgroup/memory");
+    // A v2 cgroup that happens to be called "memory" has cgroup.controllers; a v1 one has not.
+    if v1.is_dir() && !v1.join("cgroup.controllers").exists() {
+        return Ok(Hierarchy {
+            mount: v1,
+            version: 1,
+        });
+    }
+    Err(Unavailable::absent(
+        &root.sys("fs/cgroup"),
+        "no memory controller: neither on cgroup v2 nor at /sys/fs/cgroup/memory (v1)",
+    ))
 }
 
 /// Where cgroup v2 is mounted with the memory controller, or why it can't be used.
@@ -55,9 +110,9 @@ pub fn find_v2(root: &Root) -> Reading<PathBuf> {
     Err(Unavailable::absent(&candidates[0], reason))
 }
 
-/// Read every cgroup under the v2 mount that has memory files, depth-first, bounded in depth.
-pub fn read_tree(root: &Root, mount: &Path) -> Vec<CgroupSample> {
-    let mut walk = Walk::new(root.clone(), mount.to_path_buf());
+/// Read every cgroup of the hierarchy that has memory files, depth-first, bounded in depth.
+pub fn read_tree(root: &Root, tree: &Hierarchy) -> Vec<CgroupSample> {
+    let mut walk = Walk::new(root.clone(), tree.clone());
     while !walk.step(None) {}
     walk.into_list()
 }
@@ -70,18 +125,18 @@ const MAX_DEPTH: usize = 12;
 #[derive(Debug)]
 pub struct Walk {
     root: Root,
-    mount: PathBuf,
+    tree: Hierarchy,
     /// Directories still to read, the next on top, with their depth.
     todo: Vec<(PathBuf, usize)>,
     out: Vec<CgroupSample>,
 }
 
 impl Walk {
-    pub fn new(root: Root, mount: PathBuf) -> Walk {
+    pub fn new(root: Root, tree: Hierarchy) -> Walk {
         Walk {
             root,
-            todo: vec![(mount.clone(), 0)],
-            mount,
+            todo: vec![(tree.mount.clone(), 0)],
+            tree,
             out: Vec::new(),
         }
     }
@@ -91,7 +146,11 @@ impl Walk {
     pub fn step(&mut self, budget: Option<Duration>) -> bool {
         let start = Instant::now();
         while let Some((dir, depth)) = self.todo.pop() {
-            if let Some(s) = read_one(&self.root, &self.mount, &dir) {
+            let one = match self.tree.version {
+                1 => read_one_v1(&self.root, &self.tree.mount, &dir),
+                _ => read_one(&self.root, &self.tree.mount, &dir),
+            };
+            if let Some(s) = one {
                 self.out.push(s);
             }
             if depth < MAX_DEPTH
@@ -124,22 +183,33 @@ impl Walk {
     }
 }
 
-/// One cgroup directory's figures, `None` when it has no memory.stat.
+/// A cgroup directory's sample with only its path and inode filled in (its version 2), or
+/// `None` when it is not below `mount`.
+fn blank(mount: &Path, dir: &Path) -> Option<CgroupSample> {
+    let rel = dir.strip_prefix(mount).ok()?;
+    Some(CgroupSample {
+        path: format!("/{}", rel.display()),
+        inode: fs::metadata(dir).map(|m| m.ino()).unwrap_or(0),
+        version: 2,
+        ..CgroupSample::default()
+    })
+}
+
+/// memory.stat's `key value` lines, the values that parse as numbers.
+fn stat_items(stat: &str) -> impl Iterator<Item = (&str, Option<u64>)> {
+    stat.lines().filter_map(|line| {
+        let mut w = line.split_whitespace();
+        let (k, v) = (w.next()?, w.next()?);
+        Some((k, v.parse().ok()))
+    })
+}
+
+/// One v2 cgroup directory's figures, `None` when it has no memory.stat.
 pub fn read_one(root: &Root, mount: &Path, dir: &Path) -> Option<CgroupSample> {
     let read = |f: &str| root.read_text(&dir.join(f), &Reason::absent("")).ok();
     let stat = read("memory.stat")?;
-    let rel = dir.strip_prefix(mount).ok()?;
-    let mut s = CgroupSample {
-        path: format!("/{}", rel.display()),
-        inode: fs::metadata(dir).map(|m| m.ino()).unwrap_or(0),
-        ..CgroupSample::default()
-    };
-    for line in stat.lines() {
-        let mut w = line.split_whitespace();
-        let (Some(k), Some(v)) = (w.next(), w.next()) else {
-            continue;
-        };
-        let v: Option<u64> = v.parse().ok();
+    let mut s = blank(mount, dir)?;
+    for (k, v) in stat_items(&stat) {
         match k {
             "zswap" => s.zswap = v,
             "zswapped" => s.zswapped = v,
@@ -158,6 +228,32 @@ pub fn read_one(root: &Root, mount: &Path, dir: &Path) -> Option<CgroupSample> {
         "0" => Some(false),
         _ => None,
     });
+    Some(s)
+}
+
+/// One v1 memory cgroup directory's figures (see the module's notes for which files), `None`
+/// when it has no memory.stat. The zswap fields stay unknown: v1 has none.
+pub fn read_one_v1(root: &Root, mount: &Path, dir: &Path) -> Option<CgroupSample> {
+    let absent = Reason::absent("");
+    let stat = root.read_text(&dir.join("memory.stat"), &absent).ok()?;
+    let mut s = CgroupSample {
+        version: 1,
+        ..blank(mount, dir)?
+    };
+    let usage = root.read_text(&dir.join("memory.usage_in_bytes"), &absent);
+    s.memory_current = usage.as_ref().ok().and_then(|t| t.trim().parse().ok());
+    s.swap_accounting = match root.read_text(&dir.join("memory.memsw.usage_in_bytes"), &absent) {
+        Ok(_) => Some(true),
+        // The memory files are there but not memsw's: the kernel accounts no swap. (Without
+        // either, as in a partial copy of the tree, nothing can be told.)
+        Err(e) if e.reason.is_absent() && usage.is_ok() => Some(false),
+        Err(_) => None,
+    };
+    if s.swap_accounting == Some(true) {
+        s.swap_current = stat_items(&stat)
+            .find(|(k, _)| *k == "total_swap")
+            .and_then(|(_, v)| v);
+    }
     Some(s)
 }
 
@@ -187,18 +283,125 @@ mod tests {
         assert_eq!(unit_name("/mygroup"), None);
     }
 
+    fn fixture(name: &str) -> Root {
+        Root::at(format!(
+            "{}/tests/fixtures/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+    }
+
     #[test]
     fn v1_machine_says_why() {
-        let root = Root::at(format!(
-            "{}/tests/fixtures/linux-6.18-idle",
-            env!("CARGO_MANIFEST_DIR")
-        ));
+        let root = fixture("linux-6.18-idle");
         let err = find_v2(&root).unwrap_err();
         assert!(
             err.reason.text().contains("cgroup v1"),
             "{}",
             err.reason.text()
         );
+    }
+
+    /// The v1 memory controller of a live 6.18 capture: memory from usage_in_bytes, swap from
+    /// memory.stat total_swap (the hierarchical one), no zswap figure at all.
+    #[test]
+    fn v1_tree_of_the_capture() {
+        let root = fixture("linux-6.18-cgroup-v1");
+        let tree = find(&root).unwrap();
+        assert_eq!(tree.version, 1);
+        assert!(tree.mount.ends_with("sys/fs/cgroup/memory"));
+        let t = read_tree(&root, &tree);
+        let paths: Vec<&str> = t.iter().map(|c| c.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "/",
+                "/process_api",
+                "/process_api/0c34a129a0605314addad4c1319e0b59",
+                "/process_api/73c108e86a56bcc6f3932cc7cb39f5ce",
+                "/process_api/fa7207a3a5979b752673e25e05125d6d",
+            ]
+        );
+        assert_eq!(t[0].memory_current, Some(7_432_523_776));
+        assert_eq!(t[1].memory_current, Some(7_847_694_336));
+        assert_eq!(t[2].memory_current, Some(3_786_076_160));
+        for c in &t {
+            assert_eq!(c.version, 1);
+            assert_eq!(c.swap_accounting, Some(true), "{}", c.path);
+            assert_eq!(c.swap_current, Some(0), "{}", c.path);
+            assert_eq!((c.zswap, c.zswapped, c.zswpout), (None, None, None));
+            assert_eq!((c.zswap_max, c.zswap_writeback), (None, None));
+        }
+    }
+
+    /// A v1 tree: `total_swap` (hierarchical) is the swap, not the cgroup's own `swap`; without
+    /// the memsw files the kernel accounts no swap and its `total_swap 0` is not believed.
+    #[test]
+    fn v1_swap_only_where_accounted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path().join("sys/fs/cgroup");
+        let mem = base.join("memory");
+        fs::create_dir_all(mem.join("a/b")).unwrap();
+        fs::create_dir_all(base.join("unified")).unwrap();
+        fs::write(base.join("unified/cgroup.controllers"), "hugetlb\n").unwrap();
+        let stat = |own: u64, total: u64| {
+            format!(
+                "cache 0\nrss 4096\nswap {own}\nswapcached 0\ntotal_rss 8192\ntotal_swap {total}\n"
+            )
+        };
+        fs::write(mem.join("memory.stat"), stat(0, 12288)).unwrap();
+        fs::write(mem.join("a/memory.stat"), stat(4096, 12288)).unwrap();
+        fs::write(mem.join("a/b/memory.stat"), stat(8192, 8192)).unwrap();
+        for d in ["", "a", "a/b"] {
+            fs::write(mem.join(d).join("memory.usage_in_bytes"), "65536\n").unwrap();
+            fs::write(mem.join(d).join("memory.memsw.usage_in_bytes"), "77824\n").unwrap();
+        }
+        let root = Root::at(tmp.path());
+        let tree = find(&root).unwrap();
+        assert_eq!(tree.version, 1, "a unified mount without memory: v1");
+        let t = read_tree(&root, &tree);
+        assert_eq!(t.len(), 3);
+        assert_eq!(t[1].path, "/a");
+        assert_eq!(t[1].swap_current, Some(12288), "total_swap, not swap");
+        assert_eq!(t[1].memory_current, Some(65536));
+
+        for d in ["", "a", "a/b"] {
+            fs::remove_file(mem.join(d).join("memory.memsw.usage_in_bytes")).unwrap();
+        }
+        let t = read_tree(&root, &tree);
+        for c in &t {
+            assert_eq!(c.swap_accounting, Some(false), "{}", c.path);
+            assert_eq!(c.swap_current, None, "{}: unknown, not 0", c.path);
+            assert_eq!(c.memory_current, Some(65536));
+        }
+        // A partial copy without the memory files either: nothing to tell.
+        fs::remove_file(mem.join("a/memory.usage_in_bytes")).unwrap();
+        let t = read_tree(&root, &tree);
+        assert_eq!((t[1].swap_accounting, t[1].memory_current), (None, None));
+    }
+
+    /// A sample recorded before v1 was read (no `version`, no `swap_accounting`) reads as v2.
+    #[test]
+    fn an_older_sample_reads_as_v2() {
+        let old = r#"{"path":"/a","inode":7,"memory_current":4096,"swap_current":null,
+            "zswap":1,"zswapped":3,"zswpin":null,"zswpout":null,"zswpwb":null,
+            "zswap_max":null,"zswap_writeback":null}"#;
+        let s: CgroupSample = serde_json::from_str(old).unwrap();
+        assert_eq!((s.version, s.swap_accounting), (2, None));
+        assert_eq!(s.zswapped, Some(3));
+    }
+
+    /// No memory controller on either version.
+    #[test]
+    fn neither_version() {
+        let tmp = tempfile::tempdir().unwrap();
+        // A v2 mount without the memory controller, then also a v2 cgroup that happens to be
+        // named "memory": neither is a v1 controller.
+        for (dir, controllers) in [("unified", "cpu pids\n"), ("memory", "")] {
+            let d = tmp.path().join("sys/fs/cgroup").join(dir);
+            fs::create_dir_all(&d).unwrap();
+            fs::write(d.join("cgroup.controllers"), controllers).unwrap();
+            assert!(find(&Root::at(tmp.path())).is_err(), "{dir}");
+        }
     }
 
     #[test]
@@ -227,8 +430,9 @@ mod tests {
         fs::write(svc.join("memory.zswap.max"), "max\n").unwrap();
         fs::write(svc.join("memory.zswap.writeback"), "0\n").unwrap();
         let root = Root::at(tmp.path());
-        let mount = find_v2(&root).unwrap();
-        let t = read_tree(&root, &mount);
+        let tree = find(&root).unwrap();
+        assert_eq!(tree.version, 2);
+        let t = read_tree(&root, &tree);
         assert_eq!(t.len(), 2);
         assert_eq!(t[0].path, "/");
         assert_eq!(t[1].path, "/system.slice/app.service");
@@ -263,9 +467,13 @@ mod tests {
         ] {
             fs::write(base.join(d).join("memory.stat"), "zswap 1\n").unwrap();
         }
-        let whole = read_tree(&Root::at(tmp.path()), &base);
+        let tree = Hierarchy {
+            mount: base,
+            version: 2,
+        };
+        let whole = read_tree(&Root::at(tmp.path()), &tree);
         assert_eq!(whole.len(), 6);
-        let mut walk = Walk::new(Root::at(tmp.path()), base.clone());
+        let mut walk = Walk::new(Root::at(tmp.path()), tree);
         let mut steps = 0;
         // A zero budget reads one directory per step.
         while !walk.step(Some(Duration::ZERO)) {

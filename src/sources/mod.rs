@@ -58,7 +58,8 @@ pub struct Sample {
     /// Only when a view asks for it (see [`Extras`]).
     #[serde(default)]
     pub processes: Option<processes::ProcScan>,
-    /// Only when a view asks for it: the v2 cgroup tree, or why there is none.
+    /// Only when a view asks for it: the cgroup tree (v2, or v1's memory controller), or why
+    /// there is none.
     #[serde(default)]
     pub cgroups: Option<Reading<Vec<cgroups::CgroupSample>>>,
     /// How long before this sample that tree was read (0: in this tick). The dashboard reads a
@@ -82,7 +83,7 @@ impl Sample {
 pub struct Extras {
     /// Scan every process and keep this many top swap users.
     pub top_processes: Option<usize>,
-    /// Walk the cgroup v2 tree.
+    /// Walk the cgroup tree.
     pub cgroups: bool,
     /// Read the vm tunables, THP settings and zswap parameters on this tick too (a view that
     /// shows them asks); otherwise a fast tick takes them from the sample before.
@@ -268,7 +269,7 @@ fn read_extras(
         extras.top_processes.map(|n| processes::scan(root, n)),
         extras
             .cgroups
-            .then(|| cgroups::find_v2(root).map(|mount| cgroups::read_tree(root, &mount))),
+            .then(|| cgroups::find(root).map(|tree| cgroups::read_tree(root, &tree))),
     )
 }
 

@@ -109,9 +109,9 @@ impl Sampler {
         if !due {
             return;
         }
-        match cgroups::find_v2(&self.root) {
-            Ok(mount) => {
-                c.walk = Some(Walk::new(self.root.clone(), mount));
+        match cgroups::find(&self.root) {
+            Ok(tree) => {
+                c.walk = Some(Walk::new(self.root.clone(), tree));
                 c.started = (now, 0);
             }
             Err(e) => {

@@ -1,5 +1,5 @@
 //! Whose memory is swapped: the processes view (top processes by swap, with the share probably
-//! in zswap) and the cgroups view (cgroup v2 memory, swap and zswap). Both are lists the app
+//! in zswap) and the cgroups view (cgroup v2 memory, swap and zswap; v1 memory and swap). Both are lists the app
 //! sorts and filters (`app::lists`); the rows come in that order, and only the visible ones are
 //! formatted.
 //!
@@ -15,6 +15,7 @@ use super::widgets::{self, Col};
 use super::widgets::{bold, dim, raw};
 use crate::app::{App, Pane, View};
 use crate::format as f;
+use crate::model::owners::V1_NOTE;
 use crate::root::Reason;
 
 const fn col(title: &'static str, width: u16, right: bool) -> Col {
@@ -65,20 +66,30 @@ const PROC_NOTE: &str = "~in zswap is an estimate: swap × Zswapped ÷ swap used
 const CG_NOTE: &str = "zswap: compressed bytes charged to the cgroup · zswapped: those pages' \
                        original size · ratio: zswapped ÷ zswap · rates per second";
 
-fn note_for(view: View) -> &'static str {
-    if view == View::Cgroups {
-        CG_NOTE
-    } else {
-        PROC_NOTE
+/// What the figures of a cgroup v1 tree are (src/sources/cgroups.rs).
+const CG_NOTE_V1: &str = "memory: memory.usage_in_bytes · swap: memory.stat total_swap";
+
+fn note_for(app: &App, view: View) -> String {
+    if view != View::Cgroups {
+        return PROC_NOTE.to_string();
+    }
+    match &app.shown.cgroups {
+        Some(c) if c.is_v1() => {
+            let mut parts = vec![V1_NOTE.to_string()];
+            parts.extend(c.swap_missing.as_ref().map(Reason::text));
+            parts.push(CG_NOTE_V1.to_string());
+            parts.join(" · ")
+        }
+        _ => CG_NOTE.to_string(),
     }
 }
 
 /// The note's lines at this width (at most two).
-fn note_lines(view: View, width: usize, ascii: bool) -> Vec<String> {
+fn note_lines(app: &App, view: View, width: usize, ascii: bool) -> Vec<String> {
     let text = if ascii {
-        note_for(view).replace('×', "x").replace('÷', "/")
+        note_for(app, view).replace('×', "x").replace('÷', "/")
     } else {
-        note_for(view).to_string()
+        note_for(app, view)
     };
     let mut l = f::wrap(&text, width, 0, 0);
     l.truncate(2);
@@ -110,7 +121,7 @@ fn parts(area: Rect, note: u16) -> Parts {
 
 /// Rows of the list that fit in `body` (the table's header taken off).
 pub fn visible_rows(app: &App, view: View, body: Rect) -> usize {
-    let note = note_lines(view, usize::from(body.width), app.settings.ascii).len() as u16;
+    let note = note_lines(app, view, usize::from(body.width), app.settings.ascii).len() as u16;
     usize::from(parts(body, note).table.height.saturating_sub(1))
 }
 
@@ -167,8 +178,8 @@ fn message(buf: &mut Buffer, area: Rect, t: &Theme, text: &str) {
     }
 }
 
-fn draw_note(buf: &mut Buffer, p: &Parts, view: View, t: &Theme) {
-    for (i, l) in note_lines(view, usize::from(p.note.width), t.ascii)
+fn draw_note(buf: &mut Buffer, p: &Parts, app: &App, view: View, t: &Theme) {
+    for (i, l) in note_lines(app, view, usize::from(p.note.width), t.ascii)
         .into_iter()
         .enumerate()
     {
@@ -181,7 +192,7 @@ const PAUSED: &str = "paused: resume (space) to read them";
 /// The processes view.
 pub fn processes(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
     let s = &app.shown;
-    let note = note_lines(View::Processes, usize::from(area.width), t.ascii).len() as u16;
+    let note = note_lines(app, View::Processes, usize::from(area.width), t.ascii).len() as u16;
     let p = parts(area, note);
     let right = s.processes.as_ref().map(|p| {
         if let Some(why) = &p.unreadable {
@@ -230,7 +241,7 @@ pub fn processes(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
             usize::from(area.width),
         ),
     );
-    draw_note(buf, &p, View::Processes, t);
+    draw_note(buf, &p, app, View::Processes, t);
     let Some(procs) = &s.processes else {
         let text = if app.replay.is_some() {
             "the recording holds no process list at this moment (zswaptop record --top N keeps one)"
@@ -349,7 +360,7 @@ pub fn cgroups(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         }
         return;
     }
-    let note = note_lines(View::Cgroups, usize::from(area.width), t.ascii).len() as u16;
+    let note = note_lines(app, View::Cgroups, usize::from(area.width), t.ascii).len() as u16;
     let p = parts(area, note);
     let mut right = vec![
         bold(t, cg.list.len().to_string()),
@@ -360,16 +371,17 @@ pub fn cgroups(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         right.push(dim(t, format!(" · read {} ago", f::interval(age))));
     }
     let right = Line::from(right);
-    widgets::rule(
-        buf,
-        p.rule,
-        Line::from(bold(t, "cgroups (v2)")),
-        Some(right),
-        t,
-    );
+    let v1 = cg.is_v1();
+    let title = if v1 {
+        "cgroups (v1 memory controller)"
+    } else {
+        "cgroups (v2)"
+    };
+    widgets::rule(buf, p.rule, Line::from(bold(t, title)), Some(right), t);
     let st = &app.cgroups;
     use crate::app::lists::CgroupSort as S;
-    let sort_col = match st.sort {
+    let sort = if v1 { st.sort.on_v1() } else { st.sort };
+    let sort_col = match sort {
         S::Tree => 0,
         S::Memory => 1,
         S::Swap => 2,
@@ -377,7 +389,7 @@ pub fn cgroups(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         S::Zswapped => 4,
         S::Zswpout => 7,
     };
-    let desc = st.sort.descending() != st.reverse;
+    let desc = sort.descending() != st.reverse;
     let keep = widgets::fit_columns(&CG_COLS, &CG_KEEP, MIN_NAME, area.width);
     let hidden: Vec<&str> = (0..CG_COLS.len())
         .filter(|i| !keep.contains(i))
@@ -386,14 +398,14 @@ pub fn cgroups(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
     let line = status(
         app,
         t,
-        (st.sort.label(), desc),
+        (sort.label(), desc),
         app.cgroup_order.len(),
         cg.list.len(),
         (!hidden.is_empty()).then(|| format!("wider: {}", hidden.join(" "))),
         usize::from(area.width),
     );
     widgets::put(buf, p.status, 0, &line);
-    draw_note(buf, &p, View::Cgroups, t);
+    draw_note(buf, &p, app, View::Cgroups, t);
     if app.cgroup_order.is_empty() {
         let text = if cg.list.is_empty() {
             "no cgroup has memory accounting"
@@ -426,6 +438,14 @@ pub fn cgroups(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
                 r.unit.clone().unwrap_or_else(|| r.path.clone())
             };
             let charged = r.zswap_bytes.is_some();
+            // v1 has no zswap figure: missing, not a rate pending.
+            let rate = |v| {
+                if v1 {
+                    f::MISSING.to_string()
+                } else {
+                    f::rate_short(known, v)
+                }
+            };
             let cells = [
                 name,
                 f::bytes_short_opt(r.memory_current_bytes),
@@ -433,9 +453,9 @@ pub fn cgroups(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
                 f::bytes_short_opt(r.zswap_bytes),
                 f::bytes_short_opt(r.zswapped_bytes),
                 f::ratio(r.compression_ratio),
-                f::rate_short(known, r.zswpin_bytes_per_sec),
-                f::rate_short(known, r.zswpout_bytes_per_sec),
-                f::rate_short(known, r.zswpwb_bytes_per_sec),
+                rate(r.zswpin_bytes_per_sec),
+                rate(r.zswpout_bytes_per_sec),
+                rate(r.zswpwb_bytes_per_sec),
                 f::zswap_max(r.zswap_max_bytes, charged),
                 f::on_off(r.zswap_writeback).to_string(),
             ];
