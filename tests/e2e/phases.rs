@@ -1053,6 +1053,7 @@ pub fn run_all(ctx: &Ctx) -> Result<()> {
     );
     writeback_on_disk(&dev, (io0, io_end), (&k0, &k_end), ps);
     cgroups_checks(&rates_json, ctx.cg.kind);
+    cgroup_values(ctx)?;
     {
         // Settled now: a two-sample snapshot must show every swap rate as exactly 0.
         let kb = Kernel::read()?;
@@ -1903,50 +1904,115 @@ fn writeback_on_disk(
     );
 }
 
-/// `--cgroups`: on cgroup v1 the kernel neither charges nor reports zswap per cgroup, and
-/// zswaptop says so instead of listing zeros.
+/// At a quiet moment: the test's cgroup's memory and swap as `--once --cgroups` prints them,
+/// against the kernel's own files read just before and after the run (v1
+/// `memory.usage_in_bytes` and memory.stat `total_swap`; v2 `memory.current` and
+/// `memory.swap.current`).
+fn cgroup_values(ctx: &Ctx) -> Result<()> {
+    let dir = &ctx.cg.dir;
+    let read = || -> Result<(u64, u64)> {
+        let num = |f: &str| -> Result<u64> { Ok(kernel::read_trim(dir.join(f))?.parse()?) };
+        Ok(match ctx.cg.kind {
+            machine::CgroupKind::V1 => {
+                let stat = fs::read_to_string(dir.join("memory.stat"))?;
+                let swap = stat
+                    .lines()
+                    .find_map(|l| l.strip_prefix("total_swap "))
+                    .ok_or_else(|| anyhow!("no total_swap in memory.stat"))?
+                    .trim()
+                    .parse()?;
+                (num("memory.usage_in_bytes")?, swap)
+            }
+            machine::CgroupKind::V2 => (num("memory.current")?, num("memory.swap.current")?),
+        })
+    };
+    let before = read()?;
+    let (j, status) = run_zswaptop(&ctx.bin, &["--cgroups"], false)?;
+    let after = read()?;
+    let row = test_cgroup(&j);
+    let mut r = rep();
+    r.check(
+        "--once --cgroups at rest exits 0",
+        status.success(),
+        &status.to_string(),
+        "success",
+    );
+    // The kernel's stats flush is rate-limited (memory.stat may lag the page counter by its
+    // per-CPU batches): 1 MiB of slack.
+    let slack = 1 << 20;
+    r.bracket(
+        "cgroups[test].memory_current_bytes vs the kernel's page counter",
+        row.and_then(|c| u(c, "memory_current_bytes")),
+        Some(before.0),
+        Some(after.0),
+        slack,
+    );
+    r.bracket(
+        "cgroups[test].swap_current_bytes vs the kernel's swap figure",
+        row.and_then(|c| u(c, "swap_current_bytes")),
+        Some(before.1),
+        Some(after.1),
+        slack,
+    );
+    Ok(())
+}
+
+/// The test's cgroup in `cgroups.list`, if listed.
+fn test_cgroup(j: &Value) -> Option<&Value> {
+    report::at(j, "cgroups.list")
+        .and_then(Value::as_array)?
+        .iter()
+        .find(|c| {
+            c.get("path")
+                .and_then(Value::as_str)
+                .is_some_and(|p| p.ends_with(machine::CGROUP_NAME))
+        })
+}
+
+/// `--cgroups`: on cgroup v1 the test's cgroup is listed with memory and swap (the kernel keeps
+/// both there), its zswap figures null with the reason (v1 neither charges nor reports zswap per
+/// cgroup), never zeros.
 fn cgroups_checks(j: &Value, kind: machine::CgroupKind) {
     let mut r = rep();
     match kind {
         machine::CgroupKind::V1 => {
             r.check(
-                "--cgroups on cgroup v1: cgroups.available is false",
-                b(j, "cgroups.available") == Some(false),
-                &report::show(report::at(j, "cgroups.available")),
-                "false",
+                "--cgroups on cgroup v1: cgroups.available, version 1",
+                b(j, "cgroups.available") == Some(true) && i(j, "cgroups.version") == Some(1),
+                &format!(
+                    "{} v{}",
+                    report::show(report::at(j, "cgroups.available")),
+                    report::show(report::at(j, "cgroups.version"))
+                ),
+                "true v1",
             );
-            let reason = s(j, "cgroups.reason").unwrap_or("");
-            let at_v1 = reason.find("v1").unwrap_or(0);
-            let shown: String = reason
-                .chars()
-                .skip(at_v1.saturating_sub(20))
-                .take(26)
-                .collect();
+            let row = test_cgroup(j);
             r.check(
-                "--cgroups on cgroup v1: cgroups.reason mentions v1",
-                reason.contains("v1"),
-                &format!("…{shown}…"),
-                "…v1…",
+                "--cgroups on cgroup v1: the test's cgroup is listed with memory and swap",
+                row.is_some_and(|c| {
+                    u(c, "memory_current_bytes").is_some() && u(c, "swap_current_bytes").is_some()
+                }),
+                &row.map_or("not listed".to_string(), |c| {
+                    format!(
+                        "memory {} swap {}",
+                        report::show(c.get("memory_current_bytes")),
+                        report::show(c.get("swap_current_bytes"))
+                    )
+                }),
+                "memory and swap",
             );
-            let n = report::at(j, "cgroups.list")
-                .and_then(Value::as_array)
-                .map(Vec::len);
-            r.exact(
-                "--cgroups on cgroup v1: cgroups.list is empty",
-                n.map(|n| n as i128),
-                Some(0),
+            let zswap_null =
+                row.is_some_and(|c| is_null(c, "zswap_bytes") && is_null(c, "zswapped_bytes"));
+            let reason = s(j, "cgroups.zswap_missing").unwrap_or("");
+            r.check(
+                "--cgroups on cgroup v1: zswap per cgroup null, with the reason",
+                zswap_null && reason.contains("v1"),
+                reason,
+                "null, …v1…",
             );
         }
         machine::CgroupKind::V2 => {
-            let listed = report::at(j, "cgroups.list")
-                .and_then(Value::as_array)
-                .is_some_and(|a| {
-                    a.iter().any(|c| {
-                        c.get("path")
-                            .and_then(Value::as_str)
-                            .is_some_and(|p| p.ends_with(machine::CGROUP_NAME))
-                    })
-                });
+            let listed = test_cgroup(j).is_some();
             r.check(
                 "--cgroups on cgroup v2: the test's cgroup is listed",
                 b(j, "cgroups.available") == Some(true) && listed,
