@@ -92,17 +92,25 @@ fn from_table(path: &Path, text: &str) -> Reading<Vec<Compressor>> {
 }
 
 /// The blocks of the text (each ends with a blank line) whose `type` is a compressor's: the
-/// rest (ciphers, hashes, RNGs: nearly all of the file) is not handed to the parser.
+/// rest (ciphers, hashes, RNGs: nearly all of the file) is not handed to the parser. One
+/// substring search finds the lines that hold `type`; only those are split, and only a
+/// compressor's block is looked for around its line.
 fn compression_blocks(text: &str) -> String {
     let mut out = String::new();
-    for block in text.split("\n\n") {
-        let compressor = block.lines().any(|l| {
-            l.split_once(':').is_some_and(|(k, v)| {
-                k.trim() == "type" && matches!(v.trim(), "compression" | "scomp" | "acomp")
-            })
+    let mut kept_to = 0;
+    for (i, _) in text.match_indices("type") {
+        if i < kept_to {
+            continue;
+        }
+        let from = text[..i].rfind('\n').map_or(0, |n| n + 1);
+        let to = text[i..].find('\n').map_or(text.len(), |n| i + n);
+        let compressor = text[from..to].split_once(':').is_some_and(|(k, v)| {
+            k.trim() == "type" && matches!(v.trim(), "compression" | "scomp" | "acomp")
         });
         if compressor {
-            out.push_str(block);
+            let start = text[..from].rfind("\n\n").map_or(0, |n| n + 2);
+            kept_to = text[to..].find("\n\n").map_or(text.len(), |n| to + n);
+            out.push_str(&text[start..kept_to]);
             out.push_str("\n\n");
         }
     }
