@@ -27,6 +27,7 @@ use crate::sources::crypto::Compressor;
 use crate::sources::host::PageSize;
 use crate::sources::swapdev::ZramBacking;
 use crate::sources::vmstat::VmstatSample;
+use crate::sources::zswap::DebugfsMap;
 
 /// A control character: C0 (U+0000–U+001F), DEL (U+007F) or C1 (U+0080–U+009F).
 pub fn is_unsafe(c: char) -> bool {
@@ -118,6 +119,14 @@ impl<V: Sanitize> Sanitize for BTreeMap<String, V> {
                 .collect();
         }
         self.values_mut().for_each(Sanitize::sanitize);
+    }
+}
+
+impl<V: Sanitize> Sanitize for DebugfsMap<V> {
+    fn sanitize(&mut self) {
+        // The catalogue's names are safe; another file's name is a string from the tree.
+        self.other.sanitize();
+        self.slots.iter_mut().flatten().for_each(Sanitize::sanitize);
     }
 }
 

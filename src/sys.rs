@@ -27,3 +27,27 @@ pub fn unix_ms() -> u64 {
         .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
         .unwrap_or(0)
 }
+
+/// Whether debugfs is mounted on `dir` (the live `/sys/kernel/debug`): one `statfs(2)` where
+/// the mount table would be read and parsed. `None` when `dir` cannot be asked.
+pub fn is_debugfs(dir: &std::path::Path) -> Option<bool> {
+    /// `DEBUGFS_MAGIC` of the kernel's `include/uapi/linux/magic.h`.
+    const DEBUGFS_MAGIC: u64 = 0x6462_6720;
+    let st = rustix::fs::statfs(dir).ok()?;
+    Some(u64::try_from(st.f_type).ok() == Some(DEBUGFS_MAGIC))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn debugfs_is_told_by_the_file_system() {
+        assert_eq!(
+            super::is_debugfs(std::path::Path::new("/proc")),
+            Some(false)
+        );
+        assert_eq!(
+            super::is_debugfs(std::path::Path::new("/no/such/dir")),
+            None
+        );
+    }
+}

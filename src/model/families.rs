@@ -272,7 +272,7 @@ pub static FAMILIES: &[Family] = &[
             s.zswap
                 .debugfs
                 .iter()
-                .flatten()
+                .flat_map(|d| d.iter())
                 .filter(|(k, _)| super::metrics::debugfs(k).is_none())
                 .map(|(k, &v)| labelled(&[("file", k)], v as f64))
                 .collect()

@@ -850,6 +850,20 @@ mod tests {
         assert_eq!(get("swap_ra_hit").and_then(|m| m.part_of), Some("swap_ra"));
     }
 
+    /// The debugfs files with a slot of their own are exactly those the catalogue reads.
+    #[test]
+    fn debugfs_slots_are_the_catalogues_files() {
+        let mut named: Vec<&str> = CATALOGUE
+            .iter()
+            .filter_map(|m| match m.read {
+                Read::Debugfs(k) => Some(k),
+                _ => None,
+            })
+            .collect();
+        named.sort_unstable();
+        assert_eq!(named, crate::sources::zswap::DEBUGFS_FILES);
+    }
+
     #[test]
     fn debugfs_levels_are_not_rates() {
         assert!(debugfs_is_gauge("stored_pages"));

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::sources::Sample;
+use crate::sources::zswap::DebugfsMap;
 
 /// Per-second rates over one interval. Page counters are given in bytes per second.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -21,7 +22,7 @@ pub struct Rates {
     /// Pages written to a swap device without passing through zswap: Δpswpout − Δzswpwb.
     pub bypassed_zswap_bytes_per_sec: Option<f64>,
     /// debugfs event counters per second (pool_limit_hit, reject_*, written_back_pages in pages).
-    pub debugfs_per_sec: BTreeMap<String, f64>,
+    pub debugfs_per_sec: DebugfsMap<f64>,
     /// Every counter of the metric catalogue by id, per second in its own unit (pages,
     /// events, microseconds); a counter missing from either sample is left out.
     #[serde(default)]
@@ -73,15 +74,15 @@ pub fn derive(prev: &Sample, curr: &Sample) -> Option<Rates> {
         }
         _ => None,
     };
-    let mut debugfs_per_sec = BTreeMap::new();
+    let mut debugfs_per_sec = DebugfsMap::default();
     if let (Ok(p), Ok(c)) = (&prev.zswap_debugfs, &curr.zswap_debugfs) {
-        for (k, &v) in &c.values {
+        for (k, &v) in c.values.iter() {
             // Gauges are not rates.
             if super::metrics::debugfs_is_gauge(k) {
                 continue;
             }
             if let Some(r) = counter_rate(p.values.get(k).copied(), Some(v), dt) {
-                debugfs_per_sec.insert(k.clone(), r);
+                debugfs_per_sec.insert(k, r);
             }
         }
     }

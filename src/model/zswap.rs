@@ -9,7 +9,7 @@ use super::{Missing, missing_item, ratio, too_large};
 use crate::root::Reason;
 use crate::sources::Sample;
 use crate::sources::crypto::Compressor;
-use crate::sources::zswap::parse_bool;
+use crate::sources::zswap::{DebugfsMap, parse_bool};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Zswap {
@@ -35,7 +35,7 @@ pub struct Zswap {
     pub pool_limit_used_percent: Option<f64>,
     pub parameters: BTreeMap<String, String>,
     pub boot_parameters: BTreeMap<String, String>,
-    pub debugfs: Option<BTreeMap<String, u64>>,
+    pub debugfs: Option<DebugfsMap<u64>>,
     pub unavailable: Vec<Missing>,
     /// Compressors registered with the crypto API (`/proc/crypto`), for the diagnostics (not in
     /// the JSON); `None` when it could not be read.

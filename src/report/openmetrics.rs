@@ -244,7 +244,7 @@ mod tests {
         assert!(text(&s).contains("zswaptop_zswap_debugfs_pool_limit_hit_total "));
         assert!(!text(&s).contains("unlisted"));
         if let Some(d) = s.zswap.debugfs.as_mut() {
-            d.insert("a_later_kernels_counter".into(), 7);
+            d.insert("a_later_kernels_counter", 7);
         }
         assert!(
             text(&s)

@@ -3,8 +3,8 @@
 //! list `zswap.compressor=` can choose from without loading a module. (zram on 6.12+ has its own
 //! backends, listed in its `comp_algorithm` file instead.)
 //!
-//! Parsing is delegated to `procfs_core::CryptoTable`; only blocks of type `compression`, `scomp`
-//! or `acomp` are kept.
+//! Parsing is delegated to `procfs_core::CryptoTable`, given only the blocks of type
+//! `compression`, `scomp` or `acomp`.
 
 use std::path::Path;
 
@@ -49,6 +49,11 @@ pub fn parse(path: &Path, text: &str) -> Reading<Vec<Compressor>> {
     if !text.lines().any(|l| key_of(l) == Some("name")) {
         return Err(Unavailable::malformed(path, None, "no `name :` line"));
     }
+    from_table(path, &compression_blocks(text))
+}
+
+/// The compressors of a text in `/proc/crypto`'s format, through the parser.
+fn from_table(path: &Path, text: &str) -> Reading<Vec<Compressor>> {
     let table = CryptoTable::from_read(text.as_bytes())
         .map_err(|e| Unavailable::malformed(path, None, e.to_string()))?;
     let mut out: Vec<Compressor> = table
@@ -84,6 +89,32 @@ pub fn parse(path: &Path, text: &str) -> Reading<Vec<Compressor>> {
     });
     out.dedup_by(|a, b| a.name == b.name && a.driver == b.driver);
     Ok(out)
+}
+
+/// The blocks of the text (each ends with a blank line) whose `type` is a compressor's: the
+/// rest (ciphers, hashes, RNGs: nearly all of the file) is not handed to the parser. One
+/// substring search finds the lines that hold `type`; only those are split, and only a
+/// compressor's block is looked for around its line.
+fn compression_blocks(text: &str) -> String {
+    let mut out = String::new();
+    let mut kept_to = 0;
+    for (i, _) in text.match_indices("type") {
+        if i < kept_to {
+            continue;
+        }
+        let from = text[..i].rfind('\n').map_or(0, |n| n + 1);
+        let to = text[i..].find('\n').map_or(text.len(), |n| i + n);
+        let compressor = text[from..to].split_once(':').is_some_and(|(k, v)| {
+            k.trim() == "type" && matches!(v.trim(), "compression" | "scomp" | "acomp")
+        });
+        if compressor {
+            let start = text[..from].rfind("\n\n").map_or(0, |n| n + 2);
+            kept_to = text[to..].find("\n\n").map_or(text.len(), |n| to + n);
+            out.push_str(&text[start..kept_to]);
+            out.push_str("\n\n");
+        }
+    }
+    out
 }
 
 fn key_of(line: &str) -> Option<&str> {
@@ -173,6 +204,34 @@ mod tests {
         assert_eq!(c[0].kind, "compression");
         assert!(!c[0].built_in());
         assert_eq!(names(&c), vec!["lz4", "zstd"]);
+    }
+
+    /// Handing the parser only the compressors' blocks finds what the whole file gives it, in
+    /// every fixture and on this machine.
+    #[test]
+    fn only_the_compressors_blocks_are_parsed() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+        let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path().join("proc/crypto"))
+            .chain([std::path::PathBuf::from("/proc/crypto")])
+            .filter(|p| p.is_file())
+            .collect();
+        files.sort();
+        assert!(files.len() > 3, "{files:?}");
+        for p in files {
+            let t = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
+            let named = t.lines().any(|l| key_of(l) == Some("name"));
+            if let (true, Ok(whole)) = (named, from_table(&p, &t)) {
+                assert_eq!(parse(&p, &t), Ok(whole), "{}", p.display());
+            }
+        }
+        assert!(
+            compression_blocks(&fixture("linux-6.18-zram").1)
+                .lines()
+                .count()
+                < 40
+        );
     }
 
     #[test]

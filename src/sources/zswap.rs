@@ -21,9 +21,123 @@ pub struct ZswapParams {
 /// Every zswap debugfs file with its decimal value.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ZswapDebugfs {
-    pub values: BTreeMap<String, u64>,
+    pub values: DebugfsMap<u64>,
     /// Files present but unreadable or not a number.
     pub errors: Vec<Unavailable>,
+}
+
+/// The debugfs files the metric catalogue names (`Read::Debugfs`), sorted: their values live in
+/// fixed slots of a [`DebugfsMap`], so a tick keeps no string per counter.
+pub const DEBUGFS_FILES: [&str; 14] = [
+    "decompress_fail",
+    "duplicate_entry",
+    "pool_limit_hit",
+    "pool_pages",
+    "pool_total_size",
+    "reject_alloc_fail",
+    "reject_compress_fail",
+    "reject_compress_poor",
+    "reject_kmemcache_fail",
+    "reject_reclaim_fail",
+    "same_filled_pages",
+    "stored_incompressible_pages",
+    "stored_pages",
+    "written_back_pages",
+];
+
+/// A value per zswap debugfs file, by file name: the files of [`DEBUGFS_FILES`] in fixed slots,
+/// any other (a later kernel's) by its name. Reads, iterates (in name order) and serializes as
+/// the map from file name to value it stands for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DebugfsMap<T> {
+    pub(crate) slots: [Option<T>; DEBUGFS_FILES.len()],
+    /// Files [`DEBUGFS_FILES`] lacks, by name.
+    pub(crate) other: BTreeMap<String, T>,
+}
+
+impl<T: Eq> Eq for DebugfsMap<T> {}
+
+impl<T> Default for DebugfsMap<T> {
+    fn default() -> Self {
+        DebugfsMap {
+            slots: std::array::from_fn(|_| None),
+            other: BTreeMap::new(),
+        }
+    }
+}
+
+fn slot(name: &str) -> Option<usize> {
+    DEBUGFS_FILES.binary_search(&name).ok()
+}
+
+impl<T> DebugfsMap<T> {
+    pub fn get(&self, name: &str) -> Option<&T> {
+        match slot(name) {
+            Some(i) => self.slots[i].as_ref(),
+            None => self.other.get(name),
+        }
+    }
+
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    /// Set the value of `name` (a string is kept only for a name [`DEBUGFS_FILES`] lacks).
+    pub fn insert(&mut self, name: &str, value: T) -> Option<T> {
+        match slot(name) {
+            Some(i) => self.slots[i].replace(value),
+            None => self.other.insert(name.to_string(), value),
+        }
+    }
+
+    /// Every file with its value, in name order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &T)> {
+        let mut known = DEBUGFS_FILES
+            .iter()
+            .zip(&self.slots)
+            .filter_map(|(&k, v)| Some((k, v.as_ref()?)))
+            .peekable();
+        let mut other = self.other.iter().map(|(k, v)| (k.as_str(), v)).peekable();
+        std::iter::from_fn(move || match (known.peek(), other.peek()) {
+            (Some(a), Some(b)) if a.0 > b.0 => other.next(),
+            (Some(_), _) => known.next(),
+            (None, _) => other.next(),
+        })
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.iter().map(|(k, _)| k)
+    }
+
+    pub fn len(&self) -> usize {
+        self.slots.iter().flatten().count() + self.other.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl<T, S: AsRef<str>> FromIterator<(S, T)> for DebugfsMap<T> {
+    fn from_iter<I: IntoIterator<Item = (S, T)>>(iter: I) -> Self {
+        let mut map = DebugfsMap::default();
+        for (k, v) in iter {
+            map.insert(k.as_ref(), v);
+        }
+        map
+    }
+}
+
+impl<T: Serialize> Serialize for DebugfsMap<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.iter())
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for DebugfsMap<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(BTreeMap::<String, T>::deserialize(d)?.into_iter().collect())
+    }
 }
 
 pub fn read_params(root: &Root) -> Reading<ZswapParams> {
@@ -68,7 +182,7 @@ pub fn read_debugfs(
             .and_then(|t| parse_u64_file(&path, &t))
         {
             Ok(v) => {
-                out.values.insert(name, v);
+                out.values.insert(&name, v);
             }
             Err(e) => out.errors.push(e),
         }
@@ -85,12 +199,7 @@ pub fn reread_debugfs(root: &Root, known: &ZswapDebugfs) -> Option<Reading<Zswap
         .errors
         .iter()
         .filter_map(|e| Path::new(e.path()).file_name()?.to_str());
-    let mut names: Vec<&str> = known
-        .values
-        .keys()
-        .map(String::as_str)
-        .chain(failed)
-        .collect();
+    let mut names: Vec<&str> = known.values.keys().chain(failed).collect();
     names.sort_unstable();
     let mut out = ZswapDebugfs::default();
     let mut buf = Vec::with_capacity(32);
@@ -106,7 +215,7 @@ pub fn reread_debugfs(root: &Root, known: &ZswapDebugfs) -> Option<Reading<Zswap
             .and_then(|t| parse_u64_file(&path, t));
         match read {
             Ok(v) => {
-                out.values.insert(name.to_string(), v);
+                out.values.insert(name, v);
             }
             Err(e) if e.reason.is_absent() => return None,
             Err(e) => out.errors.push(e),
@@ -135,8 +244,14 @@ fn explain_missing(root: &Root, zswap_present: bool, zswap_enabled: bool) -> Rea
     }
 }
 
-/// Whether the mount table shows debugfs on /sys/kernel/debug. `None` when there is no table.
+/// Whether debugfs is on /sys/kernel/debug: asked of the live kernel with `statfs`, else as
+/// the tree's mount table shows it. `None` when there is no table.
 fn debugfs_mounted(root: &Root) -> Option<bool> {
+    if root.is_live()
+        && let Some(mounted) = crate::sys::is_debugfs(&root.sys("kernel/debug"))
+    {
+        return Some(mounted);
+    }
     let text = root
         .read_text(&root.proc("mounts"), &Reason::absent(""))
         .ok()?;
@@ -230,6 +345,49 @@ mod tests {
         assert_eq!(d.values.get("stored_pages"), Some(&249_415));
         assert_eq!(d.values.get("stored_incompressible_pages"), Some(&39_343));
         assert_eq!(d.values.len(), 11);
+    }
+
+    /// The catalogue's files go in slots, another file by its name; either way the map reads,
+    /// iterates and serializes as the map of file names it stands for.
+    #[test]
+    fn debugfs_map_is_the_map_of_names() {
+        let pairs = [
+            ("a_first", 1),
+            ("pool_limit_hit", 2),
+            ("q_between", 3),
+            ("stored_pages", 4),
+            ("zz_last", 5),
+            ("written_back_pages", 6),
+        ];
+        let map: DebugfsMap<u64> = pairs.iter().copied().collect();
+        let plain: BTreeMap<String, u64> = pairs.iter().map(|&(k, v)| (k.into(), v)).collect();
+        let names: Vec<&str> = map.keys().collect();
+        assert_eq!(names, plain.keys().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(map.len(), 6);
+        assert_eq!(map.get("q_between"), Some(&3));
+        assert_eq!(map.get("stored_pages"), Some(&4));
+        assert_eq!(map.get("pool_pages"), None);
+        assert_eq!(
+            map.other.len(),
+            3,
+            "only the unknown names are kept as strings"
+        );
+        let json = serde_json::to_string(&map).unwrap();
+        assert_eq!(json, serde_json::to_string(&plain).unwrap());
+        assert_eq!(serde_json::from_str::<DebugfsMap<u64>>(&json).unwrap(), map);
+        assert!(DebugfsMap::<u64>::default().is_empty());
+        assert!(DEBUGFS_FILES.windows(2).all(|w| w[0] < w[1]), "sorted");
+    }
+
+    /// A fresh read and a read again of the files found keep the catalogue's counters in their
+    /// slots, and agree.
+    #[test]
+    fn debugfs_read_again_fills_the_slots() {
+        let root = root("linux-6.18-loaded");
+        let d = read_debugfs(&root, true, true).unwrap();
+        assert!(d.values.other.is_empty(), "{:?}", d.values.other);
+        let again = reread_debugfs(&root, &d).unwrap().unwrap();
+        assert_eq!(again, d);
     }
 
     #[test]

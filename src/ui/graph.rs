@@ -178,7 +178,7 @@ pub fn draw(buf: &mut Buffer, area: Rect, g: &Graph, app: &App, t: &Theme) {
     widgets::rule(buf, Rect { height: 1, ..area }, title, None, t);
     let mut y = area.y + 1;
     for l in &legend_rows {
-        buf.set_line(area.x, y, l, area.width);
+        widgets::set_line(buf, area.x, y, l, area.width);
         y += 1;
     }
     if y >= area.y + area.height {
@@ -352,24 +352,27 @@ fn heading(
     };
     let width_of = |v: &[Span<'_>]| v.iter().map(Span::width).sum::<usize>();
     // On the title row: the rule needs 2 columns on each side.
-    for (name, long) in [
-        (g.title, true),
-        (g.title, false),
-        (g.short_title, true),
-        (g.short_title, false),
+    // Each form's items are formatted once, and measured before any line is built of them.
+    let (long_items, short_items) = (items(true), items(false));
+    for (name, its) in [
+        (g.title, &long_items),
+        (g.title, &short_items),
+        (g.short_title, &long_items),
+        (g.short_title, &short_items),
     ] {
-        let mut line = title(name);
-        for it in items(long) {
-            line.push(Span::raw("  "));
-            line.extend(it);
-        }
-        if width_of(&line) + 4 <= width {
+        let w = width_of(&title(name)) + its.iter().map(|it| 2 + width_of(it)).sum::<usize>();
+        if w + 4 <= width {
+            let mut line = title(name);
+            for it in its {
+                line.push(Span::raw("  "));
+                line.extend(it.iter().cloned());
+            }
             return (Line::from(line), Vec::new());
         }
     }
     let room = usize::from(height).saturating_sub(3);
-    let long = widgets::flow(items(true), width, "  ", 0);
-    let short = widgets::flow(items(false), width, "  ", 0);
+    let long = widgets::flow(long_items, width, "  ", 0);
+    let short = widgets::flow(short_items, width, "  ", 0);
     // A short graph keeps its plot: one row of short names beats two of long ones.
     let rows = if long.len() <= 1 || (long.len() <= 2 && (short.len() > 1 || height >= 8)) {
         long

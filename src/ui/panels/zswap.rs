@@ -95,9 +95,8 @@ pub fn zswap(s: &Snapshot, t: &Theme, width: usize) -> Section {
     match &z.debugfs {
         Some(d) => {
             let rates = s.rates.as_ref();
-            let mut keys: Vec<&String> =
-                d.keys().filter(|k| !metrics::debugfs_is_gauge(k)).collect();
-            keys.sort_by_key(|k| (metrics::debugfs_rank(k), k.as_str()));
+            let mut keys: Vec<&str> = d.keys().filter(|k| !metrics::debugfs_is_gauge(k)).collect();
+            keys.sort_by_key(|k| (metrics::debugfs_rank(k), *k));
             let mut first_reject = true;
             let items: Vec<Vec<Span<'static>>> = keys
                 .into_iter()
@@ -118,7 +117,7 @@ pub fn zswap(s: &Snapshot, t: &Theme, width: usize) -> Section {
                             }
                             rest
                         }
-                        None => k.as_str(),
+                        None => k,
                     };
                     item.push(dim(t, format!("{name} ")));
                     item.push(Span::styled(

@@ -15,4 +15,4 @@ pub use bar::{Segment, stacked_bar};
 pub use gauge::gauge;
 pub use section::{Section, rule};
 pub use table::{Col, fit_columns, sorted_table, table};
-pub use text::{bold, dim, flow, joined, put, raw, rule_line, sep};
+pub use text::{bold, dim, flow, joined, put, raw, rule_line, sep, set_line};

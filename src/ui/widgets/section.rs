@@ -79,7 +79,7 @@ pub fn rule(buf: &mut Buffer, row: Rect, title: Line<'_>, right: Option<Line<'_>
         x += 2;
         let w = title.width().min(usize::from(row.width - 4)) as u16;
         buf[(x - 1, row.y)].set_symbol(" ").set_style(Style::new());
-        buf.set_line(x, row.y, &title, w);
+        super::set_line(buf, x, row.y, &title, w);
         if x + w < row.x + row.width {
             buf[(x + w, row.y)].set_symbol(" ").set_style(Style::new());
         }
@@ -91,7 +91,7 @@ pub fn rule(buf: &mut Buffer, row: Rect, title: Line<'_>, right: Option<Line<'_>
         if end >= x + rw + 3 {
             let rx = end - rw - 2;
             buf[(rx - 1, row.y)].set_symbol(" ").set_style(Style::new());
-            buf.set_line(rx, row.y, &r, rw);
+            super::set_line(buf, rx, row.y, &r, rw);
             buf[(rx + rw, row.y)]
                 .set_symbol(" ")
                 .set_style(Style::new());

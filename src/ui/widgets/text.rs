@@ -2,7 +2,7 @@
 //! rule as a line of text.
 
 use ratatui::buffer::Buffer;
-use ratatui::layout::Rect;
+use ratatui::layout::{Position, Rect};
 use ratatui::text::{Line, Span};
 
 use crate::ui::theme::Theme;
@@ -12,14 +12,65 @@ use crate::ui::theme::Theme;
 pub fn put(buf: &mut Buffer, area: Rect, y: u16, line: &Line<'_>) {
     if y < area.height && area.width > 0 {
         let row = area.y + y;
-        buf.set_line(area.x, row, line, area.width);
-        let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
-        if Span::raw(text.trim_end()).width() > usize::from(area.width)
+        set_line(buf, area.x, row, line, area.width);
+        if cut_short(line, usize::from(area.width))
             && let Some(cell) = buf.cell_mut((area.x + area.width - 1, row))
         {
             cell.set_symbol("…");
         }
     }
+}
+
+/// Whether `line`, its trailing blanks aside, is wider than `width`. The spans' widths add up
+/// to the line's unless a span begins with a character that joins the one before (a variation
+/// selector, a joiner, a combining mark: never ASCII), so a line within the width by that sum
+/// is measured no further.
+fn cut_short(line: &Line<'_>, width: usize) -> bool {
+    let additive = line
+        .spans
+        .iter()
+        .skip(1)
+        .all(|s| s.content.bytes().next().is_none_or(|b| b.is_ascii()));
+    if additive && line.width() <= width {
+        return false;
+    }
+    let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+    Span::raw(text.trim_end()).width() > width
+}
+
+/// [`Buffer::set_line`], cell for cell, but a span of printable ASCII is written a byte to a
+/// cell (each such byte is a grapheme one cell wide) rather than through grapheme
+/// segmentation and width lookups; any other span goes to [`Buffer::set_stringn`] as there.
+pub fn set_line(buf: &mut Buffer, x: u16, y: u16, line: &Line<'_>, max_width: u16) -> (u16, u16) {
+    let mut remaining_width = max_width;
+    let mut x = x;
+    for span in line {
+        if remaining_width == 0 {
+            break;
+        }
+        let style = line.style.patch(span.style);
+        let text = span.content.as_ref();
+        let end = if text.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+            let room = buf.area.right().saturating_sub(x).min(remaining_width);
+            let n = u16::try_from(text.len()).unwrap_or(u16::MAX).min(room);
+            let area = buf.area;
+            if area.contains(Position::new(x, y)) {
+                let start =
+                    usize::from(y - area.y) * usize::from(area.width) + usize::from(x - area.x);
+                let cells = buf.content.iter_mut().skip(start).take(usize::from(n));
+                for (cell, b) in cells.zip(text.bytes()) {
+                    cell.set_char(char::from(b)).set_style(style);
+                }
+            }
+            x + n
+        } else {
+            buf.set_stringn(x, y, text, usize::from(remaining_width), style)
+                .0
+        };
+        remaining_width = remaining_width.saturating_sub(end.saturating_sub(x));
+        x = end;
+    }
+    (x, y)
 }
 
 pub fn dim(t: &Theme, s: impl Into<String>) -> Span<'static> {
@@ -112,6 +163,81 @@ pub fn rule_line(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+    use ratatui::style::{Color, Modifier, Style};
+
+    fn style_of(n: u8) -> Style {
+        match n % 4 {
+            0 => Style::new(),
+            1 => Style::new().fg(Color::Red),
+            2 => Style::new().bg(Color::Blue).add_modifier(Modifier::BOLD),
+            _ => Style::new()
+                .fg(Color::Green)
+                .remove_modifier(Modifier::BOLD),
+        }
+    }
+
+    /// Spans of printable ASCII, and of what is not: box drawing, combining marks, wide
+    /// characters, joiners and selectors (also at a span's start), tabs, DEL and ESC.
+    fn line() -> impl Strategy<Value = Line<'static>> {
+        let piece = proptest::sample::select(vec![
+            "a",
+            "Zz 9",
+            " ",
+            "  ",
+            "~!",
+            "─",
+            "…",
+            "é",
+            "e\u{301}",
+            "\u{301}",
+            "中文",
+            "\u{fe0f}",
+            "\u{200d}",
+            "\t",
+            "x\u{7f}",
+            "\u{1b}[1m",
+            "👩\u{200d}🔬",
+            "#",
+            "☺",
+        ]);
+        let span = (proptest::collection::vec(piece, 0..4), any::<u8>())
+            .prop_map(|(parts, st)| Span::styled(parts.concat(), style_of(st)));
+        (proptest::collection::vec(span, 0..6), any::<u8>())
+            .prop_map(|(spans, st)| Line::from(spans).style(style_of(st)))
+    }
+
+    proptest! {
+        /// Cell for cell what ratatui's own `set_line` writes, and where it stops.
+        #[test]
+        fn set_line_writes_what_ratatui_does(
+            line in line(),
+            x in 2u16..26,
+            y in 1u16..3,
+            max in 0u16..40,
+        ) {
+            let mut theirs = Buffer::empty(Rect::new(2, 1, 20, 2));
+            let mut ours = theirs.clone();
+            let end = theirs.set_line(x, y, &line, max);
+            prop_assert_eq!(set_line(&mut ours, x, y, &line, max), end);
+            prop_assert_eq!(ours, theirs);
+        }
+
+        /// `put` marks a line cut short exactly as measuring the whole text does.
+        #[test]
+        fn put_marks_what_is_cut_short(line in line(), width in 1u16..24) {
+            let area = Rect::new(1, 0, width, 1);
+            let mut ours = Buffer::empty(Rect::new(0, 0, 26, 1));
+            let mut theirs = ours.clone();
+            put(&mut ours, area, 0, &line);
+            theirs.set_line(area.x, 0, &line, area.width);
+            let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+            if Span::raw(text.trim_end()).width() > usize::from(width) {
+                theirs[(area.x + width - 1, 0)].set_symbol("…");
+            }
+            prop_assert_eq!(ours, theirs);
+        }
+    }
 
     #[test]
     fn flow_wraps() {
