@@ -401,7 +401,8 @@ pub fn cgroups(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         (sort.label(), desc),
         app.cgroup_order.len(),
         cg.list.len(),
-        (!hidden.is_empty()).then(|| format!("wider: {}", hidden.join(" "))),
+        // On v1 the columns a wider terminal adds are zswap figures, all missing there.
+        (!hidden.is_empty() && !v1).then(|| format!("wider: {}", hidden.join(" "))),
         usize::from(area.width),
     );
     widgets::put(buf, p.status, 0, &line);
