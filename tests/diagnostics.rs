@@ -1185,14 +1185,10 @@ fn check_fixes_change_something(s: &Snapshot) -> usize {
 fn no_fix_proposes_the_current_state() {
     let mut checked = 0;
     let mut seen = std::collections::BTreeSet::new();
-    let dir = common::fixture_dir("");
-    let mut trees: Vec<String> = fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| dir.join(n).join("proc").is_dir())
+    let mut snaps: Vec<Snapshot> = common::fixture_trees()
+        .iter()
+        .map(|t| fixture_snap(&t.file_name().unwrap().to_string_lossy()))
         .collect();
-    trees.sort();
-    let mut snaps: Vec<Snapshot> = trees.iter().map(|n| fixture_snap(n)).collect();
     snaps.push(fixture_pair("regress-zram-room", "regress-zram-room-t1", 2));
     snaps.push(fixture_pair(
         "regress-pool-near-limit",

@@ -41,16 +41,6 @@ fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_zswaptop"))
 }
 
-fn fixtures() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir("tests/fixtures")
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    v.sort();
-    v
-}
-
 /// `zswaptop --format FORMAT` (on `root`, or live).
 fn exposition(root: Option<&Path>, format: &str) -> String {
     let mut c = Command::new(bin());
@@ -129,7 +119,7 @@ fn a_missing_value_is_absent_never_zero() {
 }
 
 fn openmetrics_and_text_formats_agree() {
-    for root in fixtures() {
+    for root in common::fixture_trees() {
         let om = exposition(Some(&root), "openmetrics");
         let prom = exposition(Some(&root), "prometheus");
         let samples = |t: &str| -> Vec<String> {
@@ -170,7 +160,7 @@ fn openmetrics_and_text_formats_agree() {
 
 fn promtool_checks_every_fixture_and_live() {
     let promtool = need("promtool");
-    let mut trees: Vec<Option<PathBuf>> = fixtures().into_iter().map(Some).collect();
+    let mut trees: Vec<Option<PathBuf>> = common::fixture_trees().into_iter().map(Some).collect();
     trees.push(None);
     for root in trees {
         let text = exposition(root.as_deref(), "prometheus");

@@ -7,7 +7,7 @@
 mod common;
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use zswaptop::root::Root;
 use zswaptop::sources::{self, Extras, Sample};
@@ -15,16 +15,6 @@ use zswaptop::store::format::{self, HEADER_LEN};
 use zswaptop::store::{Error, Reader, WarningKind, Writer, WriterOptions};
 
 const T0: u64 = 1_795_000_000_000;
-
-fn all_fixtures() -> Vec<PathBuf> {
-    let mut roots: Vec<_> = fs::read_dir(common::fixture_dir(""))
-        .unwrap()
-        .map(|d| d.unwrap().path())
-        .filter(|p| p.join("proc").is_dir())
-        .collect();
-    roots.sort();
-    roots
-}
 
 fn extras(top: bool) -> Extras {
     Extras {
@@ -87,7 +77,7 @@ fn every_fixture_round_trips_with_and_without_processes() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("all.zsr");
     let mut samples = Vec::new();
-    for (i, root) in all_fixtures().iter().enumerate() {
+    for (i, root) in common::fixture_trees().iter().enumerate() {
         for top in [false, true] {
             let s = sources::collect_with(&Root::at(root), extras(top));
             samples.push(at(s, samples.len() as u64 + i as u64));

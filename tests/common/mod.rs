@@ -16,6 +16,17 @@ pub fn fixture_dir(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// Every fixture tree (a directory with a `proc/`), sorted by name.
+pub fn fixture_trees() -> Vec<PathBuf> {
+    let mut trees: Vec<PathBuf> = std::fs::read_dir(fixture_dir(""))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("proc").is_dir())
+        .collect();
+    trees.sort();
+    trees
+}
+
 pub fn fixture(name: &str) -> Root {
     Root::at(fixture_dir(name))
 }
