@@ -15,8 +15,8 @@ ROUNDS=${ROUNDS:-3}
 cd "$(dirname "$0")/.."
 
 if [ -z "${ZSWAPTOP:-}" ]; then
-    cargo build --release --quiet
-    ZSWAPTOP=target/release/zswaptop
+    # The binary the project ships (the release script's and the .deb's).
+    ZSWAPTOP=$(scripts/build-static.sh --quiet)
 fi
 [ -x "$ZSWAPTOP" ] || { echo "bench: $ZSWAPTOP is not executable" >&2; exit 2; }
 command -v free >/dev/null || { echo "bench: free (procps) is missing" >&2; exit 2; }

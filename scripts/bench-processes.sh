@@ -38,8 +38,8 @@ for tool in tmux htop; do
 done
 
 if [ -z "${ZSWAPTOP:-}" ]; then
-    cargo build --release --quiet
-    ZSWAPTOP=target/release/zswaptop
+    # The binary the project ships (the release script's and the .deb's).
+    ZSWAPTOP=$(scripts/build-static.sh --quiet)
 fi
 [ -x "$ZSWAPTOP" ] || { echo "bench: $ZSWAPTOP is not executable" >&2; exit 2; }
 

@@ -1,16 +1,15 @@
 #!/usr/bin/env bash
-# Write the Debian package's generated files under target/assets, from the built binary
-# (target/release/zswaptop, built here when missing): the man page, the bash, zsh and fish
+# Write the Debian package's generated files under target/assets, from the binary the package
+# ships (scripts/build-static.sh's, built here when missing): the man page, the bash, zsh and fish
 # completions and the Debian changelog. (The systemd units in assets/ are found by cargo-deb
 # itself: systemd-units in Cargo.toml.)
 # `cargo deb` then picks them up ([package.metadata.deb] in Cargo.toml).
 #
-#   scripts/deb-assets.sh && cargo deb --no-build
+#   scripts/deb-assets.sh && cargo deb --no-build --target "$(uname -m)-unknown-linux-gnu"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bin=target/release/zswaptop
-cargo build --release --locked
+bin=$(scripts/build-static.sh)
 out=target/assets
 rm -rf "$out"
 mkdir -p "$out"

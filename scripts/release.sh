@@ -1,23 +1,22 @@
 #!/usr/bin/env bash
 # Build zswaptop as one static, stripped x86_64 Linux executable, with its SHA-256 sum.
 #
-#   scripts/release.sh            # -> target/dist/zswaptop-VERSION-x86_64-linux-musl(.sha256)
+#   scripts/release.sh            # -> target/dist/zswaptop-VERSION-x86_64-linux-gnu-static(.sha256)
 #   OUT=/tmp/dist scripts/release.sh
 #
-# The binary is built for x86_64-unknown-linux-musl (the Rust standard library for it comes from
-# `rustup target add`). Where that cannot be had, the script says so and builds the gnu target
-# statically linked (-C target-feature=+crt-static) instead. Either way it then checks that the
+# The binary is scripts/build-static.sh's: glibc linked in statically, the code laid out by
+# assets/link-order.txt (the same binary the Debian package ships). It then checks that the
 # result is static and that it runs (--version, and a snapshot of a fixture tree).
 #
-# A static binary resolves user names from /etc/passwd only (musl has no NSS modules; a static
-# glibc cannot load them): LDAP or DynamicUser names need the distribution's build (the .deb).
+# User names come from /etc/passwd (glibc's built-in "files" service); an NSS module such as
+# systemd's (DynamicUser) or LDAP's loads only where the system's glibc is the version linked in,
+# else the processes view shows the uid.
 #
 # Exit status: 0 when the binary is built and checked, 1 otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 OUT=${OUT:-target/dist}
-TARGET=x86_64-unknown-linux-musl
 say() { printf '== %s\n' "$*"; }
 
 if [ "$(uname -m)" != x86_64 ]; then
@@ -25,33 +24,8 @@ if [ "$(uname -m)" != x86_64 ]; then
   exit 1
 fi
 
-have_musl_std() {
-  command -v rustup >/dev/null 2>&1 || return 1
-  rustup target list --installed 2>/dev/null | grep -qx "$TARGET" && return 0
-  say "rustup target add $TARGET"
-  rustup target add "$TARGET"
-}
-
-if have_musl_std; then
-  kind=musl
-  # The recording codec (zstd) has C code: built with musl-gcc when musl-tools is installed, else
-  # with the system gcc (zstd's C uses only the freestanding parts of libc, which link with musl).
-  if [ -z "${CC_x86_64_unknown_linux_musl:-}" ]; then
-    CC_x86_64_unknown_linux_musl=$(command -v musl-gcc || command -v gcc || echo cc)
-    export CC_x86_64_unknown_linux_musl
-  fi
-  cargo build --release --locked --target "$TARGET"
-else
-  echo "release: NOTE: the Rust standard library for $TARGET is not available here" \
-    "(no rustup, or 'rustup target add' failed); building x86_64-unknown-linux-gnu" \
-    "statically linked with glibc (+crt-static) instead" >&2
-  TARGET=x86_64-unknown-linux-gnu
-  kind=gnu-static
-  RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static" \
-    cargo build --release --locked --target "$TARGET"
-fi
-
-built="target/$TARGET/release/zswaptop"
+built=$(scripts/build-static.sh)
+kind=gnu-static
 version=$("$built" --version | awk '{print $2}')
 name="zswaptop-$version-x86_64-linux-$kind"
 mkdir -p "$OUT"
