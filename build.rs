@@ -44,6 +44,9 @@ fn watched(dir: &Path) -> Vec<PathBuf> {
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    // scripts/build-static.sh links with this file (lld's --symbol-ordering-file), which cargo does
+    // not track: a new order must relink the binary.
+    println!("cargo:rerun-if-changed=assets/link-order.txt");
     let version = std::env::var("CARGO_PKG_VERSION").unwrap_or_default();
     let dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
     let rev = if dir.join(".git").exists() {

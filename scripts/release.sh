@@ -26,6 +26,13 @@ fi
 
 built=$(scripts/build-static.sh)
 kind=gnu-static
+# How much of the link order file this build still has (a stale file costs memory only).
+listed=$(grep -c . assets/link-order.txt || true)
+found=$(nm "$built" 2>/dev/null | awk '{print $NF}' | sort -u | comm -12 - <(sort -u assets/link-order.txt) | wc -l)
+say "link order: $found of $listed listed functions are in this build"
+if [ "$listed" -gt 0 ] && [ $((found * 100 / listed)) -lt 80 ]; then
+  echo "release: NOTE: under 80 % of assets/link-order.txt matches; scripts/link-order.sh rebuilds it" >&2
+fi
 version=$("$built" --version | awk '{print $2}')
 name="zswaptop-$version-x86_64-linux-$kind"
 mkdir -p "$OUT"
