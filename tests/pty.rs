@@ -88,6 +88,16 @@ fn start_on(setsid: &Path, path: &Path, root: &Path) -> (Child, File) {
 
 /// Read from `master` until `what` has been drawn; false on a timeout.
 fn wait_for_text(master: &mut File, what: &[u8], limit: Duration) -> bool {
+    read_for(master, limit, Some(what)).1
+}
+
+/// What the dashboard writes to its terminal for `limit`, reading all the while.
+fn output_for(master: &mut File, limit: Duration) -> Vec<u8> {
+    read_for(master, limit, None).0
+}
+
+/// Read from `master` for `limit`, or until `until` is seen (then true); stops at its end.
+fn read_for(master: &mut File, limit: Duration, until: Option<&[u8]>) -> (Vec<u8>, bool) {
     let end = Instant::now() + limit;
     let mut seen = Vec::new();
     let mut buf = [0u8; 65536];
@@ -95,20 +105,22 @@ fn wait_for_text(master: &mut File, what: &[u8], limit: Duration) -> bool {
         let mut fds = [PollFd::new(&*master, PollFlags::IN)];
         let ts = rustix::time::Timespec {
             tv_sec: 0,
-            tv_nsec: 50_000_000,
+            tv_nsec: 20_000_000,
         };
         if rustix::event::poll(&mut fds, Some(&ts)).unwrap_or(0) == 0 {
             continue;
         }
         match master.read(&mut buf) {
             Ok(n) if n > 0 => seen.extend_from_slice(&buf[..n]),
-            _ => return false,
+            _ => return (seen, false),
         }
-        if seen.windows(what.len()).any(|w| w == what) {
-            return true;
+        if let Some(what) = until
+            && seen.windows(what.len()).any(|w| w == what)
+        {
+            return (seen, true);
         }
     }
-    false
+    (seen, false)
 }
 
 /// Wait at most `limit` for `child` to end.
@@ -264,4 +276,55 @@ fn q_answers_at_once_over_a_huge_cgroup_tree() {
         took < Duration::from_millis(500),
         "q took {took:?} over 20,000 cgroups"
     );
+}
+
+fn count(haystack: &[u8], needle: &[u8]) -> usize {
+    haystack
+        .windows(needle.len())
+        .filter(|w| *w == needle)
+        .count()
+}
+
+/// A tick whose frame is the last one's writes nothing to the terminal (no colour reset, no
+/// second "hide the cursor"): on a fixture tree every sample is the same, and at 0.1 s a second
+/// holds ten ticks. A key still draws at once.
+#[test]
+fn an_unchanged_frame_writes_nothing() {
+    let Some(setsid) = setsid() else {
+        println!("SKIPPED: no setsid to give the dashboard a terminal of its own");
+        return;
+    };
+    let (mut child, mut master) = start(&setsid, Path::new("/usr/bin:/bin"));
+    assert!(wait_for_text(
+        &mut master,
+        b"Real memory",
+        Duration::from_secs(20)
+    ));
+    output_for(&mut master, Duration::from_millis(500));
+    let idle = output_for(&mut master, Duration::from_secs(1));
+    let hides = count(&idle, b"\x1b[?25l");
+    println!(
+        "one idle second at 0.1 s: {} bytes written, {hides} cursor hides",
+        idle.len()
+    );
+    // A graph gaining a column may change a frame; ten ticks writing would be ten hides.
+    assert!(
+        hides <= 1,
+        "{hides} cursor hides in {:?}",
+        String::from_utf8_lossy(&idle)
+    );
+    assert!(
+        idle.len() < 400,
+        "{} bytes: {:?}",
+        idle.len(),
+        String::from_utf8_lossy(&idle)
+    );
+    std::io::Write::write_all(&mut master, b"2").unwrap();
+    assert!(
+        wait_for_text(&mut master, b"last 10m", Duration::from_secs(5)),
+        "the graphs view drawn after a key"
+    );
+    std::io::Write::write_all(&mut master, b"q").unwrap();
+    let ended = ended_within(&mut child, Duration::from_secs(5));
+    assert_eq!(ended.and_then(|(s, _)| s.code()), Some(0), "{ended:?}");
 }

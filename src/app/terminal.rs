@@ -131,10 +131,17 @@ pub fn window_size(fd: impl AsFd) -> Option<WindowSize> {
 
 /// crossterm's backend on stdout, but the size comes from [`window_size`] (the last one known
 /// when that fails), and once detached nothing is written at all.
+///
+/// A frame identical to the last one writes nothing: ratatui asks to draw no cells, then to
+/// hide the cursor again, and crossterm would still write its colour reset and the hide sequence
+/// (25 bytes, a write to the terminal and a wake-up of whatever reads it, on every idle tick).
 pub struct TtyBackend {
     inner: CrosstermBackend<Stdout>,
     last: Cell<WindowSize>,
     detached: bool,
+    /// The cursor is known hidden: hiding it again writes nothing. Forgotten when the screen is
+    /// cleared (after a suspend the shell may have shown it).
+    cursor_hidden: bool,
 }
 
 impl TtyBackend {
@@ -146,6 +153,7 @@ impl TtyBackend {
                 pixels: Size::new(0, 0),
             }),
             detached: false,
+            cursor_hidden: false,
         }
     }
 
@@ -180,14 +188,24 @@ impl Backend for TtyBackend {
     where
         I: Iterator<Item = (u16, u16, &'a BufCell)>,
     {
+        let mut content = content.peekable();
+        if content.peek().is_none() {
+            return Ok(());
+        }
         self.write(|b| b.draw(content))
     }
 
     fn hide_cursor(&mut self) -> io::Result<()> {
-        self.write(|b| b.hide_cursor())
+        if self.cursor_hidden {
+            return Ok(());
+        }
+        self.write(|b| b.hide_cursor())?;
+        self.cursor_hidden = true;
+        Ok(())
     }
 
     fn show_cursor(&mut self) -> io::Result<()> {
+        self.cursor_hidden = false;
         self.write(|b| b.show_cursor())
     }
 
@@ -203,10 +221,12 @@ impl Backend for TtyBackend {
     }
 
     fn clear(&mut self) -> io::Result<()> {
+        self.cursor_hidden = false;
         self.write(|b| b.clear())
     }
 
     fn clear_region(&mut self, clear_type: ClearType) -> io::Result<()> {
+        self.cursor_hidden = false;
         self.write(|b| b.clear_region(clear_type))
     }
 
