@@ -25,8 +25,9 @@ cd "$(dirname "$0")/.."
 target="$(uname -m)-unknown-linux-gnu"
 order="$PWD/assets/link-order.txt"
 flags="-C target-feature=+crt-static --cfg rustix_use_libc"
-if [ -s "$order" ]; then
-  # The order file is an lld option; rustc links with lld on x86_64 Linux (Rust ≥ 1.90).
+if [ "$(uname -m)" = x86_64 ] && [ -s "$order" ]; then
+  # The order file is an lld option: rustc links with lld on x86_64 Linux (Rust ≥ 1.90), with the
+  # system's linker (GNU ld, which has no such option) elsewhere.
   flags="$flags -C link-arg=-Wl,--symbol-ordering-file=$order -C link-arg=-Wl,--no-warn-symbol-ordering"
 fi
 RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }$flags" \
