@@ -615,6 +615,22 @@ pub fn parse_u64_file(path: &Path, text: &str) -> Reading<u64> {
         .map_err(|_| Unavailable::malformed(path, Some(1), format!("expected a number, got {t:?}")))
 }
 
+/// Every fixture tree of the project (a directory of `tests/fixtures` with a `proc/`), sorted:
+/// what the unit tests run over every capture use.
+#[cfg(test)]
+pub(crate) fn fixture_trees() -> Vec<PathBuf> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+    let mut trees: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("proc").is_dir())
+        .collect();
+    trees.sort();
+    trees
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -114,13 +114,7 @@ pub fn top_cgroups(s: &Snapshot) -> Vec<&super::owners::CgroupRow> {
     let Some(c) = &s.cgroups else {
         return Vec::new();
     };
-    let key = |r: &super::owners::CgroupRow| {
-        if c.is_v1() {
-            r.memory_current_bytes
-        } else {
-            r.zswap_bytes
-        }
-    };
+    let key = |r: &super::owners::CgroupRow| c.rank_bytes(r);
     let mut rows: Vec<_> = c
         .list
         .iter()

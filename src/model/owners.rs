@@ -121,6 +121,26 @@ impl Cgroups {
     pub fn is_v1(&self) -> bool {
         self.version == Some(1)
     }
+
+    /// The size a row is ranked by, largest first: its zswap pool, or on v1 (no zswap figures)
+    /// its memory.
+    pub fn rank_bytes(&self, r: &CgroupRow) -> Option<u64> {
+        if self.is_v1() {
+            r.memory_current_bytes
+        } else {
+            r.zswap_bytes
+        }
+    }
+
+    /// What the views say above a v1 tree (what is missing, and why); nothing on v2.
+    pub fn v1_notes(&self) -> Vec<String> {
+        if !self.is_v1() {
+            return Vec::new();
+        }
+        let mut notes = vec![V1_NOTE.to_string()];
+        notes.extend(self.swap_missing.as_ref().map(Reason::text));
+        notes
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -5,7 +5,6 @@ use std::io::{self, Write};
 use crate::format::{self as f, GaugeCell};
 use crate::model::memory::BUCKETS;
 use crate::model::metrics::{self, Hue, Metric, Read};
-use crate::model::owners::{CgroupRow, V1_NOTE};
 use crate::model::{Severity, Snapshot};
 use crate::root::Reason;
 
@@ -672,12 +671,8 @@ pub(super) fn cgroups(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Resu
         }
         return Ok(());
     }
-    if c.is_v1() {
-        let mut notes = vec![V1_NOTE.to_string()];
-        notes.extend(c.swap_missing.as_ref().map(Reason::text));
-        for line in notes.iter().flat_map(|n| f::wrap(n, WIDTH, 2, 2)) {
-            writeln!(out, "  {}", st.dim(&line))?;
-        }
+    for line in c.v1_notes().iter().flat_map(|n| f::wrap(n, WIDTH, 2, 2)) {
+        writeln!(out, "  {}", st.dim(&line))?;
     }
     writeln!(
         out,
@@ -686,17 +681,10 @@ pub(super) fn cgroups(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Resu
     )?;
     let mut rows: Vec<_> = c.list.iter().collect();
     // Largest zswap first; on v1, which has none, largest memory first.
-    let key = |r: &CgroupRow| {
-        if c.is_v1() {
-            r.memory_current_bytes
-        } else {
-            r.zswap_bytes
-        }
-    };
     rows.sort_by(|a, b| {
-        key(b)
+        c.rank_bytes(b)
             .unwrap_or(0)
-            .cmp(&key(a).unwrap_or(0))
+            .cmp(&c.rank_bytes(a).unwrap_or(0))
             .then(a.path.cmp(&b.path))
     });
     for r in rows.iter().take(15) {

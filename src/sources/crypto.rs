@@ -210,14 +210,12 @@ mod tests {
     /// every fixture and on this machine.
     #[test]
     fn only_the_compressors_blocks_are_parsed() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
-        let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path().join("proc/crypto"))
+        let files: Vec<std::path::PathBuf> = crate::root::fixture_trees()
+            .into_iter()
+            .map(|t| t.join("proc/crypto"))
             .chain([std::path::PathBuf::from("/proc/crypto")])
             .filter(|p| p.is_file())
             .collect();
-        files.sort();
         assert!(files.len() > 3, "{files:?}");
         for p in files {
             let t = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();

@@ -325,17 +325,6 @@ fn infer_page_size(
 mod tests {
     use super::*;
 
-    fn fixture_roots() -> Vec<std::path::PathBuf> {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
-        let mut roots: Vec<_> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|d| d.unwrap().path())
-            .filter(|p| p.join("proc").is_dir())
-            .collect();
-        roots.sort();
-        roots
-    }
-
     fn same_time(mut s: Sample, like: &Sample) -> Sample {
         s.monotonic_ns = like.monotonic_ns;
         s.unix_ms = like.unix_ms;
@@ -353,7 +342,7 @@ mod tests {
             cgroups: true,
             settings: true,
         };
-        let roots = fixture_roots();
+        let roots = crate::root::fixture_trees();
         assert!(roots.len() >= 5);
         for extras in [Extras::default(), all] {
             for path in &roots {

@@ -1,10 +1,12 @@
 //! Whose memory is swapped: the processes view (top processes by swap, with the share probably
-//! in zswap) and the cgroups view (cgroup v2 memory, swap and zswap; v1 memory and swap). Both are lists the app
-//! sorts and filters (`app::lists`); the rows come in that order, and only the visible ones are
-//! formatted.
+//! in zswap) and the cgroups view (cgroup v2 memory, swap and zswap; v1 memory and swap). Both
+//! are lists the app sorts and filters (`app::lists`); the rows come in that order, and only the
+//! visible ones are formatted.
 //!
 //! Layout of both: a rule with the totals, a status line (sort, filter or the prompt), the
 //! table, and a note at the bottom saying what the figures are.
+
+use std::borrow::Cow;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -15,7 +17,6 @@ use super::widgets::{self, Col};
 use super::widgets::{bold, dim, raw};
 use crate::app::{App, Pane, View};
 use crate::format as f;
-use crate::model::owners::V1_NOTE;
 use crate::root::Reason;
 
 const fn col(title: &'static str, width: u16, right: bool) -> Col {
@@ -69,27 +70,27 @@ const CG_NOTE: &str = "zswap: compressed bytes charged to the cgroup · zswapped
 /// What the figures of a cgroup v1 tree are (src/sources/cgroups.rs).
 const CG_NOTE_V1: &str = "memory: memory.usage_in_bytes · swap: memory.stat total_swap";
 
-fn note_for(app: &App, view: View) -> String {
+fn note_for(app: &App, view: View) -> Cow<'static, str> {
     if view != View::Cgroups {
-        return PROC_NOTE.to_string();
+        return Cow::Borrowed(PROC_NOTE);
     }
     match &app.shown.cgroups {
         Some(c) if c.is_v1() => {
-            let mut parts = vec![V1_NOTE.to_string()];
-            parts.extend(c.swap_missing.as_ref().map(Reason::text));
+            let mut parts = c.v1_notes();
             parts.push(CG_NOTE_V1.to_string());
-            parts.join(" · ")
+            Cow::Owned(parts.join(" · "))
         }
-        _ => CG_NOTE.to_string(),
+        _ => Cow::Borrowed(CG_NOTE),
     }
 }
 
 /// The note's lines at this width (at most two).
 fn note_lines(app: &App, view: View, width: usize, ascii: bool) -> Vec<String> {
+    let note = note_for(app, view);
     let text = if ascii {
-        note_for(app, view).replace('×', "x").replace('÷', "/")
+        Cow::Owned(note.replace('×', "x").replace('÷', "/"))
     } else {
-        note_for(app, view)
+        note
     };
     let mut l = f::wrap(&text, width, 0, 0);
     l.truncate(2);
