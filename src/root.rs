@@ -253,6 +253,9 @@ pub struct Root {
     /// The files read every tick ([`KEPT`]), open since their first read (`None`: a file that
     /// cannot be read with `pread`, opened for each read).
     kept: Mutex<Vec<(PathBuf, Option<fs::File>)>>,
+    /// `/proc/self/mounts`, open to be asked whether anything was mounted or unmounted since
+    /// ([`Root::mounts_unchanged`]).
+    mounts: Mutex<Option<fs::File>>,
 }
 
 /// A copy starts with no descriptors of its own (it opens them on its first reads).
@@ -263,6 +266,7 @@ impl Clone for Root {
             live: self.live,
             resolved: self.resolved.clone(),
             kept: Mutex::default(),
+            mounts: Mutex::default(),
         }
     }
 }
@@ -342,6 +346,7 @@ impl Root {
             live: true,
             resolved: Some(PathBuf::from("/")),
             kept: Mutex::default(),
+            mounts: Mutex::default(),
         }
     }
 
@@ -354,6 +359,32 @@ impl Root {
             live: false,
             resolved,
             kept: Mutex::default(),
+            mounts: Mutex::default(),
+        }
+    }
+
+    /// Live: whether nothing was mounted or unmounted (in this process's mount namespace) since
+    /// the last call. The kernel flags the open mount table when it changes, so asking is one
+    /// `poll` with no wait, and no path is looked up. `false` on the first call, when the table
+    /// cannot be watched, and under `--root`.
+    pub fn mounts_unchanged(&self) -> bool {
+        if !self.live {
+            return false;
+        }
+        let mut mounts = self.mounts.lock().unwrap_or_else(|e| e.into_inner());
+        match mounts.as_ref() {
+            Some(f) => {
+                let unchanged = crate::sys::unflagged(f);
+                if !unchanged {
+                    // A failed poll is answered "changed" each time: open the table again.
+                    *mounts = fs::File::open("/proc/self/mounts").ok();
+                }
+                unchanged
+            }
+            None => {
+                *mounts = fs::File::open("/proc/self/mounts").ok();
+                false
+            }
         }
     }
 
@@ -634,6 +665,34 @@ pub(crate) fn fixture_trees() -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A mount or an unmount is seen once, by the next call; a tree's table is never watched.
+    #[test]
+    fn the_live_mount_table_is_watched() {
+        assert!(!Root::at("/").mounts_unchanged());
+        let root = Root::live();
+        assert!(!root.mounts_unchanged(), "the first call does not know");
+        assert!(root.mounts_unchanged());
+        if crate::sys::euid() != 0 {
+            eprintln!("skipped mounting a tmpfs: not root");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let run = |args: &[&str]| {
+            let ok = std::process::Command::new(args[0])
+                .args(&args[1..])
+                .arg(dir.path())
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(ok, "{args:?} failed");
+        };
+        run(&["mount", "-t", "tmpfs", "zswaptop-test"]);
+        let after_mount = (root.mounts_unchanged(), root.mounts_unchanged());
+        run(&["umount"]);
+        assert_eq!(after_mount, (false, true));
+        assert!(!root.mounts_unchanged());
+        assert!(root.mounts_unchanged());
+    }
 
     #[test]
     fn caps_follow_the_kind_of_file() {

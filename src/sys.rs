@@ -20,6 +20,13 @@ pub fn monotonic_ns() -> u64 {
     secs.saturating_mul(1_000_000_000).saturating_add(nanos)
 }
 
+/// Whole seconds of CLOCK_BOOTTIME: the time since boot, suspend included, as the first field
+/// of /proc/uptime gives it.
+pub fn boottime_s() -> f64 {
+    let ts = rustix::time::clock_gettime(rustix::time::ClockId::Boottime);
+    ts.tv_sec.max(0) as f64
+}
+
 /// Milliseconds since the Unix epoch (wall clock, for display and recordings).
 pub fn unix_ms() -> u64 {
     std::time::SystemTime::now()
@@ -35,6 +42,18 @@ pub fn is_debugfs(dir: &std::path::Path) -> Option<bool> {
     const DEBUGFS_MAGIC: u64 = 0x6462_6720;
     let st = rustix::fs::statfs(dir).ok()?;
     Some(u64::try_from(st.f_type).ok() == Some(DEBUGFS_MAGIC))
+}
+
+/// Whether a file that the kernel flags with POLLPRI/POLLERR when it changes (the mount table)
+/// is unflagged: asked without waiting. A failed `poll` counts as flagged.
+pub fn unflagged(file: &std::fs::File) -> bool {
+    use rustix::event::{PollFd, PollFlags};
+    let mut fds = [PollFd::new(file, PollFlags::PRI)];
+    let zero = rustix::time::Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    matches!(rustix::event::poll(&mut fds, Some(&zero)), Ok(0))
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ pub mod keys;
 pub mod lists;
 pub mod replay;
 pub mod run;
+pub mod screen;
 mod signals;
 mod terminal;
 mod tty;

@@ -10,13 +10,13 @@ use std::io::{self, IsTerminal};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use ratatui::Terminal;
 use ratatui::backend::Backend;
 use ratatui::crossterm::event::{
     self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent,
 };
 use signal_hook::consts::SIGHUP;
 
+use super::screen::Screen;
 use super::signals::{Guard, Signals};
 use super::terminal::{self, Session, TtyIn};
 use super::tty::{self, POLLIN};
@@ -76,7 +76,7 @@ pub trait Events {
 /// it (`None`: nothing under way). Slices run back to back with the keys read between them; a
 /// finished list goes into the next tick's sample, or into one at once if none is shown yet.
 pub fn event_loop<B, E, S, W>(
-    terminal: &mut Terminal<B>,
+    terminal: &mut Screen<B>,
     app: &mut App,
     events: &mut E,
     mut sample: S,
@@ -112,7 +112,7 @@ where
                     return Exit::TtyGone(format!("writing to the terminal: {e}"));
                 }
             }
-            if let Err(e) = terminal.draw(|f| ui::draw(f, app)) {
+            if let Err(e) = terminal.draw(|buf, area| ui::render(buf, area, app)) {
                 return Exit::TtyGone(format!("writing to the terminal: {e}"));
             }
             dirty = false;
@@ -141,6 +141,12 @@ where
             };
             for m in msgs {
                 dirty |= app.update(m);
+            }
+            // Draw at once: keys that came meanwhile are read while waiting for the next tick
+            // (one `poll` a tick, not two). A tick that took longer than the interval reads
+            // them first, before the next one is due.
+            if Instant::now() < last_sample + app.interval {
+                continue;
             }
             keys_first = true;
         } else if busy {
@@ -415,14 +421,14 @@ mod tests {
         )
     }
 
-    fn run_script(batches: Vec<Vec<Input>>) -> (Exit, App, Terminal<TestBackend>) {
+    fn run_script(batches: Vec<Vec<Input>>) -> (Exit, App, Screen<TestBackend>) {
         let (exit, app, term, _) = run_recording(batches);
         (exit, app, term)
     }
 
     /// Also returns the extras each sample was asked for.
-    fn run_recording(batches: Vec<Vec<Input>>) -> (Exit, App, Terminal<TestBackend>, Vec<Extras>) {
-        let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    fn run_recording(batches: Vec<Vec<Input>>) -> (Exit, App, Screen<TestBackend>, Vec<Extras>) {
+        let mut term = Screen::new(TestBackend::new(80, 24)).unwrap();
         let mut app = app();
         let mut t = 1u64;
         let mut asked = Vec::new();
@@ -544,7 +550,7 @@ mod tests {
     /// Every tick takes longer than the interval: the keys are still read between ticks.
     #[test]
     fn a_tick_longer_than_the_interval_does_not_starve_the_keys() {
-        let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+        let mut term = Screen::new(TestBackend::new(80, 24)).unwrap();
         let mut app = app();
         let mut ticks = 0;
         let exit = event_loop(
@@ -566,7 +572,7 @@ mod tests {
     /// A scan under way is worked on in slices with the keys read between them.
     #[test]
     fn keys_are_read_between_slices_of_work() {
-        let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+        let mut term = Screen::new(TestBackend::new(80, 24)).unwrap();
         let mut app = app();
         let mut slices = 0;
         let exit = event_loop(
@@ -588,7 +594,7 @@ mod tests {
     /// A SIGCONT from outside takes the terminal again the same way.
     #[test]
     fn suspend_and_continue_redraw_everything() {
-        let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+        let mut term = Screen::new(TestBackend::new(80, 24)).unwrap();
         let mut app = app();
         let mut script = Script {
             batches: vec![

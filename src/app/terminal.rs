@@ -16,12 +16,12 @@ use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
-use ratatui::Terminal;
 use ratatui::backend::{Backend, ClearType, CrosstermBackend, WindowSize};
 use ratatui::buffer::Cell as BufCell;
 use ratatui::crossterm::{cursor, event, execute, terminal};
 use ratatui::layout::{Position, Size};
 
+use super::screen::Screen;
 use super::tty::{self, PollFlags};
 
 /// The terminal is in the dashboard's modes: a panic must give it back.
@@ -245,7 +245,7 @@ impl Backend for TtyBackend {
 
 /// The terminal taken for the dashboard; given back when dropped unless [`Session::abandon`]ed.
 pub struct Session {
-    pub terminal: Terminal<TtyBackend>,
+    pub terminal: Screen<TtyBackend>,
     abandoned: bool,
 }
 
@@ -259,7 +259,7 @@ impl Session {
             let _ = leave();
             return Err(e).context("setting up the terminal");
         }
-        match Terminal::new(TtyBackend::new()) {
+        match Screen::new(TtyBackend::new()) {
             Ok(terminal) => Ok(Session {
                 terminal,
                 abandoned: false,

@@ -54,9 +54,15 @@ pub fn read(root: &Root) -> HostSample {
     }
 }
 
-/// Seconds since boot (what a tick reads of the host; the rest hardly changes): the first field
-/// of `/proc/uptime`, kept open like the other files read every tick. Live, whole seconds.
+/// Seconds since boot (what a tick reads of the host; the rest hardly changes). Live, whole
+/// seconds of the clock `/proc/uptime` prints (its first field); under `--root`, the tree's
+/// `/proc/uptime`.
 pub fn uptime(root: &Root) -> Option<f64> {
+    if root.is_live() {
+        // What /proc/uptime prints is this clock (in a time namespace too), read without a
+        // system call.
+        return Some(sys::boottime_s());
+    }
     let secs: f64 = root
         .read_text(&root.proc("uptime"), &Reason::absent(""))
         .ok()?
@@ -64,8 +70,7 @@ pub fn uptime(root: &Root) -> Option<f64> {
         .next()?
         .parse()
         .ok()?;
-    let secs = secs.is_finite().then_some(secs)?;
-    Some(if root.is_live() { secs.trunc() } else { secs })
+    secs.is_finite().then_some(secs)
 }
 
 /// The live page size from sysconf; under `--root`, the tree's `pagesize` file when it has one.
@@ -96,5 +101,38 @@ pub fn page_size(root: &Root) -> PageSize {
     PageSize {
         bytes: host.unwrap_or(FALLBACK_PAGE),
         source: "host sysconf, not in tree".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Live, the clock gives what /proc/uptime says (read just before and just after).
+    #[test]
+    fn live_uptime_is_what_proc_uptime_says() {
+        let file = || -> f64 {
+            let text = std::fs::read_to_string("/proc/uptime").unwrap();
+            text.split_whitespace().next().unwrap().parse().unwrap()
+        };
+        let before = file().trunc();
+        let clock = uptime(&Root::live()).unwrap();
+        let after = file().trunc();
+        assert!(
+            (before..=after).contains(&clock),
+            "{before} ≤ {clock} ≤ {after}"
+        );
+        assert_eq!(clock, clock.trunc());
+    }
+
+    #[test]
+    fn a_tree_uptime_is_its_file() {
+        let root = Root::at(format!(
+            "{}/tests/fixtures/depth-many-processes",
+            env!("CARGO_MANIFEST_DIR")
+        ));
+        let text = std::fs::read_to_string(root.proc("uptime")).unwrap();
+        let want: f64 = text.split_whitespace().next().unwrap().parse().unwrap();
+        assert_eq!(uptime(&root), Some(want));
     }
 }

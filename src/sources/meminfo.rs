@@ -1,11 +1,11 @@
 //! `/proc/meminfo`: kB values (and a few page counts), converted to bytes.
 //!
-//! Parsing is delegated to `procfs_core::Meminfo`; a first pass over the text finds the exact line of
-//! any malformed entry so the user is told where the file is broken.
+//! One pass over the text checks every line and keeps the fields zswaptop uses in fixed slots
+//! (read every tick: no map of the ~60 names, no strings allocated). `procfs_core::Meminfo`, which
+//! builds such a map, is the tests' reference: on every captured file both give the same values.
 
 use std::path::Path;
 
-use procfs_core::FromRead;
 use serde::{Deserialize, Serialize};
 
 use crate::root::{Reading, Reason, Root, Unavailable};
@@ -48,7 +48,7 @@ pub struct MeminfoSample {
     pub writeback: u64,
 }
 
-/// Lines procfs requires; named here so a truncated file gets a clear message.
+/// Lines every kernel prints (and procfs requires); a file without one is taken as truncated.
 const REQUIRED: &[&str] = &[
     "MemTotal",
     "MemFree",
@@ -78,9 +78,11 @@ pub fn read(root: &Root) -> Reading<MeminfoSample> {
     parse(&path, &text)
 }
 
-/// Parse the text of a meminfo file read from `path`.
+/// Parse the text of a meminfo file read from `path`: one pass that checks every line (so the
+/// user is told where a broken file is broken) and keeps the values zswaptop uses in fixed
+/// slots (no map of names, nothing allocated).
 pub fn parse(path: &Path, text: &str) -> Reading<MeminfoSample> {
-    let mut seen: Vec<&str> = Vec::with_capacity(64);
+    let mut values = [None::<u64>; NAMES.len()];
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -93,7 +95,7 @@ pub fn parse(path: &Path, text: &str) -> Reading<MeminfoSample> {
                 "no ':' after the name",
             ));
         };
-        let mut words = rest.split_whitespace();
+        let mut words = rest.split_ascii_whitespace();
         let value = words.next().unwrap_or("");
         let Ok(n) = value.parse::<u64>() else {
             return Err(Unavailable::malformed(
@@ -102,17 +104,15 @@ pub fn parse(path: &Path, text: &str) -> Reading<MeminfoSample> {
                 format!("{key}: expected a number, got {value:?}"),
             ));
         };
-        match words.next() {
-            None => {}
-            // procfs multiplies by 1024 unchecked: an impossible size must not wrap.
-            Some("kB") if n.checked_mul(1024).is_none() => {
-                return Err(Unavailable::malformed(
+        let bytes = match words.next() {
+            None => n,
+            Some("kB") => n.checked_mul(1024).ok_or_else(|| {
+                Unavailable::malformed(
                     path,
                     lineno,
                     format!("{key}: {n} kB is more than 2^64 bytes"),
-                ));
-            }
-            Some("kB") => {}
+                )
+            })?,
             Some(unit) => {
                 return Err(Unavailable::malformed(
                     path,
@@ -120,7 +120,7 @@ pub fn parse(path: &Path, text: &str) -> Reading<MeminfoSample> {
                     format!("{key}: unknown unit {unit:?}"),
                 ));
             }
-        }
+        };
         if words.next().is_some() {
             return Err(Unavailable::malformed(
                 path,
@@ -128,47 +128,131 @@ pub fn parse(path: &Path, text: &str) -> Reading<MeminfoSample> {
                 "extra words after the value",
             ));
         }
-        seen.push(key);
+        if let Some(slot) = index(key) {
+            values[slot] = Some(bytes);
+        }
     }
-    if let Some(missing) = REQUIRED.iter().find(|k| !seen.contains(k)) {
+    let get = |name: &str| index(name).and_then(|i| values[i]);
+    if let Some(missing) = REQUIRED.iter().find(|k| get(k).is_none()) {
         return Err(Unavailable::malformed(
             path,
             None,
             format!("no {missing} line (file truncated?)"),
         ));
     }
-    let m = procfs_core::Meminfo::from_read(text.as_bytes())
-        .map_err(|e| Unavailable::malformed(path, None, e.to_string()))?;
+    // Present: REQUIRED lists them all.
+    let need = |name: &str| get(name).unwrap_or_default();
     Ok(MeminfoSample {
-        mem_total: m.mem_total,
-        mem_free: m.mem_free,
-        mem_available: m.mem_available,
-        buffers: m.buffers,
-        cached: m.cached,
-        swap_cached: m.swap_cached,
-        anon_pages: m.anon_pages,
-        active_anon: m.active_anon,
-        inactive_anon: m.inactive_anon,
-        unevictable: m.unevictable,
-        shmem: m.shmem,
-        slab: m.slab,
-        s_reclaimable: m.s_reclaimable,
-        s_unreclaim: m.s_unreclaim,
-        kernel_stack: m.kernel_stack,
-        page_tables: m.page_tables,
-        sec_page_tables: m.secondary_page_tables,
-        vmalloc_used: m.vmalloc_used,
-        percpu: m.per_cpu,
-        hugetlb: m.hugetlb,
-        hugepages_total: m.hugepages_total,
-        hugepage_size: m.hugepagesize,
-        swap_total: m.swap_total,
-        swap_free: m.swap_free,
-        zswap: m.z_swap,
-        zswapped: m.z_swapped,
-        anon_huge_pages: m.anon_hugepages,
-        dirty: m.dirty,
-        writeback: m.writeback,
+        mem_total: need("MemTotal"),
+        mem_free: need("MemFree"),
+        mem_available: get("MemAvailable"),
+        buffers: need("Buffers"),
+        cached: need("Cached"),
+        swap_cached: need("SwapCached"),
+        anon_pages: get("AnonPages"),
+        active_anon: get("Active(anon)"),
+        inactive_anon: get("Inactive(anon)"),
+        unevictable: get("Unevictable"),
+        shmem: get("Shmem"),
+        slab: need("Slab"),
+        s_reclaimable: get("SReclaimable"),
+        s_unreclaim: get("SUnreclaim"),
+        kernel_stack: get("KernelStack"),
+        page_tables: get("PageTables"),
+        sec_page_tables: get("SecPageTables"),
+        vmalloc_used: need("VmallocUsed"),
+        percpu: get("Percpu"),
+        hugetlb: get("Hugetlb"),
+        hugepages_total: get("HugePages_Total"),
+        hugepage_size: get("Hugepagesize"),
+        swap_total: need("SwapTotal"),
+        swap_free: need("SwapFree"),
+        zswap: get("Zswap"),
+        zswapped: get("Zswapped"),
+        anon_huge_pages: get("AnonHugePages"),
+        dirty: need("Dirty"),
+        writeback: need("Writeback"),
+    })
+}
+
+/// The lines kept: the fields of [`MeminfoSample`] and the [`REQUIRED`] ones.
+const NAMES: [&str; 35] = [
+    "MemTotal",
+    "MemFree",
+    "MemAvailable",
+    "Buffers",
+    "Cached",
+    "SwapCached",
+    "AnonPages",
+    "Active(anon)",
+    "Inactive(anon)",
+    "Unevictable",
+    "Shmem",
+    "Slab",
+    "SReclaimable",
+    "SUnreclaim",
+    "KernelStack",
+    "PageTables",
+    "SecPageTables",
+    "VmallocUsed",
+    "Percpu",
+    "Hugetlb",
+    "HugePages_Total",
+    "Hugepagesize",
+    "SwapTotal",
+    "SwapFree",
+    "Zswap",
+    "Zswapped",
+    "AnonHugePages",
+    "Dirty",
+    "Writeback",
+    "Active",
+    "Inactive",
+    "Mapped",
+    "Committed_AS",
+    "VmallocTotal",
+    "VmallocChunk",
+];
+
+/// Where `name` is in [`NAMES`]: a `match`, which the compiler turns into a few comparisons.
+fn index(name: &str) -> Option<usize> {
+    Some(match name {
+        "MemTotal" => 0,
+        "MemFree" => 1,
+        "MemAvailable" => 2,
+        "Buffers" => 3,
+        "Cached" => 4,
+        "SwapCached" => 5,
+        "AnonPages" => 6,
+        "Active(anon)" => 7,
+        "Inactive(anon)" => 8,
+        "Unevictable" => 9,
+        "Shmem" => 10,
+        "Slab" => 11,
+        "SReclaimable" => 12,
+        "SUnreclaim" => 13,
+        "KernelStack" => 14,
+        "PageTables" => 15,
+        "SecPageTables" => 16,
+        "VmallocUsed" => 17,
+        "Percpu" => 18,
+        "Hugetlb" => 19,
+        "HugePages_Total" => 20,
+        "Hugepagesize" => 21,
+        "SwapTotal" => 22,
+        "SwapFree" => 23,
+        "Zswap" => 24,
+        "Zswapped" => 25,
+        "AnonHugePages" => 26,
+        "Dirty" => 27,
+        "Writeback" => 28,
+        "Active" => 29,
+        "Inactive" => 30,
+        "Mapped" => 31,
+        "Committed_AS" => 32,
+        "VmallocTotal" => 33,
+        "VmallocChunk" => 34,
+        _ => return None,
     })
 }
 
@@ -191,6 +275,67 @@ mod tests {
         assert_eq!(m.zswap, Some(510_692 * 1024));
         assert_eq!(m.zswapped, Some(997_660 * 1024));
         assert_eq!(m.hugepages_total, Some(0));
+    }
+
+    #[test]
+    fn the_names_are_where_index_says() {
+        for (i, n) in NAMES.iter().enumerate() {
+            assert_eq!(index(n), Some(i), "{n}");
+        }
+        for r in REQUIRED {
+            assert!(index(r).is_some(), "{r}");
+        }
+    }
+
+    /// procfs's parser, as the reference: every captured meminfo gives the same values.
+    #[test]
+    fn every_fixture_reads_as_procfs_reads_it() {
+        use procfs_core::FromRead;
+        let mut n = 0;
+        for tree in crate::root::fixture_trees() {
+            let Ok(text) = std::fs::read_to_string(tree.join("proc/meminfo")) else {
+                continue;
+            };
+            let Ok(m) = procfs_core::Meminfo::from_read(text.as_bytes()) else {
+                assert!(parse(Path::new("m"), &text).is_err(), "{}", tree.display());
+                continue;
+            };
+            let ours = parse(Path::new("m"), &text).unwrap();
+            let theirs = MeminfoSample {
+                mem_total: m.mem_total,
+                mem_free: m.mem_free,
+                mem_available: m.mem_available,
+                buffers: m.buffers,
+                cached: m.cached,
+                swap_cached: m.swap_cached,
+                anon_pages: m.anon_pages,
+                active_anon: m.active_anon,
+                inactive_anon: m.inactive_anon,
+                unevictable: m.unevictable,
+                shmem: m.shmem,
+                slab: m.slab,
+                s_reclaimable: m.s_reclaimable,
+                s_unreclaim: m.s_unreclaim,
+                kernel_stack: m.kernel_stack,
+                page_tables: m.page_tables,
+                sec_page_tables: m.secondary_page_tables,
+                vmalloc_used: m.vmalloc_used,
+                percpu: m.per_cpu,
+                hugetlb: m.hugetlb,
+                hugepages_total: m.hugepages_total,
+                hugepage_size: m.hugepagesize,
+                swap_total: m.swap_total,
+                swap_free: m.swap_free,
+                zswap: m.z_swap,
+                zswapped: m.z_swapped,
+                anon_huge_pages: m.anon_hugepages,
+                dirty: m.dirty,
+                writeback: m.writeback,
+            };
+            assert_eq!(ours, theirs, "{}", tree.display());
+            n += 1;
+        }
+        assert!(n >= 5, "{n} fixtures compared");
     }
 
     #[test]

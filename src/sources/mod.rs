@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Root};
+use crate::root::{Reading, Reason, Root};
 use crate::sys;
 
 /// Everything read in one tick, as the kernel said it (converted to bytes where the unit is known).
@@ -202,6 +202,17 @@ pub fn collect_fast(root: &Root, prev: &Sample, extras: Extras) -> Sample {
         Ok(known) if zswap_params == prev.zswap_params => {
             zswap::reread_debugfs(root, known).unwrap_or_else(|| read_debugfs(root, &zswap_params))
         }
+        // Still not mounted: nothing was mounted since, or one `statfs` says so, where a fresh
+        // read lists the directory first.
+        Err(e)
+            if matches!(e.reason, Reason::DebugfsNotMounted)
+                && zswap_params == prev.zswap_params
+                && root.is_live()
+                && (root.mounts_unchanged()
+                    || sys::is_debugfs(&root.sys("kernel/debug")) == Some(false)) =>
+        {
+            Err(e.clone())
+        }
         _ => read_debugfs(root, &zswap_params),
     };
     let host = host::HostSample {
@@ -352,6 +363,28 @@ mod tests {
                 assert_eq!(fast, full, "{} {extras:?}", path.display());
             }
         }
+    }
+
+    /// On this machine, while debugfs is not mounted: the fast tick's shortcut (one `statfs`)
+    /// gives what listing the directory and asking why gives.
+    #[test]
+    fn the_fast_path_says_debugfs_is_not_mounted_as_a_full_read_does() {
+        let root = Root::live();
+        let full = collect_with(&root, Extras::default());
+        let Err(e) = &full.zswap_debugfs else {
+            eprintln!("skipped: debugfs is readable here");
+            return;
+        };
+        if !matches!(e.reason, Reason::DebugfsNotMounted) {
+            eprintln!("skipped: debugfs is not read here because {}", e.reason);
+            return;
+        }
+        let fast = collect_fast(&root, &full, Extras::default());
+        assert_eq!(fast.zswap_debugfs, full.zswap_debugfs);
+        assert_eq!(
+            collect_fast(&root, &fast, Extras::default()).zswap_debugfs,
+            read_debugfs(&root, &full.zswap_params)
+        );
     }
 
     /// The swap areas changed between ticks: the fast path maps the new ones and reads zram

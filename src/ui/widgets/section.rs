@@ -1,7 +1,7 @@
 //! A titled block of lines: a rule with the title, an optional bar, then lines. Every panel
 //! builds one; the layout decides how much of each fits.
 
-use ratatui::buffer::Buffer;
+use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::Line;
@@ -71,8 +71,21 @@ pub fn rule(buf: &mut Buffer, row: Rect, title: Line<'_>, right: Option<Line<'_>
         return;
     }
     let h = t.hline();
-    for x in row.x..row.x + row.width {
-        buf[(x, row.y)].set_symbol(h).set_style(t.dim());
+    // One cell made, then copied along the row (where the row is blank, as it is when a panel
+    // starts: a copy is what drawing it there would give).
+    let mut line = Cell::EMPTY;
+    line.set_symbol(h).set_style(t.dim());
+    let fill = row.intersection(buf.area);
+    if !fill.is_empty() {
+        let width = usize::from(buf.area.width);
+        let start = usize::from(fill.y - buf.area.y) * width + usize::from(fill.x - buf.area.x);
+        for cell in &mut buf.content[start..start + usize::from(fill.width)] {
+            if *cell == Cell::EMPTY {
+                cell.clone_from(&line);
+            } else {
+                cell.set_symbol(h).set_style(t.dim());
+            }
+        }
     }
     let mut x = row.x;
     if row.width > 4 {
