@@ -65,6 +65,11 @@ fn screen(app: &App, w: u16, h: u16) -> Terminal<TestBackend> {
 fn on(mut app: App, view: View, w: u16, h: u16) -> App {
     app.update(Msg::Resize(w, h));
     keys(&mut app, &[Action::Show(view)]);
+    // The loop lays out a view it switched to before the next key.
+    app.update(Msg::Laid(
+        zswaptop::ui::max_scrolls(&app),
+        zswaptop::ui::pages(&app),
+    ));
     app
 }
 

@@ -95,6 +95,16 @@ impl Pane {
         Pane::Cgroups,
     ];
 
+    /// The view that shows the pane.
+    pub fn view(self) -> View {
+        match self {
+            Pane::Swap | Pane::Zram => View::Devices,
+            Pane::Diagnostics => View::Diagnostics,
+            Pane::Processes => View::Processes,
+            Pane::Cgroups => View::Cgroups,
+        }
+    }
+
     pub fn index(self) -> usize {
         match self {
             Pane::Swap => 0,
@@ -300,6 +310,11 @@ impl App {
     /// The scroll offset of a pane (a [`Focus`] names a devices table).
     pub fn scroll(&self, p: impl Into<Pane>) -> usize {
         self.scroll[p.into().index()]
+    }
+
+    /// How far `p` scrolls and how far PgUp/PgDn move it, as last laid out ([`Msg::Laid`]).
+    pub fn laid(&self, p: Pane) -> (usize, usize) {
+        (self.scroll_max[p.index()], self.page[p.index()])
     }
 
     /// The sample the next one is read after (for the sampler, and for rates).

@@ -168,6 +168,7 @@ where
             return Exit::TtyGone(format!("reading the terminal: {e}"));
         }
         for input in inputs.drain(..) {
+            let view = app.view;
             match input {
                 Input::Key(k) => {
                     if let Some(a) = keys::action_for(k, app.key_mode()) {
@@ -202,6 +203,11 @@ where
                         app.update(Msg::Resize(size.width, size.height));
                     }
                 }
+            }
+            // Another view: its panes are measured only while shown (see `ui::max_scrolls`),
+            // so measure them now, for the keys after this one.
+            if app.view != view {
+                app.update(Msg::Laid(ui::max_scrolls(app), ui::pages(app)));
             }
         }
     }

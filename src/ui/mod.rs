@@ -83,30 +83,38 @@ fn body(area: Rect) -> Rect {
 /// How far each pane scrolls on the terminal the app last saw, by [`Pane::index`]: what the
 /// loop tells the app ([`crate::app::Msg::Laid`]) before each draw.
 ///
-/// The diagnostics text is laid out only while its view is shown (it is the one pane whose
-/// measure costs a frame's worth of text); elsewhere its limit is where it stands, which keeps
-/// it, and the loop measures it again before the view's first frame.
+/// Only the panes of the view shown are measured (laying out a list or the diagnostics text
+/// costs a frame's worth of work); the others keep what they were last measured at (the
+/// diagnostics text: where it stands), and the loop measures them again before their view's
+/// first frame.
 pub fn max_scrolls(app: &App) -> [usize; 5] {
     Pane::ALL.map(|p| match p {
         Pane::Diagnostics if app.view != View::Diagnostics => app.scroll(p),
+        _ if p.view() != app.view => app.laid(p).0,
         _ => max_scroll(app, p),
     })
 }
 
 /// How far PgUp/PgDn move each pane (by [`Pane::index`]) on the terminal the app last saw: the
-/// rows it shows less one, so the last row of a page is the first of the next.
+/// rows it shows less one, so the last row of a page is the first of the next. Measured for the
+/// panes of the view shown, as [`max_scrolls`].
 pub fn pages(app: &App) -> [usize; 5] {
     let (w, h) = app.size;
     let body = body(Rect::new(0, 0, w, h));
-    let (swap, zram) = devices::pages(&app.shown, app.settings.ascii, body);
     let less_one = |rows: usize| rows.saturating_sub(1).max(1);
-    [
-        swap,
-        zram,
-        less_one(advice::text_rows(body.height)),
-        less_one(owners::visible_rows(app, View::Processes, body)),
-        less_one(owners::visible_rows(app, View::Cgroups, body)),
-    ]
+    let (swap, zram) = if app.view == View::Devices {
+        devices::pages(&app.shown, app.settings.ascii, body)
+    } else {
+        (app.laid(Pane::Swap).1, app.laid(Pane::Zram).1)
+    };
+    Pane::ALL.map(|p| match p {
+        _ if p.view() != app.view => app.laid(p).1,
+        Pane::Swap => swap,
+        Pane::Zram => zram,
+        Pane::Diagnostics => less_one(advice::text_rows(body.height)),
+        Pane::Processes => less_one(owners::visible_rows(app, View::Processes, body)),
+        Pane::Cgroups => less_one(owners::visible_rows(app, View::Cgroups, body)),
+    })
 }
 
 /// Which view's name in the bottom line covers the cell at `column`, `row` on the terminal the
