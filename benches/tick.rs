@@ -10,9 +10,9 @@
 
 use clap::Parser;
 use divan::{Bencher, black_box};
-use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
+use zswaptop::app::screen::Screen;
 use zswaptop::app::{Action, App, Msg, View};
 use zswaptop::cli::{Cli, Settings};
 use zswaptop::model::Snapshot;
@@ -93,24 +93,48 @@ fn diagnostics_text(bencher: Bencher) {
     bencher.bench_local(|| zswaptop::ui::advice::lines(black_box(&app.shown), &t, 120));
 }
 
-/// A full frame into a TestBackend (drawn, diffed against the last one, flushed).
+/// A full frame into a TestBackend through the dashboard's screen: drawn, compared with what
+/// the terminal shows, written, flushed. The frame is the same each time, as on an idle tick.
 #[divan::bench(args = [(80, 24), (120, 40), (200, 60)])]
 fn draw_overview(bencher: Bencher, (w, h): (u16, u16)) {
     let app = app(View::Overview, w, h);
-    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    let mut screen = Screen::new(TestBackend::new(w, h)).unwrap();
     bencher.bench_local(|| {
-        term.draw(|f| zswaptop::ui::draw(f, black_box(&app)))
+        screen
+            .draw(|buf, area, kept| zswaptop::ui::render_kept(buf, area, black_box(&app), kept))
             .unwrap();
     });
+}
+
+/// The same frame after the caches were filled with other data (16 MiB read, not timed): what a
+/// tick a second after the last one meets on a machine doing other work.
+#[divan::bench(args = [(80, 24), (200, 60)])]
+fn draw_overview_cold(bencher: Bencher, (w, h): (u16, u16)) {
+    let app = app(View::Overview, w, h);
+    let mut screen = Screen::new(TestBackend::new(w, h)).unwrap();
+    let mut other = vec![1u64; 2 << 20];
+    bencher
+        .with_inputs(|| {
+            for (i, v) in other.iter_mut().enumerate() {
+                *v = v.wrapping_add(i as u64);
+            }
+            black_box(other[12345])
+        })
+        .bench_local_values(|_| {
+            screen
+                .draw(|buf, area, kept| zswaptop::ui::render_kept(buf, area, black_box(&app), kept))
+                .unwrap();
+        });
 }
 
 /// The graphs view, full frame.
 #[divan::bench(args = [(80, 24), (200, 60)])]
 fn draw_graphs(bencher: Bencher, (w, h): (u16, u16)) {
     let app = app(View::Graphs, w, h);
-    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    let mut screen = Screen::new(TestBackend::new(w, h)).unwrap();
     bencher.bench_local(|| {
-        term.draw(|f| zswaptop::ui::draw(f, black_box(&app)))
+        screen
+            .draw(|buf, area, kept| zswaptop::ui::render_kept(buf, area, black_box(&app), kept))
             .unwrap();
     });
 }

@@ -1112,3 +1112,67 @@ fn replay_100x30() {
         );
     }
 }
+
+/// The dashboard draws through its screen, which leaves out the panels the terminal shows
+/// already (`ui::Kept`). Whatever happens between frames (new samples, the same values again,
+/// the help over the panels, other views, another size, colour or not), the terminal then shows
+/// what a whole frame drawn from blank shows.
+#[test]
+fn a_screen_that_keeps_panels_shows_what_a_whole_frame_shows() {
+    use ratatui::buffer::Buffer;
+    use ratatui::layout::Rect;
+    use zswaptop::app::screen::Screen;
+
+    let visible = |b: &Buffer| {
+        zswaptop::app::screen::rows(b, |c| {
+            format!("{}{:?}{:?}{:?}|", c.symbol(), c.fg, c.bg, c.modifier)
+        })
+    };
+    let mut kept_any = 0;
+    for no_color in [false, true] {
+        let settings = Settings::from_cli(Cli::parse_from(["zswaptop"]), no_color, true).unwrap();
+        let mut a = App::new(settings, sample("linux-6.18-idle", T0));
+        let mut screen = Screen::new(TestBackend::new(120, 40)).unwrap();
+        let fixtures = ["linux-6.18-loaded", "linux-6.18-loaded", "linux-6.18-idle"];
+        for step in 0..24u64 {
+            let t = T0 + (step + 1) * 1_000_000_000;
+            a.update(Msg::Sampled(Box::new(sample(
+                fixtures[(step as usize / 3) % fixtures.len()],
+                t,
+            ))));
+            a.shown.host.privileged = false;
+            match step {
+                6 => keys(&mut a, &[Action::ToggleHelp]),
+                8 => keys(&mut a, &[Action::ToggleHelp]),
+                10 => keys(&mut a, &[Action::Show(View::Graphs)]),
+                13 => keys(&mut a, &[Action::Show(View::Devices)]),
+                14 => keys(&mut a, &[Action::Show(View::Overview)]),
+                16 => screen.backend_mut().resize(200, 60),
+                19 => screen.backend_mut().resize(80, 24),
+                _ => {}
+            }
+            let size = screen.size().unwrap();
+            a.update(Msg::Resize(size.width, size.height));
+            a.update(Msg::Laid(
+                zswaptop::ui::max_scrolls(&a),
+                zswaptop::ui::pages(&a),
+            ));
+            // Drawn twice at some steps: the second frame keeps every panel.
+            for _ in 0..if step % 4 == 1 { 2 } else { 1 } {
+                screen
+                    .draw(|buf, area, kept| zswaptop::ui::render_kept(buf, area, &a, kept))
+                    .unwrap();
+                kept_any += screen.kept_regions();
+                let mut whole = Buffer::empty(Rect::new(0, 0, size.width, size.height));
+                let all = whole.area;
+                zswaptop::ui::render(&mut whole, all, &a);
+                assert_eq!(
+                    visible(screen.backend().buffer()),
+                    visible(&whole),
+                    "step {step}, no_color {no_color}"
+                );
+            }
+        }
+    }
+    assert!(kept_any > 20, "panels were kept {kept_any} times");
+}

@@ -112,7 +112,7 @@ where
                     return Exit::TtyGone(format!("writing to the terminal: {e}"));
                 }
             }
-            if let Err(e) = terminal.draw(|buf, area| ui::render(buf, area, app)) {
+            if let Err(e) = terminal.draw(|buf, area, kept| ui::render_kept(buf, area, app, kept)) {
                 return Exit::TtyGone(format!("writing to the terminal: {e}"));
             }
             dirty = false;

@@ -21,6 +21,8 @@ use ratatui::buffer::{Buffer, Cell, CellDiffOption, CellWidth};
 use ratatui::layout::{Rect, Size};
 use ratatui::style::{Color, Modifier};
 
+use crate::ui::Kept;
+
 /// What the terminal shows in one cell, as far as a frame's cell can be compared with it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Shade {
@@ -106,6 +108,10 @@ pub struct Screen<B: Backend> {
     shown: Vec<Shade>,
     /// The cells of the frame being written, by index (kept to reuse its memory).
     changed: Vec<u32>,
+    /// The panels drawn on the frame before, which the next may keep ([`Kept`]).
+    kept: Kept,
+    /// The regions kept on this frame (kept to reuse its memory).
+    kept_rects: Vec<Rect>,
 }
 
 impl<B: Backend> Screen<B> {
@@ -118,6 +124,8 @@ impl<B: Backend> Screen<B> {
             frame: Buffer::empty(area),
             shown: vec![Shade::COVERED; usize::from(size.width) * usize::from(size.height)],
             changed: Vec::new(),
+            kept: Kept::off(),
+            kept_rects: Vec::new(),
         })
     }
 
@@ -129,6 +137,11 @@ impl<B: Backend> Screen<B> {
         &mut self.backend
     }
 
+    /// How many panels the last frame kept (left as the terminal showed them).
+    pub fn kept_regions(&self) -> usize {
+        self.kept_rects.len()
+    }
+
     /// The terminal's size, from the backend.
     pub fn size(&self) -> Result<Size, B::Error> {
         self.backend.size()
@@ -136,6 +149,7 @@ impl<B: Backend> Screen<B> {
 
     /// Blank the terminal: the next frame is written in full (what it shows on a blank screen).
     pub fn clear(&mut self) -> Result<(), B::Error> {
+        self.kept.forget();
         self.backend.clear()?;
         self.shown.fill(Shade::BLANK);
         Ok(())
@@ -144,7 +158,10 @@ impl<B: Backend> Screen<B> {
     /// Draw a frame: `render` writes it into a blank buffer of the terminal's size, then the
     /// cells that differ from what the terminal shows are written and flushed, and the cursor
     /// is kept hidden. A terminal whose size changed is cleared first.
-    pub fn draw(&mut self, render: impl FnOnce(&mut Buffer, Rect)) -> Result<(), B::Error> {
+    pub fn draw(
+        &mut self,
+        render: impl FnOnce(&mut Buffer, Rect, &mut Kept),
+    ) -> Result<(), B::Error> {
         let size = self.backend.size()?;
         let area = Rect::new(0, 0, size.width, size.height);
         if area != self.frame.area {
@@ -155,8 +172,9 @@ impl<B: Backend> Screen<B> {
             );
             self.clear()?;
         }
-        render(&mut self.frame, area);
+        render(&mut self.frame, area, &mut self.kept);
         self.compare();
+        self.kept.finish();
         let frame = &self.frame;
         let width = usize::from(area.width.max(1));
         let written = self.backend.draw(self.changed.iter().map(|&i| {
@@ -178,6 +196,10 @@ impl<B: Backend> Screen<B> {
     /// pass over the frame instead of two).
     fn compare(&mut self) {
         self.changed.clear();
+        // Kept regions are shown already and blank in the frame: not compared at all.
+        self.kept_rects.clear();
+        self.kept_rects.extend(self.kept.kept());
+        self.kept_rects.sort_unstable_by_key(|r| r.x);
         let width = usize::from(self.frame.area.width);
         for (row, (cells, shown)) in self
             .frame
@@ -186,47 +208,89 @@ impl<B: Backend> Screen<B> {
             .zip(self.shown.chunks_exact_mut(width.max(1)))
             .enumerate()
         {
+            let y = row as u16;
             let mut x = 0;
-            while x < cells.len() {
-                let cell = &mut cells[x];
-                // Most of a screen is blank in both: told apart first, without building a shade.
-                if shown[x].is_blank() && is_blank(cell) {
-                    x += 1;
-                    continue;
+            for r in self
+                .kept_rects
+                .iter()
+                .filter(|r| r.y <= y && y < r.bottom())
+            {
+                let from = usize::from(r.x).min(cells.len());
+                if x < from {
+                    compare_span(&mut self.changed, row * width, cells, shown, x, from);
                 }
-                if cell.diff_option == CellDiffOption::Skip {
-                    *cell = Cell::EMPTY;
-                    x += 1;
-                    continue;
-                }
-                let shade = Shade::of(cell);
-                if shown[x].shows(&shade) {
-                    // The same as shown; so is the rest of it when it is wide. A blank cell
-                    // stays as it is (writing it would only dirty the cache).
-                    if shade != Shade::BLANK || cell.diff_option != CellDiffOption::None {
-                        *cell = Cell::EMPTY;
-                    }
-                    x += 1;
-                    while x < cells.len() && shown[x].len == COVERED {
-                        cells[x] = Cell::EMPTY;
-                        x += 1;
-                    }
-                    continue;
-                }
-                // Both fit in u32: the area is at most u16::MAX × u16::MAX cells.
-                self.changed.push((row * width + x) as u32);
-                shown[x] = shade;
-                let end = (x + usize::from(cell.cell_width().max(1))).min(cells.len());
-                for s in &mut shown[x + 1..end] {
-                    *s = Shade::COVERED;
-                }
-                for c in &mut cells[x + 1..end] {
-                    *c = Cell::EMPTY;
-                }
-                x = end;
+                x = x.max(usize::from(r.right()).min(cells.len()));
             }
+            compare_span(&mut self.changed, row * width, cells, shown, x, cells.len());
         }
     }
+}
+
+/// Compare the cells `x..end` of one row (the first at `base` in the frame), as
+/// [`Screen::compare`] says.
+fn compare_span(
+    changed: &mut Vec<u32>,
+    base: usize,
+    cells: &mut [Cell],
+    shown: &mut [Shade],
+    mut x: usize,
+    end: usize,
+) {
+    while x < end {
+        let cell = &mut cells[x];
+        // Most of a screen is blank in both: told apart first, without building a shade.
+        if shown[x].is_blank() && is_blank(cell) {
+            x += 1;
+            continue;
+        }
+        if cell.diff_option == CellDiffOption::Skip {
+            *cell = Cell::EMPTY;
+            x += 1;
+            continue;
+        }
+        let shade = Shade::of(cell);
+        if shown[x].shows(&shade) {
+            // The same as shown; so is the rest of it when it is wide. A blank cell stays as
+            // it is (writing it would only dirty the cache).
+            if shade != Shade::BLANK || cell.diff_option != CellDiffOption::None {
+                *cell = Cell::EMPTY;
+            }
+            x += 1;
+            while x < end && shown[x].len == COVERED {
+                cells[x] = Cell::EMPTY;
+                x += 1;
+            }
+            continue;
+        }
+        // Both fit in u32: the area is at most u16::MAX × u16::MAX cells.
+        changed.push((base + x) as u32);
+        shown[x] = shade;
+        let next = (x + usize::from(cell.cell_width().max(1))).min(end);
+        for s in &mut shown[x + 1..next] {
+            *s = Shade::COVERED;
+        }
+        for c in &mut cells[x + 1..next] {
+            *c = Cell::EMPTY;
+        }
+        x = next;
+    }
+}
+
+/// Each row of `buf` as a terminal shows it: `cell(c)` of every cell, but for the cells covered
+/// by a wide character to their left. What tests compare.
+pub fn rows(buf: &Buffer, cell: impl Fn(&Cell) -> String) -> Vec<String> {
+    (buf.area.top()..buf.area.bottom())
+        .map(|y| {
+            let mut line = String::new();
+            let mut x = buf.area.left();
+            while x < buf.area.right() {
+                let c = &buf[(x, y)];
+                line.push_str(&cell(c));
+                x += c.cell_width().max(1);
+            }
+            line
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -241,7 +305,7 @@ mod tests {
 
     /// Draw `lines` (each at its row) and return how many cells were written.
     fn draw(s: &mut Screen<TestBackend>, lines: &[(&str, Style)]) -> usize {
-        s.draw(|buf, area| {
+        s.draw(|buf, area, _| {
             for (y, (text, style)) in lines.iter().enumerate() {
                 buf.set_stringn(0, y as u16, text, usize::from(area.width), *style);
             }
@@ -251,19 +315,7 @@ mod tests {
     }
 
     fn shown(s: &Screen<TestBackend>) -> Vec<String> {
-        let b = s.backend().buffer();
-        (0..b.area.height)
-            .map(|y| {
-                let mut line = String::new();
-                let mut x = 0;
-                while x < b.area.width {
-                    let c = &b[(x, y)];
-                    line.push_str(c.symbol());
-                    x += c.cell_width().max(1);
-                }
-                line
-            })
-            .collect()
+        rows(s.backend().buffer(), |c| c.symbol().to_string())
     }
 
     #[test]
@@ -372,7 +424,7 @@ mod tests {
                             buf.set_stringn(*x, *y, text, usize::from(area.width), style(*st));
                         }
                     };
-                    s.draw(paint).unwrap();
+                    s.draw(|b, a, _| paint(b, a)).unwrap();
                     let mut expected = Buffer::empty(Rect::new(0, 0, 12, 3));
                     let area = expected.area;
                     paint(&mut expected, area);

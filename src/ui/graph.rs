@@ -9,8 +9,10 @@ use std::time::Duration;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
+use super::kept::Kept;
 use super::theme::Theme;
 use super::widgets;
 use crate::app::App;
@@ -118,37 +120,44 @@ pub fn nice_max(max: Option<f64>, unit: Unit) -> f64 {
 
 const BRAILLE_BITS: [[u8; 2]; 4] = [[0x01, 0x08], [0x02, 0x10], [0x04, 0x20], [0x40, 0x80]];
 
-struct Plot<'a> {
-    buf: &'a mut Buffer,
+/// One dot of a plot, in the order drawn: its cell, and the braille bit set there (with its
+/// style), or the series' letter.
+#[derive(Hash)]
+struct Dot {
+    x: u16,
+    y: u16,
+    /// The braille bit, 0 for a letter.
+    bit: u8,
+    glyph: char,
+    style: Style,
+}
+
+struct Plot {
     area: Rect,
     braille: bool,
     cols: i64,
     rows: i64,
+    dots: Vec<Dot>,
 }
 
-impl Plot<'_> {
+impl Plot {
     fn dot(&mut self, x: i64, y: i64, s: &Series, t: &Theme) {
         if x < 0 || y < 0 || x >= self.cols || y >= self.rows {
             return;
         }
         let from_top = self.rows - 1 - y;
         let (xr, yr) = if self.braille { (2, 4) } else { (1, 1) };
-        let cx = self.area.x + (x / xr) as u16;
-        let cy = self.area.y + (from_top / yr) as u16;
-        let cell = &mut self.buf[(cx, cy)];
-        if self.braille {
-            let old = cell.symbol().chars().next().map(u32::from).unwrap_or(0);
-            let bits = if (0x2800..=0x28ff).contains(&old) {
-                old - 0x2800
+        self.dots.push(Dot {
+            x: self.area.x + (x / xr) as u16,
+            y: self.area.y + (from_top / yr) as u16,
+            bit: if self.braille {
+                BRAILLE_BITS[(from_top % 4) as usize][(x % 2) as usize]
             } else {
                 0
-            };
-            let bit = u32::from(BRAILLE_BITS[(from_top % 4) as usize][(x % 2) as usize]);
-            let c = char::from_u32(0x2800 + (bits | bit)).unwrap_or('*');
-            cell.set_char(c).set_style(t.series(s.hue));
-        } else {
-            cell.set_char(s.glyph).set_style(t.series(s.hue));
-        }
+            },
+            glyph: s.glyph,
+            style: t.series(s.hue),
+        });
     }
 
     fn line(&mut self, (x0, y0): (i64, i64), (x1, y1): (i64, i64), s: &Series, t: &Theme) {
@@ -165,30 +174,69 @@ impl Plot<'_> {
     }
 }
 
+/// Put the dots in the buffer: braille bits join the ones already in the cell.
+fn paint(buf: &mut Buffer, dots: &[Dot]) {
+    for d in dots {
+        let cell = &mut buf[(d.x, d.y)];
+        if d.bit == 0 {
+            cell.set_char(d.glyph).set_style(d.style);
+            continue;
+        }
+        let old = cell.symbol().chars().next().map(u32::from).unwrap_or(0);
+        let bits = if (0x2800..=0x28ff).contains(&old) {
+            old - 0x2800
+        } else {
+            0
+        };
+        let c = char::from_u32(0x2800 + (bits | u32::from(d.bit))).unwrap_or('*');
+        cell.set_char(c).set_style(d.style);
+    }
+}
+
+/// What a graph draws below its title and legend: the y axis with its labels, the window's
+/// age, and the plot.
+#[derive(Hash)]
+struct Axis {
+    body: Rect,
+    top_label: String,
+    lw: u16,
+    age: Option<String>,
+    dots: Vec<Dot>,
+}
+
 /// Draw one graph in `area`: a title row (with the legend when it fits there), legend rows
-/// otherwise, then the plot with its y axis.
-pub fn draw(buf: &mut Buffer, area: Rect, g: &Graph, app: &App, t: &Theme) {
+/// otherwise, then the plot with its y axis. Described first, so that `kept` can tell whether
+/// the terminal shows it already.
+pub fn draw(buf: &mut Buffer, area: Rect, g: &Graph, app: &App, t: &Theme, kept: &mut Kept) {
     if area.height == 0 || area.width < 8 {
         return;
     }
-    let hist = app.shown_history();
-    let span = app.window;
-    let width = usize::from(area.width);
-    let (title, legend_rows) = heading(g, app, t, width, area.height);
-    widgets::rule(buf, Rect { height: 1, ..area }, title, None, t);
-    let mut y = area.y + 1;
-    for l in &legend_rows {
-        widgets::set_line(buf, area.x, y, l, area.width);
-        y += 1;
-    }
+    let (title, legend_rows) = heading(g, app, t, usize::from(area.width), area.height);
+    let axis = axis(area, legend_rows.len(), g, app, t);
+    kept.region(buf, area, (t, &title, &legend_rows, &axis), |buf| {
+        widgets::rule(buf, Rect { height: 1, ..area }, title.clone(), None, t);
+        for (y, l) in (area.y + 1..).zip(&legend_rows) {
+            widgets::set_line(buf, area.x, y, l, area.width);
+        }
+        if let Some(a) = &axis {
+            paint_axis(buf, a, t);
+        }
+    });
+}
+
+/// The axis and plot below `legend` rows of legend, `None` where they do not fit.
+fn axis(area: Rect, legend: usize, g: &Graph, app: &App, t: &Theme) -> Option<Axis> {
+    let y = area.y + 1 + legend as u16;
     if y >= area.y + area.height {
-        return;
+        return None;
     }
     let body = Rect {
         y,
         height: area.y + area.height - y,
         ..area
     };
+    let hist = app.shown_history();
+    let span = app.window;
     let shown: Vec<&Metric> = g.series().map(|(m, _)| m).collect();
     let max = hist.max_in_window(&shown, span);
     let unit = g.unit();
@@ -196,12 +244,40 @@ pub fn draw(buf: &mut Buffer, area: Rect, g: &Graph, app: &App, t: &Theme) {
     let top_label = label(unit, top);
     let lw = top_label.chars().count().max(1) as u16;
     if body.width <= lw + 2 {
-        return;
+        return None;
     }
+    let plot = Rect {
+        x: body.x + lw + 1,
+        width: body.width - lw - 1,
+        ..body
+    };
+    // The oldest edge of the window, under the plot's first column.
+    let age = (body.height >= 3).then(|| format!("-{}", f::span(span)));
+    let braille = t.color && !t.ascii;
+    let (xr, yr) = if braille { (2i64, 4i64) } else { (1, 1) };
+    let mut p = Plot {
+        area: plot,
+        braille,
+        cols: i64::from(plot.width) * xr,
+        rows: i64::from(plot.height) * yr,
+        dots: Vec::new(),
+    };
+    draw_series(&mut p, g, hist, span, top, app, t);
+    Some(Axis {
+        body,
+        top_label,
+        lw,
+        age,
+        dots: p.dots,
+    })
+}
+
+fn paint_axis(buf: &mut Buffer, a: &Axis, t: &Theme) {
+    let (body, lw) = (a.body, a.lw);
     buf.set_string(
         body.x,
         body.y,
-        format!("{top_label:>w$}", w = usize::from(lw)),
+        format!("{:>w$}", a.top_label, w = usize::from(lw)),
         t.dim(),
     );
     if body.height >= 2 {
@@ -216,23 +292,14 @@ pub fn draw(buf: &mut Buffer, area: Rect, g: &Graph, app: &App, t: &Theme) {
     for yy in body.y..body.y + body.height {
         buf[(body.x + lw, yy)].set_symbol(axis).set_style(t.dim());
     }
-    let plot = Rect {
-        x: body.x + lw + 1,
-        width: body.width - lw - 1,
-        ..body
-    };
-    // The oldest edge of the window, under the plot's first column.
-    if body.height >= 3 {
-        let age = format!("-{}", f::span(span));
-        buf.set_string(plot.x, body.y + body.height - 1, &age, t.dim());
+    if let Some(age) = &a.age {
+        buf.set_string(body.x + lw + 1, body.y + body.height - 1, age, t.dim());
     }
-    draw_series(buf, plot, g, hist, span, top, app, t);
+    paint(buf, &a.dots);
 }
 
-#[allow(clippy::too_many_arguments)]
 fn draw_series(
-    buf: &mut Buffer,
-    plot: Rect,
+    p: &mut Plot,
     g: &Graph,
     hist: &History,
     span: Duration,
@@ -240,23 +307,12 @@ fn draw_series(
     app: &App,
     t: &Theme,
 ) {
-    let braille = t.color && !t.ascii;
-    let (xr, yr) = if braille { (2i64, 4i64) } else { (1, 1) };
-    let cols = i64::from(plot.width) * xr;
-    let rows = i64::from(plot.height) * yr;
     let span_s = span.as_secs_f64().max(1e-3);
-    let x_scale = (cols - 1) as f64 / span_s;
-    let y_max = (rows - 1) as f64;
+    let x_scale = (p.cols - 1) as f64 / span_s;
+    let y_max = (p.rows - 1) as f64;
     let y_scale = y_max / top;
     // Samples further apart than this are not joined: the sampler was not running in between.
     let max_gap = 3.0 * app.interval.as_secs_f64() + 1.0;
-    let mut p = Plot {
-        buf,
-        area: plot,
-        braille,
-        cols,
-        rows,
-    };
     // Samples are gathered per x column (a long window puts many in one): each column is drawn
     // once as the span of its values, joined to the column before when the samples are.
     struct Col {
@@ -270,7 +326,7 @@ fn draw_series(
     for (m, s) in g.series().rev() {
         let s = &s;
         let mut col: Option<Col> = None;
-        let flush = |p: &mut Plot<'_>, c: &Col| {
+        let flush = |p: &mut Plot, c: &Col| {
             for y in c.lo..=c.hi {
                 p.dot(c.x, y, s, t);
             }
@@ -278,7 +334,7 @@ fn draw_series(
         for (tr, v) in hist.window(m, span) {
             let Some(v) = v else {
                 if let Some(c) = col.take() {
-                    flush(&mut p, &c);
+                    flush(p, &c);
                 }
                 continue;
             };
@@ -296,7 +352,7 @@ fn draw_series(
                 _ => {}
             }
             if let Some(c) = col.take() {
-                flush(&mut p, &c);
+                flush(p, &c);
                 if tr - c.t_last <= max_gap {
                     p.line((c.x, c.last), (x, y), s, t);
                 }
@@ -310,7 +366,7 @@ fn draw_series(
             });
         }
         if let Some(c) = col.take() {
-            flush(&mut p, &c);
+            flush(p, &c);
         }
     }
 }

@@ -9,6 +9,7 @@
 pub mod advice;
 pub mod devices;
 pub mod graph;
+pub mod kept;
 pub mod owners;
 pub mod panels;
 pub mod theme;
@@ -20,6 +21,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use crate::app::{App, Pane, View};
+pub use kept::Kept;
 pub use theme::{Theme, locale_is_utf8};
 
 pub const MIN_WIDTH: u16 = 50;
@@ -36,7 +38,15 @@ pub fn draw(frame: &mut Frame, app: &App) {
 
 /// Draw into a buffer (what `draw` does, without a terminal).
 pub fn render(buf: &mut Buffer, area: Rect, app: &App) {
+    render_kept(buf, area, app, &mut Kept::off());
+}
+
+/// Draw into a buffer, leaving out the panels `kept` says the terminal shows already (the
+/// dashboard's frames; see [`kept`]).
+pub fn render_kept(buf: &mut Buffer, area: Rect, app: &App, kept: &mut Kept) {
     let t = Theme::new(app.settings.color, app.settings.ascii);
+    // The help is drawn over the panels: nothing is kept under it.
+    kept.begin(!app.help);
     if area.width == 0 || area.height == 0 {
         return;
     }
@@ -49,8 +59,8 @@ pub fn render(buf: &mut Buffer, area: Rect, app: &App) {
         }
         let body = body(area);
         match app.view {
-            View::Overview => overview(buf, body, app, &t, header),
-            View::Graphs => graphs(buf, body, app, &t),
+            View::Overview => overview(buf, body, app, &t, header, kept),
+            View::Graphs => graphs(buf, body, app, &t, kept),
             View::Devices => devices::draw(buf, body, app, &t),
             View::Diagnostics => advice::draw(buf, body, app, &t),
             View::Processes => owners::processes(buf, body, app, &t),
@@ -184,7 +194,14 @@ fn too_small(buf: &mut Buffer, area: Rect, t: &Theme) {
     widgets::put(buf, area, 0, &Line::from(Span::styled(msg, t.warn())));
 }
 
-fn overview(buf: &mut Buffer, body: Rect, app: &App, t: &Theme, header: panels::Header) {
+fn overview(
+    buf: &mut Buffer,
+    body: Rect,
+    app: &App,
+    t: &Theme,
+    header: panels::Header,
+    kept: &mut Kept,
+) {
     let s = &app.shown;
     let w = usize::from(body.width);
     let mut mem = panels::memory(s, t, w);
@@ -293,44 +310,63 @@ fn overview(buf: &mut Buffer, body: Rect, app: &App, t: &Theme, header: panels::
             widgets::put(b, r, i as u16, l);
         }
     });
-    place(buf, mem.height(), &mut |b, r| mem.draw(b, r, t));
-    place(buf, zsw.height(), &mut |b, r| zsw.draw(b, r, t));
+    // Each section is a region of its own (kept while it reads the same).
+    let mut section = |b: &mut Buffer, r: Rect, s: &widgets::Section| {
+        kept.region(b, r, (s, t), |b| s.draw(b, r, t));
+    };
+    place(buf, mem.height(), &mut |b, r| section(b, r, &mem));
+    place(buf, zsw.height(), &mut |b, r| section(b, r, &zsw));
     if graph_h > 0 {
-        place(buf, graph_h, &mut |b, r| overview_graphs(b, r, app, t));
+        let mut graph_area = None;
+        place(buf, graph_h, &mut |_, r| graph_area = Some(r));
+        if let Some(r) = graph_area {
+            overview_graphs(buf, r, app, t, kept);
+        }
     }
-    place(buf, swp.height(), &mut |b, r| swp.draw(b, r, t));
+    let mut section = |b: &mut Buffer, r: Rect, s: &widgets::Section| {
+        kept.region(b, r, (s, t), |b| s.draw(b, r, t));
+    };
+    place(buf, swp.height(), &mut |b, r| section(b, r, &swp));
     if let Some(z) = &zr {
-        place(buf, z.height(), &mut |b, r| z.draw(b, r, t));
+        place(buf, z.height(), &mut |b, r| section(b, r, z));
     }
     for e in &extra {
-        place(buf, e.height(), &mut |b, r| e.draw(b, r, t));
+        place(buf, e.height(), &mut |b, r| section(b, r, e));
     }
 }
 
 /// The overview's graphs, by priority: swap traffic, pool, ratio, PSI.
-fn overview_graphs(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
+fn overview_graphs(buf: &mut Buffer, area: Rect, app: &App, t: &Theme, kept: &mut Kept) {
     let order = [&graph::TRAFFIC, &graph::POOL, &graph::RATIO, &graph::PSI];
     if area.width >= 100 {
         let rows = if area.height >= 2 * GRAPH_MIN { 2 } else { 1 };
-        grid(buf, area, app, t, &order[..2 * rows], 2);
+        grid(buf, area, app, t, &order[..2 * rows], 2, kept);
     } else {
         let n = usize::from(area.height / GRAPH_MIN).clamp(1, 4);
-        grid(buf, area, app, t, &order[..n], 1);
+        grid(buf, area, app, t, &order[..n], 1, kept);
     }
 }
 
 /// The graphs view: all four, in a 2×2 grid where it fits, else stacked.
-fn graphs(buf: &mut Buffer, body: Rect, app: &App, t: &Theme) {
+fn graphs(buf: &mut Buffer, body: Rect, app: &App, t: &Theme, kept: &mut Kept) {
     let order = [&graph::POOL, &graph::TRAFFIC, &graph::RATIO, &graph::PSI];
     if body.width >= 80 || body.height < 4 * GRAPH_MIN {
-        grid(buf, body, app, t, &order, 2);
+        grid(buf, body, app, t, &order, 2, kept);
     } else {
-        grid(buf, body, app, t, &order, 1);
+        grid(buf, body, app, t, &order, 1, kept);
     }
 }
 
 /// Lay graphs out row by row in `cols` columns, sharing the area evenly.
-fn grid(buf: &mut Buffer, area: Rect, app: &App, t: &Theme, gs: &[&graph::Graph], cols: usize) {
+fn grid(
+    buf: &mut Buffer,
+    area: Rect,
+    app: &App,
+    t: &Theme,
+    gs: &[&graph::Graph],
+    cols: usize,
+    kept: &mut Kept,
+) {
     if gs.is_empty() || cols == 0 {
         return;
     }
@@ -350,6 +386,6 @@ fn grid(buf: &mut Buffer, area: Rect, app: &App, t: &Theme, gs: &[&graph::Graph]
             width: (x1 - x0).saturating_sub(gap),
             height: y1 - y0,
         };
-        graph::draw(buf, cell, g, app, t);
+        graph::draw(buf, cell, g, app, t, kept);
     }
 }

@@ -9,7 +9,7 @@ use crate::model::Severity;
 use crate::model::memory::BUCKETS;
 use crate::model::metrics::Hue;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Theme {
     pub color: bool,
     pub ascii: bool,

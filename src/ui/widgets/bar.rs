@@ -7,6 +7,7 @@ use ratatui::style::{Color, Modifier, Style};
 use crate::ui::theme::Theme;
 
 /// Segments of a stacked bar: (cells, glyph, background colour, emphasised).
+#[derive(Hash)]
 pub struct Segment {
     pub cells: usize,
     pub glyph: char,

@@ -10,6 +10,7 @@ use super::{Segment, put, stacked_bar};
 use crate::ui::theme::Theme;
 
 /// A titled block: a rule with the title, an optional bar, then lines.
+#[derive(Hash)]
 pub struct Section {
     pub title: Line<'static>,
     pub right: Option<Line<'static>>,
