@@ -93,8 +93,9 @@ fn diagnostics_text(bencher: Bencher) {
     bencher.bench_local(|| zswaptop::ui::advice::lines(black_box(&app.shown), &t, 120));
 }
 
-/// A full frame into a TestBackend through the dashboard's screen: drawn, compared with what
-/// the terminal shows, written, flushed. The frame is the same each time, as on an idle tick.
+/// A frame into a TestBackend through the dashboard's screen: drawn, compared with what the
+/// terminal shows, written, flushed. The frame is the same each time, as on an idle tick: the
+/// panels are kept, and the header and footer drawn and compared.
 #[divan::bench(args = [(80, 24), (120, 40), (200, 60)])]
 fn draw_overview(bencher: Bencher, (w, h): (u16, u16)) {
     let app = app(View::Overview, w, h);
@@ -102,6 +103,25 @@ fn draw_overview(bencher: Bencher, (w, h): (u16, u16)) {
     bencher.bench_local(|| {
         screen
             .draw(|buf, area, kept| zswaptop::ui::render_kept(buf, area, black_box(&app), kept))
+            .unwrap();
+    });
+}
+
+/// Frames that differ each time (two dashboards, one after the other): nothing is kept, every
+/// panel is drawn and compared, as on a tick where every value moved.
+#[divan::bench(args = [(80, 24), (120, 40), (200, 60)])]
+fn draw_overview_changing(bencher: Bencher, (w, h): (u16, u16)) {
+    let a = app(View::Overview, w, h);
+    let mut b = app(View::Overview, w, h);
+    b.update(Msg::Sampled(Box::new(sample(IDLE, 1_002_000_000_000))));
+    let apps = [a, b];
+    let mut screen = Screen::new(TestBackend::new(w, h)).unwrap();
+    let mut i = 0;
+    bencher.bench_local(|| {
+        i += 1;
+        let app = &apps[i % 2];
+        screen
+            .draw(|buf, area, kept| zswaptop::ui::render_kept(buf, area, black_box(app), kept))
             .unwrap();
     });
 }

@@ -52,7 +52,9 @@ pub const PSI: Graph = Graph {
 };
 
 impl Graph {
-    fn series(&self) -> impl DoubleEndedIterator<Item = (&'static Metric, Series)> + '_ {
+    fn series(
+        &self,
+    ) -> impl DoubleEndedIterator<Item = (&'static Metric, Series)> + ExactSizeIterator + '_ {
         metrics::in_graph(self.id)
             .filter_map(|m| Some((m, m.series?)))
             .collect::<Vec<_>>()
@@ -120,16 +122,20 @@ pub fn nice_max(max: Option<f64>, unit: Unit) -> f64 {
 
 const BRAILLE_BITS: [[u8; 2]; 4] = [[0x01, 0x08], [0x02, 0x10], [0x04, 0x20], [0x40, 0x80]];
 
-/// One dot of a plot, in the order drawn: its cell, and the braille bit set there (with its
-/// style), or the series' letter.
-#[derive(Hash)]
-struct Dot {
-    x: u16,
-    y: u16,
-    /// The braille bit, 0 for a letter.
-    bit: u8,
-    glyph: char,
-    style: Style,
+/// One dot of a plot, in the order drawn, packed in a u64 (so a plot's dots are hashed as one
+/// slice of bytes): its cell's column and row, the braille bit set there (0: the series'
+/// letter) and which of the graph's series it belongs to.
+fn dot(x: u16, y: u16, bit: u8, series: u8) -> u64 {
+    u64::from(x) | u64::from(y) << 16 | u64::from(bit) << 32 | u64::from(series) << 40
+}
+
+fn undot(d: u64) -> (u16, u16, u8, usize) {
+    (
+        d as u16,
+        (d >> 16) as u16,
+        (d >> 32) as u8,
+        usize::from((d >> 40) as u8),
+    )
 }
 
 struct Plot {
@@ -137,49 +143,54 @@ struct Plot {
     braille: bool,
     cols: i64,
     rows: i64,
-    dots: Vec<Dot>,
+    dots: Vec<u64>,
 }
 
 impl Plot {
-    fn dot(&mut self, x: i64, y: i64, s: &Series, t: &Theme) {
+    /// The dot at `x`, `y` of series number `s`.
+    fn dot(&mut self, x: i64, y: i64, s: u8) {
         if x < 0 || y < 0 || x >= self.cols || y >= self.rows {
             return;
         }
         let from_top = self.rows - 1 - y;
         let (xr, yr) = if self.braille { (2, 4) } else { (1, 1) };
-        self.dots.push(Dot {
-            x: self.area.x + (x / xr) as u16,
-            y: self.area.y + (from_top / yr) as u16,
-            bit: if self.braille {
+        self.dots.push(dot(
+            self.area.x + (x / xr) as u16,
+            self.area.y + (from_top / yr) as u16,
+            if self.braille {
                 BRAILLE_BITS[(from_top % 4) as usize][(x % 2) as usize]
             } else {
                 0
             },
-            glyph: s.glyph,
-            style: t.series(s.hue),
-        });
+            s,
+        ));
     }
 
-    fn line(&mut self, (x0, y0): (i64, i64), (x1, y1): (i64, i64), s: &Series, t: &Theme) {
+    fn line(&mut self, (x0, y0): (i64, i64), (x1, y1): (i64, i64), s: u8) {
         let n = (x1 - x0).abs().max((y1 - y0).abs());
         if n == 0 {
-            self.dot(x1, y1, s, t);
+            self.dot(x1, y1, s);
             return;
         }
         for i in 0..=n {
             let x = x0 + ((x1 - x0) * i + n / 2 * (x1 - x0).signum()) / n;
             let y = y0 + ((y1 - y0) * i + n / 2 * (y1 - y0).signum()) / n;
-            self.dot(x, y, s, t);
+            self.dot(x, y, s);
         }
     }
 }
 
-/// Put the dots in the buffer: braille bits join the ones already in the cell.
-fn paint(buf: &mut Buffer, dots: &[Dot]) {
-    for d in dots {
-        let cell = &mut buf[(d.x, d.y)];
-        if d.bit == 0 {
-            cell.set_char(d.glyph).set_style(d.style);
+/// Put the dots in the buffer: braille bits join the ones already in the cell. `series`: the
+/// letter and style of each series, by number.
+fn paint(buf: &mut Buffer, dots: &[u64], series: &[(char, Style)]) {
+    for &d in dots {
+        let (x, y, bit, s) = undot(d);
+        let Some(&(glyph, style)) = series.get(s) else {
+            continue;
+        };
+        let cell = &mut buf[(x, y)];
+        if bit == 0 {
+            cell.set_char(glyph).set_style(style);
             continue;
         }
         let old = cell.symbol().chars().next().map(u32::from).unwrap_or(0);
@@ -188,8 +199,8 @@ fn paint(buf: &mut Buffer, dots: &[Dot]) {
         } else {
             0
         };
-        let c = char::from_u32(0x2800 + (bits | u32::from(d.bit))).unwrap_or('*');
-        cell.set_char(c).set_style(d.style);
+        let c = char::from_u32(0x2800 + (bits | u32::from(bit))).unwrap_or('*');
+        cell.set_char(c).set_style(style);
     }
 }
 
@@ -201,7 +212,7 @@ struct Axis {
     top_label: String,
     lw: u16,
     age: Option<String>,
-    dots: Vec<Dot>,
+    dots: Vec<u64>,
 }
 
 /// Draw one graph in `area`: a title row (with the legend when it fits there), legend rows
@@ -219,7 +230,7 @@ pub fn draw(buf: &mut Buffer, area: Rect, g: &Graph, app: &App, t: &Theme, kept:
             widgets::set_line(buf, area.x, y, l, area.width);
         }
         if let Some(a) = &axis {
-            paint_axis(buf, a, t);
+            paint_axis(buf, a, g, t);
         }
     });
 }
@@ -262,7 +273,7 @@ fn axis(area: Rect, legend: usize, g: &Graph, app: &App, t: &Theme) -> Option<Ax
         rows: i64::from(plot.height) * yr,
         dots: Vec::new(),
     };
-    draw_series(&mut p, g, hist, span, top, app, t);
+    draw_series(&mut p, g, hist, span, top, app);
     Some(Axis {
         body,
         top_label,
@@ -272,7 +283,7 @@ fn axis(area: Rect, legend: usize, g: &Graph, app: &App, t: &Theme) -> Option<Ax
     })
 }
 
-fn paint_axis(buf: &mut Buffer, a: &Axis, t: &Theme) {
+fn paint_axis(buf: &mut Buffer, a: &Axis, g: &Graph, t: &Theme) {
     let (body, lw) = (a.body, a.lw);
     buf.set_string(
         body.x,
@@ -295,18 +306,14 @@ fn paint_axis(buf: &mut Buffer, a: &Axis, t: &Theme) {
     if let Some(age) = &a.age {
         buf.set_string(body.x + lw + 1, body.y + body.height - 1, age, t.dim());
     }
-    paint(buf, &a.dots);
+    let series: Vec<(char, Style)> = g
+        .series()
+        .map(|(_, s)| (s.glyph, t.series(s.hue)))
+        .collect();
+    paint(buf, &a.dots, &series);
 }
 
-fn draw_series(
-    p: &mut Plot,
-    g: &Graph,
-    hist: &History,
-    span: Duration,
-    top: f64,
-    app: &App,
-    t: &Theme,
-) {
+fn draw_series(p: &mut Plot, g: &Graph, hist: &History, span: Duration, top: f64, app: &App) {
     let span_s = span.as_secs_f64().max(1e-3);
     let x_scale = (p.cols - 1) as f64 / span_s;
     let y_max = (p.rows - 1) as f64;
@@ -323,12 +330,13 @@ fn draw_series(
         t_last: f64,
     }
     // The first series last, so it stays on top where lines cross.
-    for (m, s) in g.series().rev() {
-        let s = &s;
+    for (n, (m, _)) in g.series().enumerate().rev() {
+        // At most a handful of series a graph (the catalogue's tests hold them to few).
+        let s = n as u8;
         let mut col: Option<Col> = None;
         let flush = |p: &mut Plot, c: &Col| {
             for y in c.lo..=c.hi {
-                p.dot(c.x, y, s, t);
+                p.dot(c.x, y, s);
             }
         };
         for (tr, v) in hist.window(m, span) {
@@ -354,7 +362,7 @@ fn draw_series(
             if let Some(c) = col.take() {
                 flush(p, &c);
                 if tr - c.t_last <= max_gap {
-                    p.line((c.x, c.last), (x, y), s, t);
+                    p.line((c.x, c.last), (x, y), s);
                 }
             }
             col = Some(Col {

@@ -8,12 +8,13 @@
 //! next (the graphs' window scrolls a dot every few seconds), and the cost of a tick falls to
 //! what changed.
 //!
-//! The key is a hash of the whole description, so a panel is kept only when it would be drawn
-//! the same. Nothing else may draw inside a region: a frame with something drawn over the
+//! The description is kept as the bytes `Hash` feeds a hasher (every string, number and style
+//! in it, lengths first), and compared whole with the one before, so a panel is kept only when
+//! it would be drawn the same (no hash that two descriptions could share). Nothing else may draw inside a region: a frame with something drawn over the
 //! panels (the help) keeps nothing and is not remembered, and the screen forgets the regions
 //! when it is cleared or resized.
 
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::hash::{Hash, Hasher};
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -21,12 +22,27 @@ use ratatui::layout::Rect;
 /// The regions of the frame before and of this one.
 #[derive(Debug, Default)]
 pub struct Kept {
-    /// Drawn on the frame before: where, and the hash of what.
-    last: Vec<(Rect, u64)>,
-    /// This frame's: where, the hash of what, and whether it was kept rather than drawn.
-    now: Vec<(Rect, u64, bool)>,
+    /// Drawn on the frame before: where, and what (as [`Encoded`] it).
+    last: Vec<(Rect, Vec<u8>)>,
+    /// This frame's: where, what, and whether it was kept rather than drawn.
+    now: Vec<(Rect, Vec<u8>, bool)>,
+    /// Byte buffers to reuse (no allocation a frame once they have grown).
+    spare: Vec<Vec<u8>>,
     /// Regions may be kept and remembered on this frame.
     on: bool,
+}
+
+/// A `Hasher` that keeps every byte it is fed: the description, whole.
+struct Encoded(Vec<u8>);
+
+impl Hasher for Encoded {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.extend_from_slice(bytes);
+    }
+
+    fn finish(&self) -> u64 {
+        0
+    }
 }
 
 impl Kept {
@@ -38,29 +54,31 @@ impl Kept {
     /// A new frame begins; `on`: its regions may be kept (false when something will be drawn
     /// over them).
     pub fn begin(&mut self, on: bool) {
-        self.now.clear();
+        self.recycle_now();
         self.on = on;
     }
 
-    /// Draw a region at `rect` whose drawing `key` describes (whatever `draw` writes must follow
-    /// from it and `rect`), unless the frame before drew the same there.
+    /// Draw a region at `rect` whose drawing `what` describes (whatever `draw` writes must
+    /// follow from it and `rect`), unless the frame before drew the same there.
     pub fn region(
         &mut self,
         buf: &mut Buffer,
         rect: Rect,
-        key: impl Hash,
+        what: impl Hash,
         draw: impl FnOnce(&mut Buffer),
     ) {
-        let mut h = DefaultHasher::new();
-        (rect, key).hash(&mut h);
-        let hash = h.finish();
-        let keep = self.on && self.last.contains(&(rect, hash));
+        if !self.on {
+            draw(buf);
+            return;
+        }
+        let mut e = Encoded(self.spare.pop().unwrap_or_default());
+        e.0.clear();
+        what.hash(&mut e);
+        let keep = self.last.iter().any(|(r, b)| *r == rect && *b == e.0);
         if !keep {
             draw(buf);
         }
-        if self.on {
-            self.now.push((rect, hash, keep));
-        }
+        self.now.push((rect, e.0, keep));
     }
 
     /// The regions of this frame that were kept: the terminal shows them already, and the
@@ -71,17 +89,22 @@ impl Kept {
 
     /// The frame was written: its regions are what the next one may keep.
     pub fn finish(&mut self) {
-        self.last.clear();
+        self.spare.extend(self.last.drain(..).map(|(_, b)| b));
         if self.on {
-            self.last.extend(self.now.iter().map(|&(r, h, _)| (r, h)));
+            self.last.extend(self.now.drain(..).map(|(r, b, _)| (r, b)));
+        } else {
+            self.recycle_now();
         }
-        self.now.clear();
     }
 
     /// The terminal was cleared: nothing drawn before is there any more.
     pub fn forget(&mut self) {
-        self.last.clear();
-        self.now.clear();
+        self.spare.extend(self.last.drain(..).map(|(_, b)| b));
+        self.recycle_now();
+    }
+
+    fn recycle_now(&mut self) {
+        self.spare.extend(self.now.drain(..).map(|(_, b, _)| b));
     }
 }
 
