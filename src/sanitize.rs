@@ -55,6 +55,14 @@ pub trait Sanitize {
     fn sanitize(&mut self);
 }
 
+impl Sanitize for Cow<'static, str> {
+    fn sanitize(&mut self) {
+        if let Cow::Owned(s) = visible(self) {
+            *self = Cow::Owned(s);
+        }
+    }
+}
+
 impl Sanitize for String {
     fn sanitize(&mut self) {
         if let Cow::Owned(s) = visible(self) {

@@ -840,7 +840,7 @@ fn tunables_advice_follows_the_setup() {
         let s = diagnostics::judged(Snapshot::derive(&smp, None));
         assert_eq!(diagnostics::setup(&s), setup, "{name}");
         let adv = &s.tunables_advice;
-        let names: Vec<&str> = adv.iter().map(|a| a.name.as_str()).collect();
+        let names: Vec<&str> = adv.iter().map(|a| a.name.as_ref()).collect();
         assert_eq!(
             names,
             vec![
@@ -872,7 +872,7 @@ fn tunables_advice_follows_the_setup() {
         .tunables_advice
         .iter()
         .filter(|a| a.opinion)
-        .map(|a| a.name.as_str())
+        .map(|a| a.name.as_ref())
         .collect();
     assert_eq!(opinions, vec!["vm.swappiness"]);
     // Current values as read; unknown where the capture lacks them.
@@ -993,7 +993,7 @@ fn text_without_findings() {
 #[test]
 fn samples_recorded_without_the_new_sources_still_load() {
     let s = sample(&common::fixture_dir("linux-6.18-writeback"));
-    assert_eq!(s.crypto.as_ref().map(Vec::len).ok(), Some(3));
+    assert_eq!(s.crypto.as_ref().as_ref().map(Vec::len).ok(), Some(3));
     let mut v = serde_json::to_value(&s).unwrap();
     let obj = v.as_object_mut().unwrap();
     obj.remove("crypto").unwrap();

@@ -470,7 +470,7 @@ fn every_finding_is_in_the_diagnostics_view() {
         }
     }
     for adv in &a.shown.tunables_advice {
-        assert!(t.contains(&adv.name), "{}", adv.name);
+        assert!(t.contains(adv.name.as_ref()), "{}", adv.name);
     }
     assert!(t.contains("suggested for zswap + disk swap"), "{t}");
     assert!(t.contains("setup: zswap + disk swap"), "{t}");

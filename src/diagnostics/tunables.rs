@@ -4,6 +4,8 @@
 //! (it only describes the trade-off); widely repeated guide values that the documentation does not
 //! support (vfs_cache_pressure 50, watermark_scale_factor 125, overcommit_memory 1, …) are left out.
 
+use std::borrow::Cow;
+
 use super::{Ctx, Setup, thresholds as t};
 use crate::model::{Snapshot, TunableAdvice};
 
@@ -40,22 +42,23 @@ pub(super) fn swappiness_for(setup: Setup) -> (i64, &'static str, bool) {
 pub fn advice(snap: &Snapshot) -> Vec<TunableAdvice> {
     let c = Ctx { snap };
     let setup = c.setup();
-    let label = setup.label().to_string();
+    let label = setup.label();
     let cur = |k: &str| snap.tunables.get(k).cloned().flatten();
     let mut out = Vec::new();
-    let mut add = |name: &str, suggested: String, why: &str, opinion: bool| {
+    // The texts are the program's own: borrowed, not copied, on every tick.
+    let mut add = |name: &'static str, suggested: Cow<'static, str>, why: &'static str, opinion| {
         out.push(TunableAdvice {
-            name: name.to_string(),
+            name: name.into(),
             current: cur(name),
             suggested,
-            why: why.to_string(),
+            why: why.into(),
             opinion,
-            setup: label.clone(),
+            setup: label.into(),
         });
     };
 
     let (sw, why, op) = swappiness_for(setup);
-    add("vm.swappiness", sw.to_string(), why, op);
+    add("vm.swappiness", sw.to_string().into(), why, op);
 
     let all_ssd = {
         let disks = c.disk_devices();
@@ -77,7 +80,7 @@ pub fn advice(snap: &Snapshot) -> Vec<TunableAdvice> {
             "kernel default: 8 pages per swap-in amortise seeks on a rotating or unknown disk",
         ),
     };
-    add("vm.page-cluster", pc.to_string(), why, false);
+    add("vm.page-cluster", pc.to_string().into(), why, false);
 
     add(
         "vm.vfs_cache_pressure",

@@ -1,6 +1,7 @@
 //! What the diagnostics rules produce. The rules run after the model (`crate::diagnostics`);
 //! these are the types a snapshot carries their verdicts in.
 
+use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 
 /// One diagnostic finding (see the diagnostics rules).
@@ -18,16 +19,16 @@ pub struct Finding {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TunableAdvice {
     /// `vm.swappiness`, `transparent_hugepage.enabled`, … (the keys of `tunables`).
-    pub name: String,
+    pub name: Cow<'static, str>,
     /// As read; `None` when it could not be.
     pub current: Option<String>,
-    pub suggested: String,
+    pub suggested: Cow<'static, str>,
     /// One line on why.
-    pub why: String,
+    pub why: Cow<'static, str>,
     /// The kernel documentation describes the trade-off but not this exact value.
     pub opinion: bool,
     /// The setup the suggestion is for: "zswap + disk swap", "zram only", "disk swap only", …
-    pub setup: String,
+    pub setup: Cow<'static, str>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]

@@ -131,7 +131,7 @@ impl Zswap {
                 unavailable.push(missing_item(&curr.root, "parameter", e));
             }
         }
-        let boot_parameters = curr.boot_params.clone().unwrap_or_default();
+        let boot_parameters = curr.boot_params.as_ref().clone().unwrap_or_default();
         Zswap {
             available,
             enabled: param("enabled").and_then(|v| parse_bool(v)),
@@ -166,7 +166,7 @@ impl Zswap {
             boot_parameters,
             debugfs: debugfs.map(|d| d.values.clone()),
             unavailable,
-            registered_compressors: curr.crypto.as_ref().ok().cloned(),
+            registered_compressors: curr.crypto.as_ref().as_ref().ok().cloned(),
         }
     }
 }

@@ -808,7 +808,7 @@ fn tunables(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
         let why = if a.opinion {
             format!("{} (opinion)", a.why)
         } else {
-            a.why.clone()
+            a.why.to_string()
         };
         paragraph(out, "      ", 6, &why)?;
     }

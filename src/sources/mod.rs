@@ -18,11 +18,16 @@ pub mod zram;
 pub mod zswap;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use crate::root::{Reading, Reason, Root};
 use crate::sys;
+
+fn crypto_not_recorded() -> Arc<Reading<Vec<crypto::Compressor>>> {
+    Arc::new(crypto::not_recorded())
+}
 
 /// Everything read in one tick, as the kernel said it (converted to bytes where the unit is known).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -40,12 +45,15 @@ pub struct Sample {
     pub psi: Reading<psi::PsiSample>,
     pub zswap_params: Reading<zswap::ZswapParams>,
     pub zswap_debugfs: Reading<zswap::ZswapDebugfs>,
-    pub boot_params: Reading<BTreeMap<String, String>>,
+    /// Read once: shared by the samples after (a tick copies a pointer, not the map).
+    pub boot_params: Arc<Reading<BTreeMap<String, String>>>,
     pub zram: Vec<zram::ZramSample>,
-    pub tunables: tunables::Tunables,
-    /// Compression algorithms registered with the crypto API (`/proc/crypto`).
-    #[serde(default = "crypto::not_recorded")]
-    pub crypto: Reading<Vec<crypto::Compressor>>,
+    /// Read when shown or by a full sample: shared by the ticks in between.
+    pub tunables: Arc<tunables::Tunables>,
+    /// Compression algorithms registered with the crypto API (`/proc/crypto`), read by a full
+    /// sample and shared by the ticks in between.
+    #[serde(default = "crypto_not_recorded")]
+    pub crypto: Arc<Reading<Vec<crypto::Compressor>>>,
     /// The per-CPU free page lists (`/proc/zoneinfo`), read when due ([`zoneinfo::due`]).
     #[serde(default = "zoneinfo::not_recorded")]
     pub zoneinfo: Reading<zoneinfo::ZoneinfoSample>,
@@ -130,10 +138,10 @@ pub fn collect_with(root: &Root, extras: Extras) -> Sample {
         psi: psi::read(root),
         zswap_params,
         zswap_debugfs,
-        boot_params: zswap::read_boot_params(root),
+        boot_params: Arc::new(zswap::read_boot_params(root)),
         zram: zram::read_all(root),
-        tunables: tunables::read(root),
-        crypto: crypto::read(root),
+        tunables: Arc::new(tunables::read(root)),
+        crypto: Arc::new(crypto::read(root)),
         zoneinfo: zoneinfo::read(root),
         block_stats: block_stats(root, &swap_devices),
         swap_devices,
@@ -235,7 +243,7 @@ pub fn collect_fast(root: &Root, prev: &Sample, extras: Extras) -> Sample {
         boot_params: prev.boot_params.clone(),
         zram,
         tunables: if extras.settings {
-            tunables::read(root)
+            Arc::new(tunables::read(root))
         } else {
             prev.tunables.clone()
         },

@@ -134,7 +134,7 @@ pub fn lines(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
             let why = if a.opinion {
                 format!("{} (opinion)", a.why)
             } else {
-                a.why.clone()
+                a.why.to_string()
             };
             paragraph(&mut out, vec![raw("    ")], 4, &why, width, t.dim());
         }
