@@ -216,6 +216,13 @@ impl<B: Backend> Screen<B> {
                 .filter(|r| r.y <= y && y < r.bottom())
             {
                 let from = usize::from(r.x).min(cells.len());
+                // Nothing may be drawn inside a kept region (it would stay in the frame).
+                debug_assert!(
+                    cells[from..usize::from(r.right()).min(cells.len())]
+                        .iter()
+                        .all(is_blank),
+                    "drawn inside the kept region {r:?}"
+                );
                 if x < from {
                     compare_span(&mut self.changed, row * width, cells, shown, x, from);
                 }

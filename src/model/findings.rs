@@ -1,8 +1,8 @@
 //! What the diagnostics rules produce. The rules run after the model (`crate::diagnostics`);
 //! these are the types a snapshot carries their verdicts in.
 
-use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// One diagnostic finding (see the diagnostics rules).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -155,7 +155,7 @@ pub fn collect_with(root: &Root, extras: Extras) -> Sample {
 /// from `prev`, an earlier sample of the same root. The one place that decides what a tick
 /// reads:
 ///
-/// - read now: meminfo, vmstat, swaps, PSI, the zswap debugfs counters (the files the sample
+/// - read now: meminfo, vmstat, swaps (unless none was active and SwapTotal is still 0), PSI, the zswap debugfs counters (the files the sample
 ///   before found: the directory is listed again by a full sample, or when that one could not
 ///   be read), uptime, the I/O counters of the devices under the swap areas (two or three
 ///   `stat` files), zram (when a device is set up or listed in `/proc/swaps`), `/proc/zoneinfo` when its cost
@@ -174,7 +174,14 @@ pub fn collect_with(root: &Root, extras: Extras) -> Sample {
 pub fn collect_fast(root: &Root, prev: &Sample, extras: Extras) -> Sample {
     let monotonic_ns = sys::monotonic_ns();
     let unix_ms = sys::unix_ms();
-    let swaps = swaps::read(root);
+    let meminfo = meminfo::read(root);
+    // No swap area is active while the kernel counts no swap at all (an area has at least one
+    // page): `/proc/swaps`, empty on the tick before, is read again once SwapTotal says one was
+    // switched on.
+    let swaps = match (&meminfo, &prev.swaps) {
+        (Ok(m), Ok(list)) if m.swap_total == 0 && list.is_empty() => Ok(Vec::new()),
+        _ => swaps::read(root),
+    };
     let same_areas = match &swaps {
         Ok(list) => {
             list.len() == prev.swap_devices.len()
@@ -234,7 +241,7 @@ pub fn collect_fast(root: &Root, prev: &Sample, extras: Extras) -> Sample {
         unix_ms,
         root: prev.root.clone(),
         host,
-        meminfo: meminfo::read(root),
+        meminfo,
         vmstat: vmstat::read(root),
         swaps,
         psi: psi::read(root),

@@ -54,9 +54,20 @@ pub fn render_kept(buf: &mut Buffer, area: Rect, app: &App, kept: &mut Kept) {
         too_small(buf, area, &t);
     } else {
         let header = panels::header(app, &t, usize::from(area.width));
-        for (i, l) in header.lines.iter().enumerate() {
-            widgets::put(buf, area, i as u16, l);
-        }
+        let top = Rect {
+            height: HEADER_ROWS.min(area.height),
+            ..area
+        };
+        kept.region(buf, top, (&header.lines, &t), |buf| {
+            for (i, l) in header
+                .lines
+                .iter()
+                .take(usize::from(top.height))
+                .enumerate()
+            {
+                widgets::put(buf, area, i as u16, l);
+            }
+        });
         let body = body(area);
         match app.view {
             View::Overview => overview(buf, body, app, &t, header, kept),
@@ -66,12 +77,15 @@ pub fn render_kept(buf: &mut Buffer, area: Rect, app: &App, kept: &mut Kept) {
             View::Processes => owners::processes(buf, body, app, &t),
             View::Cgroups => owners::cgroups(buf, body, app, &t),
         }
-        widgets::put(
-            buf,
-            area,
-            area.height - 1,
-            &panels::footer(app, &t, usize::from(area.width)),
-        );
+        let footer = panels::footer(app, &t, usize::from(area.width));
+        let bottom = Rect {
+            y: area.y + area.height - 1,
+            height: 1,
+            ..area
+        };
+        kept.region(buf, bottom, (&footer, &t), |buf| {
+            widgets::put(buf, area, area.height - 1, &footer);
+        });
         if app.help {
             panels::help(buf, area, app, &t);
         }
@@ -81,11 +95,14 @@ pub fn render_kept(buf: &mut Buffer, area: Rect, app: &App, kept: &mut Kept) {
     }
 }
 
+/// The header's rows, above the body.
+const HEADER_ROWS: u16 = 3;
+
 /// Below the header's three rows and above the footer.
 fn body(area: Rect) -> Rect {
     Rect {
-        y: area.y + 3,
-        height: area.height.saturating_sub(4),
+        y: area.y + HEADER_ROWS,
+        height: area.height.saturating_sub(HEADER_ROWS + 1),
         ..area
     }
 }
