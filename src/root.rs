@@ -376,7 +376,8 @@ impl Root {
             Some(f) => {
                 let unchanged = crate::sys::unflagged(f);
                 if !unchanged {
-                    // A failed poll is answered "changed" each time: open the table again.
+                    // Changed, or the poll failed (which would say "changed" every time): a
+                    // descriptor opened now starts from the table as it is.
                     *mounts = fs::File::open("/proc/self/mounts").ok();
                 }
                 unchanged

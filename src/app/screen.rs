@@ -98,8 +98,8 @@ fn is_blank(cell: &Cell) -> bool {
         && cell.symbol() == " "
 }
 
-/// The dashboard's screen on a ratatui backend: the frame drawn last, what the terminal shows,
-/// and the backend.
+/// The dashboard's screen on a ratatui backend: the frame being drawn, what the terminal shows,
+/// the panels it shows already, and the backend.
 pub struct Screen<B: Backend> {
     backend: B,
     /// The frame: blank between frames, drawn into on each [`Screen::draw`].

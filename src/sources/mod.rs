@@ -155,9 +155,10 @@ pub fn collect_with(root: &Root, extras: Extras) -> Sample {
 /// from `prev`, an earlier sample of the same root. The one place that decides what a tick
 /// reads:
 ///
-/// - read now: meminfo, vmstat, swaps (unless none was active and SwapTotal is still 0), PSI, the zswap debugfs counters (the files the sample
-///   before found: the directory is listed again by a full sample, or when that one could not
-///   be read), uptime, the I/O counters of the devices under the swap areas (two or three
+/// - read now: meminfo, vmstat, swaps (unless none was active and SwapTotal is still 0), PSI,
+///   the zswap debugfs counters (the files the sample before found: the directory is listed
+///   again by a full sample, or when that one could not be read; while debugfs is not mounted,
+///   only whether it was since), uptime, the I/O counters of the devices under the swap areas (two or three
 ///   `stat` files), zram (when a device is set up or listed in `/proc/swaps`), `/proc/zoneinfo` when its cost
 ///   allows ([`zoneinfo::due`]), and the `extras`
 ///   asked for — with `extras.settings` (the view that shows them), the vm tunables, THP

@@ -111,14 +111,16 @@ fn body(area: Rect) -> Rect {
 /// loop tells the app ([`crate::app::Msg::Laid`]) before each draw.
 ///
 /// Only the panes of the view shown are measured (laying out a list or the diagnostics text
-/// costs a frame's worth of work); the others keep what they were last measured at (the
-/// diagnostics text: where it stands), and the loop measures them again before their view's
-/// first frame.
+/// costs a frame's worth of work); the others keep what they were last measured at (a pane
+/// scrolls only while shown, so never past it), and the loop measures them again when their
+/// view comes up.
 pub fn max_scrolls(app: &App) -> [usize; 5] {
-    Pane::ALL.map(|p| match p {
-        Pane::Diagnostics if app.view != View::Diagnostics => app.scroll(p),
-        _ if p.view() != app.view => app.laid(p).0,
-        _ => max_scroll(app, p),
+    Pane::ALL.map(|p| {
+        if p.view() == app.view {
+            max_scroll(app, p)
+        } else {
+            app.laid(p).0
+        }
     })
 }
 
@@ -129,15 +131,16 @@ pub fn pages(app: &App) -> [usize; 5] {
     let (w, h) = app.size;
     let body = body(Rect::new(0, 0, w, h));
     let less_one = |rows: usize| rows.saturating_sub(1).max(1);
-    let (swap, zram) = if app.view == View::Devices {
+    // Both device tables are measured in one layout, and only on their view.
+    let devices = if app.view == View::Devices {
         devices::pages(&app.shown, app.settings.ascii, body)
     } else {
-        (app.laid(Pane::Swap).1, app.laid(Pane::Zram).1)
+        (0, 0)
     };
     Pane::ALL.map(|p| match p {
         _ if p.view() != app.view => app.laid(p).1,
-        Pane::Swap => swap,
-        Pane::Zram => zram,
+        Pane::Swap => devices.0,
+        Pane::Zram => devices.1,
         Pane::Diagnostics => less_one(advice::text_rows(body.height)),
         Pane::Processes => less_one(owners::visible_rows(app, View::Processes, body)),
         Pane::Cgroups => less_one(owners::visible_rows(app, View::Cgroups, body)),
@@ -327,29 +330,25 @@ fn overview(
             widgets::put(b, r, i as u16, l);
         }
     });
-    // Each section is a region of its own (kept while it reads the same).
-    let mut section = |b: &mut Buffer, r: Rect, s: &widgets::Section| {
-        kept.region(b, r, (s, t), |b| s.draw(b, r, t));
-    };
-    place(buf, mem.height(), &mut |b, r| section(b, r, &mem));
-    place(buf, zsw.height(), &mut |b, r| section(b, r, &zsw));
+    place(buf, mem.height(), &mut |b, r| section(b, r, &mem, t, kept));
+    place(buf, zsw.height(), &mut |b, r| section(b, r, &zsw, t, kept));
     if graph_h > 0 {
-        let mut graph_area = None;
-        place(buf, graph_h, &mut |_, r| graph_area = Some(r));
-        if let Some(r) = graph_area {
-            overview_graphs(buf, r, app, t, kept);
-        }
+        place(buf, graph_h, &mut |b, r| {
+            overview_graphs(b, r, app, t, kept)
+        });
     }
-    let mut section = |b: &mut Buffer, r: Rect, s: &widgets::Section| {
-        kept.region(b, r, (s, t), |b| s.draw(b, r, t));
-    };
-    place(buf, swp.height(), &mut |b, r| section(b, r, &swp));
+    place(buf, swp.height(), &mut |b, r| section(b, r, &swp, t, kept));
     if let Some(z) = &zr {
-        place(buf, z.height(), &mut |b, r| section(b, r, z));
+        place(buf, z.height(), &mut |b, r| section(b, r, z, t, kept));
     }
     for e in &extra {
-        place(buf, e.height(), &mut |b, r| section(b, r, e));
+        place(buf, e.height(), &mut |b, r| section(b, r, e, t, kept));
     }
+}
+
+/// A section of the overview in `r`: a region of its own, kept while it reads the same.
+fn section(buf: &mut Buffer, r: Rect, s: &widgets::Section, t: &Theme, kept: &mut Kept) {
+    kept.region(buf, r, (s, t), |b| s.draw(b, r, t));
 }
 
 /// The overview's graphs, by priority: swap traffic, pool, ratio, PSI.
