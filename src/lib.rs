@@ -7,6 +7,7 @@
 
 pub mod app;
 pub mod cli;
+pub mod console;
 pub mod diagnostics;
 pub mod format;
 pub mod history;
@@ -149,10 +150,10 @@ fn dashboard(mut settings: Settings, root: &Root) -> anyhow::Result<()> {
             let exit = app::run::run(settings, &mut source)?;
             match source.finish() {
                 Ok(None) => {}
-                Ok(Some((e, n))) => eprintln!(
-                    "zswaptop: warning: {n} samples were not recorded; the last because: {e}"
-                ),
-                Err(e) => eprintln!("zswaptop: warning: {e}"),
+                Ok(Some((e, n))) => console::warn(format_args!(
+                    "{n} samples were not recorded; the last because: {e}"
+                )),
+                Err(e) => console::warn(e),
             }
             exit
         }
@@ -193,7 +194,7 @@ pub fn replay(args: &cli::ReplayArgs) -> anyhow::Result<()> {
     let mut source = app::replay::ReplaySource::new(reader, history, start)?;
     let exit = app::run::replay(settings, &mut source, start)?;
     for w in source.warnings() {
-        eprintln!("zswaptop: warning: {w}");
+        console::warn(w);
     }
     end_dashboard(exit)
 }

@@ -13,7 +13,7 @@ fn main() -> ExitCode {
             // A closed pipe (`zswaptop man | head`) is not an error worth a message.
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
             Err(e) => {
-                eprintln!("zswaptop: {e}");
+                zswaptop::console::error(e);
                 ExitCode::FAILURE
             }
         };
@@ -22,14 +22,14 @@ fn main() -> ExitCode {
     let settings = match Settings::from_cli(cli, no_color, std::io::stdout().is_terminal()) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("zswaptop: {e}");
+            zswaptop::console::error(e);
             return ExitCode::from(2);
         }
     };
     match zswaptop::run(settings) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("zswaptop: {e:#}");
+            zswaptop::console::error(format_args!("{e:#}"));
             ExitCode::FAILURE
         }
     }

@@ -31,7 +31,7 @@ pub fn judged(m: &Moment) -> Snapshot {
 pub fn open(path: &Path) -> anyhow::Result<Reader> {
     let r = Reader::open(path)?;
     for w in r.warnings() {
-        eprintln!("zswaptop: warning: {w}");
+        crate::console::warn(w);
     }
     if r.is_empty() {
         bail!("{}: no samples recorded", path.display());
@@ -174,7 +174,7 @@ pub fn export(args: &ExportArgs, out: &mut impl Write) -> anyhow::Result<()> {
     }
     // What reading the records found (the warnings of the opening were said then).
     for w in &r.warnings()[said..] {
-        eprintln!("zswaptop: warning: {w}");
+        crate::console::warn(w);
     }
     Ok(out.flush()?)
 }
@@ -324,7 +324,7 @@ pub fn record_until(
             Err(e) => {
                 let msg = e.to_string();
                 if msg != last_error {
-                    eprintln!("zswaptop: warning: {msg} (retrying at each sample)");
+                    crate::console::warn(format_args!("{msg} (retrying at each sample)"));
                     last_error = msg;
                 }
             }

@@ -675,7 +675,7 @@ mod tests {
         assert!(!root.mounts_unchanged(), "the first call does not know");
         assert!(root.mounts_unchanged());
         if crate::sys::euid() != 0 {
-            eprintln!("skipped mounting a tmpfs: not root");
+            crate::console::plain("skipped mounting a tmpfs: not root");
             return;
         }
         let dir = tempfile::tempdir().unwrap();

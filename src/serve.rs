@@ -107,7 +107,7 @@ pub fn run(listen: SocketAddr, root: Option<PathBuf>) -> anyhow::Result<()> {
     }
     let listener = TcpListener::bind(listen).with_context(|| format!("listening on {listen}"))?;
     let addr = listener.local_addr().context("reading the bound address")?;
-    eprintln!("zswaptop: serving http://{addr}/metrics");
+    crate::console::note(format_args!("serving http://{addr}/metrics"));
     let root = root.map(Root::at).unwrap_or_else(Root::live);
     serve(listener, root)
 }

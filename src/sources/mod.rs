@@ -388,11 +388,14 @@ mod tests {
         let root = Root::live();
         let full = collect_with(&root, Extras::default());
         let Err(e) = &full.zswap_debugfs else {
-            eprintln!("skipped: debugfs is readable here");
+            crate::console::plain("skipped: debugfs is readable here");
             return;
         };
         if !matches!(e.reason, Reason::DebugfsNotMounted) {
-            eprintln!("skipped: debugfs is not read here because {}", e.reason);
+            crate::console::plain(format_args!(
+                "skipped: debugfs is not read here because {}",
+                e.reason
+            ));
             return;
         }
         let fast = collect_fast(&root, &full, Extras::default());
