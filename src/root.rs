@@ -728,8 +728,12 @@ impl Iterator for ReadDir {
                     // A file system that does not give the type in the listing: asked of the
                     // entry itself, from the listed directory, the link not followed.
                     let Ok(fd) = entries.fd() else { continue };
-                    kind = rustix::fs::statat(fd, e.file_name(), rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
-                        .map_or(FileType::Unknown, |st| FileType::from_raw_mode(st.st_mode));
+                    kind = rustix::fs::statat(
+                        fd,
+                        e.file_name(),
+                        rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+                    )
+                    .map_or(FileType::Unknown, |st| FileType::from_raw_mode(st.st_mode));
                 }
                 break Some(Ok(DirEntry {
                     path: dir.join(name),
@@ -951,7 +955,10 @@ mod tests {
         assert_eq!(e.reason, Reason::OutOfTree);
         assert!(root.read_dir(&proc).is_ok());
         let e = root.read_dir(Path::new("/proc")).unwrap_err();
-        assert_eq!(classify_io(&proc, &e, &Reason::absent("")).reason, Reason::OutOfTree);
+        assert_eq!(
+            classify_io(&proc, &e, &Reason::absent("")).reason,
+            Reason::OutOfTree
+        );
         // A path that climbs out by itself.
         let e = root
             .read_text(&root.proc("../../../../../etc/passwd"), &Reason::absent(""))
@@ -987,7 +994,10 @@ mod tests {
             assert_eq!(e.reason, Reason::OutOfTree, "{target:?}");
             assert!(root.read_dir(&root.proc("")).is_err(), "{target:?}");
             assert!(!root.exists(&root.proc("meminfo")), "{target:?}");
-            assert!(root.canonicalize(&root.proc("meminfo")).is_err(), "{target:?}");
+            assert!(
+                root.canonicalize(&root.proc("meminfo")).is_err(),
+                "{target:?}"
+            );
             assert_eq!(root.kept_count(), 0, "{target:?}");
         }
         // In-tree links are followed by every query, and resolved paths stay in the tree.
@@ -1000,8 +1010,14 @@ mod tests {
         assert!(root.is_dir(&vda));
         assert!(root.exists(&vda.join("stat")));
         let real = root.canonicalize(&vda).unwrap();
-        assert_eq!(real, fs::canonicalize(tree.join("sys/devices/vda")).unwrap());
-        assert_eq!(root.read_text(&real.join("stat"), &absent).unwrap(), "1 2 3\n");
+        assert_eq!(
+            real,
+            fs::canonicalize(tree.join("sys/devices/vda")).unwrap()
+        );
+        assert_eq!(
+            root.read_text(&real.join("stat"), &absent).unwrap(),
+            "1 2 3\n"
+        );
         let names: Vec<_> = root
             .read_dir(&vda)
             .unwrap()
@@ -1034,10 +1050,16 @@ mod tests {
         fs::write(&secret, "outside\n").unwrap();
         let file = fs::File::open(&secret).unwrap();
         let root = Root::at("/");
-        let link = root.proc(&format!("self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&file)));
+        let link = root.proc(&format!(
+            "self/fd/{}",
+            std::os::fd::AsRawFd::as_raw_fd(&file)
+        ));
         let e = root.read_text(&link, &Reason::absent("")).unwrap_err();
         assert_eq!(e.reason, Reason::OutOfTree);
-        assert!(root.read_text(&root.proc("self/status"), &Reason::absent("")).is_ok());
+        assert!(
+            root.read_text(&root.proc("self/status"), &Reason::absent(""))
+                .is_ok()
+        );
     }
 
     /// A kept file of a tree whose directory was renamed and another put in its place: the
@@ -1060,7 +1082,12 @@ mod tests {
         assert_eq!(root.read_u64(&path, &absent), Ok(200));
         assert_eq!(root.kept_count(), 1);
         fs::remove_dir_all(block.join("zram0")).unwrap();
-        assert!(root.read_u64(&path, &absent).unwrap_err().reason.is_absent());
+        assert!(
+            root.read_u64(&path, &absent)
+                .unwrap_err()
+                .reason
+                .is_absent()
+        );
         assert_eq!(root.kept_count(), 0);
     }
 

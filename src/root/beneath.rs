@@ -251,7 +251,11 @@ mod tests {
                 "proc/../proc/real",
                 "./proc/./real",
             ] {
-                assert_eq!(read(how, &dir, inside).as_deref(), Ok("7\n"), "{how:?} {inside}");
+                assert_eq!(
+                    read(how, &dir, inside).as_deref(),
+                    Ok("7\n"),
+                    "{how:?} {inside}"
+                );
             }
             for out in [
                 "proc/out",
@@ -264,7 +268,11 @@ mod tests {
                 assert_eq!(read(how, &dir, out), Err(Errno::XDEV), "{how:?} {out}");
             }
             assert_eq!(read(how, &dir, "proc/a"), Err(Errno::LOOP), "{how:?}");
-            assert_eq!(read(how, &dir, "proc/real/x"), Err(Errno::NOTDIR), "{how:?}");
+            assert_eq!(
+                read(how, &dir, "proc/real/x"),
+                Err(Errno::NOTDIR),
+                "{how:?}"
+            );
             assert_eq!(read(how, &dir, "proc/none"), Err(Errno::NOENT), "{how:?}");
             // A directory through a link, opened to list.
             let listed = open_with(
@@ -297,7 +305,10 @@ mod tests {
             canonical(dir.as_fd(), Path::new("proc/up_and_back")).unwrap(),
             Path::new("proc/real")
         );
-        assert_eq!(canonical(dir.as_fd(), Path::new("")).unwrap(), Path::new(""));
+        assert_eq!(
+            canonical(dir.as_fd(), Path::new("")).unwrap(),
+            Path::new("")
+        );
         let e = canonical(dir.as_fd(), Path::new("proc/out")).unwrap_err();
         assert_eq!(Errno::from_io_error(&e), Some(Errno::XDEV));
     }
@@ -324,7 +335,10 @@ mod tests {
             assert_eq!(read(how, &slash, &to_file), Err(Errno::XDEV), "{how:?}");
             let to_pipe = format!("proc/self/fd/{}", pipe_r.as_raw_fd());
             assert!(read(how, &slash, &to_pipe).is_err(), "{how:?}");
-            assert!(read(how, &slash, "proc/self/root/etc/hostname").is_err(), "{how:?}");
+            assert!(
+                read(how, &slash, "proc/self/root/etc/hostname").is_err(),
+                "{how:?}"
+            );
         }
     }
 
