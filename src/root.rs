@@ -277,7 +277,8 @@ struct Kept {
     file: Option<fs::File>,
     /// Under `--root`: the device and inode the path led to when it was opened. A read first
     /// checks that the path still leads there: a tree's file replaced, or its directory renamed
-    /// and another put in its place, is opened again.
+    /// and another put in its place, is opened again. (The open descriptor keeps its inode
+    /// allocated, so no other file can carry the same number meanwhile.)
     id: Option<(u64, u64)>,
     /// Read since the last [`Root::sweep`].
     used: bool,
@@ -618,21 +619,29 @@ impl Root {
         let found = self.beneath(path, OFlags::PATH).map_err(err)?;
         let st = rustix::fs::fstat(&found).map_err(|e| err(e.into()))?;
         not_regular(path, FileType::from_raw_mode(st.st_mode))?;
-        let fd = match beneath::reopen(&found) {
-            Some(fd) => fd.map_err(err)?,
-            // No /proc to reopen through: looked up again to read, and checked to be the
-            // same file (a swap in between opens the other one, then refuses it).
-            None => {
-                let read = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY;
-                let fd = self.beneath(path, read).map_err(err)?;
-                let again = rustix::fs::fstat(&fd).map_err(|e| err(e.into()))?;
-                not_regular(path, FileType::from_raw_mode(again.st_mode))?;
-                if (again.st_dev, again.st_ino) != (st.st_dev, st.st_ino) {
-                    return Err(err(io::Error::from(io::ErrorKind::NotFound)));
-                }
-                fd
-            }
-        };
+        match beneath::reopen(&found) {
+            Some(fd) => Ok(fs::File::from(fd.map_err(err)?)),
+            None => self.open_again(path, (st.st_dev, st.st_ino), absent),
+        }
+    }
+
+    /// Under `--root`, where there is no /proc to reopen a file through: `path` looked up again
+    /// to read, and refused unless it is still the regular file `id` (device, inode) names. A
+    /// swap in between opens the other file, then refuses it.
+    fn open_again(&self, path: &Path, id: (u64, u64), absent: &Reason) -> Reading<fs::File> {
+        let err = |e: io::Error| classify_io(path, &e, absent);
+        let read = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY;
+        let fd = self.beneath(path, read).map_err(err)?;
+        let st = rustix::fs::fstat(&fd).map_err(|e| err(e.into()))?;
+        not_regular(path, FileType::from_raw_mode(st.st_mode))?;
+        if (st.st_dev, st.st_ino) != id {
+            return Err(Unavailable::new(
+                path,
+                Reason::Unreadable {
+                    error: "replaced while it was opened".into(),
+                },
+            ));
+        }
         Ok(fs::File::from(fd))
     }
 
@@ -1089,6 +1098,47 @@ mod tests {
                 .is_absent()
         );
         assert_eq!(root.kept_count(), 0);
+    }
+
+    /// Without /proc to reopen through, a file is looked up a second time to read and must be
+    /// the one the first lookup found.
+    #[test]
+    fn a_second_lookup_must_find_the_same_file() {
+        let t = tempfile::tempdir().unwrap();
+        let proc = t.path().join("proc");
+        fs::create_dir_all(&proc).unwrap();
+        fs::write(proc.join("meminfo"), "MemTotal: 1 kB\n").unwrap();
+        let root = Root::at(t.path());
+        let path = root.proc("meminfo");
+        let absent = Reason::absent("");
+        // Held open, as the first lookup's descriptor is: its inode number is not given to
+        // another file meanwhile.
+        let first = fs::File::open(&path).unwrap();
+        let id = (
+            first.metadata().unwrap().dev(),
+            first.metadata().unwrap().ino(),
+        );
+        let mut text = String::new();
+        root.open_again(&path, id, &absent)
+            .unwrap()
+            .read_to_string(&mut text)
+            .unwrap();
+        assert_eq!(text, "MemTotal: 1 kB\n");
+        // Replaced in between: refused, whatever the other file holds.
+        fs::remove_file(&path).unwrap();
+        fs::write(&path, "MemTotal: 2 kB\n").unwrap();
+        let e = root.open_again(&path, id, &absent).unwrap_err();
+        assert!(matches!(e.reason, Reason::Unreadable { .. }), "{e:?}");
+        // And a FIFO put there is refused as one.
+        fs::remove_file(&path).unwrap();
+        if std::process::Command::new("mkfifo")
+            .arg(&path)
+            .status()
+            .is_ok_and(|s| s.success())
+        {
+            let e = root.open_again(&path, id, &absent).unwrap_err();
+            assert!(matches!(e.reason, Reason::NotRegular { .. }), "{e:?}");
+        }
     }
 
     /// A sweep closes the kept files not read since the one before.
