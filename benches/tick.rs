@@ -47,6 +47,14 @@ fn collect_fast(bencher: Bencher) {
     bencher.bench_local(|| sources::collect_fast(&root, black_box(&prev), Extras::default()));
 }
 
+/// One fast tick's reads on the running system (no `--root`): what the dashboard pays.
+#[divan::bench]
+fn collect_fast_live(bencher: Bencher) {
+    let root = Root::live();
+    let prev = sources::collect(&root);
+    bencher.bench_local(|| sources::collect_fast(&root, black_box(&prev), Extras::default()));
+}
+
 /// The snapshot from two samples one second apart.
 #[divan::bench]
 fn derive(bencher: Bencher) {

@@ -3,13 +3,18 @@
 //! On the live system the root is `/`. With `--root DIR` every kernel file is read from
 //! `DIR/proc/...` and `DIR/sys/...` instead, so a whole captured tree replaces the kernel.
 
+mod beneath;
+
+use std::ffi::OsStr;
 use std::fs;
 use std::io::{self, Read};
-use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-use rustix::fs::OFlags;
+use rustix::fs::{FileType, OFlags};
 use rustix::io::Errno;
 use serde::{Deserialize, Serialize};
 
@@ -241,30 +246,53 @@ pub type Reading<T> = Result<T, Unavailable>;
 ///
 /// Every file a source reads goes through it. A captured tree (`--root`) is not trusted: a read
 /// there refuses anything but a regular file (a FIFO would block, `/dev/zero` never ends) and any
-/// path whose links lead out of the tree. Live and captured alike, no read takes more than a real
-/// kernel file of its kind can hold ([`read_cap`]).
+/// path whose links lead out of the tree. Every path under it is looked up from the tree's
+/// directory descriptor, opened once by [`Root::at`], and the lookup cannot leave it (see
+/// `root/beneath.rs`): a directory of the tree swapped for a link while it is read leads nowhere
+/// else. Live and captured alike, no read takes more than a real kernel file of its kind can
+/// hold ([`read_cap`]).
 #[derive(Debug)]
 pub struct Root {
     base: PathBuf,
     live: bool,
-    /// `base` with every link resolved, to tell what lies inside the tree (`None` when the
-    /// directory could not be resolved: then nothing under it can be read either).
+    /// `base` with every link resolved: what paths built from [`Root::canonicalize`] start with
+    /// (`None` when the directory could not be resolved: then nothing under it can be read
+    /// either).
     resolved: Option<PathBuf>,
-    /// The files read every tick ([`KEPT`]), open since their first read (`None`: a file that
-    /// cannot be read with `pread`, opened for each read).
-    kept: Mutex<Vec<(PathBuf, Option<fs::File>)>>,
+    /// Under `--root`: the tree's directory, open since [`Root::at`] (`None` when it could not
+    /// be opened). Shared by the copies.
+    dir: Option<Arc<OwnedFd>>,
+    /// The files read every tick ([`KEPT`]), open since their first read.
+    kept: Mutex<Vec<Kept>>,
     /// `/proc/self/mounts`, open to be asked whether anything was mounted or unmounted since
     /// ([`Root::mounts_unchanged`]).
     mounts: Mutex<Option<fs::File>>,
 }
 
-/// A copy starts with no descriptors of its own (it opens them on its first reads).
+/// A [`KEPT`] file and its open descriptor.
+#[derive(Debug)]
+struct Kept {
+    path: PathBuf,
+    /// `None`: a file that cannot be read with `pread`, opened for each read.
+    file: Option<fs::File>,
+    /// Under `--root`: the device and inode the path led to when it was opened. A read first
+    /// checks that the path still leads there: a tree's file replaced, or its directory renamed
+    /// and another put in its place, is opened again. (The open descriptor keeps its inode
+    /// allocated, so no other file can carry the same number meanwhile.)
+    id: Option<(u64, u64)>,
+    /// Read since the last [`Root::sweep`].
+    used: bool,
+}
+
+/// A copy starts with no kept files of its own (it opens them on its first reads); the tree's
+/// directory is shared.
 impl Clone for Root {
     fn clone(&self) -> Root {
         Root {
             base: self.base.clone(),
             live: self.live,
             resolved: self.resolved.clone(),
+            dir: self.dir.clone(),
             kept: Mutex::default(),
             mounts: Mutex::default(),
         }
@@ -284,7 +312,9 @@ impl Eq for Root {}
 /// descriptors stay open and each tick reads them again from offset 0 with `pread`: procfs,
 /// sysfs and debugfs build the file anew for a read at 0. One that fails is opened again once
 /// (a device removed, debugfs mounted again) before its error counts. A file read every tick
-/// gets this by being listed here.
+/// gets this by being listed here. A tick ends with [`Root::sweep`], which closes the ones it
+/// did not read: the files of a zram device removed, of a swap area switched off, of a device
+/// directory renamed in a tree.
 pub const KEPT: &[&str] = &[
     "proc/meminfo",
     "proc/vmstat",
@@ -297,11 +327,8 @@ pub const KEPT: &[&str] = &[
     "sys/devices/",
 ];
 
-/// Whether `path` (under `base`) is one of the [`KEPT`] files.
-fn is_kept(base: &Path, path: &Path) -> bool {
-    let Ok(rel) = path.strip_prefix(base) else {
-        return false;
-    };
+/// Whether `rel` (relative to the root) is one of the [`KEPT`] files.
+fn is_kept(rel: &Path) -> bool {
     let rel = rel.as_os_str().as_encoded_bytes();
     KEPT.iter().any(|k| {
         let k = k.as_bytes();
@@ -324,9 +351,8 @@ pub const PID_CAP: u64 = 1 << 20;
 /// page size), and the cgroup and debugfs files read here are a few KiB; 1 MiB leaves room.
 pub const SYS_CAP: u64 = 1 << 20;
 
-/// The most a read of `path` under `base` takes (see the constants above).
-pub fn read_cap(base: &Path, path: &Path) -> u64 {
-    let rel = path.strip_prefix(base).unwrap_or(path);
+/// The most a read of `rel` (relative to the root) takes (see the constants above).
+pub fn read_cap(rel: &Path) -> u64 {
     let mut parts = rel.components().map(|c| c.as_os_str().to_string_lossy());
     match parts.next().as_deref() {
         Some("proc") => match parts.next() {
@@ -345,19 +371,26 @@ impl Root {
             base: PathBuf::from("/"),
             live: true,
             resolved: Some(PathBuf::from("/")),
+            dir: None,
             kept: Mutex::default(),
             mounts: Mutex::default(),
         }
     }
 
-    /// A captured tree laid out like `/`.
+    /// A captured tree laid out like `/`. Its directory is opened here, once: what is read
+    /// later is what lies beneath this directory, whatever `dir` names by then.
     pub fn at(dir: impl Into<PathBuf>) -> Self {
         let base: PathBuf = dir.into();
         let resolved = fs::canonicalize(&base).ok();
+        let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let dir = rustix::fs::open(&base, flags, rustix::fs::Mode::empty())
+            .ok()
+            .map(Arc::new);
         Root {
             base,
             live: false,
             resolved,
+            dir,
             kept: Mutex::default(),
             mounts: Mutex::default(),
         }
@@ -432,9 +465,10 @@ impl Root {
 
     /// Append the whole file at `path` to `buf` (a buffer reused across many small files).
     pub fn read_into(&self, path: &Path, buf: &mut Vec<u8>, absent: &Reason) -> Reading<()> {
-        let cap = read_cap(&self.base, path);
+        let rel = self.rel(path);
+        let cap = read_cap(rel.unwrap_or(path));
         let start = buf.len();
-        if is_kept(&self.base, path) {
+        if rel.is_some_and(is_kept) {
             self.read_kept(path, buf, cap, absent)?;
         } else {
             let file = self.open(path, absent)?;
@@ -449,26 +483,33 @@ impl Root {
 
     /// Read a [`KEPT`] file through its open descriptor (opened, with every check, on first
     /// use), from offset 0. A read that fails drops the descriptor and tries once more on a
-    /// fresh one, as does a tree's file removed or replaced since it was opened; a file that
+    /// fresh one, as does a tree's path that no longer leads to the file opened; a file that
     /// cannot be opened is not kept. A file that refuses `pread` (ESPIPE: debugfs's counters
     /// are not seekable) is remembered as such and opened for each read.
     fn read_kept(&self, path: &Path, buf: &mut Vec<u8>, cap: u64, absent: &Reason) -> Reading<()> {
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         let start = buf.len();
-        if let Some(i) = kept.iter().position(|(p, _)| p == path) {
-            let Some(file) = &kept[i].1 else {
+        if let Some(i) = kept.iter().position(|k| k.path == path) {
+            kept[i].used = true;
+            let Some(file) = &kept[i].file else {
                 let file = self.open(path, absent)?;
                 return read_to_cap(&file, buf, cap).map_err(|e| classify_io(path, &e, absent));
             };
-            // A tree's file removed or replaced since (the kernel's own fail the read instead).
-            let replaced = !self.live && file.metadata().is_ok_and(|m| m.nlink() == 0);
-            if !replaced && pread_all(file, buf, cap).is_ok() {
+            // A tree's file replaced, or its directory renamed, since it was opened (the
+            // kernel's own fail the read instead).
+            let same = self.live || self.identity(path).is_ok_and(|id| Some(id) == kept[i].id);
+            if same && pread_all(file, buf, cap).is_ok() {
                 return Ok(());
             }
             buf.truncate(start);
             kept.swap_remove(i);
         }
         let file = self.open(path, absent)?;
+        let id = if self.live {
+            None
+        } else {
+            file.metadata().ok().map(|m| (m.dev(), m.ino()))
+        };
         let read = match pread_all(&file, buf, cap) {
             Err(e) if e.raw_os_error() == Some(Errno::SPIPE.raw_os_error()) => {
                 buf.truncate(start);
@@ -478,7 +519,12 @@ impl Root {
         };
         match read {
             Ok(file) => {
-                kept.push((path.to_path_buf(), file));
+                kept.push(Kept {
+                    path: path.to_path_buf(),
+                    file,
+                    id,
+                    used: true,
+                });
                 Ok(())
             }
             Err(e) => {
@@ -488,59 +534,222 @@ impl Root {
         }
     }
 
-    /// List a directory. Under `--root` a directory whose links lead out of the tree is refused.
-    pub fn read_dir(&self, dir: &Path) -> io::Result<fs::ReadDir> {
-        if !self.live {
-            self.inside(dir)?.ok_or_else(out_of_tree)?;
-        }
-        fs::read_dir(dir)
+    /// Close the kept files not read since the last sweep: their device, swap area or tree
+    /// directory is gone (or no longer shown). Every tick ends with one, so the descriptors a
+    /// tick holds are those of the files it read.
+    pub fn sweep(&self) {
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        kept.retain_mut(|k| std::mem::take(&mut k.used));
     }
 
-    /// `path` with every link resolved; under `--root`, refused when that leaves the tree.
+    /// How many files are kept open (for tests and the descriptor checks).
+    pub fn kept_count(&self) -> usize {
+        self.kept.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// List a directory. Under `--root`, the directory is looked up beneath the tree and listed
+    /// from the descriptor that lookup opened.
+    pub fn read_dir(&self, dir: &Path) -> io::Result<ReadDir> {
+        if self.live {
+            return Ok(ReadDir::Live(fs::read_dir(dir)?));
+        }
+        let fd = self.beneath(dir, OFlags::RDONLY | OFlags::DIRECTORY)?;
+        Ok(ReadDir::Tree {
+            dir: dir.to_path_buf(),
+            entries: rustix::fs::Dir::new(fd)?,
+        })
+    }
+
+    /// `path` with every link resolved; under `--root`, within the tree (the result starts with
+    /// the tree's resolved directory), or refused when that leaves the tree.
     pub fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
         if self.live {
-            fs::canonicalize(path)
-        } else {
-            self.inside(path)?.ok_or_else(out_of_tree)
+            return fs::canonicalize(path);
         }
+        let (dir, rel) = self.tree_rel(path)?;
+        let resolved = self.resolved.as_ref().ok_or_else(out_of_tree)?;
+        Ok(resolved.join(beneath::canonical(dir.as_fd(), rel)?))
+    }
+
+    /// What `path` leads to, links followed (under `--root`, within the tree): `None` when
+    /// nothing is there (or it cannot be told).
+    pub fn kind(&self, path: &Path) -> Option<FileType> {
+        self.stat(path).ok().map(|(kind, _, _)| kind)
+    }
+
+    /// Whether `path` leads to a directory.
+    pub fn is_dir(&self, path: &Path) -> bool {
+        self.kind(path) == Some(FileType::Directory)
+    }
+
+    /// Whether anything is at `path`.
+    pub fn exists(&self, path: &Path) -> bool {
+        self.kind(path).is_some()
+    }
+
+    /// The inode `path` leads to.
+    pub fn inode(&self, path: &Path) -> Option<u64> {
+        self.stat(path).ok().map(|(_, _, ino)| ino)
+    }
+
+    /// The kind, device and inode of what `path` leads to.
+    fn stat(&self, path: &Path) -> io::Result<(FileType, u64, u64)> {
+        if self.live {
+            let m = fs::metadata(path)?;
+            return Ok((FileType::from_raw_mode(m.mode()), m.dev(), m.ino()));
+        }
+        let fd = self.beneath(path, OFlags::PATH)?;
+        let st = rustix::fs::fstat(&fd)?;
+        Ok((FileType::from_raw_mode(st.st_mode), st.st_dev, st.st_ino))
+    }
+
+    /// Under `--root`: the device and inode `path` now leads to.
+    fn identity(&self, path: &Path) -> io::Result<(u64, u64)> {
+        self.stat(path).map(|(_, dev, ino)| (dev, ino))
     }
 
     /// Open a file to read. Live, the kernel's files are trusted as they are. Under `--root` the
-    /// path must resolve inside the tree to a regular file; it is opened without following a
-    /// last link (already resolved) and without blocking, and checked again once open.
+    /// path is looked up beneath the tree (`O_PATH`, which opens nothing), must be a regular
+    /// file, and only then is that same file opened to read, without blocking.
     fn open(&self, path: &Path, absent: &Reason) -> Reading<fs::File> {
         if self.live {
             return fs::File::open(path).map_err(|e| classify_io(path, &e, absent));
         }
-        let real = self
-            .inside(path)
-            .map_err(|e| classify_io(path, &e, absent))?
-            .ok_or_else(|| Unavailable::new(path, Reason::OutOfTree))?;
-        let kind = fs::symlink_metadata(&real)
-            .map_err(|e| classify_io(path, &e, absent))?
-            .file_type();
-        not_regular(path, kind)?;
-        let flags = OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::NOCTTY;
-        let file = fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(flags.bits().cast_signed())
-            .open(&real)
-            .map_err(|e| classify_io(path, &e, absent))?;
-        let kind = file
-            .metadata()
-            .map_err(|e| classify_io(path, &e, absent))?
-            .file_type();
-        not_regular(path, kind)?;
-        Ok(file)
+        let err = |e: io::Error| classify_io(path, &e, absent);
+        let found = self.beneath(path, OFlags::PATH).map_err(err)?;
+        let st = rustix::fs::fstat(&found).map_err(|e| err(e.into()))?;
+        not_regular(path, FileType::from_raw_mode(st.st_mode))?;
+        match beneath::reopen(&found) {
+            Some(fd) => Ok(fs::File::from(fd.map_err(err)?)),
+            None => self.open_again(path, (st.st_dev, st.st_ino), absent),
+        }
     }
 
-    /// `path` resolved, `None` when that leaves the tree.
-    fn inside(&self, path: &Path) -> io::Result<Option<PathBuf>> {
-        let real = fs::canonicalize(path)?;
-        Ok(match &self.resolved {
-            Some(base) if real.starts_with(base) => Some(real),
-            _ => None,
-        })
+    /// Under `--root`, where there is no /proc to reopen a file through: `path` looked up again
+    /// to read, and refused unless it is still the regular file `id` (device, inode) names. A
+    /// swap in between opens the other file, then refuses it.
+    fn open_again(&self, path: &Path, id: (u64, u64), absent: &Reason) -> Reading<fs::File> {
+        let err = |e: io::Error| classify_io(path, &e, absent);
+        let read = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY;
+        let fd = self.beneath(path, read).map_err(err)?;
+        let st = rustix::fs::fstat(&fd).map_err(|e| err(e.into()))?;
+        not_regular(path, FileType::from_raw_mode(st.st_mode))?;
+        if (st.st_dev, st.st_ino) != id {
+            return Err(Unavailable::new(
+                path,
+                Reason::Unreadable {
+                    error: "replaced while it was opened".into(),
+                },
+            ));
+        }
+        Ok(fs::File::from(fd))
+    }
+
+    /// Under `--root`: `path` opened with `flags`, looked up beneath the tree's directory.
+    fn beneath(&self, path: &Path, flags: OFlags) -> io::Result<OwnedFd> {
+        let (dir, rel) = self.tree_rel(path)?;
+        beneath::open(dir.as_fd(), rel, flags)
+    }
+
+    /// Under `--root`: the tree's directory and `path` relative to it; refused when `path` does
+    /// not start with the tree's directory.
+    fn tree_rel<'a>(&self, path: &'a Path) -> io::Result<(&Arc<OwnedFd>, &'a Path)> {
+        let dir = self
+            .dir
+            .as_ref()
+            .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?;
+        let rel = self.rel(path).ok_or_else(out_of_tree)?;
+        Ok((dir, rel))
+    }
+
+    /// `path` relative to the root: it starts with the root's directory as given, or with it
+    /// resolved (the paths [`Root::canonicalize`] builds).
+    fn rel<'a>(&self, path: &'a Path) -> Option<&'a Path> {
+        path.strip_prefix(&self.base)
+            .ok()
+            .or_else(|| path.strip_prefix(self.resolved.as_ref()?).ok())
+    }
+}
+
+/// A directory's entries, from [`Root::read_dir`].
+#[derive(Debug)]
+pub enum ReadDir {
+    Live(fs::ReadDir),
+    /// Listed from the descriptor the lookup beneath the tree opened.
+    Tree {
+        dir: PathBuf,
+        entries: rustix::fs::Dir,
+    },
+}
+
+/// One entry of a listing: its path (the directory's, as given, joined with its name) and
+/// what it is, as the directory says (links not followed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirEntry {
+    path: PathBuf,
+    kind: FileType,
+}
+
+impl DirEntry {
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn into_path(self) -> PathBuf {
+        self.path
+    }
+
+    pub fn file_name(&self) -> &OsStr {
+        self.path.file_name().unwrap_or_default()
+    }
+
+    pub fn is_dir(&self) -> bool {
+        self.kind == FileType::Directory
+    }
+
+    pub fn is_file(&self) -> bool {
+        self.kind == FileType::RegularFile
+    }
+}
+
+impl Iterator for ReadDir {
+    type Item = io::Result<DirEntry>;
+
+    fn next(&mut self) -> Option<io::Result<DirEntry>> {
+        match self {
+            ReadDir::Live(rd) => Some(rd.next()?.and_then(|e| {
+                Ok(DirEntry {
+                    kind: kind_of(e.file_type()?),
+                    path: e.path(),
+                })
+            })),
+            ReadDir::Tree { dir, entries } => loop {
+                let e = match entries.next()? {
+                    Ok(e) => e,
+                    Err(err) => return Some(Err(err.into())),
+                };
+                let name = OsStr::from_bytes(e.file_name().to_bytes());
+                if name == "." || name == ".." {
+                    continue;
+                }
+                let mut kind = e.file_type();
+                if kind == FileType::Unknown {
+                    // A file system that does not give the type in the listing: asked of the
+                    // entry itself, from the listed directory, the link not followed.
+                    let Ok(fd) = entries.fd() else { continue };
+                    kind = rustix::fs::statat(
+                        fd,
+                        e.file_name(),
+                        rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+                    )
+                    .map_or(FileType::Unknown, |st| FileType::from_raw_mode(st.st_mode));
+                }
+                break Some(Ok(DirEntry {
+                    path: dir.join(name),
+                    kind,
+                }));
+            },
+        }
     }
 }
 
@@ -580,7 +789,7 @@ fn pread_all(file: &fs::File, buf: &mut Vec<u8>, cap: u64) -> io::Result<()> {
     }
 }
 
-/// The error of a listing whose links leave the `--root` tree ([`classify_io`] knows it).
+/// The error of a path that is not in the `--root` tree at all ([`classify_io`] knows it).
 #[derive(Debug)]
 struct OutOfTree;
 
@@ -596,20 +805,37 @@ fn out_of_tree() -> io::Error {
     io::Error::other(OutOfTree)
 }
 
-/// Under `--root`, anything but a regular file is refused: a FIFO blocks, a device never ends.
-fn not_regular(path: &Path, kind: fs::FileType) -> Reading<()> {
-    let what = if kind.is_file() {
-        return Ok(());
-    } else if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_char_device() || kind.is_block_device() {
-        "a device"
-    } else if kind.is_socket() {
-        "a socket"
-    } else if kind.is_dir() {
-        "a directory"
+/// std's file type as rustix names it.
+fn kind_of(t: fs::FileType) -> FileType {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_file() {
+        FileType::RegularFile
+    } else if t.is_dir() {
+        FileType::Directory
+    } else if t.is_symlink() {
+        FileType::Symlink
+    } else if t.is_fifo() {
+        FileType::Fifo
+    } else if t.is_socket() {
+        FileType::Socket
+    } else if t.is_char_device() {
+        FileType::CharacterDevice
+    } else if t.is_block_device() {
+        FileType::BlockDevice
     } else {
-        "not a regular file"
+        FileType::Unknown
+    }
+}
+
+/// Under `--root`, anything but a regular file is refused: a FIFO blocks, a device never ends.
+fn not_regular(path: &Path, kind: FileType) -> Reading<()> {
+    let what = match kind {
+        FileType::RegularFile => return Ok(()),
+        FileType::Fifo => "a FIFO",
+        FileType::CharacterDevice | FileType::BlockDevice => "a device",
+        FileType::Socket => "a socket",
+        FileType::Directory => "a directory",
+        _ => "not a regular file",
     };
     Err(Unavailable::new(
         path,
@@ -626,6 +852,8 @@ pub fn classify_io(path: &Path, e: &io::Error, absent: &Reason) -> Unavailable {
         io::ErrorKind::NotFound => absent.clone(),
         io::ErrorKind::PermissionDenied => Reason::NeedsRoot { fs: Fs::of(path) },
         _ => match Errno::from_io_error(e) {
+            // A lookup beneath the tree that would have left it (root/beneath.rs).
+            Some(Errno::XDEV) => Reason::OutOfTree,
             // ENOTDIR: a parent is a file; treat like missing.
             Some(Errno::NOTDIR) => absent.clone(),
             // EOPNOTSUPP on cgroup pressure files, ENODEV on vanished devices.
@@ -697,14 +925,24 @@ mod tests {
 
     #[test]
     fn caps_follow_the_kind_of_file() {
-        let b = Path::new("/t");
-        assert_eq!(read_cap(b, Path::new("/t/proc/zoneinfo")), PROC_CAP);
-        assert_eq!(read_cap(b, Path::new("/t/proc/4242/status")), PID_CAP);
-        assert_eq!(read_cap(b, Path::new("/t/sys/block/vda/stat")), SYS_CAP);
+        assert_eq!(read_cap(Path::new("proc/zoneinfo")), PROC_CAP);
+        assert_eq!(read_cap(Path::new("proc/4242/status")), PID_CAP);
+        assert_eq!(read_cap(Path::new("proc/self/status")), PID_CAP);
+        assert_eq!(read_cap(Path::new("sys/block/vda/stat")), SYS_CAP);
+        // Relative to the tree whichever way the path names it: as given or resolved.
+        let t = tempfile::tempdir().unwrap();
+        fs::create_dir(t.path().join("x")).unwrap();
+        let root = Root::at(t.path().join("x/.."));
+        let resolved = fs::canonicalize(t.path()).unwrap();
         assert_eq!(
-            read_cap(Path::new("/"), Path::new("/proc/self/status")),
-            PID_CAP
+            root.rel(&resolved.join("proc/1/status")),
+            Some(Path::new("proc/1/status"))
         );
+        assert_eq!(
+            root.rel(&t.path().join("x/../sys/block")),
+            Some(Path::new("sys/block"))
+        );
+        assert_eq!(root.rel(Path::new("/etc/passwd")), None);
     }
 
     #[test]
@@ -725,13 +963,204 @@ mod tests {
             .unwrap_err();
         assert_eq!(e.reason, Reason::OutOfTree);
         assert!(root.read_dir(&proc).is_ok());
-        assert!(root.read_dir(Path::new("/proc")).is_err());
+        let e = root.read_dir(Path::new("/proc")).unwrap_err();
+        assert_eq!(
+            classify_io(&proc, &e, &Reason::absent("")).reason,
+            Reason::OutOfTree
+        );
+        // A path that climbs out by itself.
+        let e = root
+            .read_text(&root.proc("../../../../../etc/passwd"), &Reason::absent(""))
+            .unwrap_err();
+        assert_eq!(e.reason, Reason::OutOfTree);
         // Live, the kernel's own links are followed.
         let live = Root::live();
         assert!(
             live.read_text(&live.proc("self/status"), &Reason::absent(""))
                 .is_ok()
         );
+    }
+
+    /// A tree's directory swapped for a link after the root was opened: absolute or relative,
+    /// a link out is refused for reads, listings, kinds and resolved paths alike.
+    #[test]
+    fn a_directory_swapped_for_a_link_out_is_refused() {
+        let t = tempfile::tempdir().unwrap();
+        let tree = t.path().join("tree");
+        let outside = t.path().join("outside");
+        for d in [&tree, &outside] {
+            fs::create_dir_all(d.join("proc")).unwrap();
+            fs::write(d.join("proc/meminfo"), "MemTotal: 4 kB\n").unwrap();
+        }
+        let root = Root::at(&tree);
+        let absent = Reason::absent("");
+        assert!(root.read_text(&root.proc("meminfo"), &absent).is_ok());
+        for target in [outside.join("proc"), PathBuf::from("../outside/proc")] {
+            fs::remove_dir_all(tree.join("proc")).ok();
+            fs::remove_file(tree.join("proc")).ok();
+            std::os::unix::fs::symlink(&target, tree.join("proc")).unwrap();
+            let e = root.read_text(&root.proc("meminfo"), &absent).unwrap_err();
+            assert_eq!(e.reason, Reason::OutOfTree, "{target:?}");
+            assert!(root.read_dir(&root.proc("")).is_err(), "{target:?}");
+            assert!(!root.exists(&root.proc("meminfo")), "{target:?}");
+            assert!(
+                root.canonicalize(&root.proc("meminfo")).is_err(),
+                "{target:?}"
+            );
+            assert_eq!(root.kept_count(), 0, "{target:?}");
+        }
+        // In-tree links are followed by every query, and resolved paths stay in the tree.
+        fs::remove_file(tree.join("proc")).unwrap();
+        fs::create_dir_all(tree.join("sys/devices/vda")).unwrap();
+        fs::create_dir_all(tree.join("sys/block")).unwrap();
+        fs::write(tree.join("sys/devices/vda/stat"), "1 2 3\n").unwrap();
+        std::os::unix::fs::symlink("../devices/vda", tree.join("sys/block/vda")).unwrap();
+        let vda = root.sys("block/vda");
+        assert!(root.is_dir(&vda));
+        assert!(root.exists(&vda.join("stat")));
+        let real = root.canonicalize(&vda).unwrap();
+        assert_eq!(
+            real,
+            fs::canonicalize(tree.join("sys/devices/vda")).unwrap()
+        );
+        assert_eq!(
+            root.read_text(&real.join("stat"), &absent).unwrap(),
+            "1 2 3\n"
+        );
+        let names: Vec<_> = root
+            .read_dir(&vda)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_owned())
+            .collect();
+        assert_eq!(names, ["stat"]);
+    }
+
+    /// The tree is the directory `--root` named when zswaptop started: renamed and another
+    /// put in its place, the reads stay in the first.
+    #[test]
+    fn the_tree_is_the_directory_opened_first() {
+        let t = tempfile::tempdir().unwrap();
+        let tree = t.path().join("tree");
+        fs::create_dir_all(tree.join("proc")).unwrap();
+        fs::write(tree.join("proc/cmdline"), "first\n").unwrap();
+        let root = Root::at(&tree);
+        fs::rename(&tree, t.path().join("moved")).unwrap();
+        fs::create_dir_all(tree.join("proc")).unwrap();
+        fs::write(tree.join("proc/cmdline"), "second\n").unwrap();
+        let text = root.read_text(&root.proc("cmdline"), &Reason::absent(""));
+        assert_eq!(text.as_deref(), Ok("first\n"));
+    }
+
+    /// procfs read as a tree: a magic link (`/proc/self/fd/N`) is refused as a way out.
+    #[test]
+    fn a_magic_link_in_a_tree_is_refused() {
+        let t = tempfile::tempdir().unwrap();
+        let secret = t.path().join("secret");
+        fs::write(&secret, "outside\n").unwrap();
+        let file = fs::File::open(&secret).unwrap();
+        let root = Root::at("/");
+        let link = root.proc(&format!(
+            "self/fd/{}",
+            std::os::fd::AsRawFd::as_raw_fd(&file)
+        ));
+        let e = root.read_text(&link, &Reason::absent("")).unwrap_err();
+        assert_eq!(e.reason, Reason::OutOfTree);
+        assert!(
+            root.read_text(&root.proc("self/status"), &Reason::absent(""))
+                .is_ok()
+        );
+    }
+
+    /// A kept file of a tree whose directory was renamed and another put in its place: the
+    /// file now at the path is read, not the one kept open.
+    #[test]
+    fn a_kept_file_follows_its_path_in_a_tree() {
+        let t = tempfile::tempdir().unwrap();
+        let block = t.path().join("sys/block");
+        fs::create_dir_all(block.join("zram0")).unwrap();
+        fs::create_dir_all(block.join("zram1")).unwrap();
+        fs::write(block.join("zram0/disksize"), "100\n").unwrap();
+        fs::write(block.join("zram1/disksize"), "200\n").unwrap();
+        let root = Root::at(t.path());
+        let absent = Reason::absent("");
+        let path = root.sys("block/zram0/disksize");
+        assert_eq!(root.read_u64(&path, &absent), Ok(100));
+        assert_eq!(root.kept_count(), 1);
+        fs::rename(block.join("zram0"), block.join("zram9")).unwrap();
+        fs::rename(block.join("zram1"), block.join("zram0")).unwrap();
+        assert_eq!(root.read_u64(&path, &absent), Ok(200));
+        assert_eq!(root.kept_count(), 1);
+        fs::remove_dir_all(block.join("zram0")).unwrap();
+        assert!(
+            root.read_u64(&path, &absent)
+                .unwrap_err()
+                .reason
+                .is_absent()
+        );
+        assert_eq!(root.kept_count(), 0);
+    }
+
+    /// Without /proc to reopen through, a file is looked up a second time to read and must be
+    /// the one the first lookup found.
+    #[test]
+    fn a_second_lookup_must_find_the_same_file() {
+        let t = tempfile::tempdir().unwrap();
+        let proc = t.path().join("proc");
+        fs::create_dir_all(&proc).unwrap();
+        fs::write(proc.join("meminfo"), "MemTotal: 1 kB\n").unwrap();
+        let root = Root::at(t.path());
+        let path = root.proc("meminfo");
+        let absent = Reason::absent("");
+        // Held open, as the first lookup's descriptor is: its inode number is not given to
+        // another file meanwhile.
+        let first = fs::File::open(&path).unwrap();
+        let id = (
+            first.metadata().unwrap().dev(),
+            first.metadata().unwrap().ino(),
+        );
+        let mut text = String::new();
+        root.open_again(&path, id, &absent)
+            .unwrap()
+            .read_to_string(&mut text)
+            .unwrap();
+        assert_eq!(text, "MemTotal: 1 kB\n");
+        // Replaced in between: refused, whatever the other file holds.
+        fs::remove_file(&path).unwrap();
+        fs::write(&path, "MemTotal: 2 kB\n").unwrap();
+        let e = root.open_again(&path, id, &absent).unwrap_err();
+        assert!(matches!(e.reason, Reason::Unreadable { .. }), "{e:?}");
+        // And a FIFO put there is refused as one.
+        fs::remove_file(&path).unwrap();
+        if std::process::Command::new("mkfifo")
+            .arg(&path)
+            .status()
+            .is_ok_and(|s| s.success())
+        {
+            let e = root.open_again(&path, id, &absent).unwrap_err();
+            assert!(matches!(e.reason, Reason::NotRegular { .. }), "{e:?}");
+        }
+    }
+
+    /// A sweep closes the kept files not read since the one before.
+    #[test]
+    fn a_sweep_closes_what_was_not_read() {
+        let t = tempfile::tempdir().unwrap();
+        let proc = t.path().join("proc");
+        fs::create_dir_all(&proc).unwrap();
+        fs::write(proc.join("meminfo"), "MemTotal: 1 kB\n").unwrap();
+        fs::write(proc.join("vmstat"), "pswpin 1\n").unwrap();
+        let root = Root::at(t.path());
+        let absent = Reason::absent("");
+        for f in ["meminfo", "vmstat"] {
+            root.read_text(&root.proc(f), &absent).unwrap();
+        }
+        root.sweep();
+        assert_eq!(root.kept_count(), 2, "both read since the last sweep");
+        root.read_text(&root.proc("meminfo"), &absent).unwrap();
+        root.sweep();
+        assert_eq!(root.kept_count(), 1, "vmstat was not read");
+        root.sweep();
+        assert_eq!(root.kept_count(), 0);
     }
 
     #[test]
@@ -844,20 +1273,13 @@ mod tests {
 
     #[test]
     fn which_files_are_kept() {
-        let b = Path::new("/");
-        assert!(is_kept(b, Path::new("/proc/meminfo")));
-        assert!(is_kept(b, Path::new("/proc/pressure/memory")));
-        assert!(is_kept(
-            b,
-            Path::new("/sys/kernel/debug/zswap/stored_pages")
-        ));
-        assert!(!is_kept(b, Path::new("/proc/meminfo2")));
-        assert!(!is_kept(b, Path::new("/proc/pressure")));
-        assert!(!is_kept(b, Path::new("/proc/sys/vm/swappiness")));
-        assert!(!is_kept(b, Path::new("/proc/42/status")));
-        let t = Path::new("/t/x");
-        assert!(is_kept(t, Path::new("/t/x/proc/vmstat")));
-        assert!(!is_kept(t, Path::new("/proc/vmstat")));
+        assert!(is_kept(Path::new("proc/meminfo")));
+        assert!(is_kept(Path::new("proc/pressure/memory")));
+        assert!(is_kept(Path::new("sys/kernel/debug/zswap/stored_pages")));
+        assert!(!is_kept(Path::new("proc/meminfo2")));
+        assert!(!is_kept(Path::new("proc/pressure")));
+        assert!(!is_kept(Path::new("proc/sys/vm/swappiness")));
+        assert!(!is_kept(Path::new("proc/42/status")));
     }
 
     fn classify(e: io::Error) -> Reason {

@@ -19,8 +19,6 @@
 //!   accounted: the `memory.memsw.*` files exist. Without them the kernel charges no swap and
 //!   `total_swap` would read 0, so swap is unknown.
 
-use std::fs;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -77,7 +75,7 @@ pub fn find(root: &Root) -> Reading<Hierarchy> {
     }
     let v1 = root.sys("fs/cgroup/memory");
     // A v2 cgroup that happens to be called "memory" has cgroup.controllers; a v1 one has not.
-    if v1.is_dir() && !v1.join("cgroup.controllers").exists() {
+    if root.is_dir(&v1) && !root.exists(&v1.join("cgroup.controllers")) {
         return Ok(Hierarchy {
             mount: v1,
             version: 1,
@@ -102,7 +100,7 @@ pub fn find_v2(root: &Root) -> Reading<PathBuf> {
             return Ok(dir.clone());
         }
     }
-    let reason = if saw_v2 || root.sys("fs/cgroup/memory").is_dir() {
+    let reason = if saw_v2 || root.is_dir(&root.sys("fs/cgroup/memory")) {
         "the memory controller is on cgroup v1: the kernel neither charges nor reports zswap per cgroup there"
     } else {
         "no cgroup v2 hierarchy with the memory controller"
@@ -158,8 +156,8 @@ impl Walk {
             {
                 let mut subdirs: Vec<PathBuf> = rd
                     .flatten()
-                    .filter(|e| e.file_type().map(|t| t.is_dir()).unwrap_or(false))
-                    .map(|e| e.path())
+                    .filter(|e| e.is_dir())
+                    .map(|e| e.into_path())
                     .collect();
                 subdirs.sort();
                 self.todo
@@ -185,11 +183,11 @@ impl Walk {
 
 /// A cgroup directory's sample with only its path and inode filled in (its version 2), or
 /// `None` when it is not below `mount`.
-fn blank(mount: &Path, dir: &Path) -> Option<CgroupSample> {
+fn blank(root: &Root, mount: &Path, dir: &Path) -> Option<CgroupSample> {
     let rel = dir.strip_prefix(mount).ok()?;
     Some(CgroupSample {
         path: format!("/{}", rel.display()),
-        inode: fs::metadata(dir).map(|m| m.ino()).unwrap_or(0),
+        inode: root.inode(dir).unwrap_or(0),
         version: 2,
         ..CgroupSample::default()
     })
@@ -208,7 +206,7 @@ fn stat_items(stat: &str) -> impl Iterator<Item = (&str, Option<u64>)> {
 pub fn read_one(root: &Root, mount: &Path, dir: &Path) -> Option<CgroupSample> {
     let read = |f: &str| root.read_text(&dir.join(f), &Reason::absent("")).ok();
     let stat = read("memory.stat")?;
-    let mut s = blank(mount, dir)?;
+    let mut s = blank(root, mount, dir)?;
     for (k, v) in stat_items(&stat) {
         match k {
             "zswap" => s.zswap = v,
@@ -238,7 +236,7 @@ pub fn read_one_v1(root: &Root, mount: &Path, dir: &Path) -> Option<CgroupSample
     let stat = root.read_text(&dir.join("memory.stat"), &absent).ok()?;
     let mut s = CgroupSample {
         version: 1,
-        ..blank(mount, dir)?
+        ..blank(root, mount, dir)?
     };
     let usage = root.read_text(&dir.join("memory.usage_in_bytes"), &absent);
     s.memory_current = usage.as_ref().ok().and_then(|t| t.trim().parse().ok());
@@ -269,6 +267,7 @@ pub fn unit_name(path: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn units() {

@@ -127,7 +127,7 @@ pub fn collect_with(root: &Root, extras: Extras) -> Sample {
         };
     }
     let (processes, cgroups) = read_extras(root, extras);
-    Sample {
+    let sample = Sample {
         monotonic_ns,
         unix_ms,
         root: root.base().display().to_string(),
@@ -148,7 +148,10 @@ pub fn collect_with(root: &Root, extras: Extras) -> Sample {
         processes,
         cgroups_age_ns: 0,
         cgroups,
-    }
+    };
+    // What this tick did not read is gone or not shown: its kept descriptors are closed.
+    root.sweep();
+    sample
 }
 
 /// One dashboard tick: what moves or is shown is read now, and what hardly ever changes comes
@@ -168,7 +171,8 @@ pub fn collect_with(root: &Root, extras: Extras) -> Sample {
 ///   in use, and the block devices under the swap areas (mapped again when `/proc/swaps` lists
 ///   different areas).
 ///
-/// The files read every tick stay open ([`crate::root::KEPT`]). A caller takes a full
+/// The files read every tick stay open ([`crate::root::KEPT`]); those a tick did not read are
+/// closed at its end ([`Root::sweep`]), full sample and fast tick alike. A caller takes a full
 /// [`collect_with`] now and then to refresh what comes from `prev`. On a tree that does not
 /// change, `collect_fast(root, &collect_with(root, x), x)` equals the full sample (timestamps
 /// aside).
@@ -237,7 +241,7 @@ pub fn collect_fast(root: &Root, prev: &Sample, extras: Extras) -> Sample {
         ..prev.host.clone()
     };
     let (processes, cgroups) = read_extras(root, extras);
-    Sample {
+    let sample = Sample {
         monotonic_ns,
         unix_ms,
         root: prev.root.clone(),
@@ -266,7 +270,10 @@ pub fn collect_fast(root: &Root, prev: &Sample, extras: Extras) -> Sample {
         processes,
         cgroups_age_ns: 0,
         cgroups,
-    }
+    };
+    // What this tick did not read is gone or not shown: its kept descriptors are closed.
+    root.sweep();
+    sample
 }
 
 /// debugfs, read as the zswap parameters allow (its reasons depend on them).

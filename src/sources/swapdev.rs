@@ -257,8 +257,8 @@ fn stat_devnum(path: &str, kind: &str) -> Result<(DevNum, &'static str), String>
 /// `ROOT/sys/dev/block/MAJ:MIN`, followed to the device directory.
 fn by_devnum(root: &Root, dn: DevNum) -> Option<PathBuf> {
     let link = root.sys(&format!("dev/block/{}", dn.key()));
-    let dir = root.canonicalize(&link).ok().filter(|d| d.is_dir())?;
-    if is_device_dir(&dir) {
+    let dir = root.canonicalize(&link).ok().filter(|d| root.is_dir(d))?;
+    if is_device_dir(root, &dir) {
         return Some(dir);
     }
     // A captured tree may keep only the uevent: DEVNAME= names the device.
@@ -266,10 +266,10 @@ fn by_devnum(root: &Root, dn: DevNum) -> Option<PathBuf> {
     by_name(root, &name)
 }
 
-fn is_device_dir(dir: &Path) -> bool {
+fn is_device_dir(root: &Root, dir: &Path) -> bool {
     ["queue", "partition", "dev", "stat", "slaves"]
         .iter()
-        .any(|f| dir.join(f).exists())
+        .any(|f| root.exists(&dir.join(f)))
 }
 
 fn uevent_value(root: &Root, dir: &Path, key: &str) -> Option<String> {
@@ -289,7 +289,7 @@ fn by_name(root: &Root, rel: &str) -> Option<PathBuf> {
     if rel.is_empty() || rel.contains('/') || rel.starts_with('.') {
         return None;
     }
-    let canon = |p: PathBuf| root.canonicalize(&p).ok().filter(|d| d.is_dir());
+    let canon = |p: PathBuf| root.canonicalize(&p).ok().filter(|d| root.is_dir(d));
     if let Some(d) = canon(root.sys(&format!("class/block/{rel}"))) {
         return Some(d);
     }
@@ -301,7 +301,7 @@ fn by_name(root: &Root, rel: &str) -> Option<PathBuf> {
         .read_dir(&root.sys("block"))
         .ok()?
         .filter_map(Result::ok)
-        .map(|e| e.path())
+        .map(|e| e.into_path())
         .collect();
     disks.sort();
     disks.into_iter().find_map(|d| canon(d.join(rel)))
@@ -313,7 +313,7 @@ fn dm_by_name(root: &Root, name: &str) -> Option<PathBuf> {
         .read_dir(&root.sys("block"))
         .ok()?
         .filter_map(Result::ok)
-        .map(|e| e.path())
+        .map(|e| e.into_path())
         .filter(|p| {
             root.read_text(&p.join("dm/name"), &Reason::absent(""))
                 .is_ok_and(|n| n.trim() == name)
@@ -333,7 +333,7 @@ fn file_name(dir: &Path) -> String {
 }
 
 fn is_partition(root: &Root, dir: &Path) -> bool {
-    dir.join("partition").exists()
+    root.exists(&dir.join("partition"))
         || uevent_value(root, dir, "DEVTYPE").as_deref() == Some("partition")
 }
 

@@ -276,11 +276,10 @@ fn read_dir_sorted(
     let mut out = Vec::new();
     for entry in rd {
         let entry = entry.map_err(|e: io::Error| classify_io(dir, &e, absent))?;
-        let is_file = entry.file_type().map(|t| t.is_file()).unwrap_or(false);
-        if is_file {
+        if entry.is_file() {
             out.push((
                 entry.file_name().to_string_lossy().into_owned(),
-                entry.path(),
+                entry.into_path(),
             ));
         }
     }

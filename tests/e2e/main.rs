@@ -20,6 +20,7 @@
 //! - `ZSWAPTOP_E2E_ROLE=workload`: internal, this binary acting as the workload.
 
 mod capture;
+mod churn;
 mod kernel;
 mod machine;
 mod phases;
@@ -116,7 +117,8 @@ fn timeout() -> Duration {
 
 /// Teardown, then compare the machine with its state before the test. Prints, records rows.
 fn finish(baseline: Option<&machine::Baseline>) {
-    let errors = machine::teardown();
+    let mut errors = churn::teardown();
+    errors.extend(machine::teardown());
     let mut r = rep();
     r.phase("teardown — the machine is as it was");
     r.check(
@@ -274,7 +276,8 @@ fn setup_and_run() -> Result<()> {
     };
     let done = phases::run_all(&ctx);
     record::check(&bin);
-    done
+    let churned = churn::run();
+    done.and(churned)
 }
 
 fn spawn_watchdog(baseline: machine::Baseline) {
