@@ -44,9 +44,13 @@ fn watched(dir: &Path) -> Vec<PathBuf> {
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
-    // scripts/build-static.sh links with this file (lld's --symbol-ordering-file), which cargo does
-    // not track: a new order must relink the binary.
-    println!("cargo:rerun-if-changed=assets/link-order.txt");
+    // scripts/build-static.sh links with a symbol order file it makes (lld's
+    // --symbol-ordering-file), which cargo does not track: a new order must relink the binary.
+    // Watched only when that script names it, so an ordinary build never waits on a missing file.
+    println!("cargo:rerun-if-env-changed=ZSWAPTOP_LINK_ORDER");
+    if let Some(order) = std::env::var_os("ZSWAPTOP_LINK_ORDER") {
+        println!("cargo:rerun-if-changed={}", PathBuf::from(order).display());
+    }
     let version = std::env::var("CARGO_PKG_VERSION").unwrap_or_default();
     let dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
     let rev = if dir.join(".git").exists() {

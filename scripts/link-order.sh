@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# Rebuild assets/link-order.txt: the functions the shipped build runs, in the order lld should
-# place them (scripts/build-static.sh links with it). Rerun it after a change of dependencies,
-# of the toolchain or of much code: names it lists that a build no longer has are skipped, and
-# new code lands after the listed functions, so a stale file costs resident memory only.
+# Print the functions a static build runs, in the order lld should place them: scripts/build-static.sh
+# calls this on the binary it has just built and links it again with the list (it is never kept in
+# the repository: names depend on the exact code, dependencies and toolchain).
 #
-#   scripts/link-order.sh
+#   scripts/link-order.sh target/x86_64-unknown-linux-gnu/release/zswaptop > order.txt
 #
-# Runs the static build under valgrind's callgrind, which records every function executed:
+# Runs the binary under valgrind's callgrind, which records every function executed:
 # the dashboard in a tmux pane of 120x40 going through its views (overview and graphs first, the
 # ticks a dashboard left open repeats), then `record`, then `--once` and `--once --json`. The
 # file lists the dashboard's functions first, then what the other runs add. Read-only on the
@@ -17,7 +16,7 @@ for tool in valgrind tmux python3; do
   command -v "$tool" >/dev/null 2>&1 || { echo "link-order: needs $tool" >&2; exit 2; }
 done
 
-bin=$(scripts/build-static.sh)
+bin=${1:?usage: scripts/link-order.sh BINARY > ORDER}
 work=$(mktemp -d)
 sock="zswaptop-order-$$"
 cleanup() {
@@ -53,7 +52,7 @@ cg 3-once --once
 cg 4-json --once --json
 cg 5-full --once --full
 
-python3 - "$work" > assets/link-order.txt <<'PY'
+python3 - "$work" <<'PY'
 import glob, re, sys
 seen, order = set(), []
 for path in sorted(glob.glob(sys.argv[1] + "/*.out")):
@@ -70,4 +69,3 @@ for path in sorted(glob.glob(sys.argv[1] + "/*.out")):
             order.append(name)
 print("\n".join(order))
 PY
-echo "link-order: $(wc -l < assets/link-order.txt) functions in assets/link-order.txt" >&2

@@ -4,9 +4,10 @@
 #   scripts/release.sh            # -> target/dist/zswaptop-VERSION-x86_64-linux-gnu-static(.sha256)
 #   OUT=/tmp/dist scripts/release.sh
 #
-# The binary is scripts/build-static.sh's: glibc linked in statically, the code laid out by
-# assets/link-order.txt (the same binary the Debian package ships). It then checks that the
-# result is static and that it runs (--version, and a snapshot of a fixture tree).
+# The binary is scripts/build-static.sh's: glibc linked in statically, the code laid out by a
+# symbol order made afresh from runs of this very build (the same binary the Debian package
+# ships). It then checks that the result is static and that it runs (--version, and a snapshot of
+# a fixture tree).
 #
 # User names come from /etc/passwd (glibc's built-in "files" service); an NSS module such as
 # systemd's (DynamicUser) or LDAP's loads only where the system's glibc is the version linked in,
@@ -24,15 +25,10 @@ if [ "$(uname -m)" != x86_64 ]; then
   exit 1
 fi
 
-built=$(scripts/build-static.sh)
+built=$(FRESH_ORDER=1 scripts/build-static.sh)
 kind=gnu-static
-# How much of the link order file this build still has (a stale file costs memory only).
-listed=$(grep -c . assets/link-order.txt || true)
-found=$(nm "$built" 2>/dev/null | awk '{print $NF}' | sort -u | comm -12 - <(sort -u assets/link-order.txt) | wc -l)
-say "link order: $found of $listed listed functions are in this build"
-if [ "$listed" -gt 0 ] && [ $((found * 100 / listed)) -lt 80 ]; then
-  echo "release: NOTE: under 80 % of assets/link-order.txt matches; scripts/link-order.sh rebuilds it" >&2
-fi
+order="${CARGO_TARGET_DIR:-target}/link-order.txt"
+say "link order: $(grep -c . "$order" || true) functions placed first ($order)"
 version=$("$built" --version | awk '{print $2}')
 name="zswaptop-$version-x86_64-linux-$kind"
 mkdir -p "$OUT"
