@@ -1,7 +1,9 @@
 //! Terminal safety: strings an unprivileged user controls (process names set with
-//! `prctl(PR_SET_NAME)`, a delegated cgroup, a swap file's path) and every string of a captured
-//! tree reach no output with a raw control character; each is shown as its visible escape.
-//! The tree is tests/fixtures/hostile-names (its README.txt says how it was made).
+//! `prctl(PR_SET_NAME)`, a delegated cgroup, a swap file's path, a user name) and every string
+//! of a captured tree reach no output with a raw control character, Unicode format character
+//! (bidi overrides and isolates, zero-width characters, the BOM …) or line or paragraph
+//! separator; each is shown as its visible escape. The tree is tests/fixtures/hostile-names (its
+//! README.txt says how it was made).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -20,11 +22,48 @@ use zswaptop::sources::{self, Extras};
 
 const TREE: &str = "hostile-names";
 
-/// The first raw control character in `text` other than the layout's own `\n`, with its offset.
-fn raw_control(text: &str) -> Option<(usize, char)> {
-    text.char_indices()
-        .find(|&(_, c)| c.is_control() && c != '\n')
+/// Format characters (Unicode category Cf) and the line and paragraph separators (Zl, Zp),
+/// listed by hand from the Unicode 16 tables: the ones that reorder or hide text, and the rest of
+/// Cf outside the scripts that use it for number signs.
+const FORMAT_AND_SEPARATORS: &[(u32, u32)] = &[
+    (0x00ad, 0x00ad),
+    (0x061c, 0x061c),
+    (0x180e, 0x180e),
+    (0x200b, 0x200f),
+    (0x2028, 0x202e),
+    (0x2060, 0x2064),
+    (0x2066, 0x206f),
+    (0xfeff, 0xfeff),
+    (0xfff9, 0xfffb),
+    (0xe0001, 0xe0001),
+    (0xe0020, 0xe007f),
+];
+
+/// A character no output may hold raw: a control character other than the layout's own `\n`,
+/// or one of [`FORMAT_AND_SEPARATORS`].
+fn is_raw(c: char) -> bool {
+    (c.is_control() && c != '\n')
+        || FORMAT_AND_SEPARATORS
+            .iter()
+            .any(|&(lo, hi)| (lo..=hi).contains(&u32::from(c)))
 }
+
+/// The first raw character in `text` ([`is_raw`]), with its offset.
+fn raw_control(text: &str) -> Option<(usize, char)> {
+    text.char_indices().find(|&(_, c)| is_raw(c))
+}
+
+/// The fixture holds each of these raw (in a process name, a user name, a cgroup, a swap path):
+/// the outputs must show every one escaped.
+const FORMAT_SHOWN: &[&str] = &[
+    r"\u{202e}gnp.exe",                                      // process name: RLO
+    r"zw\u{200b}\u{200c}\u{200d}j\u{feff}",                  // zero-width characters, BOM
+    r"\u{2066}iso\u{2069}\u{2028}ls",                        // isolate, line separator
+    r"p\u{ad}sh\u{202a}\u{202c}",                            // soft hyphen, LRE, PDF
+    r"/swap\u{202e}gnp.exe\u{200b}\u{feff}x\u{2069}",        // swap path
+    r"\u{202e}ecivres.\u{200b}live\u{2066}\u{2029}.service", // cgroup
+    r"\u{202e}resu\u{200b}",                                 // user name
+];
 
 fn once(args: &[&str]) -> String {
     let dir = common::fixture_dir(TREE);
@@ -52,6 +91,8 @@ fn no_raw_control_character_in_any_once_mode() {
         &["--top", "20"],
         &["--cgroups"],
         &["--top", "20", "--cgroups", "--json"],
+        &["--format", "openmetrics"],
+        &["--format", "prometheus"],
     ] {
         let text = once(args);
         if let Some((i, c)) = raw_control(&text) {
@@ -78,6 +119,11 @@ fn hostile_strings_are_shown_escaped() {
     ] {
         assert!(text.contains(shown), "{shown} missing in:\n{text}");
     }
+    // Each format character in a string narrow enough to be printed whole (the processes'
+    // table fits a name to 15 columns: those are in the JSON below).
+    for shown in &FORMAT_SHOWN[4..5] {
+        assert!(text.contains(shown), "{shown} missing in:\n{text}");
+    }
     // The decoded newline splits no line: the path stays whole wherever it is printed.
     for line in text.lines().filter(|l| l.contains("/var/sw")) {
         assert!(line.contains(r"/var/sw\x0aap\x1b]0;sw\x07"), "{line:?}");
@@ -92,6 +138,24 @@ fn hostile_strings_are_shown_escaped() {
         .collect();
     assert!(names.contains(&r"\x1b]0;pwned\x07"), "{names:?}");
     assert!(names.contains(&r"\x9b2Jc1"), "{names:?}");
+    let json = once(&["--top", "20", "--cgroups", "--json"]);
+    for shown in FORMAT_SHOWN {
+        // JSON writes each `\` of the escape as `\\`.
+        let in_json = shown.replace('\\', r"\\");
+        assert!(json.contains(&in_json), "{in_json} missing in:\n{json}");
+    }
+
+    // The metrics: in label values (where the exposition doubles each backslash), never raw.
+    for format in ["openmetrics", "prometheus"] {
+        let text = once(&["--format", format]);
+        for shown in [FORMAT_SHOWN[4], FORMAT_SHOWN[5]] {
+            let label = shown.replace('\\', r"\\");
+            assert!(
+                text.contains(&label),
+                "{format}: {label} missing in:\n{text}"
+            );
+        }
+    }
 }
 
 /// Every view of the dashboard, drawn into a TestBackend.
@@ -133,7 +197,11 @@ fn dashboard_views_show_escapes_and_no_control_character() {
         r"\x1b[2Jwipe",
         r"evil\x1b]0;cg\x07.service",
         r"/var/sw\x0aap",
-    ] {
+    ]
+    .iter()
+    // The tables fit names to their columns: these three are narrow enough to show whole.
+    .chain([FORMAT_SHOWN[0], FORMAT_SHOWN[4], FORMAT_SHOWN[5]].iter())
+    {
         assert!(seen.contains(shown), "{shown} not on any view:\n{seen}");
     }
 }
