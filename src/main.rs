@@ -8,10 +8,12 @@ use zswaptop::cli::{Cli, Settings};
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Some(command) = cli.command {
-        return match command.run(&mut std::io::stdout().lock()) {
+        let mut out = zswaptop::console::Stdout::lock();
+        return match command.run(&mut out) {
             Ok(()) => ExitCode::SUCCESS,
-            // A closed pipe (`zswaptop man | head`) is not an error worth a message.
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+            // A closed pipe (`zswaptop man | head`) or a terminal that hung up is not an error
+            // worth a message.
+            Err(_) if out.gone() => ExitCode::SUCCESS,
             Err(e) => {
                 zswaptop::console::error(e);
                 ExitCode::FAILURE

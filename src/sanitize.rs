@@ -56,7 +56,7 @@ pub fn is_unsafe(c: char) -> bool {
 /// string none of whose bytes is an ASCII control or beyond ASCII is borrowed after one pass over
 /// its bytes, with no character decoded and nothing allocated.
 pub fn visible(s: &str) -> Cow<'_, str> {
-    if !s.bytes().any(|b| b < 0x20 || b >= 0x7f) || !s.chars().any(is_unsafe) {
+    if s.bytes().all(|b| (0x20..0x7f).contains(&b)) || !s.chars().any(is_unsafe) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
