@@ -158,10 +158,9 @@ fn hostile_strings_are_shown_escaped() {
     }
 }
 
-/// Every view of the dashboard, drawn into a TestBackend.
-#[test]
-fn dashboard_views_show_escapes_and_no_control_character() {
-    let root = common::fixture(TREE);
+/// The dashboard over the fixture tree `tree`, two samples in, at `cols`×`rows`.
+fn dashboard(tree: &str, cols: u16, rows: u16) -> App {
+    let root = common::fixture(tree);
     let extras = Extras {
         top_processes: Some(50),
         cgroups: true,
@@ -175,20 +174,29 @@ fn dashboard_views_show_escapes_and_no_control_character() {
     second.monotonic_ns = 2_000_000_000;
     let mut app = App::new(settings, first);
     app.update(Msg::Sampled(Box::new(second)));
-    app.update(Msg::Resize(160, 50));
+    app.update(Msg::Resize(cols, rows));
+    app
+}
+
+/// `view` drawn into a TestBackend of `cols`×`rows`: its rows of text.
+fn screen(app: &mut App, view: View, cols: u16, rows: u16) -> Vec<String> {
+    app.update(Msg::Key(Action::Show(view)));
+    let mut term = Terminal::new(TestBackend::new(cols, rows)).unwrap();
+    term.draw(|f| zswaptop::ui::draw(f, app)).unwrap();
+    let buf = term.backend().buffer();
+    (0..buf.area.height)
+        .map(|y| (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect())
+        .collect()
+}
+
+/// Every view of the dashboard, drawn into a TestBackend.
+#[test]
+fn dashboard_views_show_escapes_and_no_control_character() {
+    let mut app = dashboard(TREE, 160, 50);
     let mut seen = String::new();
     for view in View::ALL {
-        app.update(Msg::Key(Action::Show(view)));
-        let mut term = Terminal::new(TestBackend::new(160, 50)).unwrap();
-        term.draw(|f| zswaptop::ui::draw(f, &app)).unwrap();
-        let buf = term.backend().buffer();
-        let mut screen = String::new();
-        for y in 0..buf.area.height {
-            for x in 0..buf.area.width {
-                screen.push_str(buf[(x, y)].symbol());
-            }
-            screen.push('\n');
-        }
+        let mut screen = screen(&mut app, view, 160, 50).join("\n");
+        screen.push('\n');
         assert_eq!(raw_control(&screen), None, "{view:?}:\n{screen}");
         seen.push_str(&screen);
     }
@@ -204,4 +212,41 @@ fn dashboard_views_show_escapes_and_no_control_character() {
     {
         assert!(seen.contains(shown), "{shown} not on any view:\n{seen}");
     }
+}
+
+/// The diagnostics view at 80 columns over a swap path built to break a shell command
+/// (tests/fixtures/hostile-paths): the fix's command is broken only where the shell reads on,
+/// never inside the quoted path, and nothing of it is cut at the edge, so the lines copied from
+/// the screen are the command the JSON holds.
+#[test]
+fn the_diagnostics_view_breaks_a_fix_only_between_shell_words() {
+    let mut app = dashboard("hostile-paths", 80, 60);
+    let rows = screen(&mut app, View::Diagnostics, 80, 60);
+    let lines: Vec<String> = rows
+        .iter()
+        .skip_while(|l| !l.starts_with("      fix: "))
+        .take_while(|l| !l.starts_with("      why: "))
+        .cloned()
+        .collect();
+    assert!(lines.len() > 2, "{}", rows.join("\n"));
+    assert!(
+        lines.iter().all(|l| !l.trim_end().ends_with('…')),
+        "cut at the edge:\n{}",
+        lines.join("\n")
+    );
+    let copied = common::copied_priority_command(&lines, 11);
+    let fix = &app
+        .shown
+        .diagnostics
+        .iter()
+        .find(|f| f.id == "swap-priorities")
+        .unwrap()
+        .fix;
+    let whole = fix.split("priority: `").nth(1).unwrap();
+    let whole = &whole[..whole.rfind("`;").unwrap()];
+    assert_eq!(
+        common::shell_words(&copied),
+        common::shell_words(whole),
+        "copied:\n{copied}"
+    );
 }

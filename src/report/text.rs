@@ -738,7 +738,9 @@ fn diagnostics(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> 
         for e in &d.evidence {
             paragraph(out, "        - ", 10, e)?;
         }
-        paragraph(out, "        fix: ", 13, &d.fix)?;
+        // A fix holds commands to copy: broken only where the shell reads on.
+        let fix = f::wrap_commands(&d.fix, WIDTH, 13, 13);
+        paragraph_lines(out, "        fix: ", 13, &fix)?;
         paragraph(out, &format!("        {} ", st.dim("why:")), 13, &d.why)?;
     }
     Ok(())
@@ -747,8 +749,18 @@ fn diagnostics(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> 
 /// `text` wrapped to [`WIDTH`]: the first line after `first` (which may hold colour codes, so
 /// its width is counted without them), the others indented by `indent` spaces.
 fn paragraph(out: &mut impl Write, first: &str, indent: usize, text: &str) -> io::Result<()> {
-    let first_width = visible_width(first);
-    for (i, line) in f::wrap(text, WIDTH, first_width, indent).iter().enumerate() {
+    let lines = f::wrap(text, WIDTH, visible_width(first), indent);
+    paragraph_lines(out, first, indent, &lines)
+}
+
+/// `lines` after `first`, the others indented by `indent` spaces.
+fn paragraph_lines(
+    out: &mut impl Write,
+    first: &str,
+    indent: usize,
+    lines: &[String],
+) -> io::Result<()> {
+    for (i, line) in lines.iter().enumerate() {
         if i == 0 {
             writeln!(out, "{first}{line}")?;
         } else {
