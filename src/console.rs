@@ -34,6 +34,18 @@ pub fn plain(msg: impl Display) {
     emit(format_args!("{msg}"));
 }
 
+/// A text of several lines on stderr as it is (a usage error with its usage), each line made
+/// safe.
+pub fn lines(text: impl Display) {
+    let text = text.to_string();
+    let mut safe = String::with_capacity(text.len());
+    for line in text.lines() {
+        safe.push_str(&crate::sanitize::visible(line));
+        safe.push('\n');
+    }
+    let _ = std::io::stderr().lock().write_all(safe.as_bytes());
+}
+
 /// The message, made safe, and a newline, written at once; a failed write is dropped.
 fn emit(msg: std::fmt::Arguments<'_>) {
     let _ = std::io::stderr().lock().write_all(render(msg).as_bytes());

@@ -250,3 +250,24 @@ fn the_diagnostics_view_breaks_a_fix_only_between_shell_words() {
         "copied:\n{copied}"
     );
 }
+
+/// A usage error quotes the argument it refuses, which may come from outside (a file name a glob
+/// expanded): on stderr it is shown escaped, with no escape sequence of clap's around it, and
+/// the status is clap's (2).
+#[test]
+fn a_refused_argument_is_shown_escaped() {
+    let arg = "--x\u{1b}]0;pwned\u{7}\u{202e}gnp.exe";
+    let out = Command::cargo_bin("zswaptop")
+        .unwrap()
+        .arg(arg)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(raw_control(&err), None, "{err:?}");
+    assert!(
+        err.starts_with(r"error: unexpected argument '--x\x1b]0;pwned\x07\u{202e}gnp.exe' found"),
+        "{err:?}"
+    );
+    assert!(err.contains("\nUsage: zswaptop [OPTIONS]\n"), "{err:?}");
+}
