@@ -37,8 +37,9 @@ fn setsid() -> Option<PathBuf> {
         .find(|p| p.exists())
 }
 
-/// A pseudo-terminal of `cols`×`rows`: the master side, and the path of the slave.
-fn open_pty(cols: u16, rows: u16) -> (File, PathBuf) {
+/// A pseudo-terminal of `cols`×`rows`: the master side, and the slave side opened for reading
+/// and writing (not made the test's controlling terminal).
+fn open_pty(cols: u16, rows: u16) -> (File, File) {
     let m = rustix::pty::openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC)
         .unwrap();
     rustix::pty::grantpt(&m).unwrap();
@@ -51,7 +52,13 @@ fn open_pty(cols: u16, rows: u16) -> (File, PathBuf) {
         ws_ypixel: 0,
     };
     rustix::termios::tcsetwinsize(&m, ws).unwrap();
-    (File::from(m), PathBuf::from(name.to_str().unwrap()))
+    let slave = File::options()
+        .read(true)
+        .write(true)
+        .custom_flags(rustix::fs::OFlags::NOCTTY.bits() as i32)
+        .open(name.to_str().unwrap())
+        .unwrap();
+    (File::from(m), slave)
 }
 
 /// The dashboard on the slave side of a new pseudo-terminal, with only `path` on PATH.
@@ -61,13 +68,7 @@ fn start(setsid: &Path, path: &Path) -> (Child, File) {
 
 /// The same over the tree at `root`.
 fn start_on(setsid: &Path, path: &Path, root: &Path) -> (Child, File) {
-    let (master, slave_path) = open_pty(100, 30);
-    let slave = File::options()
-        .read(true)
-        .write(true)
-        .custom_flags(rustix::fs::OFlags::NOCTTY.bits() as i32)
-        .open(&slave_path)
-        .unwrap();
+    let (master, slave) = open_pty(100, 30);
     let child = Command::new(setsid)
         .arg("--ctty")
         .arg(BIN)
@@ -350,13 +351,7 @@ fn on_hung_up_terminal(
     stderr: Stderr,
     first: Option<&[u8]>,
 ) -> (ExitStatus, String) {
-    let (mut master, slave_path) = open_pty(100, 30);
-    let slave = File::options()
-        .read(true)
-        .write(true)
-        .custom_flags(rustix::fs::OFlags::NOCTTY.bits() as i32)
-        .open(&slave_path)
-        .unwrap();
+    let (mut master, slave) = open_pty(100, 30);
     // `trap "" HUP` sets SIGHUP to ignored, which exec keeps; the shell execs the program.
     let script = if stderr == Stderr::Closed {
         r#"trap "" HUP; exec "$0" "$@" 2>&-"#
@@ -492,13 +487,7 @@ fn every_stdout_mode_ends_quietly_on_a_hung_up_terminal() {
 /// until it is stopped (by SIGTERM, its default action) — no panic on the failed write.
 #[test]
 fn serve_outlives_a_hung_up_terminal() {
-    let (master, slave_path) = open_pty(100, 30);
-    let slave = File::options()
-        .read(true)
-        .write(true)
-        .custom_flags(rustix::fs::OFlags::NOCTTY.bits() as i32)
-        .open(&slave_path)
-        .unwrap();
+    let (master, slave) = open_pty(100, 30);
     drop(master);
     let mut child = Command::new(BIN)
         .args(["serve", "--listen", "127.0.0.1:0", "--root", &fixture()])
