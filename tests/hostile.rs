@@ -271,3 +271,63 @@ fn a_refused_argument_is_shown_escaped() {
     );
     assert!(err.contains("\nUsage: zswaptop [OPTIONS]\n"), "{err:?}");
 }
+
+/// What is written from a recording of the tree (`--once --from` and its heading naming the
+/// host, `export` as CSV and as JSON Lines) holds no raw character either, and shows the
+/// recorded host and process names escaped.
+#[test]
+fn recorded_strings_are_shown_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("rec");
+    let made = Command::cargo_bin("zswaptop")
+        .unwrap()
+        .arg("record")
+        .arg(&rec)
+        .arg("--root")
+        .arg(common::fixture_dir(TREE))
+        .args(["--top", "20", "-i", "0.1", "--duration", "0.3"])
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{made:?}");
+    let run = |args: &[&str]| {
+        let out = Command::cargo_bin("zswaptop")
+            .unwrap()
+            .args(args)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let rec = rec.to_str().unwrap();
+    let host = r"host\x1b]0;h\x07\u{2067}x";
+    for (args, shown) in [
+        (&["--once", "--from", rec, "--at", "-0s"][..], host),
+        (&["--once", "--from", rec, "--at", "-0s", "--full"], host),
+        (
+            &["--once", "--from", rec, "--at", "-0s", "--json"],
+            r"\\u{202e}gnp.exe",
+        ),
+        (
+            &["export", "--from", rec, "--format", "jsonl"],
+            r"\\u{202e}gnp.exe",
+        ),
+        (&["export", "--from", rec, "--format", "csv"], "unix_ms"),
+    ] {
+        let text = run(args);
+        assert_eq!(raw_control(&text), None, "{args:?}:\n{text}");
+        assert!(
+            text.contains(shown),
+            "{args:?}: {shown} missing in:\n{text}"
+        );
+    }
+    let heading = run(&["--once", "--from", rec, "--at", "-0s"]);
+    assert!(
+        heading
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with(&format!(" on {host}")),
+        "{heading}"
+    );
+}
