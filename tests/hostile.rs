@@ -109,13 +109,13 @@ fn no_raw_control_character_in_any_once_mode() {
 fn hostile_strings_are_shown_escaped() {
     let text = once(&["--full", "--top", "20", "--cgroups"]);
     for shown in [
-        r"host\x1b]0;h\x07",           // hostname
-        r"6.18.0\x9b2J",               // kernel release, C1 CSI
-        r"lzo\x1b[2J",                 // zswap compressor
+        r"host host\x1b]0", // hostname (cut to fit the header; whole in JSON below)
+        r"6.18.0\x9b2J",    // kernel release, C1 CSI
+        r"lzo\x1b[2J",      // zswap compressor
         r"/var/sw\x0aap\x1b]0;sw\x07", // swap path: \012 decoded, then shown escaped
-        r"\x1b[2Jwipe",                // process name from prctl
-        r"\x9b2Jc1",                   // process name with a C1 CSI
-        r"evil\x1b]0;cg\x07.service",  // cgroup name
+        r"\x1b[2Jwipe",     // process name from prctl
+        r"\x9b2Jc1",        // process name with a C1 CSI
+        r"evil\x1b]0;cg\x07.service", // cgroup name
     ] {
         assert!(text.contains(shown), "{shown} missing in:\n{text}");
     }
@@ -130,6 +130,7 @@ fn hostile_strings_are_shown_escaped() {
     }
 
     let json: serde_json::Value = serde_json::from_str(&once(&["--top", "20", "--json"])).unwrap();
+    assert_eq!(json["host"]["hostname"], r"host\x1b]0;h\x07\u{2067}x");
     let names: Vec<&str> = json["processes"]["top"]
         .as_array()
         .unwrap()
