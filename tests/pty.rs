@@ -431,8 +431,8 @@ fn watch_ends_quietly_when_its_terminal_hangs_up() {
     }
 }
 
-/// Every mode that writes to stdout, started on a terminal that hung up already: each ends
-/// quietly with status 0, as on a closed pipe.
+/// Every mode that writes to stdout (and `record`, which does not), started on a terminal that
+/// hung up already: each ends quietly with status 0, as on a closed pipe.
 #[test]
 fn every_stdout_mode_ends_quietly_on_a_hung_up_terminal() {
     let root = fixture();
@@ -468,6 +468,17 @@ fn every_stdout_mode_ends_quietly_on_a_hung_up_terminal() {
         &["export", "--from", rec, "--format", "jsonl"],
         &["--once", "--from", rec, "--at", "-0s"],
         &["--once", "--from", rec, "--at", "-0s", "--json"],
+        // Writes nothing to stdout; what it says goes to stderr.
+        &[
+            "record",
+            rec,
+            "--root",
+            &root,
+            "-i",
+            "0.1",
+            "--duration",
+            "0.2",
+        ],
     ];
     for args in modes {
         for stderr in [Stderr::Pipe, Stderr::Closed] {
