@@ -166,3 +166,27 @@ fn draw_graphs(bencher: Bencher, (w, h): (u16, u16)) {
             .unwrap();
     });
 }
+
+/// The snapshot's one sanitize step (every string made safe for a terminal), as each tick runs
+/// it: on the loaded tree, and on a tree of many processes with their names, commands, users
+/// and cgroups (the top 200 and the cgroup tree scanned).
+#[divan::bench(args = ["linux-6.18-loaded", "depth-many-processes"])]
+fn sanitize(bencher: Bencher, tree: &str) {
+    use zswaptop::sanitize::Sanitize;
+    let root = Root::at(format!(
+        "{}/tests/fixtures/{tree}",
+        env!("CARGO_MANIFEST_DIR")
+    ));
+    let extras = Extras {
+        top_processes: Some(200),
+        cgroups: true,
+        settings: true,
+    };
+    let snap = Snapshot::derive(&sources::collect_with(&root, extras), None);
+    bencher
+        .with_inputs(|| snap.clone())
+        .bench_local_values(|mut s| {
+            s.sanitize();
+            s
+        });
+}

@@ -66,9 +66,13 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
             let Some((path, at)) = &settings.from else {
                 return Ok(());
             };
-            let stdout = io::stdout();
-            let mut out = io::BufWriter::new(stdout.lock());
-            recording::once_from(path, at, format, settings.color, settings.full, &mut out)
+            let mut out = io::BufWriter::new(console::Stdout::lock());
+            let written =
+                recording::once_from(path, at, format, settings.color, settings.full, &mut out);
+            if out.get_ref().gone() {
+                return Ok(());
+            }
+            written
         }
         Mode::Textfile => {
             let dir = settings
@@ -100,10 +104,13 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
                 }
                 None => snapshot(&mut Sampler::full(root), settings.interval, extras),
             };
-            let stdout = io::stdout();
-            let mut out = io::BufWriter::new(stdout.lock());
-            let written = report::write(format, &snap, &mut out, settings.color, settings.full);
-            quiet_on_closed_pipe(written.and_then(|()| out.flush())).context("writing the report")
+            let mut out = io::BufWriter::new(console::Stdout::lock());
+            let written = report::write(format, &snap, &mut out, settings.color, settings.full)
+                .and_then(|()| out.flush());
+            if out.get_ref().gone() {
+                return Ok(());
+            }
+            written.context("writing the report")
         }
     }
 }
@@ -209,13 +216,5 @@ fn end_dashboard(exit: app::run::Exit) -> anyhow::Result<()> {
             signal_hook::low_level::emulate_default_handler(sig)
                 .with_context(|| format!("ending on signal {sig}"))
         }
-    }
-}
-
-/// A reader that went away (`zswaptop --once | head -1`) is not an error.
-fn quiet_on_closed_pipe(r: io::Result<()>) -> io::Result<()> {
-    match r {
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        other => other,
     }
 }

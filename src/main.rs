@@ -1,17 +1,35 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 use zswaptop::cli::{Cli, Settings};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // Help and --version: the program's own text, on stdout.
+        Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) => {
+            // An error quotes the arguments, which may come from outside (a file name a glob
+            // expanded): parsed again without clap's colours, so that its lines hold no escape
+            // sequence but the arguments' own, and each is made safe like every other message.
+            let plain = Cli::command()
+                .styles(clap::builder::Styles::plain())
+                .try_get_matches()
+                .err()
+                .unwrap_or(e);
+            zswaptop::console::lines(plain.render().ansi());
+            return ExitCode::from(u8::try_from(plain.exit_code()).unwrap_or(2));
+        }
+    };
     if let Some(command) = cli.command {
-        return match command.run(&mut std::io::stdout().lock()) {
+        let mut out = zswaptop::console::Stdout::lock();
+        return match command.run(&mut out) {
             Ok(()) => ExitCode::SUCCESS,
-            // A closed pipe (`zswaptop man | head`) is not an error worth a message.
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+            // A closed pipe (`zswaptop man | head`) or a terminal that hung up is not an error
+            // worth a message.
+            Err(_) if out.gone() => ExitCode::SUCCESS,
             Err(e) => {
                 zswaptop::console::error(e);
                 ExitCode::FAILURE

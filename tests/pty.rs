@@ -37,8 +37,9 @@ fn setsid() -> Option<PathBuf> {
         .find(|p| p.exists())
 }
 
-/// A pseudo-terminal of `cols`×`rows`: the master side, and the path of the slave.
-fn open_pty(cols: u16, rows: u16) -> (File, PathBuf) {
+/// A pseudo-terminal of `cols`×`rows`: the master side, and the slave side opened for reading
+/// and writing (not made the test's controlling terminal).
+fn open_pty(cols: u16, rows: u16) -> (File, File) {
     let m = rustix::pty::openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC)
         .unwrap();
     rustix::pty::grantpt(&m).unwrap();
@@ -51,7 +52,13 @@ fn open_pty(cols: u16, rows: u16) -> (File, PathBuf) {
         ws_ypixel: 0,
     };
     rustix::termios::tcsetwinsize(&m, ws).unwrap();
-    (File::from(m), PathBuf::from(name.to_str().unwrap()))
+    let slave = File::options()
+        .read(true)
+        .write(true)
+        .custom_flags(rustix::fs::OFlags::NOCTTY.bits() as i32)
+        .open(name.to_str().unwrap())
+        .unwrap();
+    (File::from(m), slave)
 }
 
 /// The dashboard on the slave side of a new pseudo-terminal, with only `path` on PATH.
@@ -61,13 +68,7 @@ fn start(setsid: &Path, path: &Path) -> (Child, File) {
 
 /// The same over the tree at `root`.
 fn start_on(setsid: &Path, path: &Path, root: &Path) -> (Child, File) {
-    let (master, slave_path) = open_pty(100, 30);
-    let slave = File::options()
-        .read(true)
-        .write(true)
-        .custom_flags(rustix::fs::OFlags::NOCTTY.bits() as i32)
-        .open(&slave_path)
-        .unwrap();
+    let (master, slave) = open_pty(100, 30);
     let child = Command::new(setsid)
         .arg("--ctty")
         .arg(BIN)
@@ -327,4 +328,190 @@ fn an_unchanged_frame_writes_nothing() {
     std::io::Write::write_all(&mut master, b"q").unwrap();
     let ended = ended_within(&mut child, Duration::from_secs(5));
     assert_eq!(ended.and_then(|(s, _)| s.code()), Some(0), "{ended:?}");
+}
+
+/// Where a program run on a hung-up terminal sends its stderr.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Stderr {
+    /// A pipe the test reads: it must stay empty (no message, no panic).
+    Pipe,
+    /// The same terminal as stdout, hung up too.
+    Terminal,
+    /// Closed (`2>&-`).
+    Closed,
+}
+
+/// `zswaptop ARGS` with stdout on a pseudo-terminal that hangs up: as its session's controlling
+/// terminal with SIGHUP ignored (what `nohup` does, without its redirection to nohup.out), so
+/// the program lives on and its writes fail (EIO). The terminal hangs up once `first` has been
+/// written to it, or before the program starts when `first` is `None`. Returns how it ended and
+/// its stderr (when a pipe).
+fn on_hung_up_terminal(
+    args: &[&str],
+    stderr: Stderr,
+    first: Option<&[u8]>,
+) -> (ExitStatus, String) {
+    let (mut master, slave) = open_pty(100, 30);
+    // `trap "" HUP` sets SIGHUP to ignored, which exec keeps; the shell execs the program.
+    let script = if stderr == Stderr::Closed {
+        r#"trap "" HUP; exec "$0" "$@" 2>&-"#
+    } else {
+        r#"trap "" HUP; exec "$0" "$@""#
+    };
+    let mut cmd = match first {
+        // A terminal that hung up already cannot become a controlling terminal.
+        None => Command::new("/bin/sh"),
+        Some(_) => {
+            let mut c = Command::new(setsid().unwrap());
+            c.args(["--ctty", "/bin/sh"]);
+            c
+        }
+    };
+    cmd.args(["-c", script, BIN])
+        .args(args)
+        .env("LANG", "C.UTF-8")
+        .stdin(Stdio::from(slave.try_clone().unwrap()))
+        .stdout(Stdio::from(slave.try_clone().unwrap()))
+        .stderr(match stderr {
+            Stderr::Pipe => Stdio::piped(),
+            Stderr::Terminal => Stdio::from(slave.try_clone().unwrap()),
+            Stderr::Closed => Stdio::null(),
+        });
+    if first.is_none() {
+        drop(master);
+        drop(slave);
+        let out = cmd.output().unwrap();
+        return (
+            out.status,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        );
+    }
+    let mut child = cmd.spawn().unwrap();
+    drop(slave);
+    let shown = wait_for_text(&mut master, first.unwrap(), Duration::from_secs(20));
+    drop(master);
+    assert!(shown, "{args:?}: nothing written before the hang-up");
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        e.read_to_string(&mut err).unwrap();
+    }
+    let Some((status, _)) = ended_within(&mut child, Duration::from_secs(20)) else {
+        panic!("{args:?}: still running 20 s after its terminal hung up");
+    };
+    (status, err)
+}
+
+/// `--watch` under `nohup` whose SSH session drops: the next row's write fails with EIO, and
+/// that ends it as a reader going away does (status 0, nothing said) — not a panic (101), not
+/// an error. With stderr on a pipe, on the same dead terminal, or closed.
+#[test]
+fn watch_ends_quietly_when_its_terminal_hangs_up() {
+    if setsid().is_none() {
+        println!("SKIPPED: no setsid to give zswaptop a terminal of its own");
+        return;
+    }
+    let root = fixture();
+    for (json, stderr) in [
+        (false, Stderr::Pipe),
+        (true, Stderr::Pipe),
+        (false, Stderr::Terminal),
+        (false, Stderr::Closed),
+        (true, Stderr::Closed),
+    ] {
+        let mut args = vec!["--root", &root, "--watch", "--count", "3", "-i", "0.3"];
+        if json {
+            args.push("--json");
+        }
+        let (status, err) = on_hung_up_terminal(&args, stderr, Some(b"\n"));
+        let what = format!("json {json}, stderr {stderr:?}");
+        assert!(!err.contains("panicked"), "{what}: {err}");
+        assert_eq!(status.signal(), None, "{what}: {status}");
+        assert_eq!(status.code(), Some(0), "{what}: {status}; stderr {err:?}");
+        assert_eq!(err, "", "{what}");
+    }
+}
+
+/// Every mode that writes to stdout (and `record`, which does not), started on a terminal that
+/// hung up already: each ends quietly with status 0, as on a closed pipe.
+#[test]
+fn every_stdout_mode_ends_quietly_on_a_hung_up_terminal() {
+    let root = fixture();
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("rec");
+    let rec = rec.to_str().unwrap();
+    let made = Command::new(BIN)
+        .args([
+            "record",
+            rec,
+            "--root",
+            &root,
+            "-i",
+            "0.1",
+            "--duration",
+            "0.3",
+        ])
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{made:?}");
+    let modes: &[&[&str]] = &[
+        &["--root", &root, "--once"],
+        &["--root", &root, "--once", "--full"],
+        &["--root", &root, "--once", "--json"],
+        &["--root", &root, "--once", "--format", "openmetrics"],
+        &["--root", &root, "--watch", "--count", "2", "-i", "0.1"],
+        &[
+            "--root", &root, "--watch", "--json", "--count", "2", "-i", "0.1",
+        ],
+        &["man"],
+        &["completions", "bash"],
+        &["export", "--from", rec, "--format", "csv"],
+        &["export", "--from", rec, "--format", "jsonl"],
+        &["--once", "--from", rec, "--at", "-0s"],
+        &["--once", "--from", rec, "--at", "-0s", "--json"],
+        // Writes nothing to stdout; what it says goes to stderr.
+        &[
+            "record",
+            rec,
+            "--root",
+            &root,
+            "-i",
+            "0.1",
+            "--duration",
+            "0.2",
+        ],
+    ];
+    for args in modes {
+        for stderr in [Stderr::Pipe, Stderr::Closed] {
+            let (status, err) = on_hung_up_terminal(args, stderr, None);
+            assert!(!err.contains("panicked"), "{args:?}: {err}");
+            assert_eq!(
+                status.code(),
+                Some(0),
+                "{args:?} stderr {stderr:?}: {status}; {err:?}"
+            );
+            assert_eq!(err, "", "{args:?}");
+        }
+    }
+}
+
+/// `serve` started on a terminal that hung up: its start line goes nowhere and it serves on
+/// until it is stopped (by SIGTERM, its default action) — no panic on the failed write.
+#[test]
+fn serve_outlives_a_hung_up_terminal() {
+    let (master, slave) = open_pty(100, 30);
+    drop(master);
+    let mut child = Command::new(BIN)
+        .args(["serve", "--listen", "127.0.0.1:0", "--root", &fixture()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(slave.try_clone().unwrap()))
+        .stderr(Stdio::from(slave))
+        .spawn()
+        .unwrap();
+    sleep(Duration::from_millis(500));
+    let running = child.try_wait().unwrap();
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+    let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
+    let status = child.wait().unwrap();
+    assert_eq!(running, None, "serve ended by itself: {running:?}");
+    assert_eq!(status.signal(), Some(15), "{status}");
 }

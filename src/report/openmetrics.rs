@@ -254,6 +254,52 @@ mod tests {
         );
     }
 
+    /// HELP texts are the catalogue's and the families' own words, never a string from the
+    /// kernel: none may hold a character a terminal or a scraper would take for markup.
+    #[test]
+    fn help_texts_hold_no_unsafe_character() {
+        let helps = metrics::CATALOGUE
+            .iter()
+            .map(|m| m.help)
+            .chain(FAMILIES.iter().map(|f| f.help));
+        for help in helps {
+            assert!(!help.chars().any(crate::sanitize::is_unsafe), "{help:?}");
+        }
+    }
+
+    /// A label value from the tree reaches the exposition only made safe: the judged snapshot of
+    /// hostile-names (a swap path and a cgroup holding a bidi override, zero-width characters,
+    /// a paragraph separator and ESC) has none of those raw in either format, and each escape's
+    /// backslash is doubled as the format asks.
+    #[test]
+    fn label_values_are_made_safe() {
+        let root = crate::root::Root::at("tests/fixtures/hostile-names");
+        let extras = crate::sources::Extras {
+            cgroups: true,
+            ..crate::sources::Extras::default()
+        };
+        let snap = crate::diagnostics::judged(Snapshot::derive(
+            &crate::sources::collect_with(&root, extras),
+            None,
+        ));
+        for flavor in [Flavor::OpenMetrics, Flavor::Prometheus] {
+            let mut text = String::new();
+            render(&snap, flavor, &mut text);
+            let raw = text
+                .chars()
+                .find(|&c| c != '\n' && crate::sanitize::is_unsafe(c));
+            assert_eq!(raw, None, "{flavor:?}");
+            assert!(
+                text.contains(r#"{area="/swap\\u{202e}gnp.exe\\u{200b}\\u{feff}x\\u{2069}"}"#),
+                "{text}"
+            );
+            assert!(
+                text.contains(r#"{area="/var/sw\\x0aap\\x1b]0;sw\\x07"}"#),
+                "{text}"
+            );
+        }
+    }
+
     #[test]
     fn numbers_and_escapes() {
         assert_eq!(number(3.0), "3");

@@ -73,14 +73,20 @@ pub fn write(snap: &Snapshot, out: &mut impl Write, style: Style) -> io::Result<
 fn header(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     let host = s.host.hostname.as_deref().unwrap_or(f::MISSING);
     let kernel = s.host.kernel.as_deref().unwrap_or(f::MISSING);
-    let who = who(s);
-    writeln!(
-        out,
-        "{} {}  host {host}  kernel {kernel}  up {}  {who}",
-        st.head("zswaptop"),
-        s.tool.version,
-        f::duration_secs(s.host.uptime_seconds),
-    )?;
+    let line = |host: &str, kernel: &str| {
+        format!(
+            "{} {}  host {host}  kernel {kernel}  up {}  {}",
+            st.head("zswaptop"),
+            s.tool.version,
+            f::duration_secs(s.host.uptime_seconds),
+            who(s),
+        )
+    };
+    // A long host name or release (escapes make one longer) is cut in the middle, `…` marking
+    // it, so the line keeps to the width.
+    let room = WIDTH.saturating_sub(visible_width(&line("", "")));
+    let (host, kernel) = share(host, kernel, room);
+    writeln!(out, "{}", line(&host, &kernel))?;
     if s.host.root != "/" {
         writeln!(out, "{}", st.dim(&format!("reading tree {}", s.host.root)))?;
     }
@@ -92,6 +98,24 @@ fn header(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
             s.page_size.bytes, s.page_size.source
         ))
     )
+}
+
+/// `a` and `b` fitted ([`f::fit`]) into `room` columns between them: each whole when both fit,
+/// else the shorter whole when it takes at most half and the longer the rest.
+pub(super) fn share(a: &str, b: &str, room: usize) -> (String, String) {
+    let (la, lb) = (a.chars().count(), b.chars().count());
+    if la + lb <= room {
+        return (a.to_string(), b.to_string());
+    }
+    let half = room / 2;
+    let (wa, wb) = if la <= half {
+        (la, room - la)
+    } else if lb <= room - half {
+        (room - lb, lb)
+    } else {
+        (half, room - half)
+    };
+    (f::fit(a, wa, false), f::fit(b, wb, false))
 }
 
 /// Whether the snapshot was taken as root.
@@ -738,7 +762,9 @@ fn diagnostics(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> 
         for e in &d.evidence {
             paragraph(out, "        - ", 10, e)?;
         }
-        paragraph(out, "        fix: ", 13, &d.fix)?;
+        // A fix holds commands to copy: broken only where the shell reads on.
+        let fix = f::wrap_commands(&d.fix, WIDTH, 13, 13);
+        paragraph_lines(out, "        fix: ", 13, &fix)?;
         paragraph(out, &format!("        {} ", st.dim("why:")), 13, &d.why)?;
     }
     Ok(())
@@ -747,8 +773,18 @@ fn diagnostics(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> 
 /// `text` wrapped to [`WIDTH`]: the first line after `first` (which may hold colour codes, so
 /// its width is counted without them), the others indented by `indent` spaces.
 fn paragraph(out: &mut impl Write, first: &str, indent: usize, text: &str) -> io::Result<()> {
-    let first_width = visible_width(first);
-    for (i, line) in f::wrap(text, WIDTH, first_width, indent).iter().enumerate() {
+    let lines = f::wrap(text, WIDTH, visible_width(first), indent);
+    paragraph_lines(out, first, indent, &lines)
+}
+
+/// `lines` after `first`, the others indented by `indent` spaces.
+fn paragraph_lines(
+    out: &mut impl Write,
+    first: &str,
+    indent: usize,
+    lines: &[String],
+) -> io::Result<()> {
+    for (i, line) in lines.iter().enumerate() {
         if i == 0 {
             writeln!(out, "{first}{line}")?;
         } else {
@@ -850,4 +886,27 @@ fn missing_lines(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::share;
+
+    #[test]
+    fn two_names_share_the_room() {
+        let s = |a: &str, b: &str, room| share(a, b, room);
+        assert_eq!(s("host", "6.18.0", 20), ("host".into(), "6.18.0".into()));
+        // The shorter keeps its length when it takes at most half; the longer gets the rest.
+        assert_eq!(
+            s("h", "6.18.0-1-cloud-amd64", 10),
+            ("h".into(), "6.18…md64".into())
+        );
+        assert_eq!(
+            s("a-very-long-host-name", "6.1", 10),
+            ("a-v…ame".into(), "6.1".into())
+        );
+        // Both long: half each.
+        let (a, b) = s("aaaaaaaaaaaa", "bbbbbbbbbbbb", 10);
+        assert_eq!((a.chars().count(), b.chars().count()), (5, 5));
+    }
 }

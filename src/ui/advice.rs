@@ -14,18 +14,21 @@ use crate::app::{App, Pane};
 use crate::format as f;
 use crate::model::Snapshot;
 
-/// `text` wrapped to `width`: the first line after `head` (already styled), the others
-/// indented by `indent`.
+/// How a paragraph's text is wrapped: [`f::wrap`], or [`f::wrap_commands`] for a fix.
+type Wrap = fn(&str, usize, usize, usize) -> Vec<String>;
+
+/// `text` wrapped to `width` by `wrap`: the first line after `head` (already styled), the
+/// others indented by `indent`.
 fn paragraph(
     out: &mut Vec<Line<'static>>,
     head: Vec<Span<'static>>,
     indent: usize,
     text: &str,
-    width: usize,
+    (width, wrap): (usize, Wrap),
     style: ratatui::style::Style,
 ) {
     let first: usize = head.iter().map(Span::width).sum();
-    for (i, l) in f::wrap(text, width, first, indent).into_iter().enumerate() {
+    for (i, l) in wrap(text, width, first, indent).into_iter().enumerate() {
         if i == 0 {
             let mut spans = head.clone();
             spans.push(Span::styled(l, style));
@@ -80,16 +83,19 @@ pub fn lines(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
             ),
             bold(t, format!("{}: ", d.id)),
         ];
-        paragraph(&mut out, head, 6, &d.summary, width, t.plain());
+        let prose = (width, f::wrap as Wrap);
+        paragraph(&mut out, head, 6, &d.summary, prose, t.plain());
         for e in &d.evidence {
-            paragraph(&mut out, vec![dim(t, "      - ")], 8, e, width, t.plain());
+            paragraph(&mut out, vec![dim(t, "      - ")], 8, e, prose, t.plain());
         }
+        // A fix holds commands to copy: broken only where the shell reads on (a word longer
+        // than the line runs past the edge, marked `…`; `--once --full` prints it whole).
         paragraph(
             &mut out,
             vec![dim(t, "      fix: ")],
             11,
             &d.fix,
-            width,
+            (width, f::wrap_commands),
             t.plain(),
         );
         paragraph(
@@ -97,7 +103,7 @@ pub fn lines(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
             vec![dim(t, "      why: ")],
             11,
             &d.why,
-            width,
+            prose,
             t.plain(),
         );
     }
@@ -136,7 +142,14 @@ pub fn lines(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
             } else {
                 a.why.to_string()
             };
-            paragraph(&mut out, vec![raw("    ")], 4, &why, width, t.dim());
+            paragraph(
+                &mut out,
+                vec![raw("    ")],
+                4,
+                &why,
+                (width, f::wrap),
+                t.dim(),
+            );
         }
     }
     out

@@ -96,3 +96,31 @@ pub fn json_path<'a>(v: &'a serde_json::Value, path: &str) -> Option<&'a serde_j
             Err(_) => v.get(key),
         })
 }
+
+/// The command of the swap-priorities fix ("Give them one priority: `…`; to keep it …") as a
+/// person copies it from `lines` (the fix as printed, each line's prefix of `prefix` columns
+/// taken off): the lines between the backticks, line breaks and all.
+pub fn copied_priority_command(lines: &[String], prefix: usize) -> String {
+    let text: Vec<&str> = lines
+        .iter()
+        .map(|l| l.get(prefix..).unwrap_or("").trim_end())
+        .collect();
+    let text = text.join("\n");
+    let from = text.find("priority:").unwrap();
+    let start = from + text[from..].find('`').unwrap() + 1;
+    let end = text.rfind("`;").unwrap();
+    text[start..end].to_string()
+}
+
+/// What `sh` runs for `command` (commands of `sudo …` joined by `&&`): each command's words as
+/// the shell splits them, one a line in brackets (each `sudo` made a `printf` of its arguments).
+pub fn shell_words(command: &str) -> String {
+    let script = command.replace("sudo ", "printf '[%s]\\n' ");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{script}: {out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
