@@ -1024,10 +1024,21 @@ fn fix_commands(fix: &str) -> Vec<String> {
     let mut chars = fix.chars();
     while chars.by_ref().any(|c| c == '`') {
         let mut cmd = String::new();
-        let (mut single, mut double) = (false, false);
+        let (mut single, mut double, mut ansi) = (false, false, false);
         while let Some(c) = chars.next() {
+            if ansi {
+                // bash's `$'…'`: a backslash escapes the next character, `'` ends it.
+                cmd.push(c);
+                match c {
+                    '\\' => cmd.extend(chars.next()),
+                    '\'' => ansi = false,
+                    _ => {}
+                }
+                continue;
+            }
             match c {
                 '`' if !single && !double => break,
+                '\'' if !double && !single && cmd.ends_with('$') => ansi = true,
                 '\'' if !double => single = !single,
                 '"' if !single => double = !double,
                 '\\' if !single => {
@@ -1046,6 +1057,58 @@ fn fix_commands(fix: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// `cmd` with each bash `$'…'` word written as the POSIX single-quoted word of the same value,
+/// so that POSIX tools (shlex, the checks below) read it as bash would.
+fn posix(cmd: &str) -> String {
+    let mut out = String::new();
+    let mut chars = cmd.chars().peekable();
+    let (mut single, mut double) = (false, false);
+    while let Some(c) = chars.next() {
+        if !single && !double && c == '$' && chars.peek() == Some(&'\'') {
+            chars.next();
+            let mut value = String::new();
+            while let Some(c) = chars.next() {
+                match c {
+                    '\'' => break,
+                    '\\' => match chars.next() {
+                        Some('x') => value.push(hex(&mut chars, 2)),
+                        Some('u') => value.push(hex(&mut chars, 4)),
+                        Some('U') => value.push(hex(&mut chars, 8)),
+                        Some(e) => value.push(e),
+                        None => {}
+                    },
+                    c => value.push(c),
+                }
+            }
+            out.push('\'');
+            out.push_str(&value.replace('\'', "'\\''"));
+            out.push('\'');
+            continue;
+        }
+        match c {
+            '\'' if !double => single = !single,
+            '"' if !single => double = !double,
+            '\\' if !single => {
+                out.push(c);
+                out.extend(chars.next());
+                continue;
+            }
+            _ => {}
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The character of the next `n` hex digits (of a `$'…'` escape).
+fn hex(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, n: usize) -> char {
+    let digits: String = (0..n).filter_map(|_| chars.next()).collect();
+    u32::from_str_radix(&digits, 16)
+        .ok()
+        .and_then(char::from_u32)
+        .unwrap_or_else(|| panic!("bad escape {digits:?}"))
 }
 
 /// Shell syntax outside quotes other than the `&&` and `|` the templates use: `;`, `$`,
@@ -1091,7 +1154,7 @@ fn unquoted_syntax(cmd: &str) -> Vec<String> {
 fn check_fix_commands(s: &Snapshot) -> usize {
     let mut carried = 0;
     for f in &s.diagnostics {
-        for cmd in fix_commands(&f.fix) {
+        for cmd in fix_commands(&f.fix).iter().map(|c| posix(c)) {
             let ctx = format!("{}: {cmd:?}", f.id);
             assert_eq!(unquoted_syntax(&cmd), Vec::<String>::new(), "{ctx}");
             let words = shlex::split(&cmd).unwrap_or_else(|| panic!("unbalanced quotes: {ctx}"));
@@ -1143,7 +1206,7 @@ fn setting(v: &str) -> String {
 fn check_fixes_change_something(s: &Snapshot) -> usize {
     let mut checked = 0;
     for f in &s.diagnostics {
-        for cmd in fix_commands(&f.fix) {
+        for cmd in fix_commands(&f.fix).iter().map(|c| posix(c)) {
             let ctx = format!("{}: {cmd:?} proposes the current state", f.id);
             let w = shlex::split(&cmd).unwrap_or_else(|| panic!("unbalanced quotes: {ctx}"));
             let at = |i: usize| w.get(i).map(String::as_str);
@@ -1165,9 +1228,10 @@ fn check_fixes_change_something(s: &Snapshot) -> usize {
                     checked += 1;
                 }
                 if at(i) == Some("swapoff") && at(i + 1).is_some_and(|d| !d.starts_with('-')) {
-                    let dev = &w[i + 1];
+                    // The snapshot holds paths made safe to show; the command, the path itself.
+                    let dev = zswaptop::sanitize::visible(&w[i + 1]);
                     assert!(
-                        s.swap.devices.iter().any(|d| &d.path == dev),
+                        s.swap.devices.iter().any(|d| d.path == dev),
                         "{}: {cmd:?} turns off an area that is not on",
                         f.id
                     );

@@ -1,5 +1,7 @@
 //! One function per rule. Each returns a finding only when the kernel's own files prove it.
 
+use std::fmt::Write as _;
+
 use super::thresholds as t;
 use super::{Ctx, compressors, tunables};
 use crate::format as f;
@@ -32,7 +34,38 @@ fn finding(
 pub(super) fn sh(value: &str) -> String {
     // A NUL byte is the one thing no shell word can hold: show it inert instead.
     let value = value.replace('\0', "\\0");
+    if value.chars().any(crate::sanitize::is_unsafe) {
+        return ansi_c_quoted(&value);
+    }
     shlex::try_quote(&value).map_or_else(|_| "''".to_string(), |q| q.into_owned())
+}
+
+/// `value` as one bash/zsh `$'…'` word whose escapes stand for the characters a terminal must
+/// not see raw (controls, bidi and other format characters, line separators): the command shown
+/// stays runnable, and the safety step that runs after the rules finds nothing left to escape (a
+/// plain quote would be escaped there into a word that names another file).
+fn ansi_c_quoted(value: &str) -> String {
+    let mut out = String::with_capacity(value.len() + 8);
+    out.push_str("$'");
+    for c in value.chars() {
+        match c {
+            '\\' | '\'' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if crate::sanitize::is_unsafe(c) => {
+                let n = u32::from(c);
+                let _ = match n {
+                    0..=0x7f => write!(out, "\\x{n:02x}"),
+                    0x80..=0xffff => write!(out, "\\u{n:04x}"),
+                    _ => write!(out, "\\U{n:08x}"),
+                };
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
 }
 
 /// `/sys/block/<device>/<file>` as one shell word.
@@ -1245,6 +1278,25 @@ mod tests {
             Some(vec!["a\\0b'c".to_string()])
         );
         assert_eq!(fstab_field("/a b\\c\td\ne"), "/a\\040b\\134c\\011d\\012e");
+        assert!(plain_name("lzo-rle") && plain_name("842") && !plain_name("zstd;id"));
+    }
+
+    /// A value a terminal must not see raw becomes a `$'…'` word that the safety step leaves
+    /// alone and that bash reads back as the value itself.
+    #[test]
+    fn unsafe_values_are_ansi_c_quoted() {
+        let value = "/swap\u{202e}gnp.exe it's\x1b\u{85}\\";
+        let word = sh(value);
+        assert_eq!(word, "$'/swap\\u202egnp.exe it\\'s\\x1b\\u0085\\\\'");
+        assert!(!word.chars().any(crate::sanitize::is_unsafe));
+        let Ok(out) = std::process::Command::new("bash")
+            .args(["-c", &format!("printf %s {word}")])
+            .output()
+        else {
+            crate::console::plain("skipped running bash: not installed");
+            return;
+        };
+        assert_eq!(String::from_utf8_lossy(&out.stdout), value);
         assert!(plain_name("lzo-rle") && plain_name("842") && !plain_name("zstd;id"));
         assert!(!plain_name(""));
     }

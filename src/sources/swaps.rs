@@ -47,7 +47,7 @@ pub fn parse(path: &Path, text: &str) -> Reading<Vec<SwapEntry>> {
             continue;
         }
         let bad = |why: &str| Unavailable::malformed(path, Some(i + 1), format!("{why}: {line:?}"));
-        let words: Vec<&str> = line.split_whitespace().collect();
+        let words: Vec<&str> = line.split_ascii_whitespace().collect();
         if words.len() < 5 {
             return Err(bad("expected 5 columns"));
         }
@@ -123,6 +123,16 @@ mod tests {
         assert_eq!(d[0].priority, -3);
         assert_eq!(d[1].kind, "partition");
         assert_eq!(d[1].used_bytes, 12 * 1024);
+    }
+
+    /// The kernel escapes only ASCII whitespace in a path: a Unicode space or separator is part
+    /// of the name, never a column break.
+    #[test]
+    fn unicode_spaces_stay_in_the_path() {
+        let text = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n\
+                    /swap\u{2028}a\u{a0}b\u{3000}c\u{85}d   file\t\t1024\t\t0\t\t-3\n";
+        let d = parse(Path::new("s"), text).unwrap();
+        assert_eq!(d[0].path, "/swap\u{2028}a\u{a0}b\u{3000}c\u{85}d");
     }
 
     #[test]
