@@ -12,6 +12,10 @@ fn main() -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             // A closed pipe (`zswaptop man | head`) is not an error worth a message.
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+            Err(e) if zswaptop::cli::is_usage_error(&e) => {
+                zswaptop::console::error(e);
+                ExitCode::from(2)
+            }
             Err(e) => {
                 zswaptop::console::error(e);
                 ExitCode::FAILURE
