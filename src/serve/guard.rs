@@ -174,10 +174,15 @@ impl Registry {
     }
 
     /// A new connection's state and id, accepted now; when the registry is full, the connection
-    /// with the oldest rank is closed first to make room.
-    pub fn admit(&self) -> (u64, Arc<Conn>) {
+    /// with the oldest rank is closed first to make room (its socket once its task is dropped,
+    /// at the runtime's next turn: the accept loop yields for it).
+    pub async fn admit(&self) -> (u64, Arc<Conn>) {
+        let mut evicted = false;
         while self.conns().len() >= self.limit {
-            self.evict_oldest();
+            evicted |= self.evict_oldest();
+        }
+        if evicted {
+            tokio::task::yield_now().await;
         }
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         (id, Arc::new(Conn::new(Instant::now())))
@@ -383,7 +388,7 @@ mod tests {
             let mut tasks = Vec::new();
             let mut conns = Vec::new();
             for _ in 0..3 {
-                let (id, conn) = reg.admit();
+                let (id, conn) = reg.admit().await;
                 let task = tokio::spawn(std::future::pending::<()>());
                 reg.hold(id, Arc::clone(&conn), task.abort_handle());
                 tasks.push(task);
@@ -392,7 +397,7 @@ mod tests {
             }
             // The first has just made a request: it is the newest now; the second is the oldest.
             conns[0].request();
-            let (id, conn) = reg.admit();
+            let (id, conn) = reg.admit().await;
             let task = tokio::spawn(std::future::pending::<()>());
             reg.hold(id, conn, task.abort_handle());
             assert_eq!(reg.len(), 3);

@@ -222,7 +222,7 @@ async fn serve(listener: std::net::TcpListener, root: Root, web: WebConfig) -> a
             Ok((stream, _)) => {
                 failures = 0;
                 let _ = stream.set_nodelay(true);
-                let (id, conn) = registry.admit();
+                let (id, conn) = registry.admit().await;
                 let task = tokio::spawn(connection(
                     stream,
                     id,
