@@ -158,18 +158,9 @@ fn header(name: &str, value: &str) -> Result<(HeaderName, HeaderValue), String> 
     }
     let value = HeaderValue::from_str(value)
         .map_err(|_| format!("http_server_config.headers: {name}: not a valid header value"))?;
-    Ok((HeaderName::from_static(name_lower(name)), value))
-}
-
-/// The header names of [`HEADERS`] in the lower case `HeaderName::from_static` wants.
-fn name_lower(name: &str) -> &'static str {
-    match name {
-        "Strict-Transport-Security" => "strict-transport-security",
-        "X-Content-Type-Options" => "x-content-type-options",
-        "X-Frame-Options" => "x-frame-options",
-        "X-XSS-Protection" => "x-xss-protection",
-        _ => "content-security-policy",
-    }
+    let name = HeaderName::from_bytes(name.as_bytes())
+        .map_err(|_| format!("http_server_config.headers: {name}: not a valid header name"))?;
+    Ok((name, value))
 }
 
 /// PEM text from a file (relative to `dir`) or inline, for the key `what`.
@@ -449,6 +440,29 @@ mod tests {
             )
             .contains("without verifying it")
         );
+    }
+
+    #[test]
+    fn headers_are_the_toolkits_five() {
+        let c = parse(
+            "http_server_config:\n  http2: true\n  headers:\n    X-Frame-Options: deny\n    \
+             Strict-Transport-Security: max-age=31536000\n",
+        )
+        .unwrap();
+        let got: Vec<(&str, &str)> = c
+            .headers
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.to_str().unwrap()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("strict-transport-security", "max-age=31536000"),
+                ("x-frame-options", "deny")
+            ]
+        );
+        let e = err("http_server_config:\n  headers:\n    X-XSS-Protection: \"a\\nb\"\n");
+        assert!(e.contains("not a valid header value"), "{e}");
     }
 
     #[test]
