@@ -133,6 +133,11 @@ pub enum Command {
         /// Read DIR/proc and DIR/sys instead of /proc and /sys (a captured tree).
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
+
+        /// TLS, basic authentication and response headers from FILE, in the format of
+        /// node_exporter's --web.config.file (the Prometheus exporter toolkit's).
+        #[arg(long, value_name = "FILE")]
+        web_config: Option<PathBuf>,
     },
     /// Print the completion script for SHELL to stdout.
     Completions {
@@ -235,8 +240,17 @@ impl Command {
         let mut cmd = Cli::command();
         let mut text = Vec::new();
         match self {
-            Command::Serve { listen, root } => {
-                return crate::serve::run(listen, root)
+            Command::Serve {
+                listen,
+                root,
+                web_config,
+            } => {
+                let web = match web_config {
+                    Some(path) => crate::serve::WebConfig::load(&path)
+                        .map_err(|e| std::io::Error::other(UsageError(e.to_string())))?,
+                    None => crate::serve::WebConfig::default(),
+                };
+                return crate::serve::run(listen, root, web)
                     .map_err(|e| std::io::Error::other(format!("{e:#}")));
             }
             Command::Completions { shell } => {
@@ -253,6 +267,17 @@ impl Command {
         out.write_all(&text)?;
         out.flush()
     }
+}
+
+/// An error in what a command was given (a `--web-config` file that cannot be used): `main`
+/// exits with status 2 on it, as on a bad argument.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// Whether `e`, from [`Command::run`], is a [`UsageError`].
+pub fn is_usage_error(e: &std::io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<UsageError>())
 }
 
 /// An error for `main` to print: the messages of its chain (each once: a cause whose text the
@@ -506,15 +531,26 @@ mod tests {
             Cli::try_parse_from(v).map(|c| c.command)
         };
         match c(&["serve"]).unwrap() {
-            Some(Command::Serve { listen, root }) => {
+            Some(Command::Serve {
+                listen,
+                root,
+                web_config,
+            }) => {
                 assert!(listen.ip().is_loopback());
                 assert_eq!(listen, DEFAULT_LISTEN);
                 assert_eq!(root, None);
+                assert_eq!(web_config, None);
             }
             other => panic!("{other:?}"),
         }
         match c(&["serve", "--listen", "0.0.0.0:9999"]).unwrap() {
             Some(Command::Serve { listen, .. }) => assert_eq!(listen.port(), 9999),
+            other => panic!("{other:?}"),
+        }
+        match c(&["serve", "--web-config", "/etc/web.yml"]).unwrap() {
+            Some(Command::Serve { web_config, .. }) => {
+                assert_eq!(web_config, Some(PathBuf::from("/etc/web.yml")));
+            }
             other => panic!("{other:?}"),
         }
         assert!(c(&["serve", "--listen", "nowhere"]).is_err());

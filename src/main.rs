@@ -30,6 +30,10 @@ fn main() -> ExitCode {
             // A closed pipe (`zswaptop man | head`) or a terminal that hung up is not an error
             // worth a message.
             Err(_) if out.gone() => ExitCode::SUCCESS,
+            Err(e) if zswaptop::cli::is_usage_error(&e) => {
+                zswaptop::console::error(e);
+                ExitCode::from(2)
+            }
             Err(e) => {
                 zswaptop::console::error(e);
                 ExitCode::FAILURE

@@ -15,6 +15,8 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use common::trials::skip;
@@ -33,6 +35,11 @@ fn main() -> std::process::ExitCode {
             serve_answers_bad_requests_and_keeps_serving,
             serve_closes_a_slow_request_within_the_limit,
             serve_bounds_its_connections,
+            slow_clients_take_no_scrape_from_prometheus,
+            prometheus_scrapes_serve_over_tls_with_basic_auth,
+            serve_verifies_client_certificates,
+            serve_refuses_a_bad_web_config,
+            serve_warns_beyond_loopback_without_tls_or_auth,
         ],
     )
 }
@@ -273,8 +280,23 @@ fn free_port() -> u16 {
 
 /// `zswaptop serve` on a loopback port the kernel picks; its address.
 fn serve(root: Option<&Path>) -> (Guard, String) {
-    let mut c = Command::new(bin());
-    c.args(["serve", "--listen", "127.0.0.1:0"]);
+    serve_with(root, &[], None)
+}
+
+/// `zswaptop serve ARGS` (under a descriptor limit of `nofile`, when given) on a loopback port
+/// the kernel picks; its address, from the line it writes first (http or https).
+fn serve_with(root: Option<&Path>, args: &[&str], nofile: Option<u32>) -> (Guard, String) {
+    let mut c = match nofile {
+        Some(n) => {
+            let mut c = Command::new("sh");
+            c.arg("-c")
+                .arg(format!("ulimit -n {n} && exec \"$0\" \"$@\""))
+                .arg(bin());
+            c
+        }
+        None => Command::new(bin()),
+    };
+    c.args(["serve", "--listen", "127.0.0.1:0"]).args(args);
     if let Some(r) = root {
         c.arg("--root").arg(r);
     }
@@ -289,7 +311,11 @@ fn serve(root: Option<&Path>) -> (Guard, String) {
         .unwrap();
     let addr = line
         .trim()
-        .strip_prefix("zswaptop: serving http://")
+        .strip_prefix("zswaptop: serving ")
+        .and_then(|l| {
+            l.strip_prefix("http://")
+                .or_else(|| l.strip_prefix("https://"))
+        })
         .and_then(|l| l.strip_suffix("/metrics"))
         .unwrap_or_else(|| panic!("serve said: {line}"))
         .to_string();
@@ -299,11 +325,23 @@ fn serve(root: Option<&Path>) -> (Guard, String) {
 
 /// One HTTP/1.0 exchange: (status code, headers, body).
 fn http(addr: &str, request: &str) -> (u16, String, String) {
-    let mut s = TcpStream::connect(addr).unwrap();
+    let s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    s.write_all(request.as_bytes()).unwrap();
+    exchange(s, request).unwrap()
+}
+
+/// `request` written to `stream` and what comes back until it ends: (status code (0 when it is
+/// not HTTP), headers, body), or the error that ended it before anything came.
+fn exchange(mut stream: impl Read + Write, request: &str) -> Result<(u16, String, String), String> {
+    stream
+        .write_all(request.as_bytes())
+        .and_then(|()| stream.flush())
+        .map_err(|e| e.to_string())?;
     let mut raw = Vec::new();
-    s.read_to_end(&mut raw).unwrap();
+    let res = stream.read_to_end(&mut raw);
+    if raw.is_empty() {
+        return Err(format!("nothing read: {res:?}"));
+    }
     let raw = String::from_utf8_lossy(&raw).to_string();
     let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
     let code = head
@@ -311,7 +349,7 @@ fn http(addr: &str, request: &str) -> (u16, String, String) {
         .nth(1)
         .and_then(|c| c.parse().ok())
         .unwrap_or(0);
-    (code, head.to_string(), body.to_string())
+    Ok((code, head.to_string(), body.to_string()))
 }
 
 fn get(addr: &str, path: &str, accept: Option<&str>) -> (u16, String, String) {
@@ -362,49 +400,27 @@ fn metrics_in(expr: &str) -> BTreeSet<String> {
 }
 
 fn prometheus_scrapes_serve() {
-    let prometheus = need("prometheus");
+    need("prometheus");
     let (_serve, target) = serve(None);
     let dir = tempfile::tempdir().unwrap();
     let rules = std::fs::canonicalize("assets/zswaptop-alerts.yml").unwrap();
-    std::fs::write(
-        dir.path().join("prometheus.yml"),
-        format!(
+    let mut bracket = Bracket::default();
+    bracket.read();
+    let (_prometheus, prom) = prometheus(
+        dir.path(),
+        &format!(
             "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files:\n  - {}\n\
              scrape_configs:\n  - job_name: zswaptop\n    static_configs:\n      - targets: ['{target}']\n",
             rules.display()
         ),
-    )
-    .unwrap();
-    let port = free_port();
-    let prom = format!("127.0.0.1:{port}");
-    let mut bracket = Bracket::default();
-    bracket.read();
-    let _prometheus = Guard(
-        Command::new(prometheus)
-            .arg(format!(
-                "--config.file={}",
-                dir.path().join("prometheus.yml").display()
-            ))
-            .arg(format!(
-                "--storage.tsdb.path={}",
-                dir.path().join("data").display()
-            ))
-            .arg(format!("--web.listen-address={prom}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
     );
-    // Until Prometheus answers and holds at least five scrapes.
+    // Until Prometheus holds at least five scrapes.
     let start = Instant::now();
     loop {
         bracket.read();
-        // Until it is ready it answers 503.
-        let ready = TcpStream::connect(&prom).is_ok()
-            && get(&prom, "/-/ready", None).0 == 200
-            && query(&prom, "count_over_time(zswaptop_build_info[1m])")
-                .first()
-                .is_some_and(|r| scalar_of(r) >= 5.0);
+        let ready = query(&prom, "count_over_time(zswaptop_build_info[1m])")
+            .first()
+            .is_some_and(|r| scalar_of(r) >= 5.0);
         if ready {
             break;
         }
@@ -614,7 +630,16 @@ fn serve_answers_bad_requests_and_keeps_serving() {
     assert!(!body.contains("# EOF"));
     assert_eq!(get(&addr, "/", None).0, 200);
     assert_eq!(get(&addr, "/../../etc/passwd", None).0, 404);
-    assert_eq!(http(&addr, "POST /metrics HTTP/1.1\r\n\r\n").0, 405);
+    // HTTP/1.1 keeps the connection open after an answer: these ask for it to be closed.
+    let (code, head, _) = http(&addr, "POST /metrics HTTP/1.1\r\nConnection: close\r\n\r\n");
+    assert_eq!(code, 405);
+    assert!(head.contains("allow: GET, HEAD"), "{head}");
+    let (code, head, body) = http(&addr, "HEAD /metrics HTTP/1.1\r\nConnection: close\r\n\r\n");
+    assert_eq!(code, 200);
+    assert!(
+        body.is_empty() && head.contains("content-length: "),
+        "{head}"
+    );
     assert_eq!(http(&addr, "\u{1}\u{2}garbage\r\n\r\n").0, 400);
     assert_eq!(http(&addr, "GET /metrics HTTP/9\r\n\r\n").0, 400);
     let huge = format!("GET / HTTP/1.1\r\nX: {}\r\n\r\n", "a".repeat(20_000));
@@ -629,6 +654,35 @@ fn serve_answers_bad_requests_and_keeps_serving() {
     s.write_all(b"GET /met").unwrap();
     drop(s);
     assert_eq!(get(&addr, "/metrics", None).0, 200, "still serving");
+    // Kept alive: two requests on one connection (Prometheus reuses its connection).
+    let mut s = TcpStream::connect(&addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let mut reader = BufReader::new(s.try_clone().unwrap());
+    for _ in 0..2 {
+        s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+            .unwrap();
+        let mut status = String::new();
+        reader.read_line(&mut status).unwrap();
+        assert_eq!(status, "HTTP/1.1 200 OK\r\n");
+        let mut len = 0;
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            if let Some(v) = line.strip_prefix("content-length: ") {
+                len = v.trim().parse().unwrap();
+            }
+            if line == "\r\n" {
+                break;
+            }
+        }
+        let mut body = vec![0u8; len];
+        reader.read_exact(&mut body).unwrap();
+        assert!(
+            String::from_utf8(body)
+                .unwrap()
+                .contains("zswaptop_zswap_pool_bytes ")
+        );
+    }
 }
 
 fn serve_closes_a_slow_request_within_the_limit() {
@@ -663,36 +717,470 @@ fn serve_closes_a_slow_request_within_the_limit() {
 }
 
 fn serve_bounds_its_connections() {
-    let (_s, addr) = serve(Some(Path::new("tests/fixtures/linux-6.18-loaded")));
-    // Far more idle connections than the server holds (4 workers + 64 queued): the ones over
-    // the bound are answered 503 at once, and once the idle ones time out it serves again.
-    // On loopback under parallel tests the kernel now and then still holds some of the idle
-    // handshakes when the probe arrives (seen about 1 run in 5: the probe is then queued and
-    // served when the idle ones time out), so the flood is tried up to three times; a server
-    // without the bound serves the probe every time and fails.
-    let mut turned_away = Vec::new();
-    for _ in 0..3 {
-        let idle: Vec<TcpStream> = (0..150)
-            .map(|_| TcpStream::connect(&addr).unwrap())
-            .collect();
-        std::thread::sleep(Duration::from_millis(300));
-        let start = Instant::now();
-        let (code, _, _) = get(&addr, "/metrics", None);
-        turned_away.push((code, start.elapsed()));
-        drop(idle);
-        let start = Instant::now();
-        while get(&addr, "/metrics", None).0 != 200 {
-            assert!(
-                start.elapsed() < Duration::from_secs(20),
-                "never served again"
-            );
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        if code == 503 {
-            break;
-        }
+    // Under a descriptor limit of 128 the server holds 64 connections (128 less 64 spare). 100
+    // idle ones: the oldest are closed to admit the newer, the probe that comes last is served
+    // at once, and the newest idle ones are still open. A server without the bound would close
+    // none of them before their 5 s were up; one that refused newcomers would not serve the probe.
+    let (_s, addr) = serve_with(
+        Some(Path::new("tests/fixtures/linux-6.18-loaded")),
+        &[],
+        Some(128),
+    );
+    let mut idle: Vec<TcpStream> = Vec::new();
+    for _ in 0..100 {
+        idle.push(TcpStream::connect(&addr).unwrap());
+        // One at a time, so that they are accepted in order.
+        std::thread::sleep(Duration::from_millis(5));
     }
-    let (code, took) = *turned_away.last().unwrap();
-    assert_eq!(code, 503, "over the bound: turned away ({turned_away:?})");
-    assert!(took < Duration::from_secs(1), "at once");
+    std::thread::sleep(Duration::from_millis(300));
+    let start = Instant::now();
+    let (code, _, _) = get(&addr, "/metrics", None);
+    assert_eq!(code, 200, "the newcomer is served");
+    assert!(start.elapsed() < Duration::from_secs(1), "at once");
+    let closed = |mut s: &TcpStream| {
+        s.set_read_timeout(Some(Duration::from_millis(20))).unwrap();
+        let mut buf = [0u8; 1];
+        !matches!(s.read(&mut buf), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock)
+    };
+    let oldest = idle[..30].iter().filter(|s| closed(s)).count();
+    let newest = idle[70..].iter().filter(|s| closed(s)).count();
+    assert_eq!(oldest, 30, "the oldest idle connections are closed");
+    assert_eq!(newest, 0, "the newest idle connections are held");
+}
+
+/// Slow clients against `addr` until `stop`: `n` connections, half dribbling a header byte
+/// every 2 s, half connected and silent, opened over the first 2 s; those the server closes
+/// are opened again within 100 ms (at most 40 each 100 ms: a bounded load). Returns how many
+/// connections were opened.
+fn slow_clients(addr: String, n: usize, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<usize> {
+    std::thread::spawn(move || {
+        let open = |i: usize| {
+            let mut s = TcpStream::connect(&addr).ok()?;
+            s.set_nonblocking(true).ok()?;
+            if i.is_multiple_of(2) {
+                s.write_all(b"GET /metrics HTTP/1.1\r\nX-Slow: ").ok()?;
+            }
+            Some(s)
+        };
+        let mut opened = 0;
+        let mut conns: Vec<Option<TcpStream>> = (0..n).map(|_| None).collect();
+        let mut tick = 0u64;
+        while !stop.load(Ordering::Relaxed) {
+            let dribble = tick.is_multiple_of(20);
+            let mut reopened = 0;
+            for (i, c) in conns.iter_mut().enumerate() {
+                let alive = c.as_mut().is_some_and(|s| {
+                    let mut buf = [0u8; 64];
+                    // Nothing to read yet: still open; an end, an error or an answer: gone.
+                    let open = matches!(s.read(&mut buf),
+                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock);
+                    open && !(dribble && i.is_multiple_of(2) && s.write_all(b"a").is_err())
+                });
+                // The first 2 s open n / 20 a tick, so that they are not all closed at once.
+                let room = if tick < 20 { n / 20 } else { 40 };
+                if !alive && reopened < room {
+                    *c = open(i);
+                    opened += 1;
+                    reopened += 1;
+                }
+            }
+            tick += 1;
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        opened
+    })
+}
+
+/// A Prometheus on a free loopback port with `config` (prometheus.yml's text) and its data in
+/// `dir`; its address, once it answers ready.
+fn prometheus(dir: &Path, config: &str) -> (Guard, String) {
+    let prometheus = need("prometheus");
+    std::fs::write(dir.join("prometheus.yml"), config).unwrap();
+    let prom = format!("127.0.0.1:{}", free_port());
+    let guard = Guard(
+        Command::new(prometheus)
+            .arg(format!(
+                "--config.file={}",
+                dir.join("prometheus.yml").display()
+            ))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.join("data").display()
+            ))
+            .arg(format!("--web.listen-address={prom}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let start = Instant::now();
+    while !(TcpStream::connect(&prom).is_ok() && get(&prom, "/-/ready", None).0 == 200) {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "Prometheus not ready within 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    (guard, prom)
+}
+
+/// The one value of an instant query, or `None` when it returns no series.
+fn one(prom: &str, q: &str) -> Option<f64> {
+    let r = query(prom, q);
+    assert!(r.len() <= 1, "{q}: {r:?}");
+    r.first().map(scalar_of)
+}
+
+/// Wait until Prometheus has scraped job `job` `n` times.
+fn scraped(prom: &str, job: &str, n: f64) {
+    let start = Instant::now();
+    while one(prom, &format!("count_over_time(up{{job=\"{job}\"}}[1m])")).unwrap_or(0.0) < n {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "Prometheus did not scrape {job} {n} times within 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Descriptors the process `pid` has open.
+fn open_fds(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, |d| d.count())
+}
+
+fn slow_clients_take_no_scrape_from_prometheus() {
+    // Two exporters, each with 200 slow clients on it, scraped every second: one with room for
+    // 512 connections, one with room for 64 (descriptor limit 128), where the slow clients
+    // keep it full and every new one closes the oldest. Not one scrape may fail or take 1 s.
+    need("prometheus");
+    let root = Path::new("tests/fixtures/linux-6.18-loaded");
+    let (roomy, roomy_addr) = serve_with(Some(root), &[], None);
+    let (tight, tight_addr) = serve_with(Some(root), &[], Some(128));
+    let dir = tempfile::tempdir().unwrap();
+    let (_prom_guard, prom) = prometheus(
+        dir.path(),
+        &format!(
+            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n\
+             \x20 - job_name: roomy\n    static_configs: [{{targets: ['{roomy_addr}']}}]\n\
+             \x20 - job_name: tight\n    static_configs: [{{targets: ['{tight_addr}']}}]\n"
+        ),
+    );
+    scraped(&prom, "roomy", 2.0);
+    scraped(&prom, "tight", 2.0);
+
+    let baseline = (open_fds(roomy.0.id()), open_fds(tight.0.id()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let floods = [
+        slow_clients(roomy_addr, 200, Arc::clone(&stop)),
+        slow_clients(tight_addr, 200, Arc::clone(&stop)),
+    ];
+    let start = std::time::SystemTime::now();
+    // Connections held, least (the roomy one, once all are open) and most (the tight one).
+    let mut held = (usize::MAX, 0usize);
+    for i in 0..24 {
+        std::thread::sleep(Duration::from_secs(1));
+        if i >= 3 {
+            held.0 = held
+                .0
+                .min(open_fds(roomy.0.id()).saturating_sub(baseline.0));
+        }
+        held.1 = held
+            .1
+            .max(open_fds(tight.0.id()).saturating_sub(baseline.1));
+    }
+    let end = std::time::SystemTime::now();
+    stop.store(true, Ordering::Relaxed);
+    let opened: Vec<usize> = floods.into_iter().map(|f| f.join().unwrap()).collect();
+    let secs = end.duration_since(start).unwrap().as_secs();
+    let at = end
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    for job in ["roomy", "tight"] {
+        let q = |expr: &str| {
+            let enc: String = form_urlencoded::byte_serialize(expr.as_bytes()).collect();
+            let (code, _, body) = get(&prom, &format!("/api/v1/query?query={enc}&time={at}"), None);
+            let v: serde_json::Value = serde_json::from_str(&body)
+                .unwrap_or_else(|e| panic!("{expr}: {code} {e}: {body}"));
+            v["data"]["result"][0]["value"][1]
+                .as_str()
+                .unwrap_or_else(|| panic!("{expr}: {body}"))
+                .parse::<f64>()
+                .unwrap()
+        };
+        let window = format!("[{secs}s]");
+        let scrapes = q(&format!("count_over_time(up{{job=\"{job}\"}}{window})"));
+        let worst = q(&format!("min_over_time(up{{job=\"{job}\"}}{window})"));
+        let good = q(&format!("sum_over_time(up{{job=\"{job}\"}}{window})"));
+        let slowest = q(&format!(
+            "max_over_time(scrape_duration_seconds{{job=\"{job}\"}}{window})"
+        ));
+        eprintln!(
+            "{job}: {good} of {scrapes} scrapes up in {secs} s, slowest {slowest:.3} s; \
+             slow connections opened {opened:?}, connections held {held:?}"
+        );
+        assert!(
+            scrapes >= (secs - 2) as f64,
+            "{job}: {scrapes} scrapes in {secs} s"
+        );
+        assert_eq!(worst, 1.0, "{job}: a scrape failed");
+        assert!(slowest < 1.0, "{job}: a scrape took {slowest} s");
+    }
+    // The slow clients were there: the roomy exporter held (nearly) all of them at every look,
+    // the tight one never more than its bound; they were opened again and again.
+    assert!(
+        held.0 >= 180,
+        "the roomy exporter held only {} connections",
+        held.0
+    );
+    assert!(
+        held.1 <= 64,
+        "the tight exporter held {} connections",
+        held.1
+    );
+    assert!(
+        opened.iter().all(|&n| n >= 400),
+        "slow connections opened: {opened:?}"
+    );
+}
+
+// --- serve --web-config ----------------------------------------------------------------------
+
+/// A CA, a server certificate it signed for 127.0.0.1 and localhost, and a client certificate
+/// it signed, written as PEM files in `dir` (ca.pem, server.crt/key, client.crt/key); and a
+/// client certificate of another CA (other.crt/key).
+fn certificates(dir: &Path) {
+    use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair};
+    let ca_params = {
+        let mut p = CertificateParams::new(Vec::<String>::new()).unwrap();
+        p.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        p
+    };
+    let ca = CertifiedIssuer::self_signed(ca_params.clone(), KeyPair::generate().unwrap()).unwrap();
+    let other = CertifiedIssuer::self_signed(ca_params, KeyPair::generate().unwrap()).unwrap();
+    std::fs::write(dir.join("ca.pem"), ca.as_ref().pem()).unwrap();
+    for (name, sans, issuer) in [
+        (
+            "server",
+            vec!["127.0.0.1".to_string(), "localhost".to_string()],
+            &ca,
+        ),
+        ("client", vec!["scraper".to_string()], &ca),
+        ("other", vec!["scraper".to_string()], &other),
+    ] {
+        let key = KeyPair::generate().unwrap();
+        let cert = CertificateParams::new(sans)
+            .unwrap()
+            .signed_by(&key, issuer)
+            .unwrap();
+        std::fs::write(dir.join(format!("{name}.crt")), cert.pem()).unwrap();
+        std::fs::write(dir.join(format!("{name}.key")), key.serialize_pem()).unwrap();
+    }
+}
+
+/// A TLS client that trusts `dir`/ca.pem, presenting `dir`/NAME.crt when `client` names one.
+fn tls_client(dir: &Path, client: Option<&str>) -> Arc<rustls::ClientConfig> {
+    use rustls_pki_types::pem::PemObject;
+    use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+    let mut roots = rustls::RootCertStore::empty();
+    roots
+        .add(CertificateDer::from_pem_file(dir.join("ca.pem")).unwrap())
+        .unwrap();
+    let builder = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_root_certificates(roots);
+    Arc::new(match client {
+        Some(name) => builder
+            .with_client_auth_cert(
+                vec![CertificateDer::from_pem_file(dir.join(format!("{name}.crt"))).unwrap()],
+                PrivateKeyDer::from_pem_file(dir.join(format!("{name}.key"))).unwrap(),
+            )
+            .unwrap(),
+        None => builder.with_no_client_auth(),
+    })
+}
+
+/// One HTTP/1.0 exchange over TLS: (status code, headers, body), or the error that ended it
+/// before an answer.
+fn https(
+    addr: &str,
+    client: &Arc<rustls::ClientConfig>,
+    request: &str,
+) -> Result<(u16, String, String), String> {
+    let tcp = TcpStream::connect(addr).unwrap();
+    tcp.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let name = rustls_pki_types::ServerName::try_from("127.0.0.1").unwrap();
+    let conn = rustls::ClientConnection::new(Arc::clone(client), name).unwrap();
+    exchange(rustls::StreamOwned::new(conn, tcp), request)
+}
+
+/// `zswaptop serve --web-config DIR/web.yml` on a fixture tree, web.yml holding `yaml`.
+fn serve_web_config(dir: &Path, yaml: &str) -> (Guard, String) {
+    let web = dir.join("web.yml");
+    std::fs::write(&web, yaml).unwrap();
+    serve_with(
+        Some(Path::new("tests/fixtures/linux-6.18-loaded")),
+        &["--web-config", web.to_str().unwrap()],
+        None,
+    )
+}
+
+fn basic(user: &str, password: &str) -> String {
+    use base64::Engine;
+    let enc = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
+    format!("Authorization: Basic {enc}\r\n")
+}
+
+fn prometheus_scrapes_serve_over_tls_with_basic_auth() {
+    need("prometheus");
+    let dir = tempfile::tempdir().unwrap();
+    certificates(dir.path());
+    let hash = bcrypt::hash("s3cret", 4).unwrap();
+    let (_s, addr) = serve_web_config(
+        dir.path(),
+        &format!(
+            "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n\
+             basic_auth_users:\n  prometheus: '{hash}'\n\
+             http_server_config:\n  headers:\n    X-Content-Type-Options: nosniff\n"
+        ),
+    );
+    let client = tls_client(dir.path(), None);
+    let ask = |extra: &str| {
+        https(
+            &addr,
+            &client,
+            &format!("GET /metrics HTTP/1.0\r\nHost: {addr}\r\n{extra}\r\n"),
+        )
+        .unwrap()
+    };
+    let (code, head, _) = ask("");
+    assert_eq!(code, 401, "{head}");
+    assert!(
+        head.to_lowercase().contains("www-authenticate: basic"),
+        "{head}"
+    );
+    assert!(head.contains("x-content-type-options: nosniff"), "{head}");
+    assert_eq!(ask(&basic("prometheus", "wrong")).0, 401);
+    assert_eq!(ask(&basic("nobody", "s3cret")).0, 401);
+    assert_eq!(ask("Authorization: Bearer s3cret\r\n").0, 401);
+    let (code, head, body) = ask(&basic("prometheus", "s3cret"));
+    assert_eq!(code, 200, "{head}");
+    assert!(body.contains("zswaptop_zswap_pool_bytes "), "{body}");
+    // Plain HTTP to the TLS port: no HTTP answer (a TLS alert, or the connection closed).
+    let tcp = TcpStream::connect(&addr).unwrap();
+    tcp.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let plain = exchange(
+        tcp,
+        &format!("GET /metrics HTTP/1.0\r\nHost: {addr}\r\n\r\n"),
+    );
+    assert!(
+        plain.as_ref().map_or(true, |(code, _, _)| *code == 0),
+        "plain HTTP answered: {plain:?}"
+    );
+
+    let (_prom_guard, prom) = prometheus(
+        dir.path(),
+        &format!(
+            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n\
+             \x20 - job_name: tls\n    scheme: https\n\
+             \x20   tls_config: {{ca_file: '{}'}}\n\
+             \x20   basic_auth: {{username: prometheus, password: s3cret}}\n\
+             \x20   static_configs: [{{targets: ['{addr}']}}]\n",
+            dir.path().join("ca.pem").display()
+        ),
+    );
+    scraped(&prom, "tls", 3.0);
+    assert_eq!(
+        one(&prom, "min_over_time(up{job=\"tls\"}[1m])"),
+        Some(1.0),
+        "every scrape over https with basic auth is up"
+    );
+    assert!(one(&prom, "zswaptop_zswap_pool_bytes{job=\"tls\"}").is_some());
+}
+
+fn serve_verifies_client_certificates() {
+    let dir = tempfile::tempdir().unwrap();
+    certificates(dir.path());
+    let (_s, addr) = serve_web_config(
+        dir.path(),
+        "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n\
+         \x20 client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: ca.pem\n  \
+         min_version: TLS13\n",
+    );
+    let request = format!("GET /metrics HTTP/1.0\r\nHost: {addr}\r\n\r\n");
+    let (code, head, _) = https(&addr, &tls_client(dir.path(), Some("client")), &request).unwrap();
+    assert_eq!(code, 200, "{head}");
+    for client in [None, Some("other")] {
+        let r = https(&addr, &tls_client(dir.path(), client), &request);
+        assert!(r.is_err(), "{client:?}: {r:?}");
+    }
+}
+
+fn serve_refuses_a_bad_web_config() {
+    let dir = tempfile::tempdir().unwrap();
+    for (text, says) in [
+        (
+            "tls_server_config:\n  cert_filse: server.crt\n",
+            "cert_filse",
+        ),
+        (
+            "basic_auth_users:\n  john: doe\n",
+            "'john': not a bcrypt hash",
+        ),
+        (
+            "tls_server_config:\n  cert_file: nowhere.crt\n  key_file: nowhere.key\n",
+            "nowhere.crt",
+        ),
+    ] {
+        let path = dir.path().join("web.yml");
+        std::fs::write(&path, text).unwrap();
+        let out = Command::new(bin())
+            .args(["serve", "--listen", "127.0.0.1:0", "--web-config"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{text}: {err}");
+        assert!(
+            err.contains(says) && err.contains("web.yml"),
+            "{text}: {err}"
+        );
+        assert!(!err.contains("serving"), "{err}");
+    }
+    let out = Command::new(bin())
+        .args(["serve", "--web-config", "/nonexistent/web.yml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+fn serve_warns_beyond_loopback_without_tls_or_auth() {
+    // 0.0.0.0 on a port the kernel picks: the warnings follow the line that says where it
+    // serves; nothing is scraped (the test talks to nothing but the child's stderr).
+    let mut child = Guard(
+        Command::new(bin())
+            .args(["serve", "--listen", "0.0.0.0:0"])
+            .arg("--root")
+            .arg("tests/fixtures/linux-6.18-loaded")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut lines = BufReader::new(child.0.stderr.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    assert!(
+        first.starts_with("zswaptop: serving http://0.0.0.0:"),
+        "{first}"
+    );
+    let tls = lines.next().unwrap().unwrap();
+    let auth = lines.next().unwrap().unwrap();
+    assert!(
+        tls.starts_with("zswaptop: warning: ") && tls.contains("without TLS"),
+        "{tls}"
+    );
+    assert!(auth.contains("without authentication"), "{auth}");
 }
