@@ -358,7 +358,9 @@ pub fn advise(root: &Root, opts: &Options, stop: &AtomicBool) -> anyhow::Result<
         bail!("no resident anonymous page found to sample in the processes chosen");
     }
     summary.bytes = summary.pages * ps;
-    summary.process_list.sort_by_key(|p| std::cmp::Reverse(p.pages));
+    summary
+        .process_list
+        .sort_by_key(|p| std::cmp::Reverse(p.pages));
     summary.cpu_seconds = cpu_seconds();
 
     let results = results(&cands, &measured, &rules, &summary, &snap);

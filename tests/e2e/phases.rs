@@ -777,6 +777,9 @@ fn readme(title: &str, wl: &Handle, res: Resident, k: &Kernel, held: &str) -> St
 
 /// Runs every phase in order. The workload stays alive from phase 1 to the end.
 pub fn run_all(ctx: &Ctx) -> Result<()> {
+    if std::env::var("ZSWAPTOP_E2E_PHASES").as_deref() == Ok("advise") {
+        return crate::advise::run(ctx);
+    }
     let ps = ctx.ps;
 
     // ---------------------------------------------------------------- phase 1
@@ -1218,7 +1221,7 @@ pub fn run_all(ctx: &Ctx) -> Result<()> {
         0,
     );
     wl.finish()?;
-    Ok(())
+    crate::advise::run(ctx)
 }
 
 /// Rewrites one byte of the pages from `from` % to `to` % in 5 % steps, paging each step out at
