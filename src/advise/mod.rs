@@ -21,7 +21,7 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, bail};
 use serde::Serialize;
@@ -151,8 +151,107 @@ struct Measured {
     decompressed_bytes: u64,
 }
 
+impl Measured {
+    /// One for each algorithm of `names` that has an implementation.
+    fn all(names: &[&str], page_size: usize) -> Vec<Measured> {
+        names
+            .iter()
+            .filter_map(|n| Codec::new(n))
+            .map(|codec| Measured {
+                codec,
+                same: Sizes::new(page_size),
+                data: Sizes::new(page_size),
+                compress: Duration::ZERO,
+                compressed_bytes_in: 0,
+                decompress: Duration::ZERO,
+                decompressed_bytes: 0,
+            })
+            .collect()
+    }
+}
+
 /// Decompress one page in this many (for the speed), the rest are only compressed.
-const DECOMPRESS_EVERY: u64 = 4;
+const DECOMPRESS_EVERY: usize = 4;
+/// Pages compressed together, so that each algorithm's CPU time is read once per batch (a
+/// thread-CPU clock read is a system call: per page and algorithm it would cost more than lz4).
+const BATCH: usize = 32;
+
+/// The CPU time this thread has used (compression is timed in CPU, not wall time: the speeds
+/// must not depend on what else the machine runs).
+fn thread_cpu() -> Duration {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    Duration::new(
+        u64::try_from(t.tv_sec).unwrap_or(0),
+        u32::try_from(t.tv_nsec).unwrap_or(0),
+    )
+}
+
+/// A few pages held while every algorithm compresses them, then overwritten.
+struct Batch {
+    page_size: usize,
+    pages: Vec<u8>,
+    kinds: Vec<Kind>,
+    /// The compressed copies of the pages decompressed for the speed, and the output.
+    kept: Vec<Vec<u8>>,
+    out: Vec<u8>,
+}
+
+impl Batch {
+    fn new(page_size: usize) -> Batch {
+        Batch {
+            page_size,
+            pages: Vec::with_capacity(BATCH * page_size),
+            kinds: Vec::with_capacity(BATCH),
+            kept: Vec::new(),
+            out: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, page: &[u8], kind: Kind) {
+        self.pages.extend_from_slice(page);
+        self.kinds.push(kind);
+    }
+
+    fn full(&self) -> bool {
+        self.kinds.len() >= BATCH
+    }
+
+    /// Compress every page with every algorithm (and decompress one in [`DECOMPRESS_EVERY`]),
+    /// keep the lengths and times, and wipe the pages and every copy.
+    fn run(&mut self, measured: &mut [Measured]) {
+        let ps = self.page_size;
+        for m in measured.iter_mut() {
+            self.kept.clear();
+            let t = thread_cpu();
+            for (i, (page, kind)) in self.pages.chunks_exact(ps).zip(&self.kinds).enumerate() {
+                let len = m.codec.compress(page, &mut self.out);
+                match kind {
+                    Kind::SameFilled => m.same.add(len),
+                    _ => m.data.add(len),
+                }
+                if len.is_some() && i % DECOMPRESS_EVERY == 0 {
+                    self.kept.push(std::mem::take(&mut self.out));
+                }
+            }
+            m.compress += thread_cpu().saturating_sub(t);
+            m.compressed_bytes_in += self.pages.len() as u64;
+            let t = thread_cpu();
+            let mut ok = 0;
+            for z in &self.kept {
+                ok += usize::from(m.codec.decompress(z, &mut self.out, ps));
+            }
+            m.decompress += thread_cpu().saturating_sub(t);
+            m.decompressed_bytes += (ok * ps) as u64;
+            for z in &mut self.kept {
+                z.fill(0);
+            }
+        }
+        self.pages.fill(0);
+        self.pages.clear();
+        self.kinds.clear();
+        self.out.fill(0);
+    }
+}
 
 /// `zswaptop advise`.
 pub fn run(opts: &Options, out: &mut dyn Write) -> anyhow::Result<()> {
@@ -232,19 +331,7 @@ pub fn advise(root: &Root, opts: &Options, stop: &AtomicBool) -> anyhow::Result<
             names.push(codec.name);
         }
     }
-    let mut measured: Vec<Measured> = names
-        .iter()
-        .filter_map(|n| Codec::new(n))
-        .map(|codec| Measured {
-            codec,
-            same: Sizes::new(ps as usize),
-            data: Sizes::new(ps as usize),
-            compress: Duration::ZERO,
-            compressed_bytes_in: 0,
-            decompress: Duration::ZERO,
-            decompressed_bytes: 0,
-        })
-        .collect();
+    let mut measured = Measured::all(&names, ps as usize);
 
     let procs = sample::processes(root, &opts.pids)
         .with_context(|| format!("listing the processes in {}", root.proc("").display()))?;
@@ -268,7 +355,7 @@ pub fn advise(root: &Root, opts: &Options, stop: &AtomicBool) -> anyhow::Result<
     };
     let mut denied = 0;
     let mut buf = vec![0u8; ps as usize];
-    let (mut zbuf, mut back) = (Vec::new(), Vec::new());
+    let mut batch = Batch::new(ps as usize);
     let stopped = || stop.load(Ordering::Relaxed);
     for (i, p) in procs.iter().enumerate() {
         let left = budget - summary.pages;
@@ -297,40 +384,20 @@ pub fn advise(root: &Root, opts: &Options, stop: &AtomicBool) -> anyhow::Result<
             left.div_ceil(2)
         };
         let take = present.min(share);
-        let mut page_no = 0u64;
         let (read, vanished) = reader.read_spread(present, take, &mut buf, &stopped, &mut |page| {
-            page_no += 1;
-            let k = estimate::kind(page);
-            match k {
+            match estimate::kind(page) {
                 Kind::Zero => summary.zero_pages += 1,
-                Kind::SameFilled => summary.same_filled_pages += 1,
-                Kind::Data => {}
-            }
-            if k != Kind::Zero {
-                let check = page_no.is_multiple_of(DECOMPRESS_EVERY);
-                for m in &mut measured {
-                    let t = Instant::now();
-                    let len = m.codec.compress(page, &mut zbuf);
-                    m.compress += t.elapsed();
-                    m.compressed_bytes_in += page.len() as u64;
-                    match k {
-                        Kind::SameFilled => m.same.add(len),
-                        _ => m.data.add(len),
-                    }
-                    if check && len.is_some() {
-                        let t = Instant::now();
-                        if m.codec.decompress(&zbuf, &mut back, page.len()) {
-                            m.decompress += t.elapsed();
-                            m.decompressed_bytes += page.len() as u64;
-                        }
-                    }
+                Kind::SameFilled => {
+                    summary.same_filled_pages += 1;
+                    batch.push(page, Kind::SameFilled);
                 }
+                Kind::Data => batch.push(page, Kind::Data),
+            }
+            if batch.full() {
+                batch.run(&mut measured);
             }
             progress.inc(1);
         });
-        // The compressed copies go with the page.
-        zbuf.fill(0);
-        back.fill(0);
         summary.pages += read;
         summary.vanished_pages += vanished;
         if read > 0 {
@@ -342,6 +409,7 @@ pub fn advise(root: &Root, opts: &Options, stop: &AtomicBool) -> anyhow::Result<
             });
         }
     }
+    batch.run(&mut measured);
     buf.fill(0);
     progress.finish_and_clear();
     summary.complete = !stopped();
@@ -373,6 +441,32 @@ pub fn advise(root: &Root, opts: &Options, stop: &AtomicBool) -> anyhow::Result<
         kernel: rules.facts,
         recommendations,
     })
+}
+
+/// Compress `pages` (whole pages of `page_size`) with each of the algorithms `names` as a
+/// sample is compressed (batches, one page in four also decompressed); the compressed bytes of
+/// each. What the bench times.
+pub fn compress_pages(names: &[&str], pages: &[u8], page_size: usize) -> Vec<u64> {
+    let mut measured = Measured::all(names, page_size);
+    let mut batch = Batch::new(page_size);
+    for page in pages.chunks_exact(page_size) {
+        batch.push(page, estimate::kind(page));
+        if batch.full() {
+            batch.run(&mut measured);
+        }
+    }
+    batch.run(&mut measured);
+    measured
+        .iter()
+        .map(|m| {
+            m.data
+                .sizes
+                .iter()
+                .enumerate()
+                .map(|(len, n)| len as u64 * n)
+                .sum()
+        })
+        .collect()
 }
 
 /// A bar on stderr when it is a terminal; hidden otherwise.
