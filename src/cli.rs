@@ -152,6 +152,10 @@ pub enum Command {
     /// What another compressor would do on this machine's memory (root): samples resident
     /// anonymous pages, compresses them in memory with every algorithm zswap and zram offer,
     /// and predicts each one's pool; page contents are never kept or shown.
+    ///
+    /// Privacy: each page is compressed in memory and dropped at once; its contents are never
+    /// stored, printed, logged, recorded or exported. Reading a page may mark it recently used.
+    /// Reading other processes' memory needs root or CAP_SYS_PTRACE.
     Advise(AdviseArgs),
 }
 
@@ -332,7 +336,11 @@ fn man_page(cmd: &clap::Command, out: &mut Vec<u8>) -> std::io::Result<()> {
             usage.push(roff::italic(name));
         }
         roff.text(usage);
-        let mut about = sub.get_about().map(ToString::to_string).unwrap_or_default();
+        let mut about = sub
+            .get_long_about()
+            .or(sub.get_about())
+            .map(ToString::to_string)
+            .unwrap_or_default();
         for arg in sub.get_positionals() {
             let values: Vec<String> = arg
                 .get_possible_values()

@@ -72,6 +72,34 @@ fn how_zram(name: &str, any_device: bool) -> String {
     }
 }
 
+/// Add `c` unless the backend has it already. Names come from kernel files (or a captured
+/// tree): made safe before any output.
+fn push(out: &mut Vec<Candidate>, mut c: Candidate) {
+    c.name = crate::sanitize::visible(&c.name).into_owned();
+    if !out
+        .iter()
+        .any(|o| o.backend == c.backend && o.name == c.name)
+    {
+        out.push(c);
+    }
+}
+
+/// The usual algorithms `backend` does not offer, with how to get each.
+fn lacking(out: &mut Vec<Candidate>, backend: Backend, how: impl Fn(&str) -> String) {
+    for name in USUAL {
+        push(
+            out,
+            Candidate {
+                name: (*name).into(),
+                backend,
+                in_kernel: false,
+                running: false,
+                how: Some(how(name)),
+            },
+        );
+    }
+}
+
 /// Every candidate: zswap's first, then zram's; within each, what the kernel offers first (in
 /// its order), then the usual ones it lacks.
 pub fn list(
@@ -81,14 +109,6 @@ pub fn list(
     zram: &[ZramSample],
 ) -> Vec<Candidate> {
     let mut out: Vec<Candidate> = Vec::new();
-    let push = |out: &mut Vec<Candidate>, c: Candidate| {
-        if !out
-            .iter()
-            .any(|o| o.backend == c.backend && o.name == c.name)
-        {
-            out.push(c);
-        }
-    };
     if zswap_present {
         let offered: Vec<String> = crypto
             .map(crate::sources::crypto::names)
@@ -106,18 +126,7 @@ pub fn list(
                 },
             );
         }
-        for name in USUAL {
-            push(
-                &mut out,
-                Candidate {
-                    name: (*name).into(),
-                    backend: Backend::Zswap,
-                    in_kernel: false,
-                    running: false,
-                    how: Some(how_zswap(name)),
-                },
-            );
-        }
+        lacking(&mut out, Backend::Zswap, how_zswap);
     }
     let selectors: Vec<_> = zram
         .iter()
@@ -143,17 +152,65 @@ pub fn list(
             );
         }
     }
-    for name in USUAL {
-        push(
-            &mut out,
-            Candidate {
-                name: (*name).into(),
-                backend: Backend::Zram,
-                in_kernel: false,
-                running: false,
-                how: Some(how_zram(name, !selectors.is_empty())),
-            },
-        );
-    }
+    let any_device = !selectors.is_empty();
+    lacking(&mut out, Backend::Zram, |n| how_zram(n, any_device));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::root::Root;
+
+    /// A 6.18 capture: /proc/crypto registers deflate, lzo and lzo-rle (zswap runs lzo);
+    /// zram0 offers `lzo-rle lzo [lz4]`.
+    #[test]
+    fn from_a_captured_tree() {
+        let root = Root::at(format!(
+            "{}/tests/fixtures/linux-6.18-zram",
+            env!("CARGO_MANIFEST_DIR")
+        ));
+        let crypto = crate::sources::crypto::read(&root).unwrap();
+        let zram = crate::sources::zram::read_all(&root);
+        let c = list(Some(&crypto), Some("lzo"), true, &zram);
+        let names = |b: Backend, in_kernel: bool| -> Vec<&str> {
+            c.iter()
+                .filter(|x| x.backend == b && x.in_kernel == in_kernel)
+                .map(|x| x.name.as_str())
+                .collect()
+        };
+        assert_eq!(names(Backend::Zswap, true), ["deflate", "lzo", "lzo-rle"]);
+        assert_eq!(
+            names(Backend::Zswap, false),
+            ["lz4", "lz4hc", "zstd", "842"]
+        );
+        assert_eq!(names(Backend::Zram, true), ["lzo-rle", "lzo", "lz4"]);
+        assert_eq!(
+            names(Backend::Zram, false),
+            ["lz4hc", "zstd", "deflate", "842"]
+        );
+        let running: Vec<(Backend, &str)> = c
+            .iter()
+            .filter(|x| x.running)
+            .map(|x| (x.backend, x.name.as_str()))
+            .collect();
+        assert_eq!(running, [(Backend::Zswap, "lzo"), (Backend::Zram, "lz4")]);
+        let zstd = c
+            .iter()
+            .find(|x| x.backend == Backend::Zswap && x.name == "zstd")
+            .and_then(|x| x.how.as_deref())
+            .unwrap();
+        assert!(zstd.contains("modprobe zstd") && zstd.contains("CONFIG_CRYPTO_ZSTD"));
+        // No zswap in the kernel: only zram's; no zram device: every zram one says how.
+        let c = list(None, None, false, &[]);
+        assert!(c.iter().all(|x| x.backend == Backend::Zram && !x.in_kernel));
+        assert!(c[0].how.as_deref().unwrap().contains("modprobe zram"));
+        // A hostile tree's algorithm name reaches no terminal raw.
+        let bad = crate::sources::zram::ZramSample {
+            comp_algorithm: Ok(crate::sources::zram::parse_selector("[x\x1b]0;t\x07]")),
+            ..zram[0].clone()
+        };
+        let c = list(None, None, false, &[bad]);
+        assert_eq!(c[0].name, "x\\x1b]0;t\\x07");
+    }
 }

@@ -90,9 +90,14 @@ impl Sizes {
 
     /// Count one page compressed to `len` bytes (`None`: the compressor failed).
     pub fn add(&mut self, len: Option<usize>) {
+        self.add_n(len, 1);
+    }
+
+    /// Count `n` pages compressed to `len` bytes.
+    pub fn add_n(&mut self, len: Option<usize>, n: u64) {
         let last = self.sizes.len() - 1;
-        let slot = len.map_or(last, |n| n.min(last));
-        self.sizes[slot] += 1;
+        let slot = len.map_or(last, |l| l.min(last));
+        self.sizes[slot] += n;
     }
 
     pub fn pages(&self) -> u64 {

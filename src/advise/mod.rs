@@ -222,19 +222,30 @@ impl Batch {
         let ps = self.page_size;
         for m in measured.iter_mut() {
             self.kept.clear();
+            let stride = m.codec.stride();
             let t = thread_cpu();
-            for (i, (page, kind)) in self.pages.chunks_exact(ps).zip(&self.kinds).enumerate() {
+            let mut done = 0u64;
+            for (i, (page, kind)) in self
+                .pages
+                .chunks_exact(ps)
+                .zip(&self.kinds)
+                .enumerate()
+                .step_by(stride)
+            {
                 let len = m.codec.compress(page, &mut self.out);
+                // Each page compressed stands for `stride` pages of the sample.
+                let n = stride as u64;
                 match kind {
-                    Kind::SameFilled => m.same.add(len),
-                    _ => m.data.add(len),
+                    Kind::SameFilled => m.same.add_n(len, n),
+                    _ => m.data.add_n(len, n),
                 }
-                if len.is_some() && i % DECOMPRESS_EVERY == 0 {
+                done += 1;
+                if len.is_some() && i % (DECOMPRESS_EVERY * stride) == 0 {
                     self.kept.push(std::mem::take(&mut self.out));
                 }
             }
             m.compress += thread_cpu().saturating_sub(t);
-            m.compressed_bytes_in += self.pages.len() as u64;
+            m.compressed_bytes_in += done * ps as u64;
             let t = thread_cpu();
             let mut ok = 0;
             for z in &self.kept {
@@ -372,7 +383,7 @@ pub fn advise(root: &Root, opts: &Options, stop: &AtomicBool) -> anyhow::Result<
                 continue;
             }
         };
-        let present = reader.count_present();
+        let present = reader.count_present(&stopped);
         if present == 0 {
             continue;
         }

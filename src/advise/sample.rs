@@ -217,12 +217,13 @@ impl Reader {
         Ok(&self.entries)
     }
 
-    /// Pages present in RAM and this process's own, over all its anonymous mappings.
-    pub fn count_present(&mut self) -> u64 {
+    /// Pages present in RAM and this process's own, over all its anonymous mappings (stops
+    /// early when `stop` says so).
+    pub fn count_present(&mut self, stop: &dyn Fn() -> bool) -> u64 {
         let mut n = 0;
         for (a, b) in self.ranges.clone() {
             let mut addr = a;
-            while addr < b {
+            while addr < b && !stop() {
                 let pages = (((b - addr) / self.page_size) as usize).min(WINDOW * 128);
                 let Ok(e) = self.entries(addr, pages) else {
                     break;

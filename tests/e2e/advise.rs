@@ -121,14 +121,7 @@ pub fn run(ctx: &Ctx) -> Result<()> {
         wl.pages / 50,
     );
     let mut rows = Vec::new();
-    kernel::set_param("max_pool_percent", "20")?;
-    kernel::set_param("accept_threshold_percent", "90")?;
-    if Path::new(kernel::ZSWAP_PARAMS)
-        .join("shrinker_enabled")
-        .exists()
-    {
-        kernel::set_param("shrinker_enabled", "N")?;
-    }
+    kernel::set_params_to_keep()?;
 
     // zswap: each algorithm the crypto API offers that zswaptop estimates, in front of the
     // swapfile.

@@ -784,14 +784,7 @@ pub fn run_all(ctx: &Ctx) -> Result<()> {
 
     // ---------------------------------------------------------------- phase 1
     rep().phase("phase1 — zswap absorbs (enabled, shrinker off, max_pool_percent 20)");
-    kernel::set_param("max_pool_percent", "20")?;
-    kernel::set_param("accept_threshold_percent", "90")?;
-    if Path::new(kernel::ZSWAP_PARAMS)
-        .join("shrinker_enabled")
-        .exists()
-    {
-        kernel::set_param("shrinker_enabled", "N")?;
-    }
+    kernel::set_params_to_keep()?;
     kernel::set_param("enabled", "Y")?;
     if kernel::read_debugfs().is_err() {
         bail!(
