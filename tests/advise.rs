@@ -91,12 +91,13 @@ fn samples_only_present_pages_of_a_tree_and_names_every_field() {
     let dir = tempfile::tempdir().unwrap();
     tree(dir.path(), 256);
     let (j, _) = advise(dir.path(), &[]);
-    // 256 pages, every 8th not present: 224 read; of them a quarter zero, a quarter same-filled.
+    // 256 pages, every 8th not present (those are all random ones, i % 8 == 7): 224 read, 64
+    // zero, 64 same-filled, 64 text, 32 random.
     assert_eq!(get(&j, "advise.sample.pages"), 224);
     assert_eq!(get(&j, "advise.sample.bytes"), 224 * PS);
     assert_eq!(get(&j, "advise.sample.processes"), 1);
-    assert_eq!(get(&j, "advise.sample.zero_pages"), 56);
-    assert_eq!(get(&j, "advise.sample.same_filled_pages"), 56);
+    assert_eq!(get(&j, "advise.sample.zero_pages"), 64);
+    assert_eq!(get(&j, "advise.sample.same_filled_pages"), 64);
     let cands = get(&j, "advise.candidates").as_array().unwrap();
     for c in cands {
         for key in [
@@ -138,23 +139,43 @@ fn samples_only_present_pages_of_a_tree_and_names_every_field() {
             .unwrap()
             .contains("842")
     );
-    // zswap on this kernel (zero map, incompressible pages stored whole): 168 pages stored, a
-    // third random (a page each); zram also keeps the same-filled pages without memory.
+    // zswap on this kernel (zero map, incompressible pages stored whole): 160 pages stored
+    // (655360 bytes), the 32 random ones a page each (131072 bytes of pool), the 128 others
+    // (one word repeated, a short phrase repeated) in 32- to 256-byte slots: the ratio lies
+    // between 655360 / (131072 + 128 × 256) = 4.0 and 655360 / (131072 + 128 × 32) = 4.85.
+    // zram keeps the 64 same-filled pages without memory: 655360 / (131072 + 64 × 256) = 4.44
+    // to 655360 / (131072 + 64 × 32) = 4.92.
     let zswap = find("zswap", "lzo")["ratio"].as_f64().unwrap();
     let zram = find("zram", "lzo")["ratio"].as_f64().unwrap();
-    assert!(zswap > 1.3 && zswap < 3.0, "{zswap}");
+    assert!(zswap > 4.0 && zswap < 4.85, "{zswap}");
+    assert!(zram > 4.44 && zram < 4.92, "{zram}");
     assert!(
         zram > zswap,
         "zram {zram} keeps same-filled pages free, zswap {zswap} does not"
     );
-    // The capture's zswap holds data: the calibration row is there, with both ratios.
+    // The capture's zswap stores nothing (a row saying so); its zram0 is swap holding 278 MiB
+    // with lz4 at 291639296 / 145022976 = 2.011: the calibration row has both ratios.
     let cur = get(&j, "advise.current").as_array().unwrap();
     let z = cur.iter().find(|c| c["backend"] == "zswap").unwrap();
     assert_eq!(z["name"], "lzo");
+    assert!(z["achieved_ratio"].is_null(), "{z}");
     assert!(
-        z["achieved_ratio"].is_f64() && z["predicted_ratio"].is_f64(),
+        z["note"].as_str().unwrap().contains("stores nothing"),
         "{z}"
     );
+    let r = cur.iter().find(|c| c["backend"] == "zram").unwrap();
+    assert_eq!(
+        (&r["device"], &r["name"]),
+        (&Value::from("zram0"), &Value::from("lz4"))
+    );
+    let achieved = r["achieved_ratio"].as_f64().unwrap();
+    assert!((achieved - 291_639_296.0 / 145_022_976.0).abs() < 1e-9);
+    let predicted = find("zram", "lz4")["ratio"].as_f64().unwrap();
+    assert_eq!(r["predicted_ratio"].as_f64().unwrap(), predicted);
+    let diff = r["difference_percent"].as_f64().unwrap();
+    assert!((diff - (predicted - achieved) / achieved * 100.0).abs() < 1e-9);
+    // Far apart (the sample is not what that zram holds): explained, not only shown.
+    assert!(diff.abs() > 10.0 && r["note"].as_str().unwrap().contains("resident"));
     // Nothing of a page's content is in the output: no run of the text, no zero page.
     let text = serde_json::to_string(&j).unwrap();
     assert!(!text.contains("compresses well"));
