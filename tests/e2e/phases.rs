@@ -776,8 +776,13 @@ fn readme(title: &str, wl: &Handle, res: Resident, k: &Kernel, held: &str) -> St
 }
 
 /// Runs every phase in order. The workload stays alive from phase 1 to the end.
+/// `ZSWAPTOP_E2E_PHASES=advise`: only the advisor's phase.
+pub fn advise_only() -> bool {
+    std::env::var("ZSWAPTOP_E2E_PHASES").as_deref() == Ok("advise")
+}
+
 pub fn run_all(ctx: &Ctx) -> Result<()> {
-    if std::env::var("ZSWAPTOP_E2E_PHASES").as_deref() == Ok("advise") {
+    if advise_only() {
         return crate::advise::run(ctx);
     }
     let ps = ctx.ps;
