@@ -13,16 +13,35 @@ const MIN_GAIN: f64 = 0.05;
 /// Below this ratio the pages barely compress: compression costs CPU for nothing.
 const POOR_RATIO: f64 = 1.15;
 
-fn best(results: &[CandidateResult], backend: Backend) -> Option<&CandidateResult> {
-    results
-        .iter()
-        .filter(|r| r.backend == backend && r.ratio.is_some())
-        .max_by(|a, b| {
-            let key = |r: &CandidateResult| (r.ratio.unwrap_or(0.0), r.in_kernel);
-            key(a)
-                .partial_cmp(&key(b))
+/// Ratios this close to the best count as the best: among them the cheapest in CPU is chosen.
+const NEAR_BEST: f64 = 0.97;
+
+/// The candidate with the best ratio on `backend` (among those `keep` accepts); of those within
+/// 3 % of it, the cheapest to compress.
+fn best_where(
+    results: &[CandidateResult],
+    backend: Backend,
+    keep: impl Fn(&CandidateResult) -> bool,
+) -> Option<&CandidateResult> {
+    let rated = || {
+        results
+            .iter()
+            .filter(|r| r.backend == backend && r.ratio.is_some() && keep(r))
+    };
+    let top = rated().filter_map(|r| r.ratio).fold(f64::NAN, f64::max);
+    rated()
+        .filter(|r| r.ratio.is_some_and(|x| x >= top * NEAR_BEST))
+        .min_by(|a, b| {
+            let cpu = |r: &CandidateResult| r.compress_cpu_relative.unwrap_or(f64::MAX);
+            cpu(a)
+                .partial_cmp(&cpu(b))
                 .unwrap_or(std::cmp::Ordering::Equal)
         })
+}
+
+/// The best on `backend`, offered by the kernel or not.
+fn best(results: &[CandidateResult], backend: Backend) -> Option<&CandidateResult> {
+    best_where(results, backend, |_| true)
 }
 
 fn sample_line(s: &SampleSummary) -> String {
@@ -190,11 +209,23 @@ fn switch(
         .iter()
         .find(|r| r.backend == backend && r.name == running)?;
     let (now_ratio, now_pool) = (now.ratio?, now.pool_bytes?);
-    let b = best(results, backend)?;
+    let better = |r: &CandidateResult| {
+        r.name != running && r.ratio.is_some_and(|x| x >= now_ratio * (1.0 + MIN_GAIN))
+    };
+    // What the kernel offers first; a module or a rebuild only when nothing offered is better.
+    let b = best_where(results, backend, |r| r.in_kernel && better(r))
+        .or_else(|| best_where(results, backend, better))?;
     let (b_ratio, b_pool) = (b.ratio?, b.pool_bytes?);
-    if b.name == running || b_ratio < now_ratio * (1.0 + MIN_GAIN) || b_ratio < POOR_RATIO {
+    if b_ratio < POOR_RATIO {
         return None;
     }
+    // One the kernel lacks that would do about as well for less CPU: said, not chosen.
+    let alternative = best_where(results, backend, |r| !r.in_kernel && better(r)).filter(|a| {
+        a.name != b.name
+            && a.ratio.is_some_and(|x| x >= b_ratio * NEAR_BEST)
+            && a.compress_cpu_relative.unwrap_or(f64::MAX)
+                < b.compress_cpu_relative.unwrap_or(f64::MAX) * 0.75
+    });
     let basis = b.pool_basis_bytes?;
     let saved = now_pool.saturating_sub(b_pool);
     let mut evidence = vec![sample_line(sample), candidate_line(now), candidate_line(b)];
@@ -203,8 +234,18 @@ fn switch(
         current
             .iter()
             .filter(|c| c.backend == backend && c.device.as_deref() == device)
+            .filter(|c| c.achieved_ratio.is_some())
             .map(calibration_line),
     );
+    if let Some(a) = alternative {
+        evidence.push(format!(
+            "{} would do about as well ({}) {}, but this kernel does not offer it: {}",
+            a.name,
+            f::ratio(a.ratio),
+            cpu_words(a.compress_cpu_relative),
+            a.reason.as_deref().unwrap_or("")
+        ));
+    }
     let load = if b.in_kernel {
         String::new()
     } else {
@@ -265,4 +306,110 @@ fn switch(
             sample.pages
         ),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Snapshot;
+    use crate::root::Root;
+
+    fn snap() -> Snapshot {
+        // zswap enabled with lzo, ~974 MiB stored.
+        let root = Root::at(format!(
+            "{}/tests/fixtures/linux-6.18-loaded",
+            env!("CARGO_MANIFEST_DIR")
+        ));
+        Snapshot::derive(&crate::sources::collect(&root), None)
+    }
+
+    fn cand(name: &str, in_kernel: bool, ratio: f64, cpu: f64) -> CandidateResult {
+        let basis = 1000 << 20;
+        CandidateResult {
+            name: name.into(),
+            backend: Backend::Zswap,
+            in_kernel,
+            running: name == "lzo",
+            estimated: true,
+            ratio: Some(ratio),
+            pool_bytes: Some((basis as f64 / ratio) as u64),
+            pool_basis_bytes: Some(basis),
+            pool_basis: Some("stored in zswap now".into()),
+            whole_share: Some(0.0),
+            refused_pages: Some(0),
+            compress_mib_s: Some(300.0 / cpu),
+            decompress_mib_s: Some(600.0),
+            compress_cpu_relative: Some(cpu),
+            reason: (!in_kernel).then(|| "`sudo modprobe zstd`".into()),
+        }
+    }
+
+    fn sample() -> SampleSummary {
+        SampleSummary {
+            pages: 16384,
+            bytes: 64 << 20,
+            processes: 3,
+            zero_pages: 0,
+            same_filled_pages: 0,
+            vanished_pages: 0,
+            skipped_processes: 0,
+            complete: true,
+            page_size: 4096,
+            cpu_seconds: None,
+            process_list: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_better_offered_compressor_with_its_trade() {
+        let snap = snap();
+        assert_eq!(snap.zswap.enabled, Some(true));
+        let results = vec![
+            cand("lzo", true, 2.0, 1.0),
+            cand("deflate", true, 3.0, 8.0),
+            cand("zstd", false, 2.95, 1.6),
+        ];
+        let f = recommend(&results, &[], &snap, &sample());
+        assert_eq!(f.len(), 1, "{f:?}");
+        let f = &f[0];
+        assert_eq!(f.id, "advise-zswap-compressor");
+        // 1000 MiB at 2.0 is 500 MiB; at 3.0, 333.3 MiB: 166.7 MiB less.
+        assert_eq!(
+            f.summary,
+            "deflate would hold zswap's 1000.0 MiB in 333.3 MiB instead of 500.0 MiB (−166.7 MiB) \
+             at ~8.0× the CPU per page"
+        );
+        assert!(
+            f.fix
+                .contains("echo deflate | sudo tee /sys/module/zswap/parameters/compressor")
+        );
+        assert!(f.fix.contains("zswap.compressor=deflate"));
+        // zstd, not offered, does about as well for a fifth of the CPU: said in the evidence.
+        assert!(
+            f.evidence
+                .iter()
+                .any(|e| e.starts_with("zstd would do about as well"))
+        );
+    }
+
+    #[test]
+    fn nothing_when_the_running_one_is_best_and_a_warning_when_nothing_compresses() {
+        let snap = snap();
+        let results = vec![
+            cand("lzo", true, 2.0, 1.0),
+            cand("deflate", true, 2.05, 8.0),
+        ];
+        assert!(recommend(&results, &[], &snap, &sample()).is_empty());
+        let results = vec![
+            cand("lzo", true, 1.05, 1.0),
+            cand("deflate", true, 1.1, 8.0),
+        ];
+        let f = recommend(&results, &[], &snap, &sample());
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].id, "advise-zswap-incompressible");
+        assert!(
+            f[0].fix
+                .contains("echo N | sudo tee /sys/module/zswap/parameters/enabled")
+        );
+    }
 }

@@ -258,7 +258,7 @@ pub fn write_text(a: &Advice, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
             "  * runs now. ratio: stored ÷ pool, as the kernel's. whole: pages stored whole. CPU: \
-             compress time per page ÷ the running one's."
+             compress time per page ÷ the running one's (— when none runs)."
         )?;
         let missing: Vec<String> = a
             .candidates
