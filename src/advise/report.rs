@@ -113,8 +113,9 @@ fn compare(
         ))
     } else if let Some(d) = difference_percent.filter(|d| d.abs() > EXPLAIN_PERCENT) {
         let mut why = vec![format!(
-            "the sample is of the pages resident now (the hotter ones), while {where_} holds the \
-             pages reclaim chose to push out: other data, compressing {} than the sample",
+            "{where_} compresses {} than predicted. Likely reasons: the sample is of the pages \
+             resident now (the hotter ones), while {where_} holds the pages reclaim chose to push \
+             out, other data",
             if d > 0.0 { "worse" } else { "better" }
         )];
         let pred_whole = predicted.and_then(|p| p.whole_share);
@@ -136,11 +137,13 @@ fn compare(
                 backend.name()
             ));
         }
-        why.push(
-            "a pool that has been filled and emptied keeps partly used zspages, which the \
-             estimate (full zspages) does not count"
-                .into(),
-        );
+        if d > 0.0 {
+            why.push(
+                "a pool that has been filled and partly emptied (pages read back) keeps partly \
+                 used zspages, which the estimate (full zspages) does not count"
+                    .into(),
+            );
+        }
         Some(why.join("; "))
     } else {
         None
