@@ -219,6 +219,77 @@ fn the_sample_size_bounds_the_pages_read_and_text_is_the_default() {
     assert!(err.contains("no process to sample"), "{err}");
 }
 
+/// Ctrl-C (SIGINT) stops the sampling at once and the figures of what was read are printed.
+/// 64 MiB of pages that compress (text and random halves) take the test's debug build several
+/// seconds per algorithm; the signal comes after one.
+#[test]
+fn an_interrupt_reports_what_was_read() {
+    let dir = tempfile::tempdir().unwrap();
+    tree(dir.path(), 4);
+    let pages: u64 = 16384;
+    let p = dir.path().join(format!("proc/{PID}"));
+    std::fs::write(
+        p.join("maps"),
+        format!("{BASE:x}-{:x} rw-p 00000000 00:00 0 \n", BASE + pages * PS),
+    )
+    .unwrap();
+    let pagemap = std::fs::File::create(p.join("pagemap")).unwrap();
+    let entries: Vec<u8> = (0..pages)
+        .flat_map(|_| (1u64 << 63).to_ne_bytes())
+        .collect();
+    pagemap.write_all_at(&entries, BASE / PS * 8).unwrap();
+    let mem = std::fs::File::create(p.join("mem")).unwrap();
+    let mut block = Vec::with_capacity((PS * 256) as usize);
+    for i in 0..256 {
+        block.extend(page(2 + (i % 2)));
+    }
+    for k in 0..pages / 256 {
+        mem.write_all_at(&block, BASE + k * 256 * PS).unwrap();
+    }
+    let child = Command::cargo_bin("zswaptop")
+        .unwrap()
+        .args(["advise", "--json", "--root"])
+        .arg(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{:?}: {err}", out.status);
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(get(&j, "advise.sample.complete"), false, "{err}");
+    let read = get(&j, "advise.sample.pages").as_u64().unwrap();
+    assert!(read > 0 && read < pages, "{read}");
+    assert!(err.contains("interrupted"), "{err}");
+}
+
+/// The man page carries the privacy paragraph.
+#[test]
+fn the_man_page_says_what_is_kept() {
+    let out = Command::cargo_bin("zswaptop")
+        .unwrap()
+        .arg("man")
+        .output()
+        .unwrap();
+    let man = String::from_utf8_lossy(&out.stdout).replace("\\-", "-");
+    for words in [
+        "zswaptop advise",
+        "Privacy",
+        "never",
+        "recently used",
+        "CAP_SYS_PTRACE",
+    ] {
+        assert!(man.contains(words), "{words} missing");
+    }
+}
+
 /// Live, without root or CAP_SYS_PTRACE: refused, naming what it needs. As root the binary is
 /// run as uid 65534 (copied where that user can execute it).
 #[test]

@@ -80,7 +80,7 @@ impl Codec {
 
     /// Compress one page in this many of the sample. deflate compresses at ~40 MiB/s (measured
     /// on this project's VM, thread CPU time): on every page of the default 64 MiB sample it
-    /// took 1.6 s of the 2 s budget alone, so it estimates from every second page (8192 pages
+    /// took 1.6 s of the 2 s budget alone, so it estimates from one page in two (8192 pages
     /// of the default sample: the ratio's sampling error stays far below the ±10 % the
     /// estimates are held to).
     pub fn stride(&self) -> usize {

@@ -186,11 +186,22 @@ fn thread_cpu() -> Duration {
     )
 }
 
+/// A fixed mix of the bits of `n` (splitmix64's finaliser).
+fn spread(n: u64) -> u64 {
+    let mut z = n.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
 /// A few pages held while every algorithm compresses them, then overwritten.
 struct Batch {
     page_size: usize,
     pages: Vec<u8>,
     kinds: Vec<Kind>,
+    /// Each page's number in the sample, for choosing the pages a slow algorithm compresses.
+    numbers: Vec<u64>,
+    next_number: u64,
     /// The compressed copies of the pages decompressed for the speed, and the output.
     kept: Vec<Vec<u8>>,
     out: Vec<u8>,
@@ -202,6 +213,8 @@ impl Batch {
             page_size,
             pages: Vec::with_capacity(BATCH * page_size),
             kinds: Vec::with_capacity(BATCH),
+            numbers: Vec::with_capacity(BATCH),
+            next_number: 0,
             kept: Vec::new(),
             out: Vec::new(),
         }
@@ -210,6 +223,8 @@ impl Batch {
     fn push(&mut self, page: &[u8], kind: Kind) {
         self.pages.extend_from_slice(page);
         self.kinds.push(kind);
+        self.numbers.push(self.next_number);
+        self.next_number += 1;
     }
 
     fn full(&self) -> bool {
@@ -225,13 +240,17 @@ impl Batch {
             let stride = m.codec.stride();
             let t = thread_cpu();
             let mut done = 0u64;
-            for (i, (page, kind)) in self
+            let pages = self
                 .pages
                 .chunks_exact(ps)
                 .zip(&self.kinds)
-                .enumerate()
-                .step_by(stride)
-            {
+                .zip(&self.numbers);
+            for ((page, kind), &number) in pages {
+                // One page in `stride`, chosen by a hash of its number: a stride over positions
+                // would follow any period in the data (every other page of an array).
+                if stride > 1 && !spread(number).is_multiple_of(stride as u64) {
+                    continue;
+                }
                 let len = m.codec.compress(page, &mut self.out);
                 // Each page compressed stands for `stride` pages of the sample.
                 let n = stride as u64;
@@ -240,7 +259,7 @@ impl Batch {
                     _ => m.data.add_n(len, n),
                 }
                 done += 1;
-                if len.is_some() && i % (DECOMPRESS_EVERY * stride) == 0 {
+                if len.is_some() && done % DECOMPRESS_EVERY as u64 == 1 {
                     self.kept.push(std::mem::take(&mut self.out));
                 }
             }
@@ -260,6 +279,7 @@ impl Batch {
         self.pages.fill(0);
         self.pages.clear();
         self.kinds.clear();
+        self.numbers.clear();
         self.out.fill(0);
     }
 }
@@ -286,6 +306,12 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> anyhow::Result<()> {
         signal_hook::low_level::unregister(id);
     }
     let advice = advice?;
+    if !advice.sample.complete {
+        crate::console::note(format_args!(
+            "interrupted: the figures are of the {} pages read until then",
+            advice.sample.pages
+        ));
+    }
     let written = if opts.json {
         serde_json::to_writer_pretty(&mut *out, &Document { advise: advice })
             .map_err(std::io::Error::from)

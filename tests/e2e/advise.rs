@@ -87,13 +87,15 @@ fn bring_back(wl: &mut Handle) -> Result<()> {
 }
 
 /// Pages the workload out through the cgroup and returns the kernel before and after. Reading
-/// the pages for the sample marked them recently used, and the cgroup's reclaim gives up after a
-/// few passes that free nothing: it is asked again (at most 6 times) until under 1 % of the
-/// workload is left in RAM.
+/// the pages for the sample marked them recently used, and one reclaim of the cgroup gives up
+/// after passes that free nothing (each of them ages the lists a little): it is asked again (at
+/// most 30 times) until under 1 % of the workload is left in RAM.
 fn page_out(cg: &Cgroup, wl: &mut Handle) -> Result<(Kernel, Kernel)> {
     let before = Kernel::read()?;
-    for _ in 0..6 {
+    let mut passes = 0;
+    for _ in 0..30 {
         cg.reclaim()?;
+        passes += 1;
         let r = wl.resident()?;
         if r.zero + r.random + r.compressible < wl.pages / 100 {
             break;
@@ -103,34 +105,51 @@ fn page_out(cg: &Cgroup, wl: &mut Handle) -> Result<(Kernel, Kernel)> {
         std::time::Duration::from_millis(400),
         std::time::Duration::from_secs(30),
     )?;
+    println!("    paged out in {passes} reclaim pass(es)");
     Ok((before, after))
 }
 
 /// The phase.
 pub fn run(ctx: &Ctx) -> Result<()> {
     rep().phase("advise — predicted ratios against the kernel's, per algorithm and backend");
-    let mut wl = Handle::spawn_with(
-        &[
-            (SIZE_VAR, WORKLOAD_MIB.to_string()),
-            (MIX_VAR, "advise".to_string()),
-        ],
-        |pid| ctx.cg.add(pid),
+    // zswap on before the workload starts, as in phase 1.
+    kernel::set_params_to_keep()?;
+    kernel::set_param("enabled", "Y")?;
+    kernel::settle(
+        std::time::Duration::from_millis(300),
+        std::time::Duration::from_secs(10),
     )?;
+    let envs = [
+        (SIZE_VAR, WORKLOAD_MIB.to_string()),
+        (MIX_VAR, "advise".to_string()),
+    ];
+    // The sample is read from one process and the kernel compresses its twin, whose pages hold
+    // the same bytes and were never read: reading pages through /proc/PID/mem (or
+    // process_vm_readv) marks them used, and on this 6.18 VM the cgroup's forced reclaim then
+    // left them in RAM (30 passes moved almost nothing), where pages never read went out in one.
+    let mut sampled = Handle::spawn_with(&envs, |_| Ok(()))?;
+    let pid = sampled.pid.to_string();
+    let j = advise_json(&ctx.bin, &["--pid", &pid, "--sample", "1G"])?;
+    rep().near(
+        "advise.sample.pages covers the workload (its pages, ± its own heap)",
+        crate::report::u(&j, "advise.sample.pages"),
+        sampled.pages,
+        sampled.pages / 50,
+    );
+    let verify = sampled.cmd("verify")?;
+    rep().check(
+        "the sampled workload's pages are as written (advise changed nothing)",
+        verify.contains(" bad=0"),
+        &verify,
+        "bad=0",
+    );
+    sampled.finish()?;
+    let mut wl = Handle::spawn_with(&envs, |pid| ctx.cg.add(pid))?;
     println!(
         "  workload {}: {} pages (zero {}, random {}, the rest text, structured, same-filled, half zero)",
         wl.pid, wl.pages, wl.zero, wl.random
     );
-    let pid = wl.pid.to_string();
-    let j = advise_json(&ctx.bin, &["--pid", &pid, "--sample", "1G"])?;
-    let sampled = crate::report::u(&j, "advise.sample.pages");
-    rep().near(
-        "advise.sample.pages covers the workload (its pages, ± its own heap)",
-        sampled,
-        wl.pages,
-        wl.pages / 50,
-    );
     let mut rows = Vec::new();
-    kernel::set_params_to_keep()?;
 
     // zswap: each algorithm the crypto API offers that zswaptop estimates, in front of the
     // swapfile.
@@ -164,6 +183,18 @@ pub fn run(ctx: &Ctx) -> Result<()> {
             v("pswpout"),
             v("swpout_zero")
         );
+        if stored < 16 << 20 {
+            let moved: Vec<String> = ka
+                .debugfs
+                .iter()
+                .flatten()
+                .filter_map(|(k, a)| {
+                    let b = kb.dbg(k).unwrap_or(0);
+                    (*a != b).then(|| format!("{k} {b}→{a}"))
+                })
+                .collect();
+            println!("    debugfs moved: {}", moved.join(", "));
+        }
         rows.push(Row {
             algorithm: alg.into(),
             backend: "zswap",
@@ -174,7 +205,14 @@ pub fn run(ctx: &Ctx) -> Result<()> {
     }
     kernel::set_param("enabled", "N")?;
 
-    // zram0 as the preferred swap device, zswap off.
+    // zram0 as the preferred swap device, zswap off. After the other phases zram0 is this
+    // test's own: switched off and reset first.
+    if machine::changes().zram_initialised {
+        if kernel::read_swaps()?.iter().any(|s| s.path == "/dev/zram0") {
+            machine::run("swapoff", &["/dev/zram0"])?;
+        }
+        kernel::write_str(format!("{ZRAM0}/reset"), "1")?;
+    }
     match machine::zram0_disksize() {
         None => rep().skip("advise on zram", "no /sys/block/zram0 on this kernel"),
         Some(n) if n != 0 => rep().skip(
@@ -189,8 +227,10 @@ pub fn run(ctx: &Ctx) -> Result<()> {
                 .map(|w| w.trim_matches(['[', ']']).to_string())
                 .ok_or_else(|| anyhow!("no selected algorithm in {list:?}"))?;
             {
+                // The algorithm to restore is the one before the test (kept when an earlier
+                // phase recorded it).
                 let mut c = machine::changes();
-                c.zram_saved_algorithm = Some(current);
+                c.zram_saved_algorithm.get_or_insert(current);
                 c.zram_initialised = true;
             }
             for alg in offered(&list) {
