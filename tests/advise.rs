@@ -219,6 +219,24 @@ fn the_sample_size_bounds_the_pages_read_and_text_is_the_default() {
     assert!(err.contains("no process to sample"), "{err}");
 }
 
+/// A tree whose page size no zsmalloc runs with is refused with a reason (not a buffer of that
+/// size).
+#[test]
+fn a_tree_with_an_impossible_page_size_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    tree(dir.path(), 8);
+    std::fs::write(dir.path().join("pagesize"), format!("{}\n", 1u64 << 40)).unwrap();
+    let out = Command::cargo_bin("zswaptop")
+        .unwrap()
+        .args(["advise", "--root"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("page size 1099511627776"), "{err}");
+}
+
 /// Ctrl-C (SIGINT) stops the sampling at once and the figures of what was read are printed.
 /// 64 MiB of pages that compress (text and random halves) take the test's debug build several
 /// seconds per algorithm; the signal comes after one.

@@ -352,6 +352,15 @@ pub fn advise(root: &Root, opts: &Options, stop: &AtomicBool) -> anyhow::Result<
     let snap = crate::diagnostics::judged(crate::model::Snapshot::derive(&sample, None));
     let rules = rules(root, &sample);
     let ps = rules.page_size;
+    // zsmalloc needs pages under 256 KiB (HAVE_ZSMALLOC: PAGE_SIZE_LESS_THAN_256KB); a tree
+    // saying otherwise is not a kernel zswap or zram runs on (and a page buffer that size would
+    // be allocated).
+    if !(4096..(256 << 10)).contains(&ps) {
+        bail!(
+            "page size {ps} ({}): zswap and zram run only with pages of 4 KiB to 128 KiB",
+            sample.host.page_size.source
+        );
+    }
 
     let crypto = sample.crypto.as_ref().as_ref().ok().map(Vec::as_slice);
     let cands = candidates::list(
