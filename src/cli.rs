@@ -154,7 +154,8 @@ pub enum Command {
     /// and predicts each one's pool; page contents are never kept or shown.
     ///
     /// Privacy: each page is compressed in memory and dropped at once; its contents are never
-    /// stored, printed, logged, recorded or exported. Reading a page may mark it recently used.
+    /// stored, printed, logged, recorded or exported. Reading a page marks it recently used, so
+    /// reclaim keeps it in RAM longer.
     /// Reading other processes' memory needs root or CAP_SYS_PTRACE.
     Advise(AdviseArgs),
 }
