@@ -154,6 +154,32 @@ pub enum Command {
     /// Every recorded sample of a stretch as CSV (one row per sample, rates over the one before)
     /// or JSON lines (one --once --json object per sample), to stdout.
     Export(ExportArgs),
+    /// What another compressor would do on this machine's memory (root): samples resident
+    /// anonymous pages, compresses them in memory with every algorithm zswap and zram offer,
+    /// and predicts each one's pool; page contents are never kept or shown.
+    ///
+    /// Privacy: each page is compressed in memory and dropped at once; its contents are never
+    /// stored, printed, logged, recorded or exported. Reading a page marks it recently used, so
+    /// reclaim keeps it in RAM longer.
+    /// Reading other processes' memory needs root or CAP_SYS_PTRACE.
+    Advise(AdviseArgs),
+}
+
+/// `zswaptop advise`.
+#[derive(Debug, Clone, PartialEq, clap::Args)]
+pub struct AdviseArgs {
+    /// Sample only this process (repeatable).
+    #[arg(long = "pid", value_name = "PID")]
+    pub pids: Vec<u32>,
+    /// The most memory to sample (64M, 1G, 500KiB).
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = parse_size)]
+    pub sample: u64,
+    /// Print JSON (an `advise` object) instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Read DIR/proc and DIR/sys instead of /proc and /sys (a captured tree).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
 }
 
 /// `zswaptop record`.
@@ -263,6 +289,16 @@ impl Command {
                 let mut out = std::io::BufWriter::new(out);
                 return crate::recording::export(&args, &mut out).map_err(io_error);
             }
+            Command::Advise(args) => {
+                let opts = crate::advise::Options {
+                    root: args.root,
+                    pids: args.pids,
+                    sample_bytes: args.sample,
+                    json: args.json,
+                };
+                let mut out = std::io::BufWriter::new(out);
+                return crate::advise::run(&opts, &mut out).map_err(io_error);
+            }
         }
         out.write_all(&text)?;
         out.flush()
@@ -326,7 +362,11 @@ fn man_page(cmd: &clap::Command, out: &mut Vec<u8>) -> std::io::Result<()> {
             usage.push(roff::italic(name));
         }
         roff.text(usage);
-        let mut about = sub.get_about().map(ToString::to_string).unwrap_or_default();
+        let mut about = sub
+            .get_long_about()
+            .or(sub.get_about())
+            .map(ToString::to_string)
+            .unwrap_or_default();
         for arg in sub.get_positionals() {
             let values: Vec<String> = arg
                 .get_possible_values()

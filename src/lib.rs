@@ -5,6 +5,7 @@
 //! [`model::Snapshot`] from it with pure functions; [`report`] (for `--once`) and the dashboard
 //! draw the snapshot through the shared [`format`] layer.
 
+pub mod advise;
 pub mod app;
 pub mod cli;
 pub mod console;

@@ -10,6 +10,8 @@
 
 mod compressors;
 mod rules;
+/// Shell-quoting and the kernel command line, for `advise`'s fixes too.
+pub(crate) use rules::{cmdline, sh};
 pub mod thresholds;
 mod tunables;
 

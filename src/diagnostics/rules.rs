@@ -31,7 +31,7 @@ fn finding(
 /// `value` as exactly one shell word. Every value a fix puts into a command (paths, device and
 /// algorithm names, numbers) comes from the kernel or a captured tree and is pasted into a root
 /// shell, so each one goes through here: `/var/swap;id` comes out as `'/var/swap;id'`.
-pub(super) fn sh(value: &str) -> String {
+pub(crate) fn sh(value: &str) -> String {
     // A NUL byte is the one thing no shell word can hold: show it inert instead.
     let value = value.replace('\0', "\\0");
     if value.chars().any(crate::sanitize::is_unsafe) {
@@ -94,7 +94,7 @@ fn fstab_field(path: &str) -> String {
 }
 
 /// How to make a kernel command-line word permanent.
-pub(super) fn cmdline(word: &str) -> String {
+pub(crate) fn cmdline(word: &str) -> String {
     format!(
         "add `{word}` to the kernel command line (GRUB_CMDLINE_LINUX in /etc/default/grub, then \
          `sudo update-grub`; Fedora: `sudo grubby --update-kernel=ALL --args={}`)",

@@ -286,6 +286,17 @@ pub fn set_param(name: &str, value: &str) -> Result<()> {
     write_str(format!("{ZSWAP_PARAMS}/{name}"), value)
 }
 
+/// zswap set to keep what it stores: max_pool_percent 20, accept_threshold_percent 90, the
+/// shrinker off (where the kernel has it), so nothing is written back while a test counts.
+pub fn set_params_to_keep() -> Result<()> {
+    set_param("max_pool_percent", "20")?;
+    set_param("accept_threshold_percent", "90")?;
+    if Path::new(ZSWAP_PARAMS).join("shrinker_enabled").exists() {
+        set_param("shrinker_enabled", "N")?;
+    }
+    Ok(())
+}
+
 /// Poll until the swap/zswap/zram counters stop moving (two identical readings `gap` apart),
 /// or `timeout` passes. Returns the last reading and whether it settled.
 pub fn settle(gap: std::time::Duration, timeout: std::time::Duration) -> Result<(Kernel, bool)> {

@@ -17,8 +17,10 @@
 //! - `ZSWAPTOP_E2E_SAVE_FIXTURES=DIR`: save the phase captures as DIR/e2e-phase* (default: a tempdir).
 //! - `ZSWAPTOP_E2E_TIMEOUT_SECS`: the watchdog (default 300).
 //! - `ZSWAPTOP_E2E_WORKLOAD_MIB`: the workload size (default 768).
+//! - `ZSWAPTOP_E2E_PHASES=advise`: only the advisor's phase (`advise.rs`), after the same setup.
 //! - `ZSWAPTOP_E2E_ROLE=workload`: internal, this binary acting as the workload.
 
+mod advise;
 mod capture;
 mod churn;
 mod kernel;
@@ -275,6 +277,10 @@ fn setup_and_run() -> Result<()> {
         save,
     };
     let done = phases::run_all(&ctx);
+    if phases::advise_only() {
+        // The advisor's phase alone: no recorded --once runs, no device churn.
+        return done;
+    }
     record::check(&bin);
     let churned = churn::run();
     done.and(churned)

@@ -776,19 +776,20 @@ fn readme(title: &str, wl: &Handle, res: Resident, k: &Kernel, held: &str) -> St
 }
 
 /// Runs every phase in order. The workload stays alive from phase 1 to the end.
+/// `ZSWAPTOP_E2E_PHASES=advise`: only the advisor's phase.
+pub fn advise_only() -> bool {
+    std::env::var("ZSWAPTOP_E2E_PHASES").as_deref() == Ok("advise")
+}
+
 pub fn run_all(ctx: &Ctx) -> Result<()> {
+    if advise_only() {
+        return crate::advise::run(ctx);
+    }
     let ps = ctx.ps;
 
     // ---------------------------------------------------------------- phase 1
     rep().phase("phase1 — zswap absorbs (enabled, shrinker off, max_pool_percent 20)");
-    kernel::set_param("max_pool_percent", "20")?;
-    kernel::set_param("accept_threshold_percent", "90")?;
-    if Path::new(kernel::ZSWAP_PARAMS)
-        .join("shrinker_enabled")
-        .exists()
-    {
-        kernel::set_param("shrinker_enabled", "N")?;
-    }
+    kernel::set_params_to_keep()?;
     kernel::set_param("enabled", "Y")?;
     if kernel::read_debugfs().is_err() {
         bail!(
@@ -1218,7 +1219,7 @@ pub fn run_all(ctx: &Ctx) -> Result<()> {
         0,
     );
     wl.finish()?;
-    Ok(())
+    crate::advise::run(ctx)
 }
 
 /// Rewrites one byte of the pages from `from` % to `to` % in 5 % steps, paging each step out at

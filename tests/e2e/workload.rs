@@ -25,6 +25,8 @@ pub const ROLE_VAR: &str = "ZSWAPTOP_E2E_ROLE";
 pub const ROLE_WORKLOAD: &str = "workload";
 pub const SIZE_VAR: &str = "ZSWAPTOP_E2E_WORKLOAD_MIB";
 pub const DEFAULT_MIB: usize = 768;
+/// `advise`: the advisor's mix of page contents ([`fill_advise_page`]) instead of the default.
+pub const MIX_VAR: &str = "ZSWAPTOP_E2E_MIX";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -80,6 +82,136 @@ pub fn fill_page(i: usize, buf: &mut [u8]) {
             XorShift::new(i as u64).fill(&mut buf[..third]);
             for (j, b) in buf[third..].iter_mut().enumerate() {
                 *b = PATTERN[j % PATTERN.len()];
+            }
+        }
+    }
+}
+
+/// Words for the text pages of the advisor's mix.
+const WORDS: &[&str] = &[
+    "the",
+    "memory",
+    "page",
+    "kernel",
+    "swap",
+    "compressed",
+    "pool",
+    "of",
+    "and",
+    "a",
+    "process",
+    "to",
+    "is",
+    "in",
+    "zswap",
+    "zram",
+    "ratio",
+    "allocator",
+    "when",
+    "that",
+    "reclaim",
+    "cache",
+    "with",
+    "for",
+    "file",
+    "anonymous",
+    "resident",
+    "cgroup",
+    "limit",
+    "writeback",
+    "bytes",
+];
+
+/// The advisor's mix, by `i % 20`: 10 % zero-filled, 5 % one machine word repeated, 10 % random,
+/// 35 % text (words from a small vocabulary, in a pseudo-random order), 30 % structured binary
+/// (records of counters, small enums, pointers and doubles), 10 % half text and half zeros.
+pub fn fill_advise_page(i: usize, buf: &mut [u8]) {
+    let mut rng = XorShift::new(i as u64 ^ 0xad51_5e00);
+    let text = |rng: &mut XorShift, out: &mut [u8]| {
+        let mut at = 0;
+        while at < out.len() {
+            let w = WORDS[(rng.next() % WORDS.len() as u64) as usize].as_bytes();
+            for &b in w.iter().chain(b" ") {
+                if at < out.len() {
+                    out[at] = b;
+                    at += 1;
+                }
+            }
+        }
+    };
+    match i % 20 {
+        0 | 1 => buf.fill(0),
+        2 => {
+            let word = (i as u64 | 1).wrapping_mul(0x0101_0101_0101_0101);
+            for c in buf.chunks_mut(8) {
+                c.copy_from_slice(&word.to_le_bytes()[..c.len()]);
+            }
+        }
+        3 | 4 => rng.fill(buf),
+        5..=11 => text(&mut rng, buf),
+        12..=17 => {
+            for (k, rec) in buf.chunks_mut(32).enumerate() {
+                let id = (i * 128 + k) as u32;
+                let mut r = [0u8; 32];
+                r[..4].copy_from_slice(&id.to_le_bytes());
+                r[4..6].copy_from_slice(&((rng.next() % 7) as u16).to_le_bytes());
+                r[6..8].copy_from_slice(&((k % 3) as u16).to_le_bytes());
+                let ptr = 0x0000_7f3a_1000_0000u64 + (rng.next() % 4096) * 64;
+                r[8..16].copy_from_slice(&ptr.to_le_bytes());
+                let v = (rng.next() % 100_000) as f64 / 100.0;
+                r[16..24].copy_from_slice(&v.to_le_bytes());
+                r[24..32].copy_from_slice(&(id as u64 * 1000).to_le_bytes());
+                rec.copy_from_slice(&r[..rec.len()]);
+            }
+        }
+        _ => {
+            let half = buf.len() / 2;
+            text(&mut rng, &mut buf[..half]);
+            buf[half..].fill(0);
+        }
+    }
+}
+
+/// Which mix this workload fills with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mix {
+    Default,
+    Advise,
+}
+
+impl Mix {
+    fn from_env() -> Mix {
+        match std::env::var(MIX_VAR).as_deref() {
+            Ok("advise") => Mix::Advise,
+            _ => Mix::Default,
+        }
+    }
+
+    fn fill(self, i: usize, buf: &mut [u8]) {
+        match self {
+            Mix::Default => fill_page(i, buf),
+            Mix::Advise => fill_advise_page(i, buf),
+        }
+    }
+
+    /// The kind page `i` is counted as (the advisor's mix: zero, random, the rest).
+    fn kind(self, i: usize) -> Kind {
+        match self {
+            Mix::Default => kind_of(i),
+            Mix::Advise => match i % 20 {
+                0 | 1 => Kind::Zero,
+                3 | 4 => Kind::Random,
+                _ => Kind::Compressible,
+            },
+        }
+    }
+
+    fn first_byte(self, i: usize, scratch: &mut [u8]) -> u8 {
+        match self {
+            Mix::Default => first_byte(i),
+            Mix::Advise => {
+                fill_advise_page(i, scratch);
+                scratch[0]
             }
         }
     }
@@ -176,13 +308,15 @@ pub fn run() -> Result<()> {
         other => bail!("workload expected 'go', got {other:?}"),
     }
     let pages = mib * 1024 * 1024 / ps;
+    let mix = Mix::from_env();
+    let mut scratch = vec![0u8; ps];
     let mut region = Region::new(pages * ps)?;
     let (mut zero, mut random, mut compressible) = (0usize, 0usize, 0usize);
     {
         let mem = region.bytes();
         for (i, page) in mem.chunks_mut(ps).enumerate() {
-            fill_page(i, page);
-            match kind_of(i) {
+            mix.fill(i, page);
+            match mix.kind(i) {
                 Kind::Zero => zero += 1,
                 Kind::Random => random += 1,
                 Kind::Compressible => compressible += 1,
@@ -215,7 +349,8 @@ pub fn run() -> Result<()> {
                         // A pure write of the byte the page already holds: a write fault swaps the
                         // page in and releases its swap slot (a read fault would keep the slot, and
                         // the next reclaim would reuse it on whatever device it was on).
-                        region.write_byte(i * ps, first_byte(i));
+                        let b = mix.first_byte(i, &mut scratch);
+                        region.write_byte(i * ps, b);
                         n += 1;
                     }
                 }
@@ -233,7 +368,8 @@ pub fn run() -> Result<()> {
                 let (mut n, mut wrong) = (0usize, 0usize);
                 for i in 0..pages {
                     if (from..to).contains(&((i / 10) % 100)) {
-                        wrong += usize::from(region.read_byte(i * ps) != first_byte(i));
+                        let b = mix.first_byte(i, &mut scratch);
+                        wrong += usize::from(region.read_byte(i * ps) != b);
                         n += 1;
                     }
                 }
@@ -245,7 +381,7 @@ pub fn run() -> Result<()> {
                 let swapped = v.iter().filter(|e| *e & PM_SWAPPED != 0).count();
                 for (i, e) in v.iter().enumerate() {
                     if e & PM_PRESENT != 0 {
-                        match kind_of(i) {
+                        match mix.kind(i) {
                             Kind::Zero => z += 1,
                             Kind::Random => r += 1,
                             Kind::Compressible => c += 1,
@@ -262,7 +398,7 @@ pub fn run() -> Result<()> {
                 let mut bad = 0usize;
                 let mem = region.bytes();
                 for (i, page) in mem.chunks(ps).enumerate() {
-                    fill_page(i, &mut expect);
+                    mix.fill(i, &mut expect);
                     if page != expect.as_slice() {
                         bad += 1;
                     }
@@ -310,8 +446,17 @@ impl Handle {
     /// Starts the workload, moves it into the cgroup (via `enter`) before it touches memory,
     /// and waits until its region is filled.
     pub fn spawn(enter: impl FnOnce(u32) -> Result<()>) -> Result<Self> {
+        Self::spawn_with(&[], enter)
+    }
+
+    /// [`Handle::spawn`] with more environment for the workload (its size, its mix).
+    pub fn spawn_with(
+        envs: &[(&str, String)],
+        enter: impl FnOnce(u32) -> Result<()>,
+    ) -> Result<Self> {
         let exe = std::env::current_exe().context("current_exe")?;
         let mut child = std::process::Command::new(exe)
+            .envs(envs.iter().map(|(k, v)| (*k, v.as_str())))
             .env(ROLE_VAR, ROLE_WORKLOAD)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())

@@ -1,0 +1,758 @@
+//! `zswaptop advise`: what another compressor would do on this machine's own memory.
+//!
+//! It samples resident anonymous pages of the machine's processes ([`sample`]), compresses each
+//! in memory with every candidate algorithm ([`candidates`], [`codec`]), drops it at once, and
+//! turns the compressed sizes into what zswap and zram would spend on them as this kernel
+//! handles pages ([`estimate`], with the allocator's size classes from [`zsmalloc`]). The
+//! prediction for what runs now is set beside the ratio the kernel achieves ([`report`]), and
+//! the data decides a recommendation in the diagnostics' form ([`recommend`]). Page contents are
+//! never stored, printed, logged, recorded or exported: only their compressed lengths are kept.
+
+pub mod candidates;
+pub mod codec;
+pub mod estimate;
+pub mod lzo;
+pub mod recommend;
+pub mod report;
+pub mod sample;
+pub mod zsmalloc;
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use serde::Serialize;
+
+use crate::model::Finding;
+use crate::root::{Reason, Root};
+use crate::sources::Sample;
+use candidates::Candidate;
+use codec::Codec;
+use estimate::{Backend, Fact, Kind, Rules, Sizes};
+
+/// The default sample: 64 MiB of pages.
+pub const DEFAULT_SAMPLE: u64 = 64 << 20;
+
+/// What `advise` was asked for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    pub root: Option<PathBuf>,
+    /// Only these processes (in this order); all when empty.
+    pub pids: Vec<u32>,
+    /// The most bytes of pages to read.
+    pub sample_bytes: u64,
+    pub json: bool,
+}
+
+/// The JSON document: `{"advise": …}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Document {
+    pub advise: Advice,
+}
+
+/// Everything `advise` found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Advice {
+    pub sample: SampleSummary,
+    pub candidates: Vec<CandidateResult>,
+    pub current: Vec<Current>,
+    /// The kernel behaviours the estimates rely on, with how each was learned.
+    pub kernel: Vec<Fact>,
+    pub recommendations: Vec<Finding>,
+}
+
+/// What was sampled (counts only: no page content).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SampleSummary {
+    pub pages: u64,
+    pub bytes: u64,
+    pub processes: u64,
+    pub zero_pages: u64,
+    pub same_filled_pages: u64,
+    /// Pages that vanished between their pagemap entry and their read.
+    pub vanished_pages: u64,
+    /// Processes whose memory could not be read (gone, or not ours to read).
+    pub skipped_processes: u64,
+    /// False when interrupted (Ctrl-C): the figures are of what was read until then.
+    pub complete: bool,
+    pub page_size: u64,
+    /// CPU time of the run (this process, user + system).
+    pub cpu_seconds: Option<f64>,
+    /// The sampled processes, most pages first: pid, name (made safe), pages read.
+    pub process_list: Vec<SampledProcess>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SampledProcess {
+    pub pid: u32,
+    pub name: String,
+    pub pages: u64,
+}
+
+/// One algorithm on one backend.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CandidateResult {
+    pub name: String,
+    pub backend: Backend,
+    pub in_kernel: bool,
+    /// What zswap (or a zram device) runs now.
+    pub running: bool,
+    pub estimated: bool,
+    /// Predicted stored ÷ pool for the sample, as zswaptop defines the kernel's ratio.
+    pub ratio: Option<f64>,
+    /// Predicted pool for what the backend stores now (or, when it stores nothing, for the
+    /// sample): see `pool_basis`.
+    pub pool_bytes: Option<u64>,
+    /// The uncompressed bytes `pool_bytes` is for, and what they are.
+    pub pool_basis_bytes: Option<u64>,
+    pub pool_basis: Option<String>,
+    /// Share of the sample's stored pages kept whole (did not compress enough).
+    pub whole_share: Option<f64>,
+    /// Pages the backend would refuse (zswap before 6.18: they go to the swap device).
+    pub refused_pages: Option<u64>,
+    /// Measured in this process, over the sample's pages.
+    pub compress_mib_s: Option<f64>,
+    pub decompress_mib_s: Option<f64>,
+    /// CPU per page to compress, relative to the algorithm the backend runs now.
+    pub compress_cpu_relative: Option<f64>,
+    /// Why not estimated; or how to get it when the kernel lacks it.
+    pub reason: Option<String>,
+}
+
+/// The prediction for what runs now beside what the kernel achieves.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Current {
+    pub backend: Backend,
+    /// zram: the device.
+    pub device: Option<String>,
+    pub name: String,
+    /// stored ÷ pool now (Zswapped ÷ Zswap; zram orig_data_size ÷ mem_used_total).
+    pub achieved_ratio: Option<f64>,
+    pub predicted_ratio: Option<f64>,
+    /// (predicted − achieved) ÷ achieved, in percent.
+    pub difference_percent: Option<f64>,
+    /// The uncompressed bytes the backend holds now.
+    pub stored_bytes: Option<u64>,
+    /// Why the two differ, when they differ by more than 10 %; or why one is missing.
+    pub note: Option<String>,
+}
+
+/// What sampling measured per algorithm.
+struct Measured {
+    codec: Codec,
+    same: Sizes,
+    data: Sizes,
+    compress: Duration,
+    compressed_bytes_in: u64,
+    decompress: Duration,
+    decompressed_bytes: u64,
+}
+
+impl Measured {
+    /// One for each algorithm of `names` that has an implementation.
+    fn all(names: &[&str], page_size: usize) -> Vec<Measured> {
+        names
+            .iter()
+            .filter_map(|n| Codec::new(n))
+            .map(|codec| Measured {
+                codec,
+                same: Sizes::new(page_size),
+                data: Sizes::new(page_size),
+                compress: Duration::ZERO,
+                compressed_bytes_in: 0,
+                decompress: Duration::ZERO,
+                decompressed_bytes: 0,
+            })
+            .collect()
+    }
+}
+
+/// Decompress one page in this many (for the speed), the rest are only compressed.
+const DECOMPRESS_EVERY: usize = 4;
+/// Pages compressed together, so that each algorithm's CPU time is read once per batch (a
+/// thread-CPU clock read is a system call: per page and algorithm it would cost more than lz4).
+const BATCH: usize = 32;
+
+/// The CPU time this thread has used (compression is timed in CPU, not wall time: the speeds
+/// must not depend on what else the machine runs).
+fn thread_cpu() -> Duration {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    Duration::new(
+        u64::try_from(t.tv_sec).unwrap_or(0),
+        u32::try_from(t.tv_nsec).unwrap_or(0),
+    )
+}
+
+/// A fixed mix of the bits of `n` (splitmix64's finaliser).
+fn spread(n: u64) -> u64 {
+    let mut z = n.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// A few pages held while every algorithm compresses them, then overwritten.
+struct Batch {
+    page_size: usize,
+    pages: Vec<u8>,
+    kinds: Vec<Kind>,
+    /// Each page's number in the sample, for choosing the pages a slow algorithm compresses.
+    numbers: Vec<u64>,
+    next_number: u64,
+    /// The compressed copies of the pages decompressed for the speed, and the output.
+    kept: Vec<Vec<u8>>,
+    out: Vec<u8>,
+}
+
+impl Batch {
+    fn new(page_size: usize) -> Batch {
+        Batch {
+            page_size,
+            pages: Vec::with_capacity(BATCH * page_size),
+            kinds: Vec::with_capacity(BATCH),
+            numbers: Vec::with_capacity(BATCH),
+            next_number: 0,
+            kept: Vec::new(),
+            out: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, page: &[u8], kind: Kind) {
+        self.pages.extend_from_slice(page);
+        self.kinds.push(kind);
+        self.numbers.push(self.next_number);
+        self.next_number += 1;
+    }
+
+    fn full(&self) -> bool {
+        self.kinds.len() >= BATCH
+    }
+
+    /// Compress every page with every algorithm (and decompress one in [`DECOMPRESS_EVERY`]),
+    /// keep the lengths and times, and wipe the pages and every copy.
+    fn run(&mut self, measured: &mut [Measured]) {
+        let ps = self.page_size;
+        for m in measured.iter_mut() {
+            self.kept.clear();
+            let stride = m.codec.stride();
+            let t = thread_cpu();
+            let mut done = 0u64;
+            let pages = self
+                .pages
+                .chunks_exact(ps)
+                .zip(&self.kinds)
+                .zip(&self.numbers);
+            for ((page, kind), &number) in pages {
+                // One page in `stride`, chosen by a hash of its number: a stride over positions
+                // would follow any period in the data (every other page of an array).
+                if stride > 1 && !spread(number).is_multiple_of(stride as u64) {
+                    continue;
+                }
+                let len = m.codec.compress(page, &mut self.out);
+                // Each page compressed stands for `stride` pages of the sample.
+                let n = stride as u64;
+                match kind {
+                    Kind::SameFilled => m.same.add_n(len, n),
+                    _ => m.data.add_n(len, n),
+                }
+                done += 1;
+                if len.is_some() && done % DECOMPRESS_EVERY as u64 == 1 {
+                    self.kept.push(std::mem::take(&mut self.out));
+                }
+            }
+            m.compress += thread_cpu().saturating_sub(t);
+            m.compressed_bytes_in += done * ps as u64;
+            let t = thread_cpu();
+            let mut ok = 0;
+            for z in &self.kept {
+                ok += usize::from(m.codec.decompress(z, &mut self.out, ps));
+            }
+            m.decompress += thread_cpu().saturating_sub(t);
+            m.decompressed_bytes += (ok * ps) as u64;
+            for z in &mut self.kept {
+                z.fill(0);
+            }
+        }
+        self.pages.fill(0);
+        self.pages.clear();
+        self.kinds.clear();
+        self.numbers.clear();
+        self.out.fill(0);
+    }
+}
+
+/// `zswaptop advise`.
+pub fn run(opts: &Options, out: &mut dyn Write) -> anyhow::Result<()> {
+    let root = opts.root.clone().map(Root::at).unwrap_or_else(Root::live);
+    if root.is_live() && !may_read_others() {
+        bail!(
+            "advise reads other processes' memory (/proc/PID/mem): it needs root, or \
+             CAP_SYS_PTRACE (ptrace access mode PTRACE_MODE_ATTACH_FSCREDS); run `sudo zswaptop \
+             advise`"
+        );
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut hooks = Vec::new();
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        if let Ok(id) = signal_hook::flag::register(sig, Arc::clone(&stop)) {
+            hooks.push(id);
+        }
+    }
+    let advice = advise(&root, opts, &stop);
+    for id in hooks {
+        signal_hook::low_level::unregister(id);
+    }
+    let advice = advice?;
+    if !advice.sample.complete {
+        crate::console::note(format_args!(
+            "interrupted: the figures are of the {} pages read until then",
+            advice.sample.pages
+        ));
+    }
+    let written = if opts.json {
+        serde_json::to_writer_pretty(&mut *out, &Document { advise: advice })
+            .map_err(std::io::Error::from)
+            .and_then(|()| writeln!(out))
+    } else {
+        report::write_text(&advice, out)
+    };
+    match written.and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("writing the advice"),
+    }
+}
+
+/// Root, or a process holding CAP_SYS_PTRACE (bit 19 of CapEff).
+fn may_read_others() -> bool {
+    if nix::unistd::geteuid().is_root() {
+        return true;
+    }
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("CapEff:"))
+                .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
+        })
+        .is_some_and(|caps| caps & (1 << 19) != 0)
+}
+
+/// Sample, estimate and judge (no output).
+pub fn advise(root: &Root, opts: &Options, stop: &AtomicBool) -> anyhow::Result<Advice> {
+    let kernel = crate::sources::sampler::Sampler::full(root.clone());
+    let mut source = kernel;
+    let sample = crate::sources::sampler::SampleSource::next(
+        &mut source,
+        None,
+        crate::sources::Extras::default(),
+    );
+    let snap = crate::diagnostics::judged(crate::model::Snapshot::derive(&sample, None));
+    let rules = rules(root, &sample);
+    let ps = rules.page_size;
+    // zsmalloc needs pages under 256 KiB (HAVE_ZSMALLOC: PAGE_SIZE_LESS_THAN_256KB); a tree
+    // saying otherwise is not a kernel zswap or zram runs on (and a page buffer that size would
+    // be allocated).
+    if !(4096..(256 << 10)).contains(&ps) {
+        bail!(
+            "page size {ps} ({}): zswap and zram run only with pages of 4 KiB to 128 KiB",
+            sample.host.page_size.source
+        );
+    }
+
+    let crypto = sample.crypto.as_ref().as_ref().ok().map(Vec::as_slice);
+    let cands = candidates::list(
+        crypto,
+        snap.zswap.compressor.as_deref(),
+        snap.zswap.available,
+        &sample.zram,
+    );
+    let mut names: Vec<&'static str> = Vec::new();
+    for c in &cands {
+        if let Some(codec) = Codec::new(&c.name)
+            && !names.contains(&codec.name)
+        {
+            names.push(codec.name);
+        }
+    }
+    let mut measured = Measured::all(&names, ps as usize);
+
+    let procs = sample::processes(root, &opts.pids)
+        .with_context(|| format!("listing the processes in {}", root.proc("").display()))?;
+    if procs.is_empty() {
+        bail!("no process to sample (none has anonymous memory, or the pids given do not exist)");
+    }
+    let budget = (opts.sample_bytes / ps).max(1);
+    let progress = progress_bar(budget);
+    let mut summary = SampleSummary {
+        pages: 0,
+        bytes: 0,
+        processes: 0,
+        zero_pages: 0,
+        same_filled_pages: 0,
+        vanished_pages: 0,
+        skipped_processes: 0,
+        complete: true,
+        page_size: ps,
+        cpu_seconds: None,
+        process_list: Vec::new(),
+    };
+    let mut denied = 0;
+    let mut buf = vec![0u8; ps as usize];
+    let mut batch = Batch::new(ps as usize);
+    let stopped = || stop.load(Ordering::Relaxed);
+    for (i, p) in procs.iter().enumerate() {
+        let left = budget - summary.pages;
+        if left == 0 || stopped() {
+            break;
+        }
+        let mut reader = match sample::Reader::open(root, p.pid, ps) {
+            Ok(r) => r,
+            Err(why) => {
+                summary.skipped_processes += 1;
+                if matches!(why, sample::Refused::Denied) {
+                    denied += 1;
+                }
+                continue;
+            }
+        };
+        let present = reader.count_present(&stopped);
+        if present == 0 {
+            continue;
+        }
+        // Half of what is left for each process but the last, so that one large process does
+        // not make the whole sample.
+        let share = if i + 1 == procs.len() {
+            left
+        } else {
+            left.div_ceil(2)
+        };
+        let take = present.min(share);
+        let (read, vanished) = reader.read_spread(present, take, &mut buf, &stopped, &mut |page| {
+            match estimate::kind(page) {
+                Kind::Zero => summary.zero_pages += 1,
+                Kind::SameFilled => {
+                    summary.same_filled_pages += 1;
+                    batch.push(page, Kind::SameFilled);
+                }
+                Kind::Data => batch.push(page, Kind::Data),
+            }
+            if batch.full() {
+                batch.run(&mut measured);
+            }
+            progress.inc(1);
+        });
+        summary.pages += read;
+        summary.vanished_pages += vanished;
+        if read > 0 {
+            summary.processes += 1;
+            summary.process_list.push(SampledProcess {
+                pid: p.pid,
+                name: p.name.clone(),
+                pages: read,
+            });
+        }
+    }
+    batch.run(&mut measured);
+    buf.fill(0);
+    progress.finish_and_clear();
+    summary.complete = !stopped();
+    if summary.pages == 0 {
+        if denied > 0 && denied == summary.skipped_processes {
+            bail!(
+                "no process's memory could be read: reading /proc/PID/mem needs root, or \
+                 CAP_SYS_PTRACE (ptrace access mode PTRACE_MODE_ATTACH_FSCREDS)"
+            );
+        }
+        if !summary.complete {
+            bail!("interrupted before any page was read");
+        }
+        bail!("no resident anonymous page found to sample in the processes chosen");
+    }
+    summary.bytes = summary.pages * ps;
+    summary
+        .process_list
+        .sort_by_key(|p| std::cmp::Reverse(p.pages));
+    summary.cpu_seconds = cpu_seconds();
+
+    let results = results(&cands, &measured, &rules, &summary, &snap);
+    let current = report::calibrate(&results, &snap, &rules, &summary);
+    let recommendations = recommend::recommend(&results, &current, &snap, &summary);
+    Ok(Advice {
+        sample: summary,
+        candidates: results,
+        current,
+        kernel: rules.facts,
+        recommendations,
+    })
+}
+
+/// Compress `pages` (whole pages of `page_size`) with each of the algorithms `names` as a
+/// sample is compressed (batches, one page in four also decompressed); the compressed bytes of
+/// each. What the bench times.
+pub fn compress_pages(names: &[&str], pages: &[u8], page_size: usize) -> Vec<u64> {
+    let mut measured = Measured::all(names, page_size);
+    let mut batch = Batch::new(page_size);
+    for page in pages.chunks_exact(page_size) {
+        batch.push(page, estimate::kind(page));
+        if batch.full() {
+            batch.run(&mut measured);
+        }
+    }
+    batch.run(&mut measured);
+    measured
+        .iter()
+        .map(|m| {
+            m.data
+                .sizes
+                .iter()
+                .enumerate()
+                .map(|(len, n)| len as u64 * n)
+                .sum()
+        })
+        .collect()
+}
+
+/// A bar on stderr when it is a terminal; hidden otherwise.
+fn progress_bar(pages: u64) -> indicatif::ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(pages),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("sampling {bar:40} {pos}/{len} pages {msg}")
+    {
+        bar.set_style(style);
+    }
+    bar.set_message("(Ctrl-C stops and reports what was read)");
+    bar
+}
+
+/// CPU time of this process so far.
+fn cpu_seconds() -> Option<f64> {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
+    Some(t.tv_sec as f64 + t.tv_nsec as f64 / 1e9)
+}
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// What each candidate would do.
+fn results(
+    cands: &[Candidate],
+    measured: &[Measured],
+    rules: &Rules,
+    summary: &SampleSummary,
+    snap: &crate::model::Snapshot,
+) -> Vec<CandidateResult> {
+    let ps = rules.page_size;
+    let speed = |d: Duration, bytes: u64| {
+        (bytes > 0 && !d.is_zero()).then(|| bytes as f64 / MIB / d.as_secs_f64())
+    };
+    let per_page = |m: &Measured| {
+        (m.compressed_bytes_in > 0)
+            .then(|| m.compress.as_secs_f64() / (m.compressed_bytes_in / ps) as f64)
+    };
+    let running_cost = |backend: Backend| {
+        cands
+            .iter()
+            .find(|c| c.backend == backend && c.running)
+            .and_then(|c| measured.iter().find(|m| m.codec.name == c.name))
+            .and_then(per_page)
+    };
+    let stored_now = |backend: Backend| match backend {
+        Backend::Zswap => snap.zswap.stored_bytes.filter(|&s| s > 0),
+        Backend::Zram => {
+            let s: u64 = snap
+                .zram
+                .iter()
+                .filter(|z| z.is_swap)
+                .filter_map(|z| z.orig_data_bytes)
+                .sum();
+            (s > 0).then_some(s)
+        }
+    };
+    cands
+        .iter()
+        .map(|c| {
+            let m = measured.iter().find(|m| m.codec.name == c.name);
+            let reason = match (m, codec::not_estimated(&c.name)) {
+                (None, Some(r)) => Some(r.to_string()),
+                (None, None) => Some("not measured".to_string()),
+                (Some(_), _) => c.how.clone(),
+            };
+            let mut r = CandidateResult {
+                name: c.name.clone(),
+                backend: c.backend,
+                in_kernel: c.in_kernel,
+                running: c.running,
+                estimated: m.is_some(),
+                ratio: None,
+                pool_bytes: None,
+                pool_basis_bytes: None,
+                pool_basis: None,
+                whole_share: None,
+                refused_pages: None,
+                compress_mib_s: None,
+                decompress_mib_s: None,
+                compress_cpu_relative: None,
+                reason,
+            };
+            let Some(m) = m else { return r };
+            let e = estimate::estimate(c.backend, rules, summary.zero_pages, &m.same, &m.data);
+            r.ratio = e.ratio(ps);
+            r.whole_share =
+                (e.stored_pages > 0).then(|| e.whole_pages as f64 / e.stored_pages as f64);
+            r.refused_pages = Some(e.refused_pages);
+            let (basis, what) = match stored_now(c.backend) {
+                Some(s) => (s, format!("stored in {} now", c.backend.name())),
+                None => (e.stored_pages * ps, "the sample's stored pages".to_string()),
+            };
+            r.pool_basis_bytes = Some(basis);
+            r.pool_basis = Some(what);
+            r.pool_bytes = r.ratio.map(|ratio| (basis as f64 / ratio).round() as u64);
+            r.compress_mib_s = speed(m.compress, m.compressed_bytes_in);
+            r.decompress_mib_s = speed(m.decompress, m.decompressed_bytes);
+            r.compress_cpu_relative = match (per_page(m), running_cost(c.backend)) {
+                (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+                _ => None,
+            };
+            r
+        })
+        .collect()
+}
+
+/// How this kernel treats pages around the compressor, each fact from what the kernel shows.
+pub fn rules(root: &Root, sample: &Sample) -> Rules {
+    let ps = sample.host.page_size.bytes;
+    let mut facts = Vec::new();
+    let vmstat = sample.vmstat.as_ref().ok();
+    let debugfs = sample.zswap_debugfs.as_ref().ok();
+    let dbg_has = |k: &str| debugfs.map(|d| d.values.contains_key(k));
+    let zero_map = vmstat.is_some_and(|v| v.swpout_zero.is_some());
+    facts.push(Fact {
+        fact: if zero_map {
+            "zero-filled pages stay in the swap layer's zero map: they never reach zswap or zram"
+        } else {
+            "zero-filled pages reach zswap and zram, which keep them without pool memory"
+        }
+        .into(),
+        evidence: format!(
+            "/proc/vmstat {} swpout_zero",
+            if zero_map { "has" } else { "has no" }
+        ),
+        source: "mm/page_io.c (swap_writeout: the zero map, 6.12+)".into(),
+    });
+    let (same, same_ev) = match dbg_has("same_filled_pages") {
+        Some(true) => (true, "zswap debugfs has same_filled_pages".to_string()),
+        Some(false) => (false, "zswap debugfs has no same_filled_pages".to_string()),
+        None => (
+            !zero_map,
+            format!(
+                "zswap debugfs not readable; inferred from the zero map ({})",
+                if zero_map {
+                    "present: same-filled handling left zswap with it, 6.12"
+                } else {
+                    "absent"
+                }
+            ),
+        ),
+    };
+    facts.push(Fact {
+        fact: if same {
+            "zswap keeps same-filled pages as a value, without pool memory (6.10–6.11: zero-filled \
+             pages only)"
+        } else {
+            "zswap compresses same-filled pages like any other"
+        }
+        .into(),
+        evidence: same_ev,
+        source: "mm/zswap.c (zswap_store: same-filled pages, up to 6.11)".into(),
+    });
+    let (whole, whole_ev) = match dbg_has("stored_incompressible_pages") {
+        Some(v) => (
+            v,
+            format!(
+                "zswap debugfs {} stored_incompressible_pages",
+                if v { "has" } else { "has no" }
+            ),
+        ),
+        None => (
+            true,
+            "assumed (zswap debugfs not readable: `sudo mount -t debugfs none /sys/kernel/debug`)"
+                .to_string(),
+        ),
+    };
+    facts.push(Fact {
+        fact: if whole {
+            "zswap stores a page that does not compress below a page whole (a page of pool)"
+        } else {
+            "zswap refuses a page that does not compress below a page (it goes to the swap device)"
+        }
+        .into(),
+        evidence: whole_ev,
+        source: "mm/zswap.c (zswap_compress: dlen >= PAGE_SIZE stored as-is, 6.18+)".into(),
+    });
+    facts.push(Fact {
+        fact: "zram keeps same-filled pages as a value (mm_stat same_pages) and stores a page \
+               whose compressed length reaches zsmalloc's huge class size whole (huge_pages)"
+            .into(),
+        evidence: "zram mm_stat columns 6 and 8".into(),
+        source: "drivers/block/zram/zram_drv.c (zram_write_page, write_incompressible_page)".into(),
+    });
+    let (chain, chain_ev) = match config_chain(root) {
+        Some(c) => (c, "/proc/config.gz CONFIG_ZSMALLOC_CHAIN_SIZE".to_string()),
+        None => (
+            8,
+            "assumed 8, the default (no CONFIG_ZSMALLOC_CHAIN_SIZE in /proc/config.gz)".to_string(),
+        ),
+    };
+    let zs = zsmalloc::Zsmalloc::new(ps as usize, chain);
+    facts.push(Fact {
+        fact: format!(
+            "zsmalloc: {}-byte pages, size classes every {} bytes, up to {chain} pages per zspage, \
+             8-byte handle per object, huge class from {} bytes",
+            ps,
+            ps >> 8,
+            zs.huge_class_size()
+        ),
+        evidence: format!(
+            "page size {} ({}); {chain_ev}",
+            ps, sample.host.page_size.source
+        ),
+        source: "mm/zsmalloc.c (zs_create_pool, calculate_zspage_chain_size, zs_malloc)".into(),
+    });
+    Rules {
+        page_size: ps,
+        zsmalloc_chain: chain,
+        zero_map,
+        zswap_same_filled: same,
+        zswap_stores_incompressible: whole,
+        facts,
+    }
+}
+
+/// `CONFIG_ZSMALLOC_CHAIN_SIZE` from `/proc/config.gz`, when the kernel has it.
+fn config_chain(root: &Root) -> Option<usize> {
+    use std::io::Read;
+    let mut gz = Vec::new();
+    root.read_into(
+        &root.proc("config.gz"),
+        &mut gz,
+        &Reason::absent("no config"),
+    )
+    .ok()?;
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(gz.as_slice())
+        .take(4 << 20)
+        .read_to_string(&mut text)
+        .ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("CONFIG_ZSMALLOC_CHAIN_SIZE="))
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|c| (1..=16).contains(c))
+}
