@@ -152,8 +152,33 @@ pub fn lines(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
             );
         }
     }
+
+    // The advisor samples other processes' memory: it runs only when asked, never from here.
+    out.push(Line::from(""));
+    out.push(widgets::rule_line(
+        vec![bold(t, "Compressor")],
+        vec![dim(t, "measured on demand")],
+        width,
+        t,
+    ));
+    paragraph(
+        &mut out,
+        Vec::new(),
+        0,
+        ADVISE_HINT,
+        (width, f::wrap_commands),
+        t.plain(),
+    );
     out
 }
+
+/// What `zswaptop advise` answers, said where the findings are (the dashboard never samples
+/// page contents itself).
+const ADVISE_HINT: &str = "Which compressor would hold these pages in the least RAM, and at what CPU? \
+    `sudo zswaptop advise` compresses a sample of this machine's resident anonymous memory (64 MiB, \
+    about 1-2 s of CPU) with every algorithm zswap and zram offer here, checks its prediction against \
+    the ratio the kernel reaches now, and says which to choose with the exact command. Page contents \
+    are compressed in memory and dropped, never kept or shown.";
 
 /// Rows of text under the heading.
 pub fn text_rows(area_height: u16) -> usize {
