@@ -65,10 +65,18 @@ fn kinds(r: &Reader) -> Vec<WarningKind> {
     r.warnings().iter().map(|w| w.kind).collect()
 }
 
+/// The default options, command lines kept: what is read back is what was written.
+fn exact() -> WriterOptions {
+    WriterOptions {
+        command_lines: true,
+        ..WriterOptions::default()
+    }
+}
+
 fn small_keyframes() -> WriterOptions {
     WriterOptions {
         keyframe_every: 4,
-        ..WriterOptions::default()
+        ..exact()
     }
 }
 
@@ -84,7 +92,7 @@ fn every_fixture_round_trips_with_and_without_processes() {
         }
     }
     assert!(samples.len() >= 30);
-    write_all(&path, WriterOptions::default(), &samples);
+    write_all(&path, exact(), &samples);
     let mut r = Reader::open(&path).unwrap();
     assert_eq!(r.warnings(), &[]);
     assert_eq!(r.len(), samples.len());
@@ -122,7 +130,7 @@ fn a_recording_mixing_machines_round_trips() {
             )
         })
         .collect();
-    write_all(&path, WriterOptions::default(), &samples);
+    write_all(&path, exact(), &samples);
     let mut r = Reader::open(&path).unwrap();
     assert_eq!(read_all(&mut r), samples);
     let m = r.moment(7).unwrap();
@@ -175,7 +183,7 @@ fn at_gives_the_sample_at_or_before_and_the_one_before_it() {
 
 /// The offsets of the frames in a recording file.
 fn frames(bytes: &[u8]) -> Vec<(u64, usize)> {
-    let scan = format::scan(bytes, HEADER_LEN);
+    let scan = format::scan(bytes, HEADER_LEN as u64).unwrap();
     assert!(scan.gaps.is_empty());
     scan.frames.iter().map(|(o, f)| (*o, f.len)).collect()
 }
@@ -311,7 +319,7 @@ fn an_empty_file_and_a_cut_header_hold_nothing() {
         assert!(r.bounds().is_none());
         // The recorder starts such a file afresh.
         let samples = moving("linux-6.18-idle", 3);
-        write_all(&path, WriterOptions::default(), &samples);
+        write_all(&path, exact(), &samples);
         let mut r = Reader::open(&path).unwrap();
         assert_eq!(r.warnings(), &[]);
         assert_eq!(read_all(&mut r), samples);
@@ -331,7 +339,7 @@ fn a_newer_format_is_a_clear_error_and_not_overwritten() {
         e.to_string().contains("newer than this zswaptop reads"),
         "{e}"
     );
-    let e = Writer::open(&path, WriterOptions::default()).err().unwrap();
+    let e = Writer::open(&path, exact()).err().unwrap();
     assert!(matches!(e, Error::NewerVersion { .. }), "{e}");
     assert_eq!(fs::read(&path).unwrap(), bytes);
     // Not a recording at all: an error too, and the file is left alone.
@@ -342,7 +350,7 @@ fn a_newer_format_is_a_clear_error_and_not_overwritten() {
         Err(Error::NotARecording { .. })
     ));
     assert!(matches!(
-        Writer::open(&text, WriterOptions::default()),
+        Writer::open(&text, exact()),
         Err(Error::NotARecording { .. })
     ));
     assert_eq!(fs::read_to_string(&text).unwrap(), "my notes\n");
@@ -357,14 +365,14 @@ fn a_directory_rotates_under_its_cap_and_reads_what_is_left() {
         max_size: Some(60_000),
         file_size: Some(15_000),
         keyframe_every: 50,
-        ..WriterOptions::default()
+        ..exact()
     };
     // A recording copied in by hand is never deleted to make room.
     let mine = rec.join("mine.zsr");
     let mut copied = format::header(format::VERSION).to_vec();
     copied.resize(30_000, 0);
     fs::write(&mine, &copied).unwrap();
-    let samples = moving("depth-many-processes", 400);
+    let samples = moving("depth-many-processes", 700);
     write_all(&rec, opts, &samples);
     assert!(mine.exists());
     fs::remove_file(&mine).unwrap();
@@ -408,7 +416,7 @@ fn a_directory_rotates_under_its_cap_and_reads_what_is_left() {
     assert_eq!(back.last().unwrap(), samples.last().unwrap());
 
     // A recorder started again goes on in a new file after the last.
-    let mut w = Writer::open(&rec, WriterOptions::default()).unwrap();
+    let mut w = Writer::open(&rec, exact()).unwrap();
     w.append(&at(samples[0].clone(), 1000)).unwrap();
     let newest = w.current_file().unwrap().to_path_buf();
     drop(w);
@@ -420,9 +428,11 @@ fn a_directory_rotates_under_its_cap_and_reads_what_is_left() {
 fn a_single_file_stops_at_its_cap_with_its_records_intact() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("capped.zsr");
+    // A cap under the default least (128 KiB) needs a file size of at most half of it.
     let opts = WriterOptions {
         max_size: Some(8_000),
-        ..WriterOptions::default()
+        file_size: Some(4_000),
+        ..exact()
     };
     let samples = moving("linux-6.18-writeback", 200);
     let mut w = Writer::open(&path, opts).unwrap();
@@ -578,7 +588,7 @@ fn a_path_ending_in_a_slash_is_a_directory_and_a_corrupt_header_is_named() {
     let dir = tempfile::tempdir().unwrap();
     let rec = format!("{}/new-dir/", dir.path().display());
     let samples = moving("linux-6.18-idle", 5);
-    write_all(Path::new(&rec), WriterOptions::default(), &samples);
+    write_all(Path::new(&rec), exact(), &samples);
     let files = zswaptop::store::writer::list_dir(Path::new(&rec)).unwrap();
     assert_eq!(files.len(), 1);
     let mut bytes = fs::read(&files[0]).unwrap();
@@ -593,7 +603,7 @@ fn a_path_ending_in_a_slash_is_a_directory_and_a_corrupt_header_is_named() {
     assert_eq!(kinds(&r), [WarningKind::Unreadable]);
     assert!(r.warnings()[0].detail.contains("header is corrupt"));
     assert!(matches!(
-        Writer::open(&files[0], WriterOptions::default()),
+        Writer::open(&files[0], exact()),
         Err(Error::CorruptHeader { .. })
     ));
     // A directory with no recording in it says so.
