@@ -306,8 +306,8 @@ pub fn record_until(
     duration: Option<Duration>,
     stop: &mpsc::Receiver<i32>,
 ) -> anyhow::Result<()> {
-    let mut w = Writer::open(path, opts)
-        .with_context(|| format!("recording to {}", store::shown(path)))?;
+    let mut w =
+        Writer::open(path, opts).with_context(|| format!("recording to {}", store::shown(path)))?;
     let start = Instant::now();
     let mut prev: Option<Sample> = None;
     let mut last_error = String::new();

@@ -170,7 +170,10 @@ pub fn source_statuses(s: &Sample) -> Vec<SourceStatus> {
         &s.tunables.thp_enabled,
     );
     st(&mut out, "/proc/zoneinfo", &s.zoneinfo);
-    if s.processes.as_ref().is_some_and(|p| p.commands_not_recorded) {
+    if s.processes
+        .as_ref()
+        .is_some_and(|p| p.commands_not_recorded)
+    {
         out.push(SourceStatus {
             source: CMDLINE.to_string(),
             reason: Some(crate::root::Reason::NotRecorded),

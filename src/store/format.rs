@@ -1029,8 +1029,8 @@ impl Encoder {
 /// they are kept (they can hold secrets: tokens and passwords passed as arguments); the list
 /// then says they were not recorded, so a replay shows that rather than nothing.
 fn to_tree(sample: &Sample, command_lines: bool) -> Result<Value, DecodeError> {
-    let mut value =
-        serde_value::to_value(sample).map_err(|e| bad(format!("sample does not serialize: {e}")))?;
+    let mut value = serde_value::to_value(sample)
+        .map_err(|e| bad(format!("sample does not serialize: {e}")))?;
     if !command_lines && sample.processes.is_some() {
         let scan = field(&mut value, "processes").and_then(|p| match p {
             Value::Option(Some(scan)) => Some(scan.as_mut()),

@@ -80,8 +80,16 @@ pub enum Error {
         "{}: a symbolic link owned by uid {owner}, not by this user (uid {user}): refused (give the path it leads to)",
         shown(path)
     )]
-    ForeignSymlink { path: PathBuf, owner: u32, user: u32 },
-    #[error("{}: record at offset {offset}: {}", shown(path), sanitize::visible(reason))]
+    ForeignSymlink {
+        path: PathBuf,
+        owner: u32,
+        user: u32,
+    },
+    #[error(
+        "{}: record at offset {offset}: {}",
+        shown(path),
+        sanitize::visible(reason)
+    )]
     Decode {
         path: PathBuf,
         offset: u64,
