@@ -853,25 +853,38 @@ fn the_size_cap_has_a_floor_and_is_never_exceeded() {
         assert!(matches!(e, Error::CapTooSmall { min: 131_072, .. }), "{e}");
         assert!(e.to_string().contains("131072 bytes (128 KiB"), "{e}");
     }
-    let rec = dir.path().join("capped/");
-    let cap = 128 << 10;
-    let opts = WriterOptions {
-        max_size: Some(cap),
-        ..exact()
-    };
-    let mut w = Writer::open(&rec, opts).unwrap();
     let samples = moving("depth-many-processes", 1500);
-    for (i, s) in samples.iter().enumerate() {
-        w.append(s).unwrap();
-        let files = zswaptop::store::writer::list_dir(Path::new(&rec)).unwrap();
-        let total: u64 = files.iter().map(|f| fs::metadata(f).unwrap().len()).sum();
-        assert!(total <= cap, "after {i}: {total} > {cap}");
+    // The least cap; and small files, rotated often: no file passes its size, not even by
+    // the record that fills it (a file that did would take the two over the cap).
+    for (name, cap, file_size) in [
+        ("least/", 128 << 10, 64 << 10),
+        ("small-files/", 8192, 4096),
+    ] {
+        let rec = dir.path().join(name);
+        let opts = WriterOptions {
+            max_size: Some(cap),
+            file_size: Some(file_size),
+            ..exact()
+        };
+        let mut w = Writer::open(&rec, opts).unwrap();
+        for (i, s) in samples.iter().enumerate() {
+            w.append(s).unwrap();
+            let files = zswaptop::store::writer::list_dir(Path::new(&rec)).unwrap();
+            let sizes: Vec<u64> = files
+                .iter()
+                .map(|f| fs::metadata(f).unwrap().len())
+                .collect();
+            assert!(
+                sizes.iter().sum::<u64>() <= cap && sizes.iter().all(|&n| n <= file_size),
+                "{name} after {i}: {sizes:?}, cap {cap}"
+            );
+        }
+        drop(w);
+        let mut r = Reader::open(&rec).unwrap();
+        assert_eq!(r.warnings(), &[]);
+        let back = read_all(&mut r);
+        assert_eq!(back.last(), samples.last());
     }
-    drop(w);
-    let mut r = Reader::open(&rec).unwrap();
-    assert_eq!(r.warnings(), &[]);
-    let back = read_all(&mut r);
-    assert_eq!(back.last(), samples.last());
 }
 
 /// Files are created 0600 and directories 0700; a symbolic link is followed only when this user
