@@ -21,22 +21,7 @@ use zswaptop::store::{Reader, Writer, WriterOptions};
 
 const CASES: u64 = 300;
 
-/// A small deterministic generator, so a failure replays from its case number.
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        self.0 >> 33
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() as usize) % n.max(1)
-    }
-}
+use crafted::Lcg;
 
 /// Values a crafted varint may hold: the edges of every width.
 const EDGES: &[u64] = &[

@@ -108,13 +108,7 @@ fn record_stops_after_its_duration() {
 fn record_ends_with_status_0_on_sigterm_and_keeps_every_sample() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("rotated/");
-    let mut child = bin()
-        .args(["record", "-i", "0.1", "--root"])
-        .arg(fixture("linux-6.18-loaded"))
-        .arg(&path)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = recorder(&path).stderr(Stdio::piped()).spawn().unwrap();
     let start = Instant::now();
     while Reader::open(&path).map_or(0, |r| r.len()) < 3 {
         assert!(start.elapsed() < Duration::from_secs(10), "no records");
@@ -133,6 +127,15 @@ fn record_ends_with_status_0_on_sigterm_and_keeps_every_sample() {
         "{:?}",
         r.warnings()
     );
+}
+
+/// `zswaptop record -i 0.1` of a fixture tree into `path`.
+fn recorder(path: &Path) -> Command {
+    let mut c = bin();
+    c.args(["record", "-i", "0.1", "--root"])
+        .arg(fixture("linux-6.18-loaded"))
+        .arg(path);
+    c
 }
 
 #[test]
@@ -612,19 +615,9 @@ fn a_recorder_survives_a_full_disk_with_its_stderr_gone() {
 fn a_second_recorder_on_the_same_directory_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("rec/");
-    let first = bin()
-        .args(["record", "-i", "0.1", "--root"])
-        .arg(fixture("linux-6.18-loaded"))
-        .arg(&path)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let first = Reaped(first);
+    let first = Reaped(recorder(&path).stderr(Stdio::piped()).spawn().unwrap());
     wait_for("first records", 20, || records(&path) >= 2);
-    let (status, _, err) = run(bin()
-        .args(["record", "-i", "0.1", "--root"])
-        .arg(fixture("linux-6.18-loaded"))
-        .arg(&path));
+    let (status, _, err) = run(&mut recorder(&path));
     assert_eq!(status, Some(1), "{err}");
     assert!(err.contains("another recorder is writing to it"), "{err}");
     assert!(err.contains(&format!("pid {}", first.0.id())), "{err}");

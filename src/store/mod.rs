@@ -110,6 +110,22 @@ impl Error {
     }
 }
 
+/// The error for a file whose header says `check`, when it can be neither read nor appended
+/// to (a good header, or one cut short, can).
+fn refuse(check: format::HeaderCheck, path: &Path) -> Result<(), Error> {
+    let path = path.to_path_buf();
+    Err(match check {
+        format::HeaderCheck::Good | format::HeaderCheck::Short => return Ok(()),
+        format::HeaderCheck::NotARecording => Error::NotARecording { path },
+        format::HeaderCheck::Corrupt => Error::CorruptHeader { path },
+        format::HeaderCheck::Newer(found) => Error::NewerVersion {
+            path,
+            found,
+            supported: format::VERSION,
+        },
+    })
+}
+
 /// A path as a message shows it: its control characters escaped (a file name in a shared
 /// directory is anyone's choice).
 pub fn shown(path: &Path) -> String {

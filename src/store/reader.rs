@@ -280,37 +280,19 @@ impl Reader {
         }
         let mut head = vec![0u8; (meta.len() as usize).min(HEADER_LEN)];
         file.read_exact_at(&mut head, 0).map_err(io)?;
-        match format::check_header(&head) {
-            HeaderCheck::Good => {}
-            HeaderCheck::Short => {
-                let detail = if head.is_empty() {
-                    "empty file: nothing recorded".to_string()
-                } else {
-                    format!(
-                        "ends inside its header ({} bytes): nothing recorded",
-                        head.len()
-                    )
-                };
-                self.warn(WarningKind::Empty, path, None, detail);
-                return Ok(());
-            }
-            HeaderCheck::Newer(found) => {
-                return Err(Error::NewerVersion {
-                    path: path.to_path_buf(),
-                    found,
-                    supported: format::VERSION,
-                });
-            }
-            HeaderCheck::NotARecording => {
-                return Err(Error::NotARecording {
-                    path: path.to_path_buf(),
-                });
-            }
-            HeaderCheck::Corrupt => {
-                return Err(Error::CorruptHeader {
-                    path: path.to_path_buf(),
-                });
-            }
+        let check = format::check_header(&head);
+        super::refuse(check, path)?;
+        if check == HeaderCheck::Short {
+            let detail = if head.is_empty() {
+                "empty file: nothing recorded".to_string()
+            } else {
+                format!(
+                    "ends inside its header ({} bytes): nothing recorded",
+                    head.len()
+                )
+            };
+            self.warn(WarningKind::Empty, path, None, detail);
+            return Ok(());
         }
         let scan = format::scan(&file, HEADER_LEN as u64).map_err(io)?;
         let file = self.files.len() as u32;

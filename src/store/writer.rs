@@ -309,8 +309,9 @@ impl Writer {
         let size = file.metadata().map_err(io)?.len();
         let mut head = vec![0u8; (size as usize).min(HEADER_LEN)];
         file.read_exact_at(&mut head, 0).map_err(io)?;
-        let end = match format::check_header(&head) {
-            HeaderCheck::Good => format::scan(&file, HEADER_LEN as u64).map_err(io)?.end,
+        let check = format::check_header(&head);
+        super::refuse(check, path)?;
+        let end = match check {
             HeaderCheck::Short => {
                 // Empty, or cut inside the header while it was created: nothing recorded.
                 file.set_len(0).map_err(io)?;
@@ -321,23 +322,7 @@ impl Writer {
                     })?;
                 HEADER_LEN as u64
             }
-            HeaderCheck::NotARecording => {
-                return Err(Error::NotARecording {
-                    path: path.to_path_buf(),
-                });
-            }
-            HeaderCheck::Corrupt => {
-                return Err(Error::CorruptHeader {
-                    path: path.to_path_buf(),
-                });
-            }
-            HeaderCheck::Newer(found) => {
-                return Err(Error::NewerVersion {
-                    path: path.to_path_buf(),
-                    found,
-                    supported: format::VERSION,
-                });
-            }
+            _ => format::scan(&file, HEADER_LEN as u64).map_err(io)?.end,
         };
         if end < file.metadata().map_err(io)?.len() {
             file.set_len(end).map_err(io)?;

@@ -234,6 +234,23 @@ pub fn resync_bomb(size: usize) -> Vec<u8> {
     out
 }
 
+/// A small deterministic generator, so a failure replays.
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        self.0 >> 33
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() as usize) % n.max(1)
+    }
+}
+
 /// Whether `sanitize::visible` escapes bidi and invisible format characters yet (another
 /// change extends it to them; until it lands, only control characters are asserted).
 pub fn bidi_is_escaped() -> bool {
