@@ -346,7 +346,13 @@ fn man_page(cmd: &clap::Command, out: &mut Vec<u8>) -> std::io::Result<()> {
                 about.push_str(&format!(" ({}: {})", arg.get_id(), values.join(", ")));
             }
         }
-        roff.text([roff::roman(about)]);
+        // A long description's paragraphs (record's says what a recording holds) stay apart.
+        for (i, paragraph) in about.split("\n\n").enumerate() {
+            if i > 0 {
+                roff.control("IP", []);
+            }
+            roff.text([roff::roman(paragraph.replace('\n', " "))]);
+        }
     }
     roff.to_writer(out)?;
     man.render_version_section(out)

@@ -742,3 +742,18 @@ fn command_lines_are_recorded_only_on_request() {
         }
     }
 }
+
+/// The manual page and `record --help` say what a recording holds and who may read it.
+#[test]
+fn the_manual_says_what_a_recording_holds() {
+    let man = stdout(bin().arg("man"));
+    let help = stdout(bin().args(["record", "--help"]));
+    for (what, text, flag) in [
+        ("man", &man, r"\-\-command\-lines"),
+        ("help", &help, "--command-lines"),
+    ] {
+        assert!(text.contains("What a recording holds"), "{what}: {text}");
+        assert!(text.contains(flag), "{what}");
+        assert!(text.contains("(0600)"), "{what}");
+    }
+}
