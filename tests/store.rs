@@ -1054,3 +1054,21 @@ fn the_demo_recording_still_reads_whole() {
     assert_eq!(back.len(), 151);
     assert!(back.iter().all(|s| s.processes.is_some()));
 }
+
+/// A file in the directory named with the largest sequence number (anyone may name files in a
+/// shared directory) does not overflow the writer's count.
+#[test]
+fn the_largest_sequence_number_does_not_overflow() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("rec");
+    fs::create_dir(&rec).unwrap();
+    fs::write(
+        rec.join(format!("zswaptop-20261122-031200-{}.zsr", u64::MAX)),
+        b"junk",
+    )
+    .unwrap();
+    let mut w = Writer::open(&rec, exact()).unwrap();
+    w.append(&moving("linux-6.18-idle", 1)[0]).unwrap();
+    let name = w.current_file().unwrap().to_string_lossy().into_owned();
+    assert!(name.ends_with(&format!("-{}.zsr", u64::MAX)), "{name}");
+}

@@ -154,7 +154,13 @@ impl Writer {
         if dir {
             w._dir_lock = Some(lock_dir(path)?);
             let files = list_dir(path).map_err(|e| Error::io(path, e))?;
-            w.next_seq = files.iter().filter_map(|f| seq_of(f)).max().unwrap_or(0) + 1;
+            // Saturating: a file named with the largest number (anyone may name files in a
+            // shared directory) must not overflow it.
+            w.next_seq = files
+                .iter()
+                .filter_map(|f| seq_of(f))
+                .max()
+                .map_or(1, |n| n.saturating_add(1));
         } else {
             w.open_file(path)?;
         }
@@ -343,7 +349,7 @@ impl Writer {
         let path = self
             .target
             .join(format!("zswaptop-{stamp}-{:06}.{EXTENSION}", self.next_seq));
-        self.next_seq += 1;
+        self.next_seq = self.next_seq.saturating_add(1);
         let mut file = open_locked(&path, true)?;
         if let Err(e) = file.write_all(&format::header(format::VERSION)) {
             drop(file);
