@@ -757,3 +757,46 @@ fn the_manual_says_what_a_recording_holds() {
         assert!(text.contains("(0600)"), "{what}");
     }
 }
+
+/// A recording made without command lines shows "not recorded" in the dashboard's command
+/// column (replayed), not an empty cell or the mark of a value that could not be read.
+#[test]
+fn a_replay_says_command_lines_were_not_recorded() {
+    use ratatui::{Terminal, backend::TestBackend};
+    use zswaptop::app::View;
+    let dir = tempfile::tempdir().unwrap();
+    let samples: Vec<Sample> = (0..3).map(crafted::hostile_sample).collect();
+    for (keep, name) in [(false, "plain.zsr"), (true, "kept.zsr")] {
+        let path = dir.path().join(name);
+        let mut w = Writer::open(
+            &path,
+            WriterOptions {
+                command_lines: keep,
+                ..WriterOptions::default()
+            },
+        )
+        .unwrap();
+        for s in &samples {
+            w.append(s).unwrap();
+        }
+        drop(w);
+        let (mut app, _source) = replay_app(&path, 2);
+        app.update(Msg::Resize(220, 40));
+        app.update(Msg::Key(Action::Show(View::Processes)));
+        app.update(Msg::Laid(
+            zswaptop::ui::max_scrolls(&app),
+            zswaptop::ui::pages(&app),
+        ));
+        let mut term = Terminal::new(TestBackend::new(220, 40)).unwrap();
+        term.draw(|f| zswaptop::ui::draw(f, &app)).unwrap();
+        let shown: String = term
+            .backend()
+            .buffer()
+            .content()
+            .iter()
+            .map(|c| c.symbol())
+            .collect();
+        assert_eq!(shown.contains("not recorded"), !keep, "{shown}");
+        assert_eq!(shown.contains("/bin/p0 --token"), keep, "{shown}");
+    }
+}
