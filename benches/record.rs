@@ -6,8 +6,9 @@
 //!    swap users to rank: the list is then filled with the 20 largest live processes by RSS
 //!    (their real status, user and cgroup, read each second), with a swap figure of half their
 //!    RSS standing in, so the list has the size and churn of a loaded machine's;
-//! 2. bytes per sample of each series, written with the default options, and at steady state
-//!    (one keyframe per 300 records);
+//! 2. bytes per sample of each series, written with the default options (a keyframe every 60
+//!    records and every 60 s), and at steady state at 1 s and at 5 s (and, for comparison, with
+//!    a keyframe every 300 records, the distance before);
 //! 3. the recorder's CPU per sample beyond sampling (encode, compress, write), as thread CPU
 //!    time over many appends of the recorded samples;
 //! 4. a day of 1 s samples (86,400) made from the live series, counters and times advancing,
@@ -21,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use zswaptop::root::Root;
 use zswaptop::sources::{self, Extras, Sample, processes};
-use zswaptop::store::{Reader, Writer, WriterOptions};
+use zswaptop::store::{Reader, Writer, WriterOptions, format};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args()
@@ -41,18 +42,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (name, series) in [("without processes", &plain), ("with --top 20", &top)] {
         let path = out.join(format!("{}.zsr", name.replace([' ', '-'], "_")));
         let _ = std::fs::remove_file(&path);
-        let sizes = record(&path, series)?;
-        let key = sizes[0];
-        let deltas = &sizes[1..];
-        let delta_mean = deltas.iter().sum::<u64>() as f64 / deltas.len().max(1) as f64;
+        let (keys, deltas) = record(&path, series)?;
+        let key = keys.iter().sum::<u64>() as f64 / keys.len().max(1) as f64;
+        let delta = deltas.iter().sum::<u64>() as f64 / deltas.len().max(1) as f64;
         let total = std::fs::metadata(&path)?.len();
-        let steady = (key as f64 + 299.0 * delta_mean) / 300.0;
+        // Steady state: one keyframe, then deltas up to the next (60 at 1 s; 12 at 5 s, whose
+        // deltas are taken to be the 1 s ones); the old distance, 300 records, for comparison.
+        let steady = |every: f64| (key + (every - 1.0) * delta) / every;
         println!(
-            "size {name}: {} samples, file {total} B = {:.0} B/sample over the run; keyframe {key} B, delta mean {delta_mean:.0} B (min {}, max {}); steady state (1 keyframe per 300) {steady:.0} B/sample",
+            "size {name}: {} samples, file {total} B = {:.0} B/sample over the run; {} keyframes, mean {key:.0} B; {} deltas, mean {delta:.0} B (min {}, max {}); steady state {:.0} B/sample at 1 s (keyframe every 60), {:.0} B/sample at 5 s (every 12), {:.0} B/sample with a keyframe every 300",
             series.len(),
             total as f64 / series.len() as f64,
+            keys.len(),
+            deltas.len(),
             deltas.iter().min().unwrap_or(&0),
             deltas.iter().max().unwrap_or(&0),
+            steady(60.0),
+            steady(12.0),
+            steady(300.0),
         );
         let per = cpu_per_append(&out.join("cpu.zsr"), series)?;
         println!(
@@ -148,18 +155,27 @@ fn stand_in_top(mut s: Sample, root: &Root) -> Sample {
     s
 }
 
-/// Record a series; the size of each record.
-fn record(path: &Path, series: &[Sample]) -> Result<Vec<u64>, Box<dyn std::error::Error>> {
+/// Record a series with the default options: the sizes of its keyframes and of its deltas.
+fn record(
+    path: &Path,
+    series: &[Sample],
+) -> Result<(Vec<u64>, Vec<u64>), Box<dyn std::error::Error>> {
     let mut w = Writer::open(path, WriterOptions::default())?;
-    let mut sizes = Vec::new();
-    let mut last = std::fs::metadata(path)?.len();
     for s in series {
         w.append(s)?;
-        let now = std::fs::metadata(path)?.len();
-        sizes.push(now - last);
-        last = now;
     }
-    Ok(sizes)
+    drop(w);
+    let bytes = std::fs::read(path)?;
+    let scan = format::scan(&bytes[..], format::HEADER_LEN as u64)?;
+    let (mut keys, mut deltas) = (Vec::new(), Vec::new());
+    for (_, f) in scan.frames {
+        if f.kind & !format::FLAG_ZSTD == format::KIND_KEYFRAME {
+            keys.push(f.len as u64);
+        } else {
+            deltas.push(f.len as u64);
+        }
+    }
+    Ok((keys, deltas))
 }
 
 /// This thread's CPU time (ns), from the scheduler.

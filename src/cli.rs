@@ -148,6 +148,14 @@ pub enum Command {
     Man,
     /// Append samples to PATH (a file, or a directory of rotated files under a size cap) until
     /// stopped (SIGINT or SIGTERM: exit 0 after the last sample is on disk).
+    ///
+    /// What a recording holds: what zswaptop reads from /proc and /sys at each sample (memory,
+    /// swap, zswap and zram figures, PSI, the settings), the host name, and with --top N the N
+    /// processes using the most swap: pid, name, user, memory and cgroup. Their command lines,
+    /// which can carry tokens and passwords, only with --command-lines; without it a replay
+    /// says they were not recorded. Files are created readable by their owner only (0600), a
+    /// directory 0700; a recording is refused through a symbolic link another user owns, and
+    /// while another recorder writes to the same file or directory.
     Record(RecordArgs),
     /// The dashboard over a recording, with a time cursor (see the help overlay: ?).
     Replay(ReplayArgs),
@@ -191,13 +199,17 @@ pub struct RecordArgs {
     /// Stop after this many seconds (default: run until stopped).
     #[arg(long, value_name = "SECONDS")]
     pub duration: Option<f64>,
-    /// The most the recording may take (64M, 1G, 500KiB). In a directory the oldest files are
-    /// deleted first; a single file stops growing.
-    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = parse_size)]
+    /// The most the recording may take (64M, 1G, 500KiB; at least 128KiB). In a directory the
+    /// oldest files are deleted first; a single file stops growing.
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = parse_max_size)]
     pub max_size: u64,
     /// Also record the N processes using the most swap.
     #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub top: Option<usize>,
+    /// With --top: keep the processes' command lines too (they can hold tokens and passwords;
+    /// left out by default).
+    #[arg(long, requires = "top")]
+    pub command_lines: bool,
     /// Read DIR/proc and DIR/sys instead of /proc and /sys.
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
@@ -255,6 +267,24 @@ pub enum ExportFormat {
 
 fn parse_size(s: &str) -> Result<u64, String> {
     parse_size::parse_size(s).map_err(|e| format!("{e} (use a size like 64M, 1GiB or 500000)"))
+}
+
+/// `record --max-size`: a size of at least what two files of a rotated recording need.
+fn parse_max_size(s: &str) -> Result<u64, String> {
+    let size = parse_size(s)?;
+    let opts = crate::store::WriterOptions {
+        max_size: Some(size),
+        ..crate::store::WriterOptions::default()
+    };
+    let min = opts.min_max_size();
+    if size < min {
+        return Err(format!(
+            "{size} bytes is under the least a recording needs: {}KiB (two files of {}KiB, the one being written and the one before it)",
+            min / 1024,
+            min / 2048
+        ));
+    }
+    Ok(size)
 }
 
 impl Command {
@@ -377,7 +407,13 @@ fn man_page(cmd: &clap::Command, out: &mut Vec<u8>) -> std::io::Result<()> {
                 about.push_str(&format!(" ({}: {})", arg.get_id(), values.join(", ")));
             }
         }
-        roff.text([roff::roman(about)]);
+        // A long description's paragraphs (record's says what a recording holds) stay apart.
+        for (i, paragraph) in about.split("\n\n").enumerate() {
+            if i > 0 {
+                roff.control("IP", []);
+            }
+            roff.text([roff::roman(paragraph.replace('\n', " "))]);
+        }
     }
     roff.to_writer(out)?;
     man.render_version_section(out)

@@ -34,7 +34,7 @@ pub fn open(path: &Path) -> anyhow::Result<Reader> {
         crate::console::warn(w);
     }
     if r.is_empty() {
-        bail!("{}: no samples recorded", path.display());
+        bail!("{}: no samples recorded", store::shown(path));
     }
     Ok(r)
 }
@@ -210,7 +210,7 @@ pub struct Recording<S> {
 impl<S: SampleSource> Recording<S> {
     pub fn new(inner: S, path: &Path) -> anyhow::Result<Self> {
         let writer = Writer::open(path, WriterOptions::default())
-            .with_context(|| format!("recording to {}", path.display()))?;
+            .with_context(|| format!("recording to {}", store::shown(path)))?;
         Ok(Recording {
             inner,
             writer,
@@ -273,6 +273,7 @@ pub fn record(args: &RecordArgs) -> anyhow::Result<()> {
     });
     let opts = WriterOptions {
         max_size: Some(args.max_size),
+        command_lines: args.command_lines,
         ..WriterOptions::default()
     };
     let result = record_until(
@@ -306,7 +307,7 @@ pub fn record_until(
     stop: &mpsc::Receiver<i32>,
 ) -> anyhow::Result<()> {
     let mut w =
-        Writer::open(path, opts).with_context(|| format!("recording to {}", path.display()))?;
+        Writer::open(path, opts).with_context(|| format!("recording to {}", store::shown(path)))?;
     let start = Instant::now();
     let mut prev: Option<Sample> = None;
     let mut last_error = String::new();

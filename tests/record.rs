@@ -1,11 +1,14 @@
 //! Record and replay as a user runs them: `zswaptop record` (stopped by its duration and by
 //! SIGTERM), `--once --from PATH --at TIME`, `zswaptop export` as CSV and JSON lines, and the
 //! replay source (a moment reached by a jump shows what the dashboard showed when it got there
-//! sample by sample).
+//! sample by sample); and against hostile recordings, file names and disks: nothing raw reaches
+//! the terminal, nothing takes the memory, a full disk with stderr gone is survived, a second
+//! recorder is refused.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+mod crafted;
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -105,13 +108,7 @@ fn record_stops_after_its_duration() {
 fn record_ends_with_status_0_on_sigterm_and_keeps_every_sample() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("rotated/");
-    let mut child = bin()
-        .args(["record", "-i", "0.1", "--root"])
-        .arg(fixture("linux-6.18-loaded"))
-        .arg(&path)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = recorder(&path).stderr(Stdio::piped()).spawn().unwrap();
     let start = Instant::now();
     while Reader::open(&path).map_or(0, |r| r.len()) < 3 {
         assert!(start.elapsed() < Duration::from_secs(10), "no records");
@@ -130,6 +127,15 @@ fn record_ends_with_status_0_on_sigterm_and_keeps_every_sample() {
         "{:?}",
         r.warnings()
     );
+}
+
+/// `zswaptop record -i 0.1` of a fixture tree into `path`.
+fn recorder(path: &Path) -> Command {
+    let mut c = bin();
+    c.args(["record", "-i", "0.1", "--root"])
+        .arg(fixture("linux-6.18-loaded"))
+        .arg(path);
+    c
 }
 
 #[test]
@@ -355,6 +361,12 @@ fn once_recorded_then_read_back_is_the_same_snapshot() {
         );
         let mut back: serde_json::Value = serde_json::from_str(&out).unwrap();
         back.as_object_mut().unwrap().remove("recorded");
+        // The recording says it kept no command lines (the live report had them to show).
+        let sources = back["sources"].as_array_mut().unwrap();
+        let cmdline = sources
+            .iter()
+            .position(|s| s["source"] == "/proc/PID/cmdline");
+        sources.remove(cmdline.unwrap());
         assert_eq!(&back, live, "run {k} at {at}");
     }
 }
@@ -382,5 +394,409 @@ fn export_into_a_closed_pipe_is_quiet() {
         let out = child.wait_with_output().unwrap();
         assert!(out.status.success(), "{format}: {out:?}");
         assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{format}");
+    }
+}
+
+// ---- hostile recordings, names and disks ----
+
+/// stdout and stderr of a run, whatever its status.
+fn run(c: &mut Command) -> (Option<i32>, String, String) {
+    let out = c.output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Every way a recording is read from the command line, non-interactively: `export` (both
+/// formats), `--once --from` (text, full, JSON) and `replay` (whose stdout is not a terminal
+/// here: it says what it skipped and what is wrong before it would take the screen).
+fn readers_of(path: &Path) -> Vec<(String, Command)> {
+    let mut all = Vec::new();
+    for format in ["csv", "jsonl"] {
+        let mut c = bin();
+        c.args(["export", "--format", format, "--from"]).arg(path);
+        all.push((format!("export {format}"), c));
+    }
+    for flags in [&["--once"][..], &["--once", "--full"], &["--json"]] {
+        let mut c = bin();
+        c.args(flags).arg("--from").arg(path).args(["--at", "-0s"]);
+        all.push((format!("{flags:?} --from"), c));
+    }
+    let mut c = bin();
+    c.arg("replay").arg(path);
+    all.push(("replay".into(), c));
+    all
+}
+
+/// A crafted record, a hostile file name in a shared directory, a hostile recording path and
+/// hostile strings inside intact samples: every reader's stdout and stderr show them escaped,
+/// never raw (a raw OSC retitled root's terminal through export, --once --from and replay).
+#[test]
+fn hostile_recordings_and_names_never_reach_the_terminal_raw() {
+    let dir = tempfile::tempdir().unwrap();
+    let shared = dir.path().join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    // A good recording, a junk file and a "newer" file with hostile names beside it.
+    write(&shared.join("good.zsr"), &samples(3));
+    std::fs::write(shared.join(format!("{}.zsr", crafted::HOSTILE)), b"junk").unwrap();
+    let mut newer = zswaptop::store::format::header(zswaptop::store::format::VERSION + 1).to_vec();
+    newer.extend_from_slice(b"later");
+    std::fs::write(shared.join(format!("n{}.zsr", crafted::HOSTILE)), newer).unwrap();
+    let named = dir.path().join(format!("{}.zsr", crafted::HOSTILE));
+    std::fs::write(&named, b"not a recording").unwrap();
+    // Each case, and whether the replay says the hostile text too (an intact recording's
+    // strings are on the dashboard, which needs a terminal).
+    let cases = [
+        (crafted::path("escape-variant.zsr"), true),
+        (crafted::path("hostile-strings.zsr"), false),
+        (shared.clone(), true),
+        (named, true),
+        (
+            dir.path().join(format!("missing{}", crafted::HOSTILE)),
+            true,
+        ),
+    ];
+    // Escaped by zswaptop (`\x1b`), its backslash escaped again in JSON.
+    let escaped = "x1b]0;pwned";
+    for (path, in_replay) in cases {
+        for (how, mut c) in readers_of(&path) {
+            let what = format!("{how} {}", path.display().to_string().escape_debug());
+            let (status, out, err) = run(&mut c);
+            assert!(status.is_some(), "{what}: killed by a signal");
+            crafted::assert_no_raw_control_or_bidi(&format!("{what}: stdout"), &out);
+            crafted::assert_no_raw_control_or_bidi(&format!("{what}: stderr"), &err);
+            // CSV holds numbers only.
+            if how != "export csv" && (how != "replay" || in_replay) {
+                // The hostile text is there, escaped: the check above saw it.
+                assert!(
+                    out.contains(escaped) || err.contains(escaped),
+                    "{what}: nothing escaped was said\nstdout: {out}\nstderr: {err}"
+                );
+            }
+        }
+    }
+}
+
+/// Crafted recordings that asked for 33 MB a slot, a tree 100,000 deep, megabytes from a few
+/// bytes or a quadratic search are read under a 256 MiB address-space limit: every run ends
+/// with a status (no abort, no stack overflow) and the records that cannot be decoded are
+/// said to be skipped.
+#[test]
+fn crafted_recordings_stay_within_their_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut paths: Vec<std::path::PathBuf> = crafted::CASES
+        .iter()
+        .map(|(n, _)| crafted::path(n))
+        .collect();
+    let many = dir.path().join("many-slots.zsr");
+    std::fs::write(&many, crafted::many_slots()).unwrap();
+    let big = dir.path().join("resync-4m.zsr");
+    std::fs::write(&big, crafted::resync_bomb(4 << 20)).unwrap();
+    paths.extend([many, big]);
+    let exe = assert_cmd::cargo::cargo_bin("zswaptop");
+    for path in paths {
+        for args in [
+            vec!["export", "--format", "jsonl", "--from"],
+            vec!["--once", "--at", "-0s", "--from"],
+        ] {
+            let out = Command::new("sh")
+                .arg("-c")
+                .arg("ulimit -v 262144 && exec \"$@\"")
+                .arg("sh")
+                .arg(&exe)
+                .args(&args)
+                .arg(&path)
+                .output()
+                .unwrap();
+            let what = format!("{args:?} {}", path.display());
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                matches!(out.status.code(), Some(0 | 1)),
+                "{what}: {:?}\n{err}",
+                out.status
+            );
+            assert!(!err.contains("memory allocation"), "{what}: {err}");
+            assert!(!err.contains("panicked"), "{what}: {err}");
+        }
+    }
+}
+
+/// Kills and reaps a child when a test ends early, so a mount can be undone.
+struct Reaped(std::process::Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn records(path: &Path) -> usize {
+    Reader::open(path).map_or(0, |r| r.len())
+}
+
+fn wait_for(what: &str, secs: u64, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < Duration::from_secs(secs), "{what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn sigterm(child: &std::process::Child) {
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+}
+
+/// A recorder whose stderr is gone (a pipe nobody reads any more: each warning's write fails)
+/// fills its disk: it keeps sampling, records again once space returns, and ends with status
+/// 0 on SIGTERM with every record it kept intact. Root only: it mounts a small tmpfs under the
+/// kernel lock.
+#[test]
+fn a_recorder_survives_a_full_disk_with_its_stderr_gone() {
+    let disk = match crafted::disk::SmallDisk::mount("256k") {
+        Ok(d) => d,
+        Err(why) => {
+            eprintln!("SKIPPED a_recorder_survives_a_full_disk_with_its_stderr_gone: {why}");
+            return;
+        }
+    };
+    for target in ["one.zsr", "rotated/"] {
+        let path = disk.path().join(target);
+        let mut child = bin()
+            .args(["record", "-i", "0.1", "--top", "5", "--root"])
+            .arg(fixture("depth-many-processes"))
+            .arg(&path)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Nobody reads stderr from here on: every message fails with EPIPE.
+        drop(child.stderr.take());
+        let child = Reaped(child);
+        wait_for("first records", 20, || records(&path) >= 3);
+        disk.fill("filler");
+        // The disk is full once the records stop for ten samples (the last page of the file
+        // may take a few more): each of those samples failed, and said so to a dead stderr.
+        let mut full = records(&path);
+        let mut still = Instant::now();
+        wait_for("the disk to fill", 30, || {
+            let n = records(&path);
+            if n != full {
+                (full, still) = (n, Instant::now());
+            }
+            still.elapsed() >= Duration::from_secs(1)
+        });
+        let mut reaped = child;
+        assert!(
+            reaped.0.try_wait().unwrap().is_none(),
+            "{target}: the recorder died"
+        );
+        disk.free("filler");
+        wait_for("records after space returned", 20, || {
+            records(&path) >= full + 3
+        });
+        sigterm(&reaped.0);
+        let status = reaped.0.wait().unwrap();
+        assert!(status.success(), "{target}: {status:?}");
+        let r = Reader::open(&path).unwrap();
+        assert!(r.warnings().is_empty(), "{target}: {:?}", r.warnings());
+    }
+}
+
+/// Two recorders on one directory deleted each other's files: the second is now refused,
+/// naming the first, and the first goes on.
+#[test]
+fn a_second_recorder_on_the_same_directory_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rec/");
+    let first = Reaped(recorder(&path).stderr(Stdio::piped()).spawn().unwrap());
+    wait_for("first records", 20, || records(&path) >= 2);
+    let (status, _, err) = run(&mut recorder(&path));
+    assert_eq!(status, Some(1), "{err}");
+    assert!(err.contains("another recorder is writing to it"), "{err}");
+    assert!(err.contains(&format!("pid {}", first.0.id())), "{err}");
+    let before = records(&path);
+    wait_for("the first goes on", 20, || records(&path) > before);
+    let mut first = first;
+    sigterm(&first.0);
+    assert!(first.0.wait().unwrap().success());
+}
+
+#[test]
+fn record_refuses_a_cap_under_two_files() {
+    for size in ["0", "10K", "131071"] {
+        let (status, _, err) = run(bin().args(["record", "--max-size", size, "x.zsr"]));
+        assert_eq!(status, Some(2), "{size}: {err}");
+        assert!(
+            err.contains("the least a recording needs: 128KiB"),
+            "{size}: {err}"
+        );
+    }
+    assert!(!Path::new("x.zsr").exists());
+}
+
+/// A copy of a fixture tree whose processes have command lines (one with a token in it).
+fn tree_with_command_lines(dir: &Path) -> std::path::PathBuf {
+    let tree = dir.join("tree");
+    common::copy_dir(&common::fixture_dir("depth-many-processes"), &tree);
+    for e in std::fs::read_dir(tree.join("proc")).unwrap() {
+        let e = e.unwrap();
+        if e.file_name().to_string_lossy().parse::<u32>().is_ok() {
+            std::fs::write(
+                e.path().join("cmdline"),
+                b"/usr/bin/worker\0--token\0s3cret\0",
+            )
+            .unwrap();
+        }
+    }
+    tree
+}
+
+/// `record --top N` keeps no command line unless asked: the file does not hold them, and
+/// replaying it says they were not recorded (JSON: `command` null and /proc/PID/cmdline "not
+/// in this recording" among the sources; the full text lists it with what is not shown).
+#[test]
+fn command_lines_are_recorded_only_on_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = tree_with_command_lines(dir.path());
+    for keep in [false, true] {
+        let path = dir.path().join(format!("r-{keep}.zsr"));
+        let mut c = bin();
+        c.args([
+            "record",
+            "-i",
+            "0.1",
+            "--duration",
+            "0.25",
+            "--top",
+            "3",
+            "--root",
+        ])
+        .arg(&tree)
+        .arg(&path);
+        if keep {
+            c.arg("--command-lines");
+        }
+        let (status, _, err) = run(&mut c);
+        assert_eq!(status, Some(0), "{err}");
+        let bytes = std::fs::read(&path).unwrap();
+        let holds = bytes.windows(6).any(|w| w == b"s3cret");
+        // The payloads are compressed: read the samples back to be sure.
+        let r = Reader::open(&path).unwrap();
+        let mut r = r;
+        let s = r.sample(0).unwrap();
+        let top = &s.processes.as_ref().unwrap().top;
+        assert!(!top.is_empty());
+        assert_eq!(
+            top.iter()
+                .all(|p| p.command.as_deref() == Some("/usr/bin/worker --token s3cret")),
+            keep
+        );
+        assert!(keep || !holds);
+        let out = stdout(
+            bin()
+                .args(["--json", "--from"])
+                .arg(&path)
+                .args(["--at", "-0s"]),
+        );
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let cmd = &v["processes"]["top"][0]["command"];
+        let cmdline_source = v["sources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["source"] == "/proc/PID/cmdline")
+            .cloned();
+        let text = stdout(
+            bin()
+                .args(["--once", "--full", "--from"])
+                .arg(&path)
+                .args(["--at", "-0s"]),
+        );
+        if keep {
+            assert_eq!(cmd, "/usr/bin/worker --token s3cret");
+            assert!(cmdline_source.is_none());
+            assert!(text.contains("--token s3cret"), "{text}");
+        } else {
+            assert!(cmd.is_null());
+            let src = cmdline_source.unwrap();
+            assert!(
+                src["reason"]
+                    .as_str()
+                    .unwrap()
+                    .contains("not in this recording"),
+                "{src}"
+            );
+            assert!(!text.contains("s3cret"));
+            assert!(
+                text.lines()
+                    .any(|l| l.contains("/proc/PID/cmdline") && l.contains("not in this recording")),
+                "{text}"
+            );
+        }
+    }
+}
+
+/// The manual page and `record --help` say what a recording holds and who may read it.
+#[test]
+fn the_manual_says_what_a_recording_holds() {
+    let man = stdout(bin().arg("man"));
+    let help = stdout(bin().args(["record", "--help"]));
+    for (what, text, flag) in [
+        ("man", &man, r"\-\-command\-lines"),
+        ("help", &help, "--command-lines"),
+    ] {
+        assert!(text.contains("What a recording holds"), "{what}: {text}");
+        assert!(text.contains(flag), "{what}");
+        assert!(text.contains("(0600)"), "{what}");
+    }
+}
+
+/// A recording made without command lines shows "not recorded" in the dashboard's command
+/// column (replayed), not an empty cell or the mark of a value that could not be read.
+#[test]
+fn a_replay_says_command_lines_were_not_recorded() {
+    use ratatui::{Terminal, backend::TestBackend};
+    use zswaptop::app::View;
+    let dir = tempfile::tempdir().unwrap();
+    let samples: Vec<Sample> = (0..3).map(crafted::hostile_sample).collect();
+    for (keep, name) in [(false, "plain.zsr"), (true, "kept.zsr")] {
+        let path = dir.path().join(name);
+        let mut w = Writer::open(
+            &path,
+            WriterOptions {
+                command_lines: keep,
+                ..WriterOptions::default()
+            },
+        )
+        .unwrap();
+        for s in &samples {
+            w.append(s).unwrap();
+        }
+        drop(w);
+        let (mut app, _source) = replay_app(&path, 2);
+        app.update(Msg::Resize(220, 40));
+        app.update(Msg::Key(Action::Show(View::Processes)));
+        app.update(Msg::Laid(
+            zswaptop::ui::max_scrolls(&app),
+            zswaptop::ui::pages(&app),
+        ));
+        let mut term = Terminal::new(TestBackend::new(220, 40)).unwrap();
+        term.draw(|f| zswaptop::ui::draw(f, &app)).unwrap();
+        let shown: String = term
+            .backend()
+            .buffer()
+            .content()
+            .iter()
+            .map(|c| c.symbol())
+            .collect();
+        assert_eq!(shown.contains("not recorded"), !keep, "{shown}");
+        assert_eq!(shown.contains("/bin/p0 --token"), keep, "{shown}");
     }
 }

@@ -191,6 +191,7 @@ fn with_processes(mut s: sources::Sample) -> sources::Sample {
         total_swap_bytes: total,
         top,
         unreadable: None,
+        commands_not_recorded: false,
     });
     s
 }

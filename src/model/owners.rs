@@ -298,6 +298,7 @@ mod tests {
             total_swap_bytes: 700,
             top: vec![proc(2, 400, None), proc(3, 200, Some("/a"))],
             unreadable: None,
+            commands_not_recorded: false,
         };
         let p = processes(&scan, Some(300), Some(1200));
         assert_eq!(p.top.len(), 2);

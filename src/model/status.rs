@@ -132,6 +132,8 @@ pub fn tunables(curr: &Sample) -> BTreeMap<String, Option<String>> {
 pub const ZSWAP_PARAMS: &str = "/sys/module/zswap/parameters";
 /// zswap's debugfs directory, as a source.
 pub const DEBUGFS: &str = "/sys/kernel/debug/zswap";
+/// The processes' command lines, as a source: missing from a recording made without them.
+pub const CMDLINE: &str = "/proc/PID/cmdline";
 
 /// Every file-level source with its status, for the "sources" list and the status line.
 pub fn source_statuses(s: &Sample) -> Vec<SourceStatus> {
@@ -168,5 +170,14 @@ pub fn source_statuses(s: &Sample) -> Vec<SourceStatus> {
         &s.tunables.thp_enabled,
     );
     st(&mut out, "/proc/zoneinfo", &s.zoneinfo);
+    if s.processes
+        .as_ref()
+        .is_some_and(|p| p.commands_not_recorded)
+    {
+        out.push(SourceStatus {
+            source: CMDLINE.to_string(),
+            reason: Some(crate::root::Reason::NotRecorded),
+        });
+    }
     out
 }

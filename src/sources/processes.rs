@@ -45,6 +45,10 @@ pub struct ProcScan {
     /// Why the process list could not be read at all (the counts above are then unknown).
     #[serde(default)]
     pub unreadable: Option<Reason>,
+    /// Set in a recording made without `--command-lines`: each `command` is then `None`
+    /// because it was left out, not because it was empty.
+    #[serde(default)]
+    pub commands_not_recorded: bool,
 }
 
 /// Scan every process and keep the `top_n` largest swap users.
@@ -93,6 +97,7 @@ pub fn scan(root: &Root, top_n: usize) -> ProcScan {
         total_swap_bytes,
         top: swapped,
         unreadable: None,
+        commands_not_recorded: false,
     }
 }
 

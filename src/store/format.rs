@@ -7,9 +7,8 @@
 //! difference. Names, not positions, make a recording outlive changes to [`Sample`]: a field
 //! added later reads as its serde default, a field removed is ignored.
 
-use std::collections::HashMap;
-
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::io;
 
 use serde_value::Value;
 
@@ -25,12 +24,26 @@ pub const HEADER_LEN: usize = 16;
 pub const FRAME_PREFIX: usize = 8;
 /// Kind byte and wall time: the smallest body.
 pub const BODY_MIN: usize = 9;
-/// No record comes near this; a larger length is corruption.
-pub const BODY_MAX: usize = 64 << 20;
-
-/// The most a compressed payload may claim to expand to (a keyframe is a few KiB): a record
-/// claiming more is corrupt, and is not given the memory.
-pub const RAW_MAX: usize = 16 << 20;
+/// The most a record's payload may hold once uncompressed. A keyframe of the fixture trees is
+/// 6–18 KB (the largest with 20 processes and a cgroup tree); the bound keeps what one record
+/// can make a reader allocate small. The writer refuses a larger sample.
+pub const RAW_MAX: usize = 4 << 20;
+/// The longest frame body: the kind, the time and a payload of at most [`RAW_MAX`] (a payload
+/// is stored compressed only when that is smaller). A larger length is corruption.
+pub const BODY_MAX: usize = BODY_MIN + RAW_MAX;
+/// A compressed payload may claim at most this many times its own size once uncompressed.
+/// The fixtures' keyframes compress 2.9:1 to 4.7:1, assets/demo.zsr's records at most 2.9:1;
+/// the writer stores a payload that would pass the bound uncompressed, so every record it
+/// writes reads back. A record claiming more is corrupt: the bound keeps the work of decoding a file in
+/// proportion to its size (no record expands 20 bytes into megabytes).
+pub const RATIO_MAX: usize = 64;
+/// The most slots a sample may have (the fixtures' samples have 105 to 486, about ten more per
+/// process or cgroup listed): the bound keeps the slot table and the tree rebuilt from it
+/// within a few tens of MiB whatever a record says.
+pub const SLOTS_MAX: usize = 1 << 17;
+/// The most segments a slot's path may have (a sample's deepest leaf is 8 deep): a deeper path
+/// would build a tree that takes the stack to walk and to free.
+pub const DEPTH_MAX: usize = 32;
 
 /// The kind byte of a frame.
 pub const KIND_KEYFRAME: u8 = 1;
@@ -43,8 +56,14 @@ pub const FLAG_ZSTD: u8 = 0x80;
 #[error("{0}")]
 pub struct DecodeError(pub String);
 
+/// A decode error. Its text can quote a record's own strings (serde names an unknown variant):
+/// made safe here, so it is safe wherever it is shown.
 fn bad(what: impl Into<String>) -> DecodeError {
-    DecodeError(what.into())
+    let what = what.into();
+    DecodeError(match crate::sanitize::visible(&what) {
+        std::borrow::Cow::Borrowed(_) => what,
+        std::borrow::Cow::Owned(safe) => safe,
+    })
 }
 
 /// The 16-byte file header for `version`.
@@ -67,32 +86,43 @@ pub enum HeaderCheck {
     Short,
     /// Not a recording.
     NotARecording,
-    /// The magic is right but the header's checksum is not.
+    /// The magic is right but the header's checksum, or a field it covers, is not.
     Corrupt,
-    /// A recording in a format newer than [`VERSION`].
+    /// An intact header of a format newer than [`VERSION`].
     Newer(u16),
 }
 
+/// Check a file's first bytes (at most [`HEADER_LEN`] are looked at). The checksum is checked
+/// before the version is believed: a damaged version field is a corrupt header, never "a newer
+/// format".
 pub fn check_header(bytes: &[u8]) -> HeaderCheck {
     let n = bytes.len().min(HEADER_LEN);
     if bytes[..n.min(8)] != MAGIC[..n.min(8)] {
         return HeaderCheck::NotARecording;
     }
-    if n < 10 {
-        return HeaderCheck::Short;
-    }
-    let version = u16::from_le_bytes([bytes[8], bytes[9]]);
-    if version > VERSION {
-        return HeaderCheck::Newer(version);
-    }
     if n < HEADER_LEN {
+        // Too short to check: a prefix of a header (of the version it names) holds nothing.
+        let version = if n >= 10 {
+            u16::from_le_bytes([bytes[8], bytes[9]])
+        } else {
+            VERSION
+        };
         return if bytes[..n] == header(version)[..n] {
             HeaderCheck::Short
         } else {
             HeaderCheck::Corrupt
         };
     }
-    if version == 0 || bytes[..HEADER_LEN] != header(version) {
+    let crc = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]);
+    if crc32fast::hash(&bytes[..12]) != crc {
+        return HeaderCheck::Corrupt;
+    }
+    let version = u16::from_le_bytes([bytes[8], bytes[9]]);
+    if version > VERSION {
+        return HeaderCheck::Newer(version);
+    }
+    if bytes[..HEADER_LEN] != header(version) || version == 0 {
+        // Flags this version does not define, or version 0.
         return HeaderCheck::Corrupt;
     }
     HeaderCheck::Good
@@ -132,33 +162,42 @@ pub enum FrameCheck {
     Bad,
 }
 
-/// Check the frame at the start of `bytes`.
-pub fn check_frame(bytes: &[u8]) -> FrameCheck {
-    if bytes.len() < FRAME_PREFIX {
-        return FrameCheck::Short;
+/// The length, kind and wall time a frame's first [`FRAME_PREFIX`] + [`BODY_MIN`] bytes claim,
+/// if they can be a frame's: the length in range and the kind known. Nothing is checksummed.
+fn claim(head: &[u8]) -> Option<(usize, u32, FrameInfo)> {
+    let body_len = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as usize;
+    let kind = head[8];
+    if !(BODY_MIN..=BODY_MAX).contains(&body_len)
+        || !matches!(kind & !FLAG_ZSTD, KIND_KEYFRAME | KIND_DELTA)
+    {
+        return None;
     }
-    let body_len = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize;
-    if !(BODY_MIN..=BODY_MAX).contains(&body_len) {
-        return FrameCheck::Bad;
-    }
-    let Some(body) = bytes.get(FRAME_PREFIX..FRAME_PREFIX + body_len) else {
-        return FrameCheck::Short;
-    };
-    let kind = body[0];
-    if !matches!(kind & !FLAG_ZSTD, KIND_KEYFRAME | KIND_DELTA) {
-        return FrameCheck::Bad;
-    }
-    let crc = u32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]);
-    if crc32fast::hash(body) != crc {
-        return FrameCheck::Bad;
-    }
+    let crc = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
     let mut ms = [0u8; 8];
-    ms.copy_from_slice(&body[1..9]);
-    FrameCheck::Good(FrameInfo {
+    ms.copy_from_slice(&head[9..17]);
+    let info = FrameInfo {
         kind,
         unix_ms: u64::from_le_bytes(ms),
         len: FRAME_PREFIX + body_len,
-    })
+    };
+    Some((body_len, crc, info))
+}
+
+/// Check the frame at the start of `bytes`.
+pub fn check_frame(bytes: &[u8]) -> FrameCheck {
+    if bytes.len() < FRAME_PREFIX + BODY_MIN {
+        return FrameCheck::Short;
+    }
+    let Some((body_len, crc, info)) = claim(bytes) else {
+        return FrameCheck::Bad;
+    };
+    let Some(body) = bytes.get(FRAME_PREFIX..FRAME_PREFIX + body_len) else {
+        return FrameCheck::Short;
+    };
+    if crc32fast::hash(body) != crc {
+        return FrameCheck::Bad;
+    }
+    FrameCheck::Good(info)
 }
 
 /// A stretch of a file that is not a whole, intact record.
@@ -168,6 +207,9 @@ pub enum Gap {
     Torn,
     /// Intact records follow: these bytes were damaged.
     Corrupt,
+    /// The search for the next intact record stopped here, its budget spent: what follows was
+    /// not searched (only a file crafted to defeat the search gets here).
+    Unsearched,
 }
 
 /// The frames of a file body and what lies between them.
@@ -179,34 +221,182 @@ pub struct Scan {
     pub gaps: Vec<(u64, u64, Gap)>,
     /// Where the last intact record ends (`start` when there is none).
     pub end: u64,
+    /// Bytes checksummed, in all: the scan's work, which stays in proportion to the file's size.
+    pub crc_bytes: u64,
 }
 
-/// Walk the frames of `bytes` from `start`. A frame that fails its length or checksum is
-/// skipped up to the next offset where an intact frame begins, or to the end.
-pub fn scan(bytes: &[u8], start: usize) -> Scan {
+/// What a scan reads: a file, or bytes in memory.
+pub trait Source {
+    fn size(&self) -> io::Result<u64>;
+    /// Fill `buf` from `offset` (within the size).
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()>;
+}
+
+impl Source for [u8] {
+    fn size(&self) -> io::Result<u64> {
+        Ok(self.len() as u64)
+    }
+
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        let from = usize::try_from(offset).map_err(|_| io::ErrorKind::UnexpectedEof)?;
+        let src = from
+            .checked_add(buf.len())
+            .and_then(|end| self.get(from..end))
+            .ok_or(io::ErrorKind::UnexpectedEof)?;
+        buf.copy_from_slice(src);
+        Ok(())
+    }
+}
+
+impl Source for std::fs::File {
+    fn size(&self) -> io::Result<u64> {
+        Ok(self.metadata()?.len())
+    }
+
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        std::os::unix::fs::FileExt::read_exact_at(self, buf, offset)
+    }
+}
+
+/// A scan reads the file through a window of this many bytes: its memory does not grow with
+/// the file.
+const WINDOW: usize = 1 << 20;
+
+/// Searching for the next intact record checksums at most this many bytes per byte of the
+/// file, plus [`RESYNC_SLACK`]. An offset is checksummed only when its first bytes can start a
+/// frame (a length in range, a known kind, a wall time before the year 2248), which damage
+/// rarely makes: real damage costs a small fraction of this. A file crafted so that every
+/// offset claims a long frame would otherwise cost its size times the claimed length (a 4 MiB
+/// file took 54 s); with the budget its search stops, said as a [`Gap::Unsearched`].
+const RESYNC_PER_BYTE: u64 = 4;
+const RESYNC_SLACK: u64 = 2 * BODY_MAX as u64;
+
+/// Wall times from 2^43 ms on (the year 2248) are not believed of a frame found by searching.
+const PLAUSIBLE_MS: u64 = 1 << 43;
+
+/// A forward-moving window over a [`Source`], counting what it checksums.
+struct Window<'s, S: Source + ?Sized> {
+    src: &'s S,
+    size: u64,
+    buf: Vec<u8>,
+    base: u64,
+    scratch: Vec<u8>,
+    crc_bytes: u64,
+    /// Bytes checksummed for frames that turned out not to be intact.
+    wasted: u64,
+}
+
+impl<S: Source + ?Sized> Window<'_, S> {
+    /// `n` bytes at `off` (`off + n` within the size, `n` at most [`WINDOW`]).
+    fn bytes(&mut self, off: u64, n: usize) -> io::Result<&[u8]> {
+        let end = off + n as u64;
+        if off < self.base || end > self.base + self.buf.len() as u64 {
+            let len = (self.size - off).min(WINDOW as u64) as usize;
+            self.buf.resize(len, 0);
+            self.src.read_at(&mut self.buf, off)?;
+            self.base = off;
+        }
+        let at = (off - self.base) as usize;
+        Ok(&self.buf[at..at + n])
+    }
+
+    /// The CRC-32 of `n` bytes at `off`: from the window when they are in it, else read in
+    /// pieces (the window stays where it is).
+    fn crc(&mut self, off: u64, n: u64) -> io::Result<u32> {
+        self.crc_bytes += n;
+        let end = off + n;
+        if off >= self.base && end <= self.base + self.buf.len() as u64 {
+            let at = (off - self.base) as usize;
+            return Ok(crc32fast::hash(&self.buf[at..at + n as usize]));
+        }
+        self.scratch.resize(64 << 10, 0);
+        let mut h = crc32fast::Hasher::new();
+        let mut at = off;
+        while at < end {
+            let k = (end - at).min(self.scratch.len() as u64) as usize;
+            self.src.read_at(&mut self.scratch[..k], at)?;
+            h.update(&self.scratch[..k]);
+            at += k as u64;
+        }
+        Ok(h.finalize())
+    }
+
+    /// The intact frame at `off`, if there is one. A frame searched for must also have a
+    /// plausible wall time.
+    fn frame_at(&mut self, off: u64, searching: bool) -> io::Result<Option<FrameInfo>> {
+        const HEAD: usize = FRAME_PREFIX + BODY_MIN;
+        if off + HEAD as u64 > self.size {
+            return Ok(None);
+        }
+        let Some((body_len, crc, info)) = claim(self.bytes(off, HEAD)?) else {
+            return Ok(None);
+        };
+        if off + info.len as u64 > self.size || (searching && info.unix_ms >= PLAUSIBLE_MS) {
+            return Ok(None);
+        }
+        if self.crc(off + FRAME_PREFIX as u64, body_len as u64)? == crc {
+            return Ok(Some(info));
+        }
+        self.wasted += body_len as u64;
+        Ok(None)
+    }
+}
+
+/// Walk the frames of `src` from `start`. A frame that fails its length or checksum is
+/// skipped up to the next offset where an intact frame begins, or to the end. The work is
+/// linear in the size: intact frames do not overlap, so each byte is checksummed once as part
+/// of one, and checksums that fail have a budget in proportion to the size.
+pub fn scan<S: Source + ?Sized>(src: &S, start: u64) -> io::Result<Scan> {
+    let size = src.size()?;
+    let mut w = Window {
+        src,
+        size,
+        buf: Vec::new(),
+        base: 0,
+        scratch: Vec::new(),
+        crc_bytes: 0,
+        wasted: 0,
+    };
     let mut out = Scan {
-        end: start as u64,
+        end: start,
         ..Scan::default()
     };
+    let budget = RESYNC_PER_BYTE.saturating_mul(size) + RESYNC_SLACK;
     let mut at = start;
-    while at < bytes.len() {
-        if let FrameCheck::Good(info) = check_frame(&bytes[at..]) {
-            out.frames.push((at as u64, info));
-            at += info.len;
-            out.end = at as u64;
+    let mut found: Option<FrameInfo> = None;
+    while at < size {
+        let here = match found.take() {
+            Some(info) => Some(info),
+            None if w.wasted > budget => None,
+            None => w.frame_at(at, false)?,
+        };
+        if let Some(info) = here {
+            out.frames.push((at, info));
+            at += info.len as u64;
+            out.end = at;
             continue;
         }
-        let last = bytes.len().saturating_sub(FRAME_PREFIX + BODY_MIN);
-        let next =
-            (at + 1..=last).find(|&p| matches!(check_frame(&bytes[p..]), FrameCheck::Good(_)));
-        let (to, gap) = match next {
-            Some(p) => (p, Gap::Corrupt),
-            None => (bytes.len(), Gap::Torn),
-        };
-        out.gaps.push((at as u64, (to - at) as u64, gap));
+        let mut gap = Gap::Torn;
+        let mut to = size;
+        let mut p = at + 1;
+        while p + (FRAME_PREFIX + BODY_MIN) as u64 <= size {
+            if w.wasted > budget {
+                gap = Gap::Unsearched;
+                break;
+            }
+            if let Some(info) = w.frame_at(p, true)? {
+                found = Some(info);
+                gap = Gap::Corrupt;
+                to = p;
+                break;
+            }
+            p += 1;
+        }
+        out.gaps.push((at, to - at, gap));
         at = to;
     }
-    out
+    out.crc_bytes = w.crc_bytes;
+    Ok(out)
 }
 
 // ---- varints (LEB128) ----
@@ -450,8 +640,12 @@ const SEG_NEWTYPE: u8 = 3;
 fn walk(
     value: &Value,
     path: &mut Vec<u8>,
+    depth: usize,
     emit: &mut dyn FnMut(&[u8], Leaf),
 ) -> Result<(), DecodeError> {
+    if depth > DEPTH_MAX {
+        return Err(bad("a value nested deeper than a record may hold"));
+    }
     let mark = path.len();
     match value {
         Value::Option(None) => emit(path, Leaf::Null),
@@ -474,17 +668,17 @@ fn walk(
         Value::Map(map) if map.is_empty() => emit(path, Leaf::EmptyMap),
         Value::Option(Some(inner)) => {
             path.push(SEG_SOME);
-            walk(inner, path, emit)?;
+            walk(inner, path, depth + 1, emit)?;
         }
         Value::Newtype(inner) => {
             path.push(SEG_NEWTYPE);
-            walk(inner, path, emit)?;
+            walk(inner, path, depth + 1, emit)?;
         }
         Value::Seq(items) => {
             for (i, item) in items.iter().enumerate() {
                 path.push(SEG_INDEX);
                 put_varint(path, i as u64);
-                walk(item, path, emit)?;
+                walk(item, path, depth + 1, emit)?;
                 path.truncate(mark);
             }
         }
@@ -496,7 +690,7 @@ fn walk(
                 path.push(SEG_KEY);
                 put_varint(path, k.len() as u64);
                 path.extend_from_slice(k.as_bytes());
-                walk(v, path, emit)?;
+                walk(v, path, depth + 1, emit)?;
                 path.truncate(mark);
             }
         }
@@ -505,11 +699,23 @@ fn walk(
     Ok(())
 }
 
-/// Put `leaf` at `path` in the tree under `root`.
-fn insert(root: &mut Value, path: &[u8], leaf: &Leaf) -> Result<(), DecodeError> {
+/// Put `leaf` at `path` in the tree under `root`. `elements` is how many list elements may
+/// still be made: every element of a real sample holds at least one leaf, so a sample needs no
+/// more than it has leaves, and a path claiming index 1,000,000 cannot make a million.
+fn insert(
+    root: &mut Value,
+    path: &[u8],
+    leaf: &Leaf,
+    elements: &mut usize,
+) -> Result<(), DecodeError> {
     let mut input = Input::new(path);
     let mut node = root;
+    let mut depth = 0;
     while !input.is_empty() {
+        depth += 1;
+        if depth > DEPTH_MAX {
+            return Err(bad("a slot path deeper than any sample's"));
+        }
         node = match input.byte()? {
             SEG_KEY => {
                 let key = std::str::from_utf8(input.bytes_with_len()?)
@@ -526,15 +732,17 @@ fn insert(root: &mut Value, path: &[u8], leaf: &Leaf) -> Result<(), DecodeError>
             }
             SEG_INDEX => {
                 let i = input.len()?;
-                if i > 1 << 20 {
-                    return Err(bad("list index out of range"));
-                }
                 if !matches!(node, Value::Seq(_)) {
                     *node = Value::Seq(Vec::new());
                 }
                 match node {
                     Value::Seq(items) => {
                         if items.len() <= i {
+                            let more = i - items.len() + 1;
+                            if more > *elements {
+                                return Err(bad("a list index past the sample's size"));
+                            }
+                            *elements -= more;
                             items.resize(i + 1, Value::Unit);
                         }
                         &mut items[i]
@@ -607,9 +815,10 @@ impl Slots {
     /// Rebuild the sample the slots hold.
     pub fn sample(&self) -> Result<Sample, DecodeError> {
         let mut root = Value::Map(BTreeMap::new());
+        let mut elements = self.values.iter().flatten().count();
         for (path, value) in self.paths.iter().zip(&self.values) {
             if let Some(leaf) = value {
-                insert(&mut root, path, leaf)?;
+                insert(&mut root, path, leaf, &mut elements)?;
             }
         }
         root.deserialize_into()
@@ -623,12 +832,21 @@ impl Slots {
         let mut input = Input::new(payload);
         let n = input.len()?;
         for _ in 0..n {
-            let path = input.bytes_with_len()?.to_vec();
-            let leaf = Leaf::get(&mut input, None)?;
-            self.paths.push(path);
-            self.values.push(Some(leaf));
+            self.add(&mut input)?;
         }
         trailing(&input)
+    }
+
+    /// Read one new slot (path and value) into the table, within [`SLOTS_MAX`].
+    fn add(&mut self, input: &mut Input<'_>) -> Result<(), DecodeError> {
+        if self.paths.len() >= SLOTS_MAX {
+            return Err(bad(format!("more than {SLOTS_MAX} slots")));
+        }
+        let path = input.bytes_with_len()?.to_vec();
+        let leaf = Leaf::get(input, None)?;
+        self.paths.push(path);
+        self.values.push(Some(leaf));
+        Ok(())
     }
 
     /// Apply a delta payload to the slots of the record before it.
@@ -645,10 +863,7 @@ impl Slots {
         }
         let added = input.len()?;
         for _ in 0..added {
-            let path = input.bytes_with_len()?.to_vec();
-            let leaf = Leaf::get(&mut input, None)?;
-            self.paths.push(path);
-            self.values.push(Some(leaf));
+            self.add(&mut input)?;
         }
         let removed = input.len()?;
         for _ in 0..removed {
@@ -682,12 +897,28 @@ pub struct Encoder {
     seen: Vec<u64>,
     generation: u64,
     path: Vec<u8>,
+    /// Keep the processes' command lines (else each is left out, and the process list says so).
+    command_lines: bool,
 }
 
 impl Encoder {
-    /// Every slot of `sample`, replacing the table: a keyframe payload.
+    /// An encoder that keeps the processes' command lines, or leaves them out.
+    pub fn new(command_lines: bool) -> Encoder {
+        Encoder {
+            command_lines,
+            ..Encoder::default()
+        }
+    }
+
+    /// Back to an empty table after a failure, the settings kept.
+    fn reset(&mut self) {
+        *self = Encoder::new(self.command_lines);
+    }
+
+    /// Every slot of `sample`, replacing the table: a keyframe payload. An error when the
+    /// sample is larger than a record may be ([`SLOTS_MAX`], [`RAW_MAX`]).
     pub fn keyframe(&mut self, sample: &Sample) -> Result<Vec<u8>, DecodeError> {
-        let value = to_tree(sample)?;
+        let value = to_tree(sample, self.command_lines)?;
         self.slots = Slots::default();
         self.ids.clear();
         self.seen.clear();
@@ -696,7 +927,7 @@ impl Encoder {
         self.order.clear();
         let (slots, ids, order) = (&mut self.slots, &mut self.ids, &mut self.order);
         self.path.clear();
-        let walked = walk(&value, &mut self.path, &mut |path, leaf| {
+        let walked = walk(&value, &mut self.path, 0, &mut |path, leaf| {
             put_varint(&mut body, path.len() as u64);
             body.extend_from_slice(path);
             leaf.put_full(&mut body);
@@ -706,9 +937,17 @@ impl Encoder {
             slots.values.push(Some(leaf));
             count += 1;
         });
+        let too_large = self.slots.paths.len() > SLOTS_MAX || body.len() + 10 > RAW_MAX;
         if let Err(e) = walked {
-            *self = Encoder::default();
+            self.reset();
             return Err(e);
+        }
+        if too_large {
+            let (n, bytes) = (self.slots.paths.len(), body.len());
+            self.reset();
+            return Err(bad(format!(
+                "it is larger than a record may be ({n} values in {bytes} bytes; at most {SLOTS_MAX} values in {RAW_MAX} bytes): record fewer processes"
+            )));
         }
         self.seen = vec![self.generation; self.slots.paths.len()];
         let mut out = Vec::with_capacity(body.len() + 3);
@@ -717,10 +956,11 @@ impl Encoder {
         Ok(out)
     }
 
-    /// Only the slots that changed since the last record: a delta payload. The table moves on
-    /// to `sample`.
-    pub fn delta(&mut self, sample: &Sample) -> Result<Vec<u8>, DecodeError> {
-        let value = to_tree(sample)?;
+    /// Only the slots that changed since the last record: a delta payload, or `None` when the
+    /// table would grow past [`SLOTS_MAX`] or the payload past [`RAW_MAX`] (the record must be
+    /// a keyframe). The table moves on to `sample`.
+    pub fn delta(&mut self, sample: &Sample) -> Result<Option<Vec<u8>>, DecodeError> {
+        let value = to_tree(sample, self.command_lines)?;
         self.generation += 1;
         let generation = self.generation;
         let mut changed = Vec::with_capacity(256);
@@ -731,7 +971,7 @@ impl Encoder {
         let last_order = std::mem::take(&mut self.order);
         let mut order = Vec::with_capacity(last_order.len());
         self.path.clear();
-        let walked = walk(&value, &mut self.path, &mut |path, leaf| {
+        let walked = walk(&value, &mut self.path, 0, &mut |path, leaf| {
             let expected = last_order
                 .get(order.len())
                 .copied()
@@ -758,7 +998,7 @@ impl Encoder {
             }
         });
         if let Err(e) = walked {
-            *self = Encoder::default();
+            self.reset();
             return Err(e);
         }
         self.order = order;
@@ -778,12 +1018,48 @@ impl Encoder {
         out.extend_from_slice(&added);
         put_varint(&mut out, n_removed);
         out.extend_from_slice(&removed);
-        Ok(out)
+        if self.slots.paths.len() > SLOTS_MAX || out.len() > RAW_MAX {
+            return Ok(None);
+        }
+        Ok(Some(out))
     }
 }
 
-fn to_tree(sample: &Sample) -> Result<Value, DecodeError> {
-    serde_value::to_value(sample).map_err(|e| bad(format!("sample does not serialize: {e}")))
+/// The serde tree of a sample as it is recorded: without the processes' command lines unless
+/// they are kept (they can hold secrets: tokens and passwords passed as arguments); the list
+/// then says they were not recorded, so a replay shows that rather than nothing.
+fn to_tree(sample: &Sample, command_lines: bool) -> Result<Value, DecodeError> {
+    let mut value = serde_value::to_value(sample)
+        .map_err(|e| bad(format!("sample does not serialize: {e}")))?;
+    if !command_lines && sample.processes.is_some() {
+        let scan = field(&mut value, "processes").and_then(|p| match p {
+            Value::Option(Some(scan)) => Some(scan.as_mut()),
+            _ => None,
+        });
+        let Some(Value::Map(scan)) = scan else {
+            return Err(bad("the process list does not have its usual shape"));
+        };
+        if let Some(Value::Seq(top)) = scan.get_mut(&Value::String("top".into())) {
+            for p in top {
+                if let Some(command) = field(p, "command") {
+                    *command = Value::Option(None);
+                }
+            }
+        }
+        scan.insert(
+            Value::String("commands_not_recorded".into()),
+            Value::Bool(true),
+        );
+    }
+    Ok(value)
+}
+
+/// The field `name` of a struct's serde tree.
+fn field<'v>(value: &'v mut Value, name: &str) -> Option<&'v mut Value> {
+    match value {
+        Value::Map(m) => m.get_mut(&Value::String(name.into())),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -22,28 +22,33 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::sanitize;
+
 pub use reader::{Moment, Reader};
 pub use writer::{Writer, WriterOptions};
 
 /// The extension of recording files.
 pub const EXTENSION: &str = "zsr";
 
-/// What stops a recording from being written or read.
+/// What stops a recording from being written or read. Every message is made safe for a
+/// terminal: a path can come from a directory listing, a reason from a record.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {source}", shown(path))]
     Io {
         path: PathBuf,
         #[source]
         source: io::Error,
     },
-    #[error("{}: not a zswaptop recording", path.display())]
+    #[error("{}: not a zswaptop recording", shown(path))]
     NotARecording { path: PathBuf },
-    #[error("{}: the recording's header is corrupt", path.display())]
+    #[error("{}: not a regular file", shown(path))]
+    NotRegular { path: PathBuf },
+    #[error("{}: the recording's header is corrupt", shown(path))]
     CorruptHeader { path: PathBuf },
     #[error(
         "{}: recorded in format version {found}, newer than this zswaptop reads (up to {supported}): read it with a newer zswaptop",
-        path.display()
+        shown(path)
     )]
     NewerVersion {
         path: PathBuf,
@@ -52,16 +57,45 @@ pub enum Error {
     },
     #[error(
         "{}: the size cap of {cap} bytes is reached (record into a directory to drop the oldest data instead)",
-        path.display()
+        shown(path)
     )]
     CapReached { path: PathBuf, cap: u64 },
-    #[error("{}: record at offset {offset}: {reason}", path.display())]
+    #[error(
+        "a size cap of {cap} bytes is under the least a recording needs: {min} bytes ({} KiB: two files of {} KiB, the one being written and the one before it)",
+        min / 1024,
+        min / 2048
+    )]
+    CapTooSmall { cap: u64, min: u64 },
+    #[error(
+        "{}: another recorder is writing to it{}: one recorder per file or directory",
+        shown(path),
+        holder.as_deref().map(|h| format!(" ({})", sanitize::visible(h))).unwrap_or_default()
+    )]
+    Locked {
+        path: PathBuf,
+        /// `pid N (COMMAND)`, when /proc/locks names it.
+        holder: Option<String>,
+    },
+    #[error(
+        "{}: a symbolic link owned by uid {owner}, not by this user (uid {user}): refused (give the path it leads to)",
+        shown(path)
+    )]
+    ForeignSymlink {
+        path: PathBuf,
+        owner: u32,
+        user: u32,
+    },
+    #[error(
+        "{}: record at offset {offset}: {}",
+        shown(path),
+        sanitize::visible(reason)
+    )]
     Decode {
         path: PathBuf,
         offset: u64,
         reason: String,
     },
-    #[error("a sample does not encode: {0}")]
+    #[error("a sample does not encode: {}", sanitize::visible(.0))]
     Encode(String),
     #[error("no record at position {0}")]
     NoSuchRecord(usize),
@@ -74,6 +108,28 @@ impl Error {
             source,
         }
     }
+}
+
+/// The error for a file whose header says `check`, when it can be neither read nor appended
+/// to (a good header, or one cut short, can).
+fn refuse(check: format::HeaderCheck, path: &Path) -> Result<(), Error> {
+    let path = path.to_path_buf();
+    Err(match check {
+        format::HeaderCheck::Good | format::HeaderCheck::Short => return Ok(()),
+        format::HeaderCheck::NotARecording => Error::NotARecording { path },
+        format::HeaderCheck::Corrupt => Error::CorruptHeader { path },
+        format::HeaderCheck::Newer(found) => Error::NewerVersion {
+            path,
+            found,
+            supported: format::VERSION,
+        },
+    })
+}
+
+/// A path as a message shows it: its control characters escaped (a file name in a shared
+/// directory is anyone's choice).
+pub fn shown(path: &Path) -> String {
+    sanitize::visible(&path.to_string_lossy()).into_owned()
 }
 
 /// What a reader skipped, and why.
@@ -89,8 +145,11 @@ pub enum WarningKind {
     Orphaned,
     /// A record whose bytes check out but do not decode.
     Undecodable,
-    /// A file that could not be opened or read (rotated away, no permission).
+    /// A file that could not be opened or read (rotated away, no permission, a corrupt
+    /// header, not a recording).
     Unreadable,
+    /// A file of a directory recorded in a newer format: skipped, the others read.
+    NewerFormat,
     /// The wall clock went backwards between two records (records stay in recorded order).
     ClockWentBack,
 }
@@ -107,11 +166,11 @@ pub struct Warning {
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.path.display())?;
+        write!(f, "{}", shown(&self.path))?;
         if let Some(o) = self.offset {
             write!(f, " at offset {o}")?;
         }
-        write!(f, ": {}", self.detail)
+        write!(f, ": {}", sanitize::visible(&self.detail))
     }
 }
 

@@ -70,12 +70,18 @@ pub struct Reader {
 
 impl Reader {
     /// Open a recording file, or a directory of them. Damage is skipped with a warning; only a
-    /// path that cannot be read at all, a file that is not a recording or one from a newer
-    /// format is an error.
+    /// path that cannot be read at all, or a single file that is not a recording, has a
+    /// corrupt header or is from a newer format, is an error. In a directory such a file is
+    /// skipped with a warning and the others are read: one bad file never hides the rest.
     pub fn open(path: impl AsRef<Path>) -> Result<Reader, Error> {
         let path = path.as_ref();
         let meta = fs::metadata(path).map_err(|e| Error::io(path, e))?;
         let dir = meta.is_dir();
+        if !dir && !meta.is_file() {
+            return Err(Error::NotRegular {
+                path: path.to_path_buf(),
+            });
+        }
         let files = if dir {
             list_dir(path).map_err(|e| Error::io(path, e))?
         } else {
@@ -90,10 +96,27 @@ impl Reader {
         };
         let listed = files.len();
         for f in files {
-            match fs::read(&f) {
-                Ok(bytes) => r.index_file(f, &bytes, dir)?,
-                Err(e) if dir => r.warn(WarningKind::Unreadable, &f, None, format!("skipped: {e}")),
-                Err(e) => return Err(Error::io(&f, e)),
+            match r.index_file(&f) {
+                Ok(()) => {}
+                Err(e) if dir => {
+                    let kind = match e {
+                        Error::NewerVersion { .. } => WarningKind::NewerFormat,
+                        _ => WarningKind::Unreadable,
+                    };
+                    let detail = match &e {
+                        Error::Io { source, .. } => format!("skipped: {source}"),
+                        Error::NotARecording { .. } => "skipped: not a zswaptop recording".into(),
+                        Error::CorruptHeader { .. } => "skipped: its header is corrupt".into(),
+                        Error::NewerVersion {
+                            found, supported, ..
+                        } => format!(
+                            "skipped: recorded in format version {found}, newer than this zswaptop reads (up to {supported})"
+                        ),
+                        other => format!("skipped: {other}"),
+                    };
+                    r.warn(kind, &f, None, detail);
+                }
+                Err(e) => return Err(e),
             }
         }
         if dir && listed == 0 {
@@ -244,52 +267,35 @@ impl Reader {
         err
     }
 
-    /// Check one file and add its intact records to the index.
-    fn index_file(&mut self, path: PathBuf, bytes: &[u8], in_dir: bool) -> Result<(), Error> {
-        match format::check_header(bytes) {
-            HeaderCheck::Good => {}
-            HeaderCheck::Short => {
-                let detail = if bytes.is_empty() {
-                    "empty file: nothing recorded".to_string()
-                } else {
-                    format!(
-                        "ends inside its header ({} bytes): nothing recorded",
-                        bytes.len()
-                    )
-                };
-                self.warn(WarningKind::Empty, &path, None, detail);
-                return Ok(());
-            }
-            HeaderCheck::Newer(found) => {
-                return Err(Error::NewerVersion {
-                    path,
-                    found,
-                    supported: format::VERSION,
-                });
-            }
-            HeaderCheck::NotARecording if in_dir => {
-                self.warn(
-                    WarningKind::Unreadable,
-                    &path,
-                    None,
-                    "skipped: not a zswaptop recording".into(),
-                );
-                return Ok(());
-            }
-            HeaderCheck::NotARecording => return Err(Error::NotARecording { path }),
-            HeaderCheck::Corrupt if in_dir => {
-                self.warn(
-                    WarningKind::Unreadable,
-                    &path,
-                    None,
-                    "skipped: its header is corrupt".into(),
-                );
-                return Ok(());
-            }
-            HeaderCheck::Corrupt => return Err(Error::CorruptHeader { path }),
+    /// Check one file and add its intact records to the index (read through a window: the
+    /// memory this takes does not grow with the file, only the index does).
+    fn index_file(&mut self, path: &Path) -> Result<(), Error> {
+        let io = |e| Error::io(path, e);
+        let file = File::open(path).map_err(io)?;
+        let meta = file.metadata().map_err(io)?;
+        if !meta.is_file() {
+            return Err(Error::NotRegular {
+                path: path.to_path_buf(),
+            });
         }
+        let mut head = vec![0u8; (meta.len() as usize).min(HEADER_LEN)];
+        file.read_exact_at(&mut head, 0).map_err(io)?;
+        let check = format::check_header(&head);
+        super::refuse(check, path)?;
+        if check == HeaderCheck::Short {
+            let detail = if head.is_empty() {
+                "empty file: nothing recorded".to_string()
+            } else {
+                format!(
+                    "ends inside its header ({} bytes): nothing recorded",
+                    head.len()
+                )
+            };
+            self.warn(WarningKind::Empty, path, None, detail);
+            return Ok(());
+        }
+        let scan = format::scan(&file, HEADER_LEN as u64).map_err(io)?;
         let file = self.files.len() as u32;
-        let scan = format::scan(bytes, HEADER_LEN);
         for &(offset, len, gap) in &scan.gaps {
             let (kind, detail) = match gap {
                 Gap::Torn => (
@@ -305,8 +311,14 @@ impl Reader {
                         offset + len
                     ),
                 ),
+                Gap::Unsearched => (
+                    WarningKind::Corrupt,
+                    format!(
+                        "the last {len} bytes fail their length or checksum, and so many claim to start a record that the search for the next intact one stopped: skipped"
+                    ),
+                ),
             };
-            self.warn(kind, &path, Some(offset), detail);
+            self.warn(kind, path, Some(offset), detail);
         }
         let mut key: Option<u32> = None;
         let mut expected = HEADER_LEN as u64;
@@ -320,7 +332,7 @@ impl Reader {
             if info.kind & !FLAG_ZSTD == KIND_KEYFRAME {
                 key = Some(self.entries.len() as u32);
                 if let Some((at, n)) = orphans.take() {
-                    self.warn_orphans(&path, at, n);
+                    self.warn_orphans(path, at, n);
                 }
             }
             let Some(k) = key else {
@@ -337,9 +349,9 @@ impl Reader {
             });
         }
         if let Some((at, n)) = orphans {
-            self.warn_orphans(&path, at, n);
+            self.warn_orphans(path, at, n);
         }
-        self.files.push(path);
+        self.files.push(path.to_path_buf());
         Ok(())
     }
 
@@ -415,11 +427,14 @@ impl Reader {
         let raw: Vec<u8>;
         let payload: &[u8] = if info.kind & FLAG_ZSTD != 0 {
             let mut input = Input::new(body);
-            let len = usize::try_from(input.varint().map_err(|e| e.0)?)
-                .ok()
-                .filter(|&n| n <= format::RAW_MAX)
-                .ok_or("impossible uncompressed length")?;
+            let claimed = input.varint().map_err(|e| e.0)?;
             let packed = &body[input.position()..];
+            // At most RAW_MAX, and at most RATIO_MAX times the compressed size: decoding a
+            // file costs in proportion to its size.
+            let len = usize::try_from(claimed)
+                .ok()
+                .filter(|&n| n <= format::RAW_MAX && n <= packed.len() * format::RATIO_MAX)
+                .ok_or("impossible uncompressed length")?;
             raw = if keyframe {
                 zstd::bulk::decompress(packed, len).map_err(|err| format!("zstd: {err}"))?
             } else {

@@ -17,6 +17,7 @@ use super::widgets::{self, Col};
 use super::widgets::{bold, dim, raw};
 use crate::app::{App, Pane, View};
 use crate::format as f;
+use crate::model::status::CMDLINE;
 use crate::root::Reason;
 
 const fn col(title: &'static str, width: u16, right: bool) -> Col {
@@ -273,6 +274,12 @@ pub fn processes(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         .iter()
         .map(|&i| col(PROC_COLS[i].title, PROC_COLS[i].width, PROC_COLS[i].right))
         .collect();
+    // A recording made without command lines says so in their column.
+    let no_command = if s.sources.iter().any(|x| x.source == CMDLINE && !x.is_ok()) {
+        "not recorded"
+    } else {
+        t.missing()
+    };
     let visible = usize::from(p.table.height.saturating_sub(1));
     let max = app.proc_order.len().saturating_sub(visible);
     let offset = app.scroll(Pane::Processes).min(max);
@@ -303,7 +310,7 @@ pub fn processes(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
                             .to_string()
                     })
                     .unwrap_or_else(|| t.missing().into()),
-                r.command.clone().unwrap_or_else(|| t.missing().into()),
+                r.command.clone().unwrap_or_else(|| no_command.into()),
             ];
             keep.iter().map(|&i| cells[i].clone()).collect()
         })
