@@ -93,7 +93,7 @@ trap 'exit 130' INT TERM
 # with the run, or by itself DURATION seconds after it started).
 churn() {
     local end=$((SECONDS + DURATION)) n=0 next_cg=$((SECONDS + 5)) cg i
-    trap 'jobs -p | xargs -r kill 2>/dev/null; exit 0' TERM
+    trap 'jobs -p | xargs -r kill 2>/dev/null; wait; remove_cgroups; exit 0' TERM
     while [ "$SECONDS" -lt "$end" ]; do
         for ((i = 0; i < CHURN_PROCS; i++)); do
             /bin/sleep 0.05 &

@@ -330,19 +330,11 @@ fn a_long_session_over_a_churning_machine_stays_bounded() {
     let mut app = App::new(settings, first);
     let mut screen = Screen::new(TestBackend::new(COLS, ROWS)).unwrap();
     app.update(Msg::Resize(COLS, ROWS));
-    let views = [
-        View::Overview,
-        View::Graphs,
-        View::Devices,
-        View::Diagnostics,
-        View::Processes,
-        View::Cgroups,
-    ];
     let mut warm: Option<(Footprint, (usize, usize), usize)> = None;
     let mut worst_kept = 0;
     for tick in 1..=TICKS {
         m.churn(tick);
-        let view = views[(tick / 20) % views.len()];
+        let view = View::ALL[(tick / 20) % View::ALL.len()];
         if app.view != view {
             app.update(Msg::Key(Action::Show(view)));
         }

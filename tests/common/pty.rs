@@ -2,6 +2,7 @@
 //! controlling terminal is the pty (as a login shell over SSH is), with the test holding the
 //! master side to read what it draws, type keys, and set the line discipline's modes.
 
+use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
@@ -24,8 +25,9 @@ pub fn setsid() -> Option<PathBuf> {
         .find(|p| p.exists())
 }
 
-/// A pseudo-terminal of `cols`×`rows`: the master side, and the path of the slave.
-pub fn open_pty(cols: u16, rows: u16) -> (File, PathBuf) {
+/// A pseudo-terminal of `cols`×`rows`: the master side, and the slave side opened for reading
+/// and writing (not made the test's controlling terminal).
+pub fn open_pty(cols: u16, rows: u16) -> (File, File) {
     let m = rustix::pty::openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC)
         .unwrap();
     rustix::pty::grantpt(&m).unwrap();
@@ -38,19 +40,19 @@ pub fn open_pty(cols: u16, rows: u16) -> (File, PathBuf) {
         ws_ypixel: 0,
     };
     rustix::termios::tcsetwinsize(&m, ws).unwrap();
-    (File::from(m), PathBuf::from(name.to_str().unwrap()))
-}
-
-/// `zswaptop ARGS` on the slave side of a new 100×30 pseudo-terminal, in a session of its own
-/// (the child's id is the dashboard's: `setsid` execs it), with only `path` on PATH.
-pub fn spawn(setsid: &Path, path: &Path, args: &[&str]) -> (Child, File) {
-    let (master, slave_path) = open_pty(100, 30);
     let slave = File::options()
         .read(true)
         .write(true)
         .custom_flags(rustix::fs::OFlags::NOCTTY.bits() as i32)
-        .open(&slave_path)
+        .open(name.to_str().unwrap())
         .unwrap();
+    (File::from(m), slave)
+}
+
+/// `zswaptop ARGS` on the slave side of a new 100×30 pseudo-terminal, in a session of its own
+/// (the child's id is the dashboard's: `setsid` execs it), with only `path` on PATH.
+pub fn spawn<S: AsRef<OsStr>>(setsid: &Path, path: &Path, args: &[S]) -> (Child, File) {
+    let (master, slave) = open_pty(100, 30);
     let child = Command::new(setsid)
         .arg("--ctty")
         .arg(BIN)
@@ -99,25 +101,30 @@ pub fn wait_for_text(master: &mut File, what: &[u8], limit: Duration) -> bool {
     read_for(master, limit, Some(what)).1
 }
 
+/// What the dashboard writes to its terminal for `limit`, reading all the while.
+pub fn output_for(master: &mut File, limit: Duration) -> Vec<u8> {
+    read_for(master, limit, None).0
+}
+
 /// Type `keys` on the terminal.
 pub fn type_keys(master: &mut File, keys: &[u8]) {
     master.write_all(keys).unwrap();
 }
 
-/// Wait at most `limit` for `child` to end, reading `master` all the while so that its writes
-/// never block; killed (and `None`) when it does not.
-pub fn ended_within(child: &mut Child, master: &mut File, limit: Duration) -> Option<ExitStatus> {
+/// Wait at most `limit` for `child` to end: its status and how long that took; killed (and
+/// `None`) when it does not.
+pub fn ended_within(child: &mut Child, limit: Duration) -> Option<(ExitStatus, Duration)> {
     let t = Instant::now();
     loop {
         if let Some(st) = child.try_wait().unwrap() {
-            return Some(st);
+            return Some((st, t.elapsed()));
         }
         if t.elapsed() > limit {
             let _ = child.kill();
             let _ = child.wait();
             return None;
         }
-        read_for(master, Duration::from_millis(10), None);
+        sleep(Duration::from_millis(5));
     }
 }
 
