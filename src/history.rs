@@ -80,6 +80,18 @@ impl History {
         self.times_ns.back().copied()
     }
 
+    /// The samples kept and the bytes their columns take (their capacity), for tests that check
+    /// a long session stays within bounds.
+    pub fn footprint(&self) -> (usize, usize) {
+        let bytes = self.times_ns.capacity() * size_of::<u64>()
+            + self
+                .cols
+                .iter()
+                .map(|c| c.capacity() * size_of::<f32>())
+                .sum::<usize>();
+        (self.len(), bytes)
+    }
+
     /// Seconds between the oldest and the newest sample kept.
     pub fn span_secs(&self) -> f64 {
         match (self.times_ns.front(), self.times_ns.back()) {

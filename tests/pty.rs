@@ -7,58 +7,25 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use std::ffi::OsStr;
 use std::fs::{self, File};
 use std::io::Read;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-use rustix::event::{PollFd, PollFlags};
-use rustix::pty::OpenptFlags;
-
-const BIN: &str = env!("CARGO_BIN_EXE_zswaptop");
+use common::pty::{self, BIN, ended_within, open_pty, output_for, setsid, wait_for_text};
 
 fn fixture() -> String {
     format!(
         "{}/tests/fixtures/linux-6.18-loaded",
         env!("CARGO_MANIFEST_DIR")
     )
-}
-
-/// `setsid`, to start the dashboard as the leader of a session whose controlling terminal is
-/// the pseudo-terminal (as a login shell over SSH is), without unsafe code in the test.
-fn setsid() -> Option<PathBuf> {
-    ["/usr/bin/setsid", "/bin/setsid"]
-        .iter()
-        .map(PathBuf::from)
-        .find(|p| p.exists())
-}
-
-/// A pseudo-terminal of `cols`×`rows`: the master side, and the slave side opened for reading
-/// and writing (not made the test's controlling terminal).
-fn open_pty(cols: u16, rows: u16) -> (File, File) {
-    let m = rustix::pty::openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC)
-        .unwrap();
-    rustix::pty::grantpt(&m).unwrap();
-    rustix::pty::unlockpt(&m).unwrap();
-    let name = rustix::pty::ptsname(&m, Vec::new()).unwrap();
-    let ws = rustix::termios::Winsize {
-        ws_row: rows,
-        ws_col: cols,
-        ws_xpixel: 0,
-        ws_ypixel: 0,
-    };
-    rustix::termios::tcsetwinsize(&m, ws).unwrap();
-    let slave = File::options()
-        .read(true)
-        .write(true)
-        .custom_flags(rustix::fs::OFlags::NOCTTY.bits() as i32)
-        .open(name.to_str().unwrap())
-        .unwrap();
-    (File::from(m), slave)
 }
 
 /// The dashboard on the slave side of a new pseudo-terminal, with only `path` on PATH.
@@ -68,76 +35,13 @@ fn start(setsid: &Path, path: &Path) -> (Child, File) {
 
 /// The same over the tree at `root`.
 fn start_on(setsid: &Path, path: &Path, root: &Path) -> (Child, File) {
-    let (master, slave) = open_pty(100, 30);
-    let child = Command::new(setsid)
-        .arg("--ctty")
-        .arg(BIN)
-        .arg("--root")
-        .arg(root)
-        .args(["-i", "0.1"])
-        .env_clear()
-        .env("PATH", path)
-        .env("TERM", "xterm-256color")
-        .env("LANG", "C.UTF-8")
-        .stdin(Stdio::from(slave.try_clone().unwrap()))
-        .stdout(Stdio::from(slave.try_clone().unwrap()))
-        .stderr(Stdio::from(slave))
-        .spawn()
-        .unwrap();
-    (child, master)
-}
-
-/// Read from `master` until `what` has been drawn; false on a timeout.
-fn wait_for_text(master: &mut File, what: &[u8], limit: Duration) -> bool {
-    read_for(master, limit, Some(what)).1
-}
-
-/// What the dashboard writes to its terminal for `limit`, reading all the while.
-fn output_for(master: &mut File, limit: Duration) -> Vec<u8> {
-    read_for(master, limit, None).0
-}
-
-/// Read from `master` for `limit`, or until `until` is seen (then true); stops at its end.
-fn read_for(master: &mut File, limit: Duration, until: Option<&[u8]>) -> (Vec<u8>, bool) {
-    let end = Instant::now() + limit;
-    let mut seen = Vec::new();
-    let mut buf = [0u8; 65536];
-    while Instant::now() < end {
-        let mut fds = [PollFd::new(&*master, PollFlags::IN)];
-        let ts = rustix::time::Timespec {
-            tv_sec: 0,
-            tv_nsec: 20_000_000,
-        };
-        if rustix::event::poll(&mut fds, Some(&ts)).unwrap_or(0) == 0 {
-            continue;
-        }
-        match master.read(&mut buf) {
-            Ok(n) if n > 0 => seen.extend_from_slice(&buf[..n]),
-            _ => return (seen, false),
-        }
-        if let Some(what) = until
-            && seen.windows(what.len()).any(|w| w == what)
-        {
-            return (seen, true);
-        }
-    }
-    (seen, false)
-}
-
-/// Wait at most `limit` for `child` to end.
-fn ended_within(child: &mut Child, limit: Duration) -> Option<(ExitStatus, Duration)> {
-    let t = Instant::now();
-    loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            return Some((st, t.elapsed()));
-        }
-        if t.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            return None;
-        }
-        sleep(Duration::from_millis(5));
-    }
+    let args = [
+        OsStr::new("--root"),
+        root.as_os_str(),
+        OsStr::new("-i"),
+        OsStr::new("0.1"),
+    ];
+    pty::spawn(setsid, path, &args)
 }
 
 /// A directory holding only a `tput` that leaves `marker` behind when run.

@@ -94,6 +94,7 @@ fn main() -> std::process::ExitCode {
             hang_up_without_sighup_ends_it,
             colour_follows_color_and_no_color,
             ctrl_z_suspends_and_fg_resumes,
+            sigstop_from_outside_and_fg_takes_raw_mode_back,
             watch_repeats_its_header_when_the_height_changes,
             replay_seeks_steps_and_pauses,
             the_dashboard_records_what_it_samples,
@@ -256,11 +257,16 @@ fn gone_within(pid: u32, limit: Duration) -> Option<Duration> {
 }
 
 fn shell_session(name: &str) -> Tmux {
+    shell_session_in(name, "sh")
+}
+
+/// A tmux session running `shell` (a command line) with a bare environment and a `READY$ ` prompt.
+fn shell_session_in(name: &str, shell: &str) -> Tmux {
     let t = Tmux::start(
         name,
         100,
         30,
-        "env -i PATH=/usr/bin:/bin LANG=C.UTF-8 TERM=tmux-256color sh",
+        &format!("env -i PATH=/usr/bin:/bin LANG=C.UTF-8 TERM=tmux-256color {shell}"),
     );
     t.type_line("PS1='READY$ '");
     t.type_line("clear");
@@ -586,6 +592,60 @@ fn ctrl_z_suspends_and_fg_resumes() {
         s.matches("READY$").count() >= 4 && s.trim_end().ends_with("READY$")
     });
     assert!(gone_within(pid, Duration::from_secs(2)).is_some());
+    assert!(!t.alternate_screen());
+    t.type_line("echo EXIT=$?");
+    t.wait_for("its exit status", |s| s.contains("EXIT=0"));
+}
+
+/// Stopped by a plain SIGSTOP from outside (not Ctrl-Z: the dashboard is not told), bash puts
+/// its own terminal modes back while the job is stopped. `bg` continues it in the background,
+/// where it stops again (SIGTTOU) instead of drawing over the shell; after `fg` it takes raw mode
+/// again for real: one `q` without Enter ends it.
+fn sigstop_from_outside_and_fg_takes_raw_mode_back() {
+    require_tmux!();
+    if run("bash", &["--version"]).is_none() {
+        common::trials::skip("no bash: the job-control shell that resets the terminal's modes");
+    }
+    let t = shell_session_in("sigstop", "bash --norc --noprofile -i");
+    t.type_line(&format!("{BIN} --root {} -i 0.1", fixture()));
+    t.wait_for("the dashboard", |s| s.contains("Real memory"));
+    let pid = child_zswaptop(t.pane_pid());
+
+    let _ = Command::new("kill")
+        .args(["-STOP", &pid.to_string()])
+        .status();
+    // Written over the dashboard (still on the alternate screen): the rest of the prompt's line
+    // is what the dashboard had drawn there.
+    t.wait_for("the shell to say Stopped", |s| {
+        s.contains("Stopped") && s.lines().any(|l| l.starts_with("READY$"))
+    });
+    // Continued in the background, it must not draw over the shell: setting raw mode stops it
+    // again (SIGTTOU) until it is in the foreground.
+    t.type_line("bg");
+    t.wait_for("bg's line", |s| s.contains(" &"));
+    sleep(Duration::from_millis(500));
+    t.keys(&["Enter"]);
+    t.wait_for("the shell to say Stopped again", |s| {
+        s.matches("Stopped").count() >= 2 && s.contains(" &")
+    });
+    t.type_line("fg");
+    // Drawn again, over what the shell wrote.
+    t.wait_for("the dashboard again", |s| {
+        s.contains("Real memory") && !s.contains("Stopped")
+    });
+    assert!(t.alternate_screen());
+
+    // One q, with no Enter: raw mode is back.
+    t.keys(&["q"]);
+    let gone = gone_within(pid, Duration::from_secs(3));
+    if gone.is_none() {
+        let _ = Command::new("kill").arg(pid.to_string()).status();
+    }
+    assert!(
+        gone.is_some(),
+        "a single q did not end it after fg; the screen:\n{}",
+        t.screen()
+    );
     assert!(!t.alternate_screen());
     t.type_line("echo EXIT=$?");
     t.wait_for("its exit status", |s| s.contains("EXIT=0"));

@@ -169,6 +169,22 @@ const WINDOW_STEPS_S: [u64; 14] = [
     15, 30, 60, 120, 300, 600, 900, 1_800, 3_600, 7_200, 14_400, 28_800, 43_200, 86_400,
 ];
 
+/// What the dashboard holds from one tick to the next, collection by collection
+/// ([`App::footprint`]): a long session must keep each bounded by what the machine has now,
+/// whatever came and went before.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Footprint {
+    /// Samples in the history, the frozen copy of a pause included.
+    pub history_samples: usize,
+    /// Bytes the history's columns take (their capacity).
+    pub history_bytes: usize,
+    /// Processes, cgroups, swap areas, zram devices and block devices in the last sample and
+    /// the snapshots held (shown, and the newest while paused).
+    pub owners: usize,
+    /// Rows of the list views' orders (their capacity).
+    pub list_rows: usize,
+}
+
 #[derive(Debug, Clone)]
 pub struct App {
     pub settings: Settings,
@@ -299,6 +315,38 @@ impl App {
         self.prev = base;
         for s in samples {
             self.on_sample(s);
+        }
+    }
+
+    /// What the app holds from one tick to the next ([`Footprint`]).
+    pub fn footprint(&self) -> Footprint {
+        let (mut history_samples, mut history_bytes) = self.history.footprint();
+        if let Some(h) = &self.frozen_history {
+            let (n, bytes) = h.footprint();
+            history_samples += n;
+            history_bytes += bytes;
+        }
+        let p = &self.prev;
+        let sample = p.processes.as_ref().map_or(0, |s| s.top.len())
+            + p.cgroups
+                .as_ref()
+                .and_then(|c| c.as_ref().ok())
+                .map_or(0, Vec::len)
+            + p.swaps.as_ref().map_or(0, Vec::len)
+            + p.swap_devices.len()
+            + p.zram.len()
+            + p.block_stats.len();
+        let snapshot = |s: &Snapshot| {
+            s.processes.as_ref().map_or(0, |p| p.top.len())
+                + s.cgroups.as_ref().map_or(0, |c| c.list.len())
+                + s.swap.devices.len()
+                + s.zram.len()
+        };
+        Footprint {
+            history_samples,
+            history_bytes,
+            owners: sample + snapshot(&self.shown) + self.newest.as_deref().map_or(0, snapshot),
+            list_rows: self.proc_order.capacity() + self.cgroup_order.capacity(),
         }
     }
 

@@ -279,7 +279,7 @@ impl Events for TtyEvents<'_> {
     }
 
     fn resume(&mut self) -> io::Result<()> {
-        terminal::enter()
+        terminal::resume()
     }
 }
 

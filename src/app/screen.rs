@@ -142,6 +142,11 @@ impl<B: Backend> Screen<B> {
         self.kept_rects.len()
     }
 
+    /// The panels' descriptions kept for the next frame: how many buffers, and their bytes.
+    pub fn kept_footprint(&self) -> (usize, usize) {
+        self.kept.footprint()
+    }
+
     /// The terminal's size, from the backend.
     pub fn size(&self) -> Result<Size, B::Error> {
         self.backend.size()

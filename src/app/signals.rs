@@ -3,7 +3,9 @@
 //! Handlers only set flags and write a byte to pipes: the loop and the guard sleep in `poll(2)`
 //! on those pipes, so a signal wakes them at once. SIGHUP, SIGTERM, SIGINT and SIGQUIT stop the
 //! loop; SIGWINCH asks for the size again; SIGTSTP suspends the dashboard (terminal given back,
-//! then stopped) and SIGCONT brings it back (raw mode, alternate screen, full redraw).
+//! then stopped) and SIGCONT brings it back (raw mode, alternate screen, full redraw), whatever
+//! stopped it: a SIGSTOP from another terminal, or SIGTTIN/SIGTTOU, stop the process without
+//! it being told, and the shell resets the terminal's modes meanwhile.
 
 use std::io::{self, Read};
 use std::os::fd::OwnedFd;
@@ -170,7 +172,7 @@ impl Guard {
                         // with Ctrl-S): put the line discipline back unless the terminal is
                         // gone, and leave without writing to it. A hang-up is a normal end.
                         if !hung_up {
-                            let _ = ratatui::crossterm::terminal::disable_raw_mode();
+                            let _ = super::terminal::cooked_mode();
                         }
                         let code = match i32::try_from(sig) {
                             Ok(s) if s != 0 && !hung_up => 128 + s,

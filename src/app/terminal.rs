@@ -1,6 +1,12 @@
 //! The terminal the dashboard draws on: taking it (raw mode, alternate screen, cursor hidden),
 //! giving it back on every way out (a panic included), lending it to the shell while suspended
-//! (Ctrl-Z), and its size.
+//! (Ctrl-Z), taking it again after any stop, and its size.
+//!
+//! Raw mode is set here with `tcsetattr` rather than by crossterm: crossterm remembers that it
+//! set raw mode and will not set it again, but a process stopped from outside (`kill -STOP`, or
+//! SIGTTIN/SIGTTOU) is not told it stops, and the shell puts its own modes back on the terminal
+//! while the job is stopped. After any stop the terminal's modes are read again and raw mode set
+//! for real ([`resume`]).
 //!
 //! The size comes from the tty itself (`TIOCGWINSZ`); when that fails (the terminal hung up) the
 //! last known size stands. crossterm would instead run `tput cols` and `tput lines` through the
@@ -12,14 +18,15 @@ use std::cell::Cell;
 use std::fs::File;
 use std::io::{self, IsTerminal, Stdout, Write};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, Once};
 
 use anyhow::Context;
 use ratatui::backend::{Backend, ClearType, CrosstermBackend, WindowSize};
 use ratatui::buffer::Cell as BufCell;
 use ratatui::crossterm::{cursor, event, execute, terminal};
 use ratatui::layout::{Position, Size};
+use rustix::termios::{self, OptionalActions, Termios};
 
 use super::screen::Screen;
 use super::tty::{self, PollFlags};
@@ -29,10 +36,72 @@ static TAKEN: AtomicBool = AtomicBool::new(false);
 /// Mouse reports are asked for (clicks on the view names, the wheel); off with `--no-mouse`.
 static MOUSE: AtomicBool = AtomicBool::new(false);
 
+/// The terminal's modes as they were before the dashboard took it, and the descriptor of the
+/// terminal they are set on (the one crossterm reads keys from).
+struct Modes {
+    tty: OwnedFd,
+    before: Termios,
+}
+
+/// Set while raw mode is on: what [`cooked_mode`] puts back.
+static MODES: Mutex<Option<Modes>> = Mutex::new(None);
+
+fn modes() -> MutexGuard<'static, Option<Modes>> {
+    MODES.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `tcsetattr` now, again when a signal interrupted it (a stop and continue in between).
+fn set_modes(tty: BorrowedFd<'_>, t: &Termios) -> io::Result<()> {
+    loop {
+        match termios::tcsetattr(tty, OptionalActions::Now, t) {
+            Err(rustix::io::Errno::INTR) => {}
+            r => return r.map_err(io::Error::from),
+        }
+    }
+}
+
+/// Put the terminal in raw mode, made from the modes it has now (which the shell may have
+/// changed while the process was stopped), and set them whether or not raw mode was on before:
+/// nothing but the terminal itself says whether it still is. The modes found the first time are
+/// the ones [`cooked_mode`] gives back.
+///
+/// In the background this stops the process (SIGTTOU) until it is brought to the foreground,
+/// then goes on: a process continued in the background never draws over the shell.
+fn raw_mode() -> io::Result<()> {
+    let mut modes = modes();
+    let opened;
+    let tty = match modes.as_ref() {
+        Some(m) => m.tty.as_fd(),
+        None => {
+            opened = TtyIn::open().map_err(io::Error::other)?.try_clone()?;
+            opened.as_fd()
+        }
+    };
+    let now = termios::tcgetattr(tty)?;
+    let mut raw = now.clone();
+    raw.make_raw();
+    set_modes(tty, &raw)?;
+    if modes.is_none() {
+        *modes = Some(Modes {
+            tty: tty.try_clone_to_owned()?,
+            before: now,
+        });
+    }
+    Ok(())
+}
+
+/// Give the terminal the modes it had before [`raw_mode`] (nothing when raw mode is off).
+pub fn cooked_mode() -> io::Result<()> {
+    match modes().take() {
+        Some(m) => set_modes(m.tty.as_fd(), &m.before),
+        None => Ok(()),
+    }
+}
+
 /// Raw mode, the alternate screen, the cursor hidden. Every mode the dashboard sets on the
 /// terminal is set here and undone in [`leave`].
 pub fn enter() -> io::Result<()> {
-    terminal::enable_raw_mode()?;
+    raw_mode()?;
     TAKEN.store(true, Ordering::SeqCst);
     execute!(io::stdout(), terminal::EnterAlternateScreen, cursor::Hide)?;
     if MOUSE.load(Ordering::SeqCst) {
@@ -46,7 +115,7 @@ pub fn enter() -> io::Result<()> {
 pub fn leave() -> io::Result<()> {
     TAKEN.store(false, Ordering::SeqCst);
     // Raw mode first: it has the most effect if the rest fails.
-    let raw = terminal::disable_raw_mode();
+    let raw = cooked_mode();
     let mouse = if MOUSE.load(Ordering::SeqCst) {
         execute!(io::stdout(), event::DisableMouseCapture)
     } else {
@@ -61,6 +130,13 @@ pub fn leave() -> io::Result<()> {
 pub fn suspend() -> io::Result<()> {
     let _ = leave();
     signal_hook::low_level::raise(signal_hook::consts::SIGSTOP)?;
+    enter()
+}
+
+/// Take the terminal again after the process was stopped and continued without giving it back
+/// first (SIGSTOP, SIGTTIN or SIGTTOU, then SIGCONT): raw mode set for real, the alternate
+/// screen, mouse reports and the hidden cursor asked for again. The caller redraws everything.
+pub fn resume() -> io::Result<()> {
     enter()
 }
 

@@ -122,31 +122,36 @@ pub fn nice_max(max: Option<f64>, unit: Unit) -> f64 {
 
 const BRAILLE_BITS: [[u8; 2]; 4] = [[0x01, 0x08], [0x02, 0x10], [0x04, 0x20], [0x40, 0x80]];
 
-/// One dot of a plot, in the order drawn, packed in a u64 (so a plot's dots are hashed as one
-/// slice of bytes): its cell's column and row, the braille bit set there (0: the series'
-/// letter) and which of the graph's series it belongs to.
-fn dot(x: u16, y: u16, bit: u8, series: u8) -> u64 {
-    u64::from(x) | u64::from(y) << 16 | u64::from(bit) << 32 | u64::from(series) << 40
-}
-
-fn undot(d: u64) -> (u16, u16, u8, usize) {
-    (
-        d as u16,
-        (d >> 16) as u16,
-        (d >> 32) as u8,
-        usize::from((d >> 40) as u8),
-    )
-}
-
+/// The plot's cells, row after row: what the dots drawn so far put in each, as the series
+/// that drew there last (from 1; 0: no dot) in the high byte and the braille bits set there in
+/// the low byte (none when each series has its own letter).
+///
+/// A panel is kept from one frame to the next by comparing its description ([`Kept`]), so the
+/// description is the plot as it will be painted, one `u16` a cell: its size is the plot's area
+/// whatever the samples do. A list of the dots drawn (as this once was) grew with how much the
+/// lines move: a spiky window drew the same cells many times over, and the description buffers
+/// that `Kept` reuses kept the largest size they had ever held (a dashboard at 0.1 s over a busy
+/// machine gained ~200 KiB of heap in a few minutes once its graphs turned spiky, and kept it).
 struct Plot {
     area: Rect,
     braille: bool,
     cols: i64,
     rows: i64,
-    dots: Vec<u64>,
+    cells: Vec<u16>,
 }
 
 impl Plot {
+    fn new(area: Rect, braille: bool) -> Plot {
+        let (xr, yr) = if braille { (2, 4) } else { (1, 1) };
+        Plot {
+            area,
+            braille,
+            cols: i64::from(area.width) * xr,
+            rows: i64::from(area.height) * yr,
+            cells: vec![0; usize::from(area.width) * usize::from(area.height)],
+        }
+    }
+
     /// The dot at `x`, `y` of series number `s`.
     fn dot(&mut self, x: i64, y: i64, s: u8) {
         if x < 0 || y < 0 || x >= self.cols || y >= self.rows {
@@ -154,16 +159,16 @@ impl Plot {
         }
         let from_top = self.rows - 1 - y;
         let (xr, yr) = if self.braille { (2, 4) } else { (1, 1) };
-        self.dots.push(dot(
-            self.area.x + (x / xr) as u16,
-            self.area.y + (from_top / yr) as u16,
-            if self.braille {
-                BRAILLE_BITS[(from_top % 4) as usize][(x % 2) as usize]
-            } else {
-                0
-            },
-            s,
-        ));
+        // Both within the area: x < cols and from_top < rows.
+        let i = (from_top / yr) as usize * usize::from(self.area.width) + (x / xr) as usize;
+        let bit = if self.braille {
+            BRAILLE_BITS[(from_top % 4) as usize][(x % 2) as usize]
+        } else {
+            0
+        };
+        if let Some(c) = self.cells.get_mut(i) {
+            *c = (u16::from(s) + 1) << 8 | (*c & 0xff) | u16::from(bit);
+        }
     }
 
     fn line(&mut self, (x0, y0): (i64, i64), (x1, y1): (i64, i64), s: u8) {
@@ -180,26 +185,32 @@ impl Plot {
     }
 }
 
-/// Put the dots in the buffer: braille bits join the ones already in the cell. `series`: the
-/// letter and style of each series, by number.
-fn paint(buf: &mut Buffer, dots: &[u64], series: &[(char, Style)]) {
-    for &d in dots {
-        let (x, y, bit, s) = undot(d);
-        let Some(&(glyph, style)) = series.get(s) else {
+/// Put the plot's cells (see [`Plot`]) in the buffer at `area`: braille bits join the ones
+/// already in the cell. `series`: the letter and style of each series, by number.
+fn paint(buf: &mut Buffer, area: Rect, cells: &[u16], series: &[(char, Style)]) {
+    let width = usize::from(area.width.max(1));
+    for (i, &c) in cells.iter().enumerate() {
+        let Some(&(glyph, style)) = usize::from(c >> 8)
+            .checked_sub(1)
+            .and_then(|s| series.get(s))
+        else {
             continue;
         };
+        // Within the area: `cells` has one entry a cell of it.
+        let (x, y) = (area.x + (i % width) as u16, area.y + (i / width) as u16);
         let cell = &mut buf[(x, y)];
-        if bit == 0 {
+        let bits = u32::from(c & 0xff);
+        if bits == 0 {
             cell.set_char(glyph).set_style(style);
             continue;
         }
         let old = cell.symbol().chars().next().map(u32::from).unwrap_or(0);
-        let bits = if (0x2800..=0x28ff).contains(&old) {
+        let old = if (0x2800..=0x28ff).contains(&old) {
             old - 0x2800
         } else {
             0
         };
-        let c = char::from_u32(0x2800 + (bits | u32::from(bit))).unwrap_or('*');
+        let c = char::from_u32(0x2800 + (old | bits)).unwrap_or('*');
         cell.set_char(c).set_style(style);
     }
 }
@@ -212,7 +223,9 @@ struct Axis {
     top_label: String,
     lw: u16,
     age: Option<String>,
-    dots: Vec<u64>,
+    /// Where the plot is, and its cells ([`Plot`]).
+    plot: Rect,
+    cells: Vec<u16>,
 }
 
 /// Draw one graph in `area`: a title row (with the legend when it fits there), legend rows
@@ -264,22 +277,15 @@ fn axis(area: Rect, legend: usize, g: &Graph, app: &App, t: &Theme) -> Option<Ax
     };
     // The oldest edge of the window, under the plot's first column.
     let age = (body.height >= 3).then(|| format!("-{}", f::span(span)));
-    let braille = t.color && !t.ascii;
-    let (xr, yr) = if braille { (2i64, 4i64) } else { (1, 1) };
-    let mut p = Plot {
-        area: plot,
-        braille,
-        cols: i64::from(plot.width) * xr,
-        rows: i64::from(plot.height) * yr,
-        dots: Vec::new(),
-    };
+    let mut p = Plot::new(plot, t.color && !t.ascii);
     draw_series(&mut p, g, hist, span, top, app);
     Some(Axis {
         body,
         top_label,
         lw,
         age,
-        dots: p.dots,
+        plot,
+        cells: p.cells,
     })
 }
 
@@ -310,7 +316,7 @@ fn paint_axis(buf: &mut Buffer, a: &Axis, g: &Graph, t: &Theme) {
         .series()
         .map(|(_, s)| (s.glyph, t.series(s.hue)))
         .collect();
-    paint(buf, &a.dots, &series);
+    paint(buf, a.plot, &a.cells, &series);
 }
 
 fn draw_series(p: &mut Plot, g: &Graph, hist: &History, span: Duration, top: f64, app: &App) {

@@ -103,6 +103,15 @@ impl Kept {
         self.recycle_now();
     }
 
+    /// How many description buffers are held, and their bytes (capacity): bounded by the
+    /// regions of a frame and the size of their descriptions, whatever the frames show.
+    pub fn footprint(&self) -> (usize, usize) {
+        let last = self.last.iter().map(|(_, b)| b);
+        let now = self.now.iter().map(|(_, b, _)| b);
+        let all = last.chain(now).chain(&self.spare);
+        all.fold((0, 0), |(n, bytes), b| (n + 1, bytes + b.capacity()))
+    }
+
     fn recycle_now(&mut self) {
         self.spare.extend(self.now.drain(..).map(|(_, b, _)| b));
     }

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod pty;
 pub mod trials;
 
 use std::path::PathBuf;
