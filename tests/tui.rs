@@ -447,7 +447,10 @@ fn diagnostics_scroll_to_the_end() {
     let term = screen(&a, 80, 24);
     let t = text(&term);
     assert!(t.contains("transparent_hugepage.defrag"), "{t}");
-    assert!(t.contains("sudo zswaptop advise"), "the advisor is named: {t}");
+    assert!(
+        t.contains("sudo zswaptop advise"),
+        "the advisor is named: {t}"
+    );
     assert!(t.contains("of 102…"), "the position is shown: {t}");
     snap("diagnostics_end_80x24", &term);
     // Up from the end moves at once (the offset never runs past the end).
