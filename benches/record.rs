@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use zswaptop::root::Root;
 use zswaptop::sources::{self, Extras, Sample, processes};
-use zswaptop::store::{Reader, Writer, WriterOptions, format};
+use zswaptop::store::{Reader, Writer, WriterOptions, codec};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args()
@@ -166,10 +166,10 @@ fn record(
     }
     drop(w);
     let bytes = std::fs::read(path)?;
-    let scan = format::scan(&bytes[..], format::HEADER_LEN as u64)?;
+    let scan = codec::scan(&bytes[..], codec::HEADER_LEN as u64)?;
     let (mut keys, mut deltas) = (Vec::new(), Vec::new());
     for (_, f) in scan.frames {
-        if f.kind & !format::FLAG_ZSTD == format::KIND_KEYFRAME {
+        if f.kind & !codec::FLAG_ZSTD == codec::KIND_KEYFRAME {
             keys.push(f.len as u64);
         } else {
             deltas.push(f.len as u64);

@@ -10,7 +10,7 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 /// built from when built from a checkout (build.rs).
 pub const VERSION: &str = env!("ZSWAPTOP_VERSION");
 
-pub use crate::report::Format;
+use crate::report::OutputFormat;
 
 /// zswaptop: where your memory really is when zswap or zram compresses it.
 #[derive(Debug, Parser)]
@@ -47,7 +47,7 @@ pub struct Cli {
 
     /// The format of --once. Implies --once.
     #[arg(long, value_enum, value_name = "FORMAT")]
-    pub format: Option<Format>,
+    pub format: Option<OutputFormat>,
 
     /// Short for --format json (one object, with a schema_version). Implies --once, unless with
     /// --watch (then one object a line).
@@ -435,7 +435,7 @@ pub enum ColorWhen {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
     /// One snapshot, written in this format.
-    Once(Format),
+    Once(OutputFormat),
     /// The exposition (text format 0.0.4) written to DIR/zswaptop.prom.
     Textfile,
     /// A line per interval: text columns, or JSON Lines; at most `count` lines.
@@ -516,8 +516,8 @@ impl Settings {
                 count: cli.count,
             },
             (Some(f), _, _, None) => Mode::Once(f),
-            (None, true, _, None) => Mode::Once(Format::Json),
-            (None, false, once, None) if once || cli.full => Mode::Once(Format::Text),
+            (None, true, _, None) => Mode::Once(OutputFormat::Json),
+            (None, false, once, None) if once || cli.full => Mode::Once(OutputFormat::Text),
             (None, false, _, None) => Mode::Dashboard,
         };
         Ok(Settings {
@@ -564,15 +564,21 @@ mod tests {
 
     #[test]
     fn modes() {
-        assert_eq!(parse(&["--once"]).unwrap().mode, Mode::Once(Format::Text));
-        assert_eq!(parse(&["--json"]).unwrap().mode, Mode::Once(Format::Json));
+        assert_eq!(
+            parse(&["--once"]).unwrap().mode,
+            Mode::Once(OutputFormat::Text)
+        );
+        assert_eq!(
+            parse(&["--json"]).unwrap().mode,
+            Mode::Once(OutputFormat::Json)
+        );
         assert_eq!(
             parse(&["--format", "json"]).unwrap().mode,
-            Mode::Once(Format::Json)
+            Mode::Once(OutputFormat::Json)
         );
         assert_eq!(
             parse(&["--once", "--format", "text"]).unwrap().mode,
-            Mode::Once(Format::Text)
+            Mode::Once(OutputFormat::Text)
         );
         assert!(Cli::try_parse_from(["zswaptop", "--format", "yaml"]).is_err());
         assert_eq!(parse(&[]).unwrap().mode, Mode::Dashboard);
@@ -582,11 +588,11 @@ mod tests {
     fn formats_and_the_textfile() {
         assert_eq!(
             parse(&["--format", "openmetrics"]).unwrap().mode,
-            Mode::Once(Format::Openmetrics)
+            Mode::Once(OutputFormat::Openmetrics)
         );
         assert_eq!(
             parse(&["--once", "--format=prometheus"]).unwrap().mode,
-            Mode::Once(Format::Prometheus)
+            Mode::Once(OutputFormat::Prometheus)
         );
         assert!(Cli::try_parse_from(["zswaptop", "--json", "--format", "openmetrics"]).is_err());
         let t = parse(&["--textfile", "/tmp"]).unwrap();
@@ -656,7 +662,10 @@ mod tests {
         assert!(Cli::try_parse_from(["zswaptop", "--watch", "--once"]).is_err());
         assert!(Cli::try_parse_from(["zswaptop", "--count", "3"]).is_err());
         assert!(parse(&["--once", "--full"]).unwrap().full);
-        assert_eq!(parse(&["--full"]).unwrap().mode, Mode::Once(Format::Text));
+        assert_eq!(
+            parse(&["--full"]).unwrap().mode,
+            Mode::Once(OutputFormat::Text)
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ const LAYERS: &[&str] = &[
     "sources",
     "model",
     "sanitize",
-    "format",
+    "display",
     "diagnostics",
     "history",
     "report",

@@ -10,7 +10,8 @@ pub mod app;
 pub mod cli;
 pub mod console;
 pub mod diagnostics;
-pub mod format;
+pub mod display;
+pub mod error;
 pub mod history;
 #[cfg(test)]
 mod layers;

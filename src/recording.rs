@@ -15,7 +15,7 @@ use crate::cli::{ExportArgs, ExportFormat, MIN_INTERVAL, RecordArgs};
 use crate::diagnostics;
 use crate::model::Snapshot;
 use crate::model::metrics::CATALOGUE;
-use crate::report::{self, Format};
+use crate::report::{self, OutputFormat};
 use crate::root::Root;
 use crate::sources::sampler::{SampleSource, Sampler};
 use crate::sources::{Extras, Sample};
@@ -62,7 +62,7 @@ pub fn describe(s: &Sample) -> String {
 pub fn once_from(
     path: &Path,
     at: &str,
-    format: Format,
+    format: OutputFormat,
     color: bool,
     full: bool,
     out: &mut impl Write,
@@ -75,7 +75,7 @@ pub fn once_from(
     };
     let snap = judged(&m);
     match format {
-        Format::Text => {
+        OutputFormat::Text => {
             writeln!(
                 out,
                 "Recorded sample {} of {}: {}{}",
@@ -90,9 +90,11 @@ pub fn once_from(
             )?;
             report::write(format, &snap, out, color, full)?;
         }
-        Format::Json => write_json_line(&m, &snap, out)?,
+        OutputFormat::Json => write_json_line(&m, &snap, out)?,
         // The metrics of the recorded moment, as a scrape at that moment would have had them.
-        Format::Openmetrics | Format::Prometheus => report::write(format, &snap, out, color, full)?,
+        OutputFormat::Openmetrics | OutputFormat::Prometheus => {
+            report::write(format, &snap, out, color, full)?
+        }
     }
     Ok(out.flush()?)
 }
@@ -100,7 +102,7 @@ pub fn once_from(
 /// One `--once --json` object on one line, with `recorded`: which sample it is.
 fn write_json_line(m: &Moment, snap: &Snapshot, out: &mut impl Write) -> anyhow::Result<()> {
     let mut buf = Vec::new();
-    report::write(Format::Json, snap, &mut buf, false, false)?;
+    report::write(OutputFormat::Json, snap, &mut buf, false, false)?;
     let mut v: serde_json::Value = serde_json::from_slice(&buf)?;
     if let Some(o) = v.as_object_mut() {
         o.insert(

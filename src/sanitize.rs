@@ -23,12 +23,12 @@ use std::fmt::Write as _;
 
 use unicode_general_category::{GeneralCategory, get_general_category};
 
+use crate::error::{Fs, Reason, Unavailable};
 use crate::model::owners::{CgroupRow, Cgroups, ProcessRow, Processes};
 use crate::model::{
     AreaSplit, Breakdown, Capacity, DeviceIo, Finding, Host, Memory, Missing, PriorityGroup, Psi,
     Rates, Severity, Snapshot, SourceStatus, Swap, SwapDevice, Tool, TunableAdvice, Zram, Zswap,
 };
-use crate::root::{Fs, Reason, Unavailable};
 use crate::sources::crypto::Compressor;
 use crate::sources::host::PageSize;
 use crate::sources::swapdev::ZramBacking;

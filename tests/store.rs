@@ -12,7 +12,7 @@ use std::path::Path;
 
 use zswaptop::root::Root;
 use zswaptop::sources::{self, Extras, Sample};
-use zswaptop::store::format::{self, HEADER_LEN};
+use zswaptop::store::codec::{self, HEADER_LEN};
 use zswaptop::store::{Error, Reader, WarningKind, Writer, WriterOptions};
 
 const T0: u64 = 1_795_000_000_000;
@@ -184,7 +184,7 @@ fn at_gives_the_sample_at_or_before_and_the_one_before_it() {
 
 /// The offsets of the frames in a recording file.
 fn frames(bytes: &[u8]) -> Vec<(u64, usize)> {
-    let scan = format::scan(bytes, HEADER_LEN as u64).unwrap();
+    let scan = codec::scan(bytes, HEADER_LEN as u64).unwrap();
     assert!(scan.gaps.is_empty());
     scan.frames.iter().map(|(o, f)| (*o, f.len)).collect()
 }
@@ -299,7 +299,7 @@ fn a_lost_keyframe_orphans_its_deltas_with_a_warning() {
 #[test]
 fn an_empty_file_and_a_cut_header_hold_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let header = format::header(format::VERSION);
+    let header = codec::header(codec::VERSION);
     for n in [0, 1, 7, 8, 9, 15] {
         let path = dir.path().join(format!("h{n}.zsr"));
         fs::write(&path, &header[..n]).unwrap();
@@ -320,7 +320,7 @@ fn an_empty_file_and_a_cut_header_hold_nothing() {
 fn a_newer_format_is_a_clear_error_and_not_overwritten() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("new.zsr");
-    let mut bytes = format::header(format::VERSION + 1).to_vec();
+    let mut bytes = codec::header(codec::VERSION + 1).to_vec();
     bytes.extend_from_slice(b"records of the future");
     fs::write(&path, &bytes).unwrap();
     let e = Reader::open(&path).err().unwrap();
@@ -359,7 +359,7 @@ fn a_directory_rotates_under_its_cap_and_reads_what_is_left() {
     };
     // A recording copied in by hand is never deleted to make room.
     let mine = rec.join("mine.zsr");
-    let mut copied = format::header(format::VERSION).to_vec();
+    let mut copied = codec::header(codec::VERSION).to_vec();
     copied.resize(30_000, 0);
     fs::write(&mine, &copied).unwrap();
     let samples = moving("depth-many-processes", 700);
@@ -642,13 +642,13 @@ fn crafted_recordings_are_read_or_refused_with_safe_messages() {
 fn searching_past_damage_is_linear_in_the_file_size() {
     let size = 4 << 20;
     let bytes = crafted::resync_bomb(size);
-    let scan = format::scan(&bytes[..], HEADER_LEN as u64).unwrap();
+    let scan = codec::scan(&bytes[..], HEADER_LEN as u64).unwrap();
     assert!(scan.frames.is_empty());
     // 4 bytes per byte plus twice the longest frame, and the last candidate's length.
-    let bound = 4 * size as u64 + 2 * format::BODY_MAX as u64 + size as u64 / 2;
+    let bound = 4 * size as u64 + 2 * codec::BODY_MAX as u64 + size as u64 / 2;
     assert!(scan.crc_bytes <= bound, "{} > {bound}", scan.crc_bytes);
     assert!(
-        matches!(scan.gaps.last(), Some((_, _, format::Gap::Unsearched))),
+        matches!(scan.gaps.last(), Some((_, _, codec::Gap::Unsearched))),
         "{:?}",
         scan.gaps
     );
@@ -668,14 +668,14 @@ fn searching_past_damage_is_linear_in_the_file_size() {
             let i = HEADER_LEN + (rng.next() as usize) % (b.len() - HEADER_LEN);
             b[i] = rng.next() as u8;
         }
-        let scan = format::scan(&b[..], HEADER_LEN as u64).unwrap();
+        let scan = codec::scan(&b[..], HEADER_LEN as u64).unwrap();
         assert!(
             scan.crc_bytes <= 2 * b.len() as u64,
             "round {round}: {} for {} bytes",
             scan.crc_bytes,
             b.len()
         );
-        assert!(!scan.gaps.iter().any(|g| g.2 == format::Gap::Unsearched));
+        assert!(!scan.gaps.iter().any(|g| g.2 == codec::Gap::Unsearched));
     }
 }
 
@@ -713,7 +713,7 @@ fn a_damaged_header_costs_its_file_only() {
         assert_eq!(back[10..], samples[20..], "bit {bit}");
     }
     // A file really written by a newer format is skipped with its own warning, the others read.
-    let mut newer = format::header(format::VERSION + 1).to_vec();
+    let mut newer = codec::header(codec::VERSION + 1).to_vec();
     newer.extend_from_slice(b"records of the future");
     fs::write(&files[1], &newer).unwrap();
     let mut r = Reader::open(&rec).unwrap();
@@ -998,7 +998,7 @@ fn command_lines_are_kept_only_when_asked() {
         .iter()
         .find(|s| s.source == "/proc/PID/cmdline")
         .unwrap();
-    assert_eq!(cmdline.reason, Some(zswaptop::root::Reason::NotRecorded));
+    assert_eq!(cmdline.reason, Some(zswaptop::error::Reason::NotRecorded));
 
     let kept = dir.path().join("kept.zsr");
     write_all(&kept, exact(), &samples);
@@ -1020,12 +1020,12 @@ fn a_damaged_record_costs_at_most_a_minute() {
         }
         write_all(&path, exact(), &samples);
         let bytes = fs::read(&path).unwrap();
-        let scan = format::scan(&bytes[..], HEADER_LEN as u64).unwrap();
+        let scan = codec::scan(&bytes[..], HEADER_LEN as u64).unwrap();
         let keys: Vec<usize> = scan
             .frames
             .iter()
             .enumerate()
-            .filter(|(_, (_, f))| f.kind & !format::FLAG_ZSTD == format::KIND_KEYFRAME)
+            .filter(|(_, (_, f))| f.kind & !codec::FLAG_ZSTD == codec::KIND_KEYFRAME)
             .map(|(i, _)| i)
             .collect();
         let gaps: Vec<usize> = keys.windows(2).map(|k| k[1] - k[0]).collect();

@@ -851,7 +851,7 @@ fn per_area_split_agrees_in_once_json_and_the_dashboard() {
     let snap = zswaptop::model::Snapshot::derive(&sample(fixture, T0), None);
     let mut json = Vec::new();
     zswaptop::report::write(
-        zswaptop::report::Format::Json,
+        zswaptop::report::OutputFormat::Json,
         &snap,
         &mut json,
         false,
@@ -861,7 +861,7 @@ fn per_area_split_agrees_in_once_json_and_the_dashboard() {
     let json: serde_json::Value = serde_json::from_slice(&json).unwrap();
     let mut once = Vec::new();
     zswaptop::report::write(
-        zswaptop::report::Format::Text,
+        zswaptop::report::OutputFormat::Text,
         &snap,
         &mut once,
         false,
@@ -897,7 +897,7 @@ fn per_area_split_agrees_in_once_json_and_the_dashboard() {
     }
     assert_eq!(field("/dev/zram0", "in_zswap_bytes"), None);
 
-    let shown = |v: Option<u64>| zswaptop::format::bytes(v);
+    let shown = |v: Option<u64>| zswaptop::display::bytes(v);
     let zram = [
         shown(None),
         shown(field("/dev/zram0", "in_device_bytes")),

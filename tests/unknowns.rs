@@ -37,7 +37,7 @@ fn replace(path: &std::path::Path, from: &str, to: &str) {
 }
 
 fn said(snap: &Snapshot, item: &str) -> String {
-    let found = zswaptop::format::unavailable(snap)
+    let found = zswaptop::display::unavailable(snap)
         .into_iter()
         .find(|m| m.label().contains(item));
     found.map(|m| m.reason.text()).unwrap_or_default()

@@ -26,8 +26,9 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use serde::Serialize;
 
+use crate::error::Reason;
 use crate::model::Finding;
-use crate::root::{Reason, Root};
+use crate::root::Root;
 use crate::sources::Sample;
 use candidates::Candidate;
 use codec::Codec;

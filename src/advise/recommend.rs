@@ -2,7 +2,7 @@
 //! the estimates say another algorithm, or no compression, would serve better.
 
 use crate::diagnostics::{cmdline, sh};
-use crate::format as f;
+use crate::display as f;
 use crate::model::{Finding, Severity, Snapshot};
 
 use super::estimate::Backend;

@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use crate::format as f;
+use crate::display as f;
 use crate::model::Snapshot;
 
 use super::estimate::{Backend, Rules};

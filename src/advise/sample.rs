@@ -17,7 +17,8 @@ use std::io;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 
-use crate::root::{Reason, Root};
+use crate::error::Reason;
+use crate::root::Root;
 
 /// Pagemap: the page is present in RAM.
 const PM_PRESENT: u64 = 1 << 63;

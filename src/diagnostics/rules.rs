@@ -4,9 +4,9 @@ use std::fmt::Write as _;
 
 use super::thresholds as t;
 use super::{Ctx, compressors, tunables};
-use crate::format as f;
+use crate::display as f;
+use crate::error::Reason;
 use crate::model::{ASSUMED_RATIO, Finding, Severity, SwapDevice};
-use crate::root::Reason;
 
 const GIB: u64 = 1 << 30;
 

@@ -5,8 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Missing, too_large};
+use crate::error::Reason;
 use crate::model::metrics::Hue;
-use crate::root::Reason;
 use crate::sources::meminfo::MeminfoSample;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

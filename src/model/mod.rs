@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::root::{Reason, Unavailable};
+use crate::error::{Reason, Unavailable};
 use crate::sources::Sample;
 use crate::sources::host::PageSize;
 pub use capacity::{ASSUMED_RATIO, Capacity};

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::rates::counter_rate;
-use crate::root::Reason;
+use crate::error::Reason;
 use crate::sources::cgroups::{CgroupSample, unit_name};
 use crate::sources::processes::ProcScan;
 
@@ -34,7 +34,7 @@ struct ProcessesJson<'a> {
     top: &'a [ProcessRow],
     #[serde(
         skip_serializing_if = "Option::is_none",
-        serialize_with = "crate::root::reason_text"
+        serialize_with = "crate::error::reason_text"
     )]
     unreadable: Option<Reason>,
 }
@@ -75,16 +75,16 @@ pub struct ProcessRow {
 pub struct Cgroups {
     /// False with no memory controller on either cgroup version: `reason` says why.
     pub available: bool,
-    #[serde(serialize_with = "crate::root::reason_text")]
+    #[serde(serialize_with = "crate::error::reason_text")]
     pub reason: Option<Reason>,
     /// The hierarchy read: 1 (the v1 memory controller) or 2; `None` when none was, or no
     /// cgroup in it could be read.
     pub version: Option<u8>,
     /// Why every row's zswap figures are null (cgroup v1), `None` when they are read.
-    #[serde(serialize_with = "crate::root::reason_text")]
+    #[serde(serialize_with = "crate::error::reason_text")]
     pub zswap_missing: Option<Reason>,
     /// Why every row's swap is null (cgroup v1 without swap accounting), `None` otherwise.
-    #[serde(serialize_with = "crate::root::reason_text")]
+    #[serde(serialize_with = "crate::error::reason_text")]
     pub swap_missing: Option<Reason>,
     pub list: Vec<CgroupRow>,
 }

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Reason};
+use crate::error::{Reading, Reason};
 use crate::sources::Sample;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -176,7 +176,7 @@ pub fn source_statuses(s: &Sample) -> Vec<SourceStatus> {
     {
         out.push(SourceStatus {
             source: CMDLINE.to_string(),
-            reason: Some(crate::root::Reason::NotRecorded),
+            reason: Some(crate::error::Reason::NotRecorded),
         });
     }
     out

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::{Missing, Sum, checked_sum, missing_item, ratio, too_large};
-use crate::root::Reason;
+use crate::error::Reason;
 use crate::sources::Sample;
 use crate::sources::meminfo::MeminfoSample;
 

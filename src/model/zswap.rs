@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::status::DEBUGFS;
 use super::{Missing, missing_item, ratio, too_large};
-use crate::root::Reason;
+use crate::error::Reason;
 use crate::sources::Sample;
 use crate::sources::crypto::Compressor;
 use crate::sources::zswap::{DebugfsMap, parse_bool};

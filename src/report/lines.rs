@@ -2,7 +2,7 @@
 //! names, then their units, so the rows hold bare numbers). The columns are catalogue metrics
 //! ([`COLUMNS`]), after the time.
 
-use crate::format as f;
+use crate::display as f;
 use crate::model::Snapshot;
 use crate::model::metrics::{self, Kind, Metric, Unit};
 

@@ -1,5 +1,5 @@
 //! `--once` output: pure writers over a [`Snapshot`], for any `Write`, one file per
-//! [`Format`].
+//! [`OutputFormat`].
 
 pub mod json;
 pub mod lines;
@@ -13,7 +13,7 @@ use crate::model::Snapshot;
 
 /// The formats `--once` writes (`--format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub enum OutputFormat {
     /// For a person: one 80×24 screen, or with --full the complete report in aligned sections.
     Text,
     /// The snapshot itself, as one JSON object with a schema_version.
@@ -24,27 +24,29 @@ pub enum Format {
     Prometheus,
 }
 
-impl Format {
+impl OutputFormat {
     /// Whether this is a metrics exposition (which needs the cgroup scan, for the top cgroups).
     pub fn is_exposition(self) -> bool {
-        matches!(self, Format::Openmetrics | Format::Prometheus)
+        matches!(self, OutputFormat::Openmetrics | OutputFormat::Prometheus)
     }
 }
 
 /// Write `snap` as `format`; `color` applies to the text format only, and so does `full` (the
 /// complete report rather than the one-screen summary).
 pub fn write(
-    format: Format,
+    format: OutputFormat,
     snap: &Snapshot,
     out: &mut impl Write,
     color: bool,
     full: bool,
 ) -> io::Result<()> {
     match format {
-        Format::Text if full => text::write(snap, out, text::Style { color }),
-        Format::Text => summary::write(snap, out, text::Style { color }),
-        Format::Json => json::write(snap, out),
-        Format::Openmetrics => openmetrics::write(snap, openmetrics::Flavor::OpenMetrics, out),
-        Format::Prometheus => openmetrics::write(snap, openmetrics::Flavor::Prometheus, out),
+        OutputFormat::Text if full => text::write(snap, out, text::Style { color }),
+        OutputFormat::Text => summary::write(snap, out, text::Style { color }),
+        OutputFormat::Json => json::write(snap, out),
+        OutputFormat::Openmetrics => {
+            openmetrics::write(snap, openmetrics::Flavor::OpenMetrics, out)
+        }
+        OutputFormat::Prometheus => openmetrics::write(snap, openmetrics::Flavor::Prometheus, out),
     }
 }

@@ -8,7 +8,7 @@
 use std::io::{self, Write};
 
 use super::text::{self, Style, WIDTH};
-use crate::format as f;
+use crate::display as f;
 use crate::model::memory::BUCKETS;
 use crate::model::metrics::{self, Metric};
 use crate::model::{Severity, Snapshot};

@@ -2,11 +2,11 @@
 
 use std::io::{self, Write};
 
-use crate::format::{self as f, GaugeCell};
+use crate::display::{self as f, GaugeCell};
+use crate::error::Reason;
 use crate::model::memory::BUCKETS;
 use crate::model::metrics::{self, Hue, Metric, Read};
 use crate::model::{Severity, Snapshot};
-use crate::root::Reason;
 
 /// ANSI styling, or none at all.
 #[derive(Debug, Clone, Copy)]

@@ -24,7 +24,8 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Reason, Root, Unavailable};
+use crate::error::{Reading, Reason, Unavailable};
+use crate::root::Root;
 
 /// One cgroup's memory figures. State items are bytes, event items page counts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -11,7 +11,8 @@ use std::path::Path;
 use procfs_core::{CryptoTable, FromRead, Type};
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Reason, Root, Unavailable};
+use crate::error::{Reading, Reason, Unavailable};
+use crate::root::Root;
 
 /// One registered compression implementation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

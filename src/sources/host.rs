@@ -8,7 +8,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reason, Root};
+use crate::error::Reason;
+use crate::root::Root;
 use crate::sys;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

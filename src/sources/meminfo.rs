@@ -8,7 +8,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Reason, Root, Unavailable};
+use crate::error::{Reading, Reason, Unavailable};
+use crate::root::Root;
 
 /// The meminfo fields zswaptop uses, in bytes (`HugePages_Total` is a count). `None` = line absent.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

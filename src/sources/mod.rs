@@ -22,7 +22,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Reason, Root};
+use crate::error::{Reading, Reason};
+use crate::root::Root;
 use crate::sys;
 
 fn crypto_not_recorded() -> Arc<Reading<Vec<crypto::Compressor>>> {

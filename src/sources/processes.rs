@@ -7,7 +7,8 @@ use std::sync::{Mutex, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reason, Root, classify_io};
+use crate::error::Reason;
+use crate::root::{Root, classify_io};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProcSample {

@@ -21,7 +21,8 @@
 
 use std::time::Duration;
 
-use crate::root::{Reading, Root};
+use crate::error::Reading;
+use crate::root::Root;
 use crate::sources::cgroups::{self, CgroupSample, Walk};
 use crate::sources::{self, Extras, Sample};
 use crate::sys;

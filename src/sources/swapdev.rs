@@ -24,7 +24,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::swaps::SwapEntry;
-use crate::root::{Reading, Reason, Root};
+use crate::error::{Reading, Reason};
+use crate::root::Root;
 
 /// A device number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

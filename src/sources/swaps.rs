@@ -4,7 +4,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Reason, Root, Unavailable};
+use crate::error::{Reading, Reason, Unavailable};
+use crate::root::Root;
 
 /// One line of `/proc/swaps`: an active swap area as the kernel lists it (the model's
 /// `SwapDevice` adds what lies under it).

@@ -3,7 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::zram::{Selector, parse_selector};
-use crate::root::{Reading, Reason, Root};
+use crate::error::{Reading, Reason};
+use crate::root::Root;
 
 /// vm sysctls zswaptop shows, in display order.
 pub const VM_SYSCTLS: &[&str] = &[

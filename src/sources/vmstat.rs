@@ -4,7 +4,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Reason, Root, Unavailable};
+use crate::error::{Reading, Reason, Unavailable};
+use crate::root::Root;
 
 /// Counters zswaptop uses. Each is `None` where this kernel does not print it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -10,7 +10,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Reason, Root, Unavailable};
+use crate::error::{Reading, Reason, Unavailable};
+use crate::root::Root;
 use crate::sys;
 
 /// A full read waits at least this many times its own cost before the next, so that zoneinfo

@@ -8,7 +8,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::root::{Reading, Reason, Root, Unavailable, classify_io, parse_u64_file};
+use crate::error::{Reading, Reason, Unavailable};
+use crate::root::{Root, classify_io, parse_u64_file};
 
 /// Every zswap module parameter, raw text (`Y`, `lzo`, `20`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

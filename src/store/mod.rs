@@ -13,7 +13,7 @@
 //!   [`Reader::warnings`] for what was skipped;
 //! - [`time::parse`] for the TIME a user types (`--at`, `--since`, `--until`).
 
-pub mod format;
+pub mod codec;
 pub mod reader;
 pub mod time;
 pub mod writer;
@@ -112,16 +112,16 @@ impl Error {
 
 /// The error for a file whose header says `check`, when it can be neither read nor appended
 /// to (a good header, or one cut short, can).
-fn refuse(check: format::HeaderCheck, path: &Path) -> Result<(), Error> {
+fn refuse(check: codec::HeaderCheck, path: &Path) -> Result<(), Error> {
     let path = path.to_path_buf();
     Err(match check {
-        format::HeaderCheck::Good | format::HeaderCheck::Short => return Ok(()),
-        format::HeaderCheck::NotARecording => Error::NotARecording { path },
-        format::HeaderCheck::Corrupt => Error::CorruptHeader { path },
-        format::HeaderCheck::Newer(found) => Error::NewerVersion {
+        codec::HeaderCheck::Good | codec::HeaderCheck::Short => return Ok(()),
+        codec::HeaderCheck::NotARecording => Error::NotARecording { path },
+        codec::HeaderCheck::Corrupt => Error::CorruptHeader { path },
+        codec::HeaderCheck::Newer(found) => Error::NewerVersion {
             path,
             found,
-            supported: format::VERSION,
+            supported: codec::VERSION,
         },
     })
 }

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use rustix::fs::{FlockOperation, Mode, OFlags};
 use zstd::bulk::Compressor;
 
-use super::format::{
+use super::codec::{
     self, Encoder, FLAG_ZSTD, HEADER_LEN, HeaderCheck, KIND_DELTA, KIND_KEYFRAME, RATIO_MAX,
 };
 use super::{EXTENSION, Error, quiet_zstd};
@@ -286,7 +286,7 @@ impl Writer {
         meta.nlink() > 0
             && meta.len() == self.file_len
             && file.read_exact_at(&mut head, 0).is_ok()
-            && head == format::header(format::VERSION)
+            && head == codec::header(codec::VERSION)
     }
 
     /// The record of `sample`, and whether it is a keyframe (asked for, or because a delta
@@ -315,20 +315,20 @@ impl Writer {
         let size = file.metadata().map_err(io)?.len();
         let mut head = vec![0u8; (size as usize).min(HEADER_LEN)];
         file.read_exact_at(&mut head, 0).map_err(io)?;
-        let check = format::check_header(&head);
+        let check = codec::check_header(&head);
         super::refuse(check, path)?;
         let end = match check {
             HeaderCheck::Short => {
                 // Empty, or cut inside the header while it was created: nothing recorded.
                 file.set_len(0).map_err(io)?;
-                file.write_all(&format::header(format::VERSION))
+                file.write_all(&codec::header(codec::VERSION))
                     .map_err(|e| {
                         let _ = file.set_len(0);
                         io(e)
                     })?;
                 HEADER_LEN as u64
             }
-            _ => format::scan(&file, HEADER_LEN as u64).map_err(io)?.end,
+            _ => codec::scan(&file, HEADER_LEN as u64).map_err(io)?.end,
         };
         if end < file.metadata().map_err(io)?.len() {
             file.set_len(end).map_err(io)?;
@@ -351,7 +351,7 @@ impl Writer {
             .join(format!("zswaptop-{stamp}-{:06}.{EXTENSION}", self.next_seq));
         self.next_seq = self.next_seq.saturating_add(1);
         let mut file = open_locked(&path, true)?;
-        if let Err(e) = file.write_all(&format::header(format::VERSION)) {
+        if let Err(e) = file.write_all(&codec::header(codec::VERSION)) {
             drop(file);
             let _ = fs::remove_file(&path);
             return Err(Error::io(&path, e));
@@ -404,15 +404,15 @@ impl Drop for Writer {
 /// expansion a reader accepts ([`RATIO_MAX`]).
 fn body(kind: u8, unix_ms: u64, raw: &[u8], packed: &[u8]) -> Vec<u8> {
     let mut len = Vec::with_capacity(4);
-    format::put_varint(&mut len, raw.len() as u64);
+    codec::put_varint(&mut len, raw.len() as u64);
     if !packed.is_empty()
         && len.len() + packed.len() < raw.len()
         && raw.len() <= packed.len() * RATIO_MAX
     {
         len.extend_from_slice(packed);
-        format::frame(kind | FLAG_ZSTD, unix_ms, &len)
+        codec::frame(kind | FLAG_ZSTD, unix_ms, &len)
     } else {
-        format::frame(kind, unix_ms, raw)
+        codec::frame(kind, unix_ms, raw)
     }
 }
 

@@ -11,7 +11,7 @@ use super::theme::Theme;
 use super::widgets;
 use super::widgets::{bold, dim, raw};
 use crate::app::{App, Pane};
-use crate::format as f;
+use crate::display as f;
 use crate::model::Snapshot;
 
 /// How a paragraph's text is wrapped: [`f::wrap`], or [`f::wrap_commands`] for a fix.

@@ -11,7 +11,7 @@ use super::theme::Theme;
 use super::widgets::{self, Col};
 use super::widgets::{bold, dim, raw};
 use crate::app::{App, Focus};
-use crate::format as f;
+use crate::display as f;
 use crate::model::{Snapshot, SwapDevice, Zram};
 
 fn title(name: &str, focused: bool, t: &Theme) -> Line<'static> {

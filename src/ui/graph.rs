@@ -16,7 +16,7 @@ use super::kept::Kept;
 use super::theme::Theme;
 use super::widgets;
 use crate::app::App;
-use crate::format as f;
+use crate::display as f;
 use crate::history::History;
 use crate::model::metrics::{self, GraphId, Metric, Series, Unit};
 

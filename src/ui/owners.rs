@@ -16,9 +16,9 @@ use super::theme::Theme;
 use super::widgets::{self, Col};
 use super::widgets::{bold, dim, raw};
 use crate::app::{App, Pane, View};
-use crate::format as f;
+use crate::display as f;
+use crate::error::Reason;
 use crate::model::status::CMDLINE;
-use crate::root::Reason;
 
 const fn col(title: &'static str, width: u16, right: bool) -> Col {
     Col {

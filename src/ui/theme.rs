@@ -139,9 +139,9 @@ impl Theme {
 
     pub fn missing(&self) -> &'static str {
         if self.ascii {
-            crate::format::MISSING_ASCII
+            crate::display::MISSING_ASCII
         } else {
-            crate::format::MISSING
+            crate::display::MISSING
         }
     }
 }

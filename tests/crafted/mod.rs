@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 use zswaptop::root::Root;
 use zswaptop::sources::{self, Extras, Sample};
-use zswaptop::store::format::{self, FLAG_ZSTD, KIND_DELTA, KIND_KEYFRAME};
+use zswaptop::store::codec::{self, FLAG_ZSTD, KIND_DELTA, KIND_KEYFRAME};
 use zswaptop::store::{Writer, WriterOptions};
 
 /// 2026-11-22T03:00:00Z.
@@ -70,7 +70,7 @@ pub fn build(name: &str) -> Vec<u8> {
 }
 
 fn varint(out: &mut Vec<u8>, v: u64) {
-    format::put_varint(out, v);
+    codec::put_varint(out, v);
 }
 
 /// A path segment naming a struct field or map key.
@@ -89,7 +89,7 @@ fn slot_u64(out: &mut Vec<u8>, path: &[u8], v: u64) {
 }
 
 fn file(frames: &[Vec<u8>]) -> Vec<u8> {
-    let mut out = format::header(format::VERSION).to_vec();
+    let mut out = codec::header(codec::VERSION).to_vec();
     for f in frames {
         out.extend_from_slice(f);
     }
@@ -100,7 +100,7 @@ fn keyframe(count: u64, slots: &[u8]) -> Vec<u8> {
     let mut payload = Vec::new();
     varint(&mut payload, count);
     payload.extend_from_slice(slots);
-    format::frame(KIND_KEYFRAME, T0, &payload)
+    codec::frame(KIND_KEYFRAME, T0, &payload)
 }
 
 fn escape_variant() -> Vec<u8> {
@@ -171,7 +171,7 @@ fn slot_bomb() -> Vec<u8> {
         varint(&mut path, 1_000_000 + n);
         let mut one = Vec::new();
         slot_u64(&mut one, &path, 7);
-        if format::HEADER_LEN + 8 + 9 + 2 + slots.len() + one.len() > 792 {
+        if codec::HEADER_LEN + 8 + 9 + 2 + slots.len() + one.len() > 792 {
             break;
         }
         slots.extend_from_slice(&one);
@@ -193,7 +193,7 @@ fn deep_path() -> Vec<u8> {
 
 /// A keyframe of one more slot than a record may hold (each slot a few bytes: 800 KB).
 pub fn many_slots() -> Vec<u8> {
-    let n = format::SLOTS_MAX as u64 + 1;
+    let n = codec::SLOTS_MAX as u64 + 1;
     let mut slots = Vec::new();
     for i in 0..n {
         let mut path = vec![1];
@@ -203,17 +203,17 @@ pub fn many_slots() -> Vec<u8> {
     file(&[keyframe(n, &slots)])
 }
 
-/// `n` records, each a zstd frame of zeros claiming [`format::RAW_MAX`] bytes.
+/// `n` records, each a zstd frame of zeros claiming [`codec::RAW_MAX`] bytes.
 pub fn expand_bomb(n: usize) -> Vec<u8> {
-    let zeros = vec![0u8; format::RAW_MAX];
+    let zeros = vec![0u8; codec::RAW_MAX];
     let packed = zstd::bulk::compress(&zeros, 19).unwrap();
     let mut payload = Vec::new();
-    varint(&mut payload, format::RAW_MAX as u64);
+    varint(&mut payload, codec::RAW_MAX as u64);
     payload.extend_from_slice(&packed);
     let frames: Vec<Vec<u8>> = (0..n)
         .map(|i| {
             let kind = if i == 0 { KIND_KEYFRAME } else { KIND_DELTA };
-            format::frame(kind | FLAG_ZSTD, T0 + i as u64 * 1000, &payload)
+            codec::frame(kind | FLAG_ZSTD, T0 + i as u64 * 1000, &payload)
         })
         .collect();
     file(&frames)
@@ -222,7 +222,7 @@ pub fn expand_bomb(n: usize) -> Vec<u8> {
 /// `size` bytes in which every 17th offset claims a keyframe of half the file, with a
 /// plausible time and a wrong checksum.
 pub fn resync_bomb(size: usize) -> Vec<u8> {
-    let mut out = format::header(format::VERSION).to_vec();
+    let mut out = codec::header(codec::VERSION).to_vec();
     let claim = (size / 2) as u32;
     while out.len() + 17 <= size {
         out.extend_from_slice(&claim.to_le_bytes());

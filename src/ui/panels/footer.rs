@@ -3,7 +3,7 @@
 use ratatui::text::{Line, Span};
 
 use crate::app::{App, View};
-use crate::format as f;
+use crate::display as f;
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{bold, dim, raw};
 

@@ -3,7 +3,7 @@
 use ratatui::text::{Line, Span};
 
 use crate::app::App;
-use crate::format as f;
+use crate::display as f;
 use crate::model::{Finding, Severity, Snapshot};
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{bold, dim, joined, raw, sep};

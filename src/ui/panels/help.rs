@@ -6,7 +6,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Clear, Widget};
 
 use crate::app::{App, keys};
-use crate::format as f;
+use crate::display as f;
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{self, bold, dim, raw};
 

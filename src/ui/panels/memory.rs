@@ -2,7 +2,7 @@
 
 use ratatui::text::{Line, Span};
 
-use crate::format as f;
+use crate::display as f;
 use crate::model::Snapshot;
 use crate::model::memory::BUCKETS;
 use crate::ui::theme::Theme;

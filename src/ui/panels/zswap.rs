@@ -3,7 +3,7 @@
 
 use ratatui::text::{Line, Span};
 
-use crate::format as f;
+use crate::display as f;
 use crate::model::Snapshot;
 use crate::model::metrics::{self, GraphId};
 use crate::model::status::DEBUGFS;

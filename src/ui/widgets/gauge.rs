@@ -3,7 +3,7 @@
 use ratatui::style::Style;
 use ratatui::text::Span;
 
-use crate::format::{self as f, GaugeCell};
+use crate::display::{self as f, GaugeCell};
 use crate::ui::theme::Theme;
 
 /// [`f::gauge`] drawn: `width` cells filled to `pct` with a mark at `mark_pct`.

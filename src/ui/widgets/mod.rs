@@ -9,7 +9,7 @@ mod section;
 mod table;
 mod text;
 
-pub use crate::format::fit;
+pub use crate::display::fit;
 pub use ascii::ascii_only;
 pub use bar::{Segment, stacked_bar};
 pub use gauge::gauge;
