@@ -233,6 +233,29 @@ pub struct Metric {
     pub shown: Shown,
 }
 
+/// A figure of `kind` shown in `shown`, on no graph and a part of nothing.
+const fn declare(
+    id: &'static str,
+    label: &'static str,
+    unit: Unit,
+    kind: Kind,
+    help: &'static str,
+    read: Read,
+    shown: Shown,
+) -> Metric {
+    Metric {
+        id,
+        label,
+        unit,
+        kind,
+        help,
+        read,
+        series: None,
+        part_of: None,
+        shown,
+    }
+}
+
 /// A kernel counter read off the raw sample: its rate, its counter line, a CSV column (its
 /// rate) and the exposition (its total).
 pub const fn counter(
@@ -242,21 +265,12 @@ pub const fn counter(
     help: &'static str,
     read: Read,
 ) -> Metric {
-    Metric {
-        id,
-        label,
-        unit,
-        kind: Kind::Counter,
-        help,
-        read,
-        series: None,
-        part_of: None,
-        shown: Shown {
-            counter_line: true,
-            csv: true,
-            exposition: true,
-        },
-    }
+    let shown = Shown {
+        counter_line: true,
+        csv: true,
+        exposition: true,
+    };
+    declare(id, label, unit, Kind::Counter, help, read, shown)
 }
 
 /// A single level: a CSV column and the exposition.
@@ -267,21 +281,12 @@ pub const fn gauge(
     help: &'static str,
     read: Read,
 ) -> Metric {
-    Metric {
-        id,
-        label,
-        unit,
-        kind: Kind::Gauge,
-        help,
-        read,
-        series: None,
-        part_of: None,
-        shown: Shown {
-            counter_line: false,
-            csv: true,
-            exposition: true,
-        },
-    }
+    let shown = Shown {
+        counter_line: false,
+        csv: true,
+        exposition: true,
+    };
+    declare(id, label, unit, Kind::Gauge, help, read, shown)
 }
 
 /// A zswap debugfs event counter, by its file name: as [`counter`], but the text report and
@@ -307,21 +312,12 @@ pub const fn exported(
     help: &'static str,
     read: Read,
 ) -> Metric {
-    Metric {
-        id,
-        label: "",
-        unit,
-        kind,
-        help,
-        read,
-        series: None,
-        part_of: None,
-        shown: Shown {
-            counter_line: false,
-            csv: false,
-            exposition: true,
-        },
-    }
+    let shown = Shown {
+        counter_line: false,
+        csv: false,
+        exposition: true,
+    };
+    declare(id, "", unit, kind, help, read, shown)
 }
 
 impl Metric {
