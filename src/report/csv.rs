@@ -3,7 +3,7 @@
 //! order, each holding [`Metric::value`] (a level, or a counter's rate per second; pages as bytes).
 //!
 //! A column is named after its figure's id with the unit of what it holds as the suffix
-//! ([`column`]): `zswpout_bytes_per_sec`, `zswap_pool_bytes`, `pgmajfault_per_sec`.
+//! ([`column()`]): `zswpout_bytes_per_sec`, `zswap_pool_bytes`, `pgmajfault_per_sec`.
 
 use crate::model::metrics::{self, Kind, Metric, Output, Unit};
 

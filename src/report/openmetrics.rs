@@ -87,7 +87,7 @@ fn stem(m: &Metric) -> Cow<'static, str> {
 }
 
 /// A family's name without a counter's `_total` or an info's `_info`: `zswaptop_`, the
-/// [`stem`] without the unit words it may end with, then the base unit
+/// stem (its id; see `stem`) without the unit words it may end with, then the base unit
 /// (`zswaptop_zswpout_bytes`, `zswaptop_psi_some_ratio`, `zswaptop_zswap_debugfs_stored_bytes`).
 pub fn name(m: &Metric) -> String {
     let stem = stem(m);

@@ -62,7 +62,7 @@
 
 pub mod registry;
 
-pub use registry::{REGISTRY, TOP_CGROUPS, top_cgroups};
+pub use registry::REGISTRY;
 
 use crate::model::Snapshot;
 use crate::sources::Sample;

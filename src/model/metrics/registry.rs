@@ -53,7 +53,7 @@ fn zram_pages(s: &Snapshot, f: impl Fn(&Zram) -> Option<u64>) -> Vec<Point> {
 
 /// The cgroups with the largest zswap pools, largest first, the root left out. cgroup v1 has no
 /// zswap figures: there, the cgroups with the most memory.
-pub fn top_cgroups(s: &Snapshot) -> Vec<&CgroupRow> {
+fn top_cgroups(s: &Snapshot) -> Vec<&CgroupRow> {
     let Some(c) = &s.cgroups else {
         return Vec::new();
     };
