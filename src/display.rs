@@ -66,7 +66,7 @@ pub fn per_sec(v: Option<f64>) -> String {
     }
 }
 
-/// A catalogue metric's shown value ([`Metric::value`]: a level, or a counter's rate) in
+/// A registry figure's shown value ([`Metric::value`]: a level, or a counter's rate) in
 /// its unit.
 pub fn metric_value(m: &Metric, s: &Snapshot) -> String {
     let v = m.value(s);
@@ -74,9 +74,13 @@ pub fn metric_value(m: &Metric, s: &Snapshot) -> String {
         Unit::Bytes | Unit::Pages => bytes(v.map(|v| v as u64)),
         Unit::BytesPerSec => rate(v),
         Unit::Ratio => ratio(v),
+        Unit::Share => percent(v.map(|v| v * 100.0)),
         Unit::Percent => percent(v),
+        Unit::Seconds => duration_secs(v),
+        Unit::Milliseconds => v.map_or(MISSING.to_string(), |v| format!("{v:.1} ms")),
         Unit::Microseconds => per_sec(v).replace("/s", " µs/s"),
         Unit::Events => per_sec(v),
+        Unit::Number => num(v),
     }
 }
 

@@ -4,7 +4,7 @@
 //! positions are given relative to the newest sample, so what is drawn depends only on what was
 //! pushed. A value that could not be derived is `None`: a gap, drawn as a gap, never a zero.
 //!
-//! The columns are the catalogue's graphed metrics ([`metrics::graphed`]). Values are kept as
+//! The columns are the registry's graphed figures ([`Output::History`]). Values are kept as
 //! `f32` with NaN for a gap (a quarter of an `Option<f64>`: ten minutes of a dozen metrics at 1 s
 //! take 30 KiB); the interface speaks `Option<f64>`. Graphs need no more
 //! than f32's seven digits; the figures printed as numbers come from the snapshot itself.
@@ -13,11 +13,11 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use crate::model::Snapshot;
-use crate::model::metrics::{self, Metric};
+use crate::model::metrics::{self, Metric, Output};
 
-/// The graphed metrics of the catalogue, in catalogue order: one column each.
+/// The graphed figures of the registry, in registry order: one column each.
 fn columns() -> impl Iterator<Item = &'static Metric> {
-    metrics::graphed()
+    metrics::reaching(Output::History)
 }
 
 /// The column holding `m`, if the history keeps one.

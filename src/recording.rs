@@ -14,7 +14,6 @@ use jiff::tz::TimeZone;
 use crate::cli::{ExportArgs, ExportFormat, MIN_INTERVAL, RecordArgs};
 use crate::diagnostics;
 use crate::model::Snapshot;
-use crate::model::metrics::CATALOGUE;
 use crate::report::{self, OutputFormat};
 use crate::root::Root;
 use crate::sources::sampler::{SampleSource, Sampler};
@@ -139,7 +138,7 @@ pub fn export(args: &ExportArgs, out: &mut impl Write) -> anyhow::Result<()> {
             "unix_ms".into(),
             "interval_seconds".into(),
         ];
-        header.extend(CATALOGUE.iter().map(|m| m.csv_name()));
+        header.extend(report::csv::columns());
         writeln!(out, "{}", header.join(","))?;
     }
     let ms = |t: Option<Timestamp>| t.and_then(|t| u64::try_from(t.as_millisecond()).ok());
@@ -189,7 +188,7 @@ fn write_csv_row(s: &Sample, snap: &Snapshot, out: &mut impl Write) -> io::Resul
         .map(|r| r.interval_seconds.to_string())
         .unwrap_or_default();
     write!(out, "{time},{},{interval}", s.unix_ms)?;
-    for m in CATALOGUE {
+    for m in report::csv::figures() {
         // A value that is not there (first sample, unreadable source) is an empty cell.
         match m.value(snap) {
             Some(v) => write!(out, ",{v}")?,

@@ -21,7 +21,7 @@ use zswaptop::app::replay::{Cursor, ReplaySource};
 use zswaptop::app::{Action, App, Msg};
 use zswaptop::cli::{Cli, Settings};
 use zswaptop::model::Snapshot;
-use zswaptop::model::metrics::CATALOGUE;
+use zswaptop::report::csv;
 use zswaptop::root::Root;
 use zswaptop::sources::{self, Sample};
 use zswaptop::store::{Reader, Writer, WriterOptions};
@@ -207,7 +207,7 @@ fn export_csv_has_the_catalogue_columns_and_a_row_per_sample() {
     assert_eq!(lines.len(), 6, "{out}");
     let header: Vec<&str> = lines[0].split(',').collect();
     assert_eq!(&header[..3], ["time", "unix_ms", "interval_seconds"]);
-    let names: Vec<String> = CATALOGUE.iter().map(|m| m.csv_name()).collect();
+    let names: Vec<String> = csv::columns().collect();
     assert_eq!(
         header[3..],
         names.iter().map(String::as_str).collect::<Vec<_>>()
@@ -218,9 +218,9 @@ fn export_csv_has_the_catalogue_columns_and_a_row_per_sample() {
         assert_eq!(cells.len(), header.len());
         let snap =
             zswaptop::diagnostics::judged(Snapshot::derive(&s[i], i.checked_sub(1).map(|p| &s[p])));
-        for (m, cell) in CATALOGUE.iter().zip(&cells[3..]) {
+        for (m, cell) in csv::figures().zip(&cells[3..]) {
             let want = m.value(&snap).map(|v| v.to_string()).unwrap_or_default();
-            assert_eq!(*cell, want, "row {i}, {}", m.csv_name());
+            assert_eq!(*cell, want, "row {i}, {}", csv::column(m));
         }
         assert_eq!(cells[2].is_empty(), i == 0, "no interval on the first row");
     }

@@ -6,7 +6,6 @@
 //! `--once --json` schema (docs/json-schema.md).
 
 pub mod capacity;
-pub mod families;
 pub mod findings;
 pub mod memory;
 pub mod metrics;

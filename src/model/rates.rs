@@ -1,10 +1,12 @@
 //! The rates section: per-second rates over the interval between two samples, and the
-//! counter arithmetic behind them.
+//! counter arithmetic behind them. Which counters get a rate is the registry's to say
+//! ([`super::metrics`]: those read off the raw sample); this module only takes their rates.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::metrics::{self, Output};
 use crate::sources::Sample;
 use crate::sources::zswap::DebugfsMap;
 
@@ -23,8 +25,8 @@ pub struct Rates {
     pub bypassed_zswap_bytes_per_sec: Option<f64>,
     /// debugfs event counters per second (pool_limit_hit, reject_*, written_back_pages in pages).
     pub debugfs_per_sec: DebugfsMap<f64>,
-    /// Every counter of the metric catalogue by id, per second in its own unit (pages,
-    /// events, microseconds); a counter missing from either sample is left out.
+    /// Every counter of the registry read off the raw sample, by id, per second in its own
+    /// unit (pages, events, microseconds); a counter missing from either sample is left out.
     #[serde(default)]
     pub per_sec: BTreeMap<String, f64>,
     /// Share of wall time with some / all tasks stalled on memory over the interval (0–100).
@@ -48,6 +50,16 @@ pub fn counter_delta(prev: Option<u64>, curr: Option<u64>) -> Option<u64> {
     c.checked_sub(p)
 }
 
+/// Each registry counter's per-second rate between two samples `dt` seconds apart, keyed by id.
+pub fn counter_rates(prev: &Sample, curr: &Sample, dt: f64) -> BTreeMap<String, f64> {
+    metrics::reaching(Output::Rate)
+        .filter_map(|m| {
+            let r = counter_rate(m.total_in_sample(prev), m.total_in_sample(curr), dt)?;
+            Some((m.id.to_string(), r))
+        })
+        .collect()
+}
+
 /// Rates between `prev` and `curr`; `None` when time did not move forward.
 pub fn derive(prev: &Sample, curr: &Sample) -> Option<Rates> {
     let dt = curr.monotonic_ns.checked_sub(prev.monotonic_ns)? as f64 / 1e9;
@@ -57,8 +69,8 @@ pub fn derive(prev: &Sample, curr: &Sample) -> Option<Rates> {
     let ps = curr.host.page_size.bytes as f64;
     let pv = prev.vmstat.as_ref().ok();
     let cv = curr.vmstat.as_ref().ok();
-    // The catalogue's counters, each once; the named fields below are views of them.
-    let per_sec = super::metrics::counter_rates(prev, curr, dt);
+    // The registry's counters, each once; the named fields below are views of them.
+    let per_sec = counter_rates(prev, curr, dt);
     let bytes = |id: &str| per_sec.get(id).map(|pages| pages * ps);
     // Microseconds stalled per second, as a share of the second.
     let stalled = |id: &str| per_sec.get(id).map(|us| (us / 1e4).min(100.0));
@@ -78,7 +90,7 @@ pub fn derive(prev: &Sample, curr: &Sample) -> Option<Rates> {
     if let (Ok(p), Ok(c)) = (&prev.zswap_debugfs, &curr.zswap_debugfs) {
         for (k, &v) in c.values.iter() {
             // Gauges are not rates.
-            if super::metrics::debugfs_is_gauge(k) {
+            if metrics::debugfs_is_gauge(k) {
                 continue;
             }
             if let Some(r) = counter_rate(p.values.get(k).copied(), Some(v), dt) {
@@ -153,7 +165,7 @@ mod tests {
     }
 
     #[test]
-    fn named_rates_come_from_the_catalogue_counters() {
+    fn named_rates_come_from_the_registry_counters() {
         let (a, b) = pair();
         let r = derive(&a, &b).unwrap();
         let ps = b.host.page_size.bytes as f64;

@@ -48,9 +48,13 @@ fn unit(m: &Metric) -> (&'static str, f64) {
         Unit::Bytes | Unit::Pages => ("MiB", MIB),
         Unit::BytesPerSec => ("KiB/s", KIB),
         Unit::Ratio => (":1", 1.0),
+        Unit::Share => ("%", 0.01),
         Unit::Percent => ("%", 1.0),
+        Unit::Seconds => ("s", 1.0),
+        Unit::Milliseconds => ("ms", 1.0),
         Unit::Microseconds => ("µs/s", 1.0),
         Unit::Events => ("/s", 1.0),
+        Unit::Number => ("", 1.0),
     }
 }
 

@@ -1,6 +1,7 @@
 //! `--once` output: pure writers over a [`Snapshot`], for any `Write`, one file per
 //! [`OutputFormat`].
 
+pub mod csv;
 pub mod json;
 pub mod lines;
 pub mod openmetrics;

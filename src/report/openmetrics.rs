@@ -1,16 +1,21 @@
-//! The exposition a Prometheus scrapes: every entry of the metric catalogue
-//! ([`metrics::CATALOGUE`]) and every labelled family ([`families::FAMILIES`]), named
-//! `zswaptop_…` in base units, in the OpenMetrics text format 1.0.0 or the classic Prometheus
-//! text format 0.0.4 (what node_exporter's textfile collector and older scrapers read).
+//! The exposition a Prometheus scrapes: every figure of the registry declared for it
+//! ([`metrics::reaching`]`(Output::Exposition)`), in registry order, in the OpenMetrics text
+//! format 1.0.0 or the classic Prometheus text format 0.0.4 (what node_exporter's textfile
+//! collector and older scrapers read).
+//!
+//! The names are made here, from a figure's id, unit and kind ([`name`]): `zswaptop_`, the
+//! id without the unit words it may end with, the base unit (pages are exported as bytes,
+//! percentages as ratios, PSI's microseconds as seconds: [`factor`]), and, on each sample of a
+//! counter or an info, `_total` or `_info` ([`suffix`], the one place either is added).
 //!
 //! A value the kernel did not give is left out, never written as 0; a family with no value
 //! at all is left out whole (no `# HELP` for a metric that has no sample).
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 use crate::model::Snapshot;
-use crate::model::families::{FAMILIES, FamilyKind, Point};
-use crate::model::metrics::{self, Kind};
+use crate::model::metrics::{self, Kind, Metric, Output, Point, Read, Unit};
 
 /// Which text format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,48 +69,99 @@ impl Flavor {
 }
 
 /// One family as written: its name without a counter's `_total` or an info's `_info`.
-struct Exposed<'a> {
+struct Exposed {
     name: String,
-    kind: FamilyKind,
-    unit: Option<&'a str>,
-    help: &'a str,
+    kind: Kind,
+    unit: Option<&'static str>,
+    help: &'static str,
     points: Vec<Point>,
 }
 
-/// Every family with at least one value, catalogue first.
-fn exposed(s: &Snapshot) -> Vec<Exposed<'static>> {
-    let catalogue = metrics::CATALOGUE.iter().filter_map(|m| {
-        let v = m.exported(s)?;
-        let name = m.openmetrics_name();
-        let name = match m.kind {
-            Kind::Counter => name.strip_suffix("_total").unwrap_or(&name).to_string(),
-            Kind::Gauge => name,
-        };
-        Some(Exposed {
-            name,
-            kind: m.kind.into(),
-            unit: Some(m.openmetrics_unit()).filter(|u| !u.is_empty()),
-            help: m.help,
-            points: vec![Point {
-                labels: Vec::new(),
-                value: v,
-            }],
+/// The stem of a figure's name: its id, a zswap debugfs file's under `zswap_debugfs_`.
+/// Renaming one series is one arm here (`_ if m.id == "nr_zspages" => "zsmalloc_pages".into(),`).
+fn stem(m: &Metric) -> Cow<'static, str> {
+    match m.read {
+        Read::Debugfs(file) => format!("zswap_debugfs_{file}").into(),
+        _ => m.id.into(),
+    }
+}
+
+/// A family's name without a counter's `_total` or an info's `_info`: `zswaptop_`, the
+/// stem (its id; see `stem`) without the unit words it may end with, then the base unit
+/// (`zswaptop_zswpout_bytes`, `zswaptop_psi_some_ratio`, `zswaptop_zswap_debugfs_stored_bytes`).
+pub fn name(m: &Metric) -> String {
+    let stem = stem(m);
+    let stem = stem
+        .trim_end_matches("_per_sec")
+        .trim_end_matches("_bytes")
+        .trim_end_matches("_pages")
+        .trim_end_matches("_percent")
+        .trim_end_matches("_ratio")
+        .trim_end_matches("_seconds")
+        .trim_end_matches("_ms");
+    match unit(m.unit) {
+        Some(u) => format!("zswaptop_{stem}_{u}"),
+        None => format!("zswaptop_{stem}"),
+    }
+}
+
+/// The base unit a figure is exported in (its `# UNIT` and its name's last word), `None` when
+/// it has none.
+pub fn unit(u: Unit) -> Option<&'static str> {
+    match u {
+        Unit::Bytes | Unit::Pages => Some("bytes"),
+        Unit::BytesPerSec => Some("bytes_per_second"),
+        Unit::Ratio | Unit::Share | Unit::Percent => Some("ratio"),
+        Unit::Seconds | Unit::Milliseconds | Unit::Microseconds => Some("seconds"),
+        Unit::Events | Unit::Number => None,
+    }
+}
+
+/// What one of `u` is in its base unit (`page_size` for pages).
+pub fn factor(u: Unit, page_size: u64) -> f64 {
+    match u {
+        Unit::Pages => page_size as f64,
+        Unit::Percent => 0.01,
+        Unit::Milliseconds => 1e-3,
+        Unit::Microseconds => 1e-6,
+        Unit::Bytes
+        | Unit::BytesPerSec
+        | Unit::Ratio
+        | Unit::Share
+        | Unit::Seconds
+        | Unit::Events
+        | Unit::Number => 1.0,
+    }
+}
+
+/// What a sample's name adds to its family's: `_total` on a counter, `_info` on an info.
+pub fn suffix(k: Kind) -> &'static str {
+    match k {
+        Kind::Counter => "_total",
+        Kind::Info => "_info",
+        Kind::Gauge | Kind::State => "",
+    }
+}
+
+/// A figure's family over `s`, in base units; `None` when it has no value at all.
+fn exposed(m: &Metric, s: &Snapshot) -> Option<Exposed> {
+    let factor = factor(m.unit, s.page_size.bytes);
+    let points: Vec<Point> = m
+        .points(s)
+        .into_iter()
+        .map(|p| Point {
+            value: p.value * factor,
+            ..p
         })
-    });
-    let families = FAMILIES.iter().filter_map(|f| {
-        let points: Vec<Point> = (f.read)(s)
-            .into_iter()
-            .filter(|p| p.value.is_finite())
-            .collect();
-        (!points.is_empty()).then(|| Exposed {
-            name: format!("zswaptop_{}", f.id),
-            kind: f.kind,
-            unit: f.unit,
-            help: f.help,
-            points,
-        })
-    });
-    catalogue.chain(families).collect()
+        .filter(|p| p.value.is_finite())
+        .collect();
+    (!points.is_empty()).then(|| Exposed {
+        name: name(m),
+        kind: m.kind,
+        unit: unit(m.unit),
+        help: m.help,
+        points,
+    })
 }
 
 /// Write the exposition of `s` in `flavor`.
@@ -117,7 +173,17 @@ pub fn write(s: &Snapshot, flavor: Flavor, out: &mut dyn Write) -> io::Result<()
 
 /// The exposition of `s` as text.
 pub fn render(s: &Snapshot, flavor: Flavor, text: &mut String) {
-    for f in exposed(s) {
+    render_figures(metrics::reaching(Output::Exposition), s, flavor, text);
+}
+
+/// The exposition of `figures` (in their order) over `s` as text.
+pub fn render_figures<'a>(
+    figures: impl Iterator<Item = &'a Metric>,
+    s: &Snapshot,
+    flavor: Flavor,
+    text: &mut String,
+) {
+    for f in figures.filter_map(|m| exposed(m, s)) {
         family(&f, flavor, text);
     }
     if flavor == Flavor::OpenMetrics {
@@ -129,11 +195,11 @@ fn family(f: &Exposed, flavor: Flavor, text: &mut String) {
     use std::fmt::Write as _;
     let om = flavor == Flavor::OpenMetrics;
     // The sample name's suffix, and the family name the metadata lines use.
-    let (suffix, type_word) = match (f.kind, om) {
-        (FamilyKind::Counter, _) => ("_total", "counter"),
-        (FamilyKind::Info, true) => ("_info", "info"),
-        (FamilyKind::Info, false) => ("_info", "gauge"),
-        (FamilyKind::StateSet | FamilyKind::Gauge, _) => ("", "gauge"),
+    let suffix = suffix(f.kind);
+    let type_word = match (f.kind, om) {
+        (Kind::Counter, _) => "counter",
+        (Kind::Info, true) => "info",
+        (Kind::Info, false) | (Kind::State | Kind::Gauge, _) => "gauge",
     };
     let meta_name = if om {
         f.name.clone()
@@ -148,9 +214,11 @@ fn family(f: &Exposed, flavor: Flavor, text: &mut String) {
     for p in &f.points {
         text.push_str(&f.name);
         text.push_str(suffix);
-        if !p.labels.is_empty() {
+        // A label the format cannot name (a later kernel's zswap parameter) is left out.
+        let mut labels = p.labels.iter().filter(|(k, _)| label_name_ok(k)).peekable();
+        if labels.peek().is_some() {
             text.push('{');
-            for (i, (k, v)) in p.labels.iter().enumerate() {
+            for (i, (k, v)) in labels.enumerate() {
                 if i > 0 {
                     text.push(',');
                 }
@@ -160,6 +228,15 @@ fn family(f: &Exposed, flavor: Flavor, text: &mut String) {
         }
         let _ = writeln!(text, " {}", number(p.value));
     }
+}
+
+/// A label name Prometheus accepts (`[a-zA-Z_][a-zA-Z0-9_]*`, not the reserved `__` prefix).
+pub fn label_name_ok(name: &str) -> bool {
+    let mut b = name.bytes();
+    b.next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+        && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
+        && !name.starts_with("__")
 }
 
 /// A sample value: integers without a fraction, others as Rust prints them (shortest exact).
@@ -234,7 +311,7 @@ mod tests {
     }
 
     #[test]
-    fn a_debugfs_file_the_catalogue_lacks_is_still_exported() {
+    fn a_debugfs_file_the_registry_lacks_is_still_exported() {
         let mut s = fixture("linux-6.1-debugfs");
         let text = |s: &Snapshot| {
             let mut t = String::new();
@@ -254,15 +331,11 @@ mod tests {
         );
     }
 
-    /// HELP texts are the catalogue's and the families' own words, never a string from the
-    /// kernel: none may hold a character a terminal or a scraper would take for markup.
+    /// HELP texts are the registry's own words, never a string from the kernel: none may hold
+    /// a character a terminal or a scraper would take for markup.
     #[test]
     fn help_texts_hold_no_unsafe_character() {
-        let helps = metrics::CATALOGUE
-            .iter()
-            .map(|m| m.help)
-            .chain(FAMILIES.iter().map(|f| f.help));
-        for help in helps {
+        for help in metrics::REGISTRY.iter().map(|m| m.help) {
             assert!(!help.chars().any(crate::sanitize::is_unsafe), "{help:?}");
         }
     }
@@ -298,6 +371,113 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    /// OpenMetrics metric names: `[a-zA-Z_:][a-zA-Z0-9_:]*`, and (our rule) no `:`.
+    fn valid(name: &str) -> bool {
+        let mut b = name.bytes();
+        b.next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+            && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
+    }
+
+    /// Every family's name is valid, unique (with its sample suffix too), says its unit, and
+    /// has no suffix a sample adds.
+    #[test]
+    fn every_family_has_a_valid_unique_name_with_its_unit() {
+        let mut seen = std::collections::HashSet::new();
+        for m in metrics::reaching(Output::Exposition) {
+            let n = name(m);
+            assert!(valid(&n), "{n}");
+            assert!(n.starts_with("zswaptop_"), "{n}");
+            assert!(!n.contains("__"), "{n}");
+            assert!(!n.ends_with("_total") && !n.ends_with("_info"), "{n}");
+            match unit(m.unit) {
+                Some(u) => assert!(n.ends_with(&format!("_{u}")), "{n} lacks its unit {u}"),
+                None => assert!(
+                    !["_bytes", "_seconds", "_ratio"]
+                        .iter()
+                        .any(|u| n.ends_with(u)),
+                    "{n} has a unit word but no unit"
+                ),
+            }
+            assert!(seen.insert(n.clone()), "{n} twice");
+            assert!(seen.insert(format!("{n}{}", suffix(m.kind))) || suffix(m.kind).is_empty());
+        }
+        let named = |id: &str| metrics::get(id).map(name);
+        assert_eq!(named("zswpout").as_deref(), Some("zswaptop_zswpout_bytes"));
+        assert_eq!(
+            named("zswap_pool_bytes").as_deref(),
+            Some("zswaptop_zswap_pool_bytes")
+        );
+        assert_eq!(named("swap_ra").as_deref(), Some("zswaptop_swap_ra_bytes"));
+        assert_eq!(
+            named("psi_some_stalled").as_deref(),
+            Some("zswaptop_psi_some_stalled_seconds")
+        );
+        assert_eq!(
+            named("stored_pages").as_deref(),
+            Some("zswaptop_zswap_debugfs_stored_bytes")
+        );
+        assert_eq!(
+            named("bypassed_zswap_bytes_per_sec").as_deref(),
+            Some("zswaptop_bypassed_zswap_bytes_per_second")
+        );
+        assert_eq!(
+            named("zswap_pool_limit_used_ratio").as_deref(),
+            Some("zswaptop_zswap_pool_limit_used_ratio")
+        );
+        assert_eq!(named("build").as_deref(), Some("zswaptop_build"));
+    }
+
+    /// `_total` and `_info` are added once, to the samples (and, in the classic format, to
+    /// the metadata lines); OpenMetrics names the family without them.
+    #[test]
+    fn counter_and_info_suffixes() {
+        let s = fixture("linux-6.18-loaded");
+        let text = |flavor| {
+            let mut t = String::new();
+            render(&s, flavor, &mut t);
+            t
+        };
+        let om = text(Flavor::OpenMetrics);
+        assert!(
+            om.contains("# TYPE zswaptop_zswpout_bytes counter\n"),
+            "{om}"
+        );
+        assert!(om.contains("\nzswaptop_zswpout_bytes_total "), "{om}");
+        assert!(om.contains("# TYPE zswaptop_build info\n"), "{om}");
+        assert!(om.contains("\nzswaptop_build_info{"), "{om}");
+        assert!(!om.contains("_total_total") && !om.contains("_info_info"));
+        let prom = text(Flavor::Prometheus);
+        assert!(prom.contains("# TYPE zswaptop_zswpout_bytes_total counter\n"));
+        assert!(prom.contains("# TYPE zswaptop_build_info gauge\n"));
+    }
+
+    /// A zswap parameter whose name no label can have is left out of the info, the others kept.
+    #[test]
+    fn a_parameter_no_label_can_name_is_left_out() {
+        let mut s = fixture("linux-6.18-loaded");
+        s.zswap.parameters.insert("not-a-label".into(), "1".into());
+        let mut t = String::new();
+        render(&s, Flavor::Prometheus, &mut t);
+        let info = t
+            .lines()
+            .find(|l| l.starts_with("zswaptop_zswap_parameters_info{"))
+            .unwrap();
+        assert!(
+            info.contains("max_pool_percent=") && !info.contains("not-a-label"),
+            "{info}"
+        );
+    }
+
+    #[test]
+    fn label_names() {
+        assert!(label_name_ok("max_pool_percent"));
+        assert!(!label_name_ok("__name__"));
+        assert!(!label_name_ok("1a"));
+        assert!(!label_name_ok("a-b"));
+        assert!(!label_name_ok(""));
     }
 
     #[test]

@@ -106,7 +106,7 @@ fn header(s: &Snapshot, st: Style) -> Vec<String> {
     out
 }
 
-/// A metric's value (pages as bytes) in the short form, from the catalogue.
+/// A metric's value (pages as bytes) in the short form, from the registry.
 fn short(id: &str, s: &Snapshot) -> String {
     let v = metrics::get(id).and_then(|m| m.value(s));
     f::bytes_short_opt(v.map(|v| v as u64))

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use crate::display::{self as f, GaugeCell};
 use crate::error::Reason;
 use crate::model::memory::BUCKETS;
-use crate::model::metrics::{self, Hue, Metric, Read};
+use crate::model::metrics::{self, Hue, Metric, Output};
 use crate::model::{Severity, Snapshot};
 
 /// ANSI styling, or none at all.
@@ -36,7 +36,7 @@ impl Style {
     }
 }
 
-/// A catalogue hue as an ANSI 16-colour code (each reads on dark and light backgrounds).
+/// A registry hue as an ANSI 16-colour code (each reads on dark and light backgrounds).
 pub(super) fn ansi(h: Hue) -> &'static str {
     match h {
         Hue::Green => "32",
@@ -587,7 +587,7 @@ fn capacity(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     Ok(())
 }
 
-/// The catalogue's kernel counters (the debugfs ones are listed whole under ZSWAP), one a
+/// The registry's kernel counters (the debugfs ones are listed whole under ZSWAP), one a
 /// line: each total since boot as the kernel counts it, and its rate over the interval when
 /// there is one; a counter that is part of another also gets its share of that one.
 fn counters(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
@@ -596,7 +596,7 @@ fn counters(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
         None => "since boot".to_string(),
     };
     section(out, st, "KERNEL COUNTERS", &right)?;
-    let shown = metrics::counters().filter(|m| !matches!(m.read, Read::Debugfs(_)));
+    let shown = metrics::reaching(Output::CounterLine);
     // "(12.5% of pswpout)" after a counter that counts a part of another.
     let of = |m: &Metric, pct: Option<f64>| match m.part_of {
         Some(whole) => format!(" ({} of {whole})", f::percent(pct)),

@@ -20,7 +20,7 @@ use crate::display as f;
 use crate::history::History;
 use crate::model::metrics::{self, GraphId, Metric, Series, Unit};
 
-/// A graph: its titles; its series are the catalogue's metrics on it ([`metrics::in_graph`]).
+/// A graph: its titles; its series are the registry's figures on it ([`metrics::in_graph`]).
 pub struct Graph {
     pub id: GraphId,
     pub title: &'static str,
@@ -61,7 +61,7 @@ impl Graph {
             .into_iter()
     }
 
-    /// The unit all its series share (the catalogue's tests hold them to one).
+    /// The unit all its series share (the registry's tests hold them to one).
     fn unit(&self) -> Unit {
         metrics::in_graph(self.id)
             .next()
@@ -73,8 +73,10 @@ fn label(unit: Unit, v: f64) -> String {
     match unit {
         Unit::Bytes | Unit::BytesPerSec | Unit::Pages => f::bytes_short(v.max(0.0) as u64),
         Unit::Ratio => format!("{v:.1}"),
+        Unit::Share => format!("{:.0}%", v * 100.0),
         Unit::Percent => format!("{v:.0}%"),
-        Unit::Microseconds | Unit::Events => format!("{v:.0}"),
+        Unit::Seconds => f::duration_secs(Some(v)),
+        Unit::Milliseconds | Unit::Microseconds | Unit::Events | Unit::Number => format!("{v:.0}"),
     }
 }
 
@@ -87,6 +89,9 @@ fn current(unit: Unit, app: &App, m: &Metric) -> String {
         Unit::Bytes | Unit::Pages => f::bytes_short_opt(v.map(|v| v as u64)),
         Unit::Ratio => f::ratio(v),
         Unit::Percent => f::percent_rate(known, v),
+        Unit::Share | Unit::Seconds | Unit::Milliseconds | Unit::Number => {
+            f::metric_value(m, &app.shown)
+        }
         Unit::Microseconds | Unit::Events => f::per_sec(v),
     }
 }
@@ -110,6 +115,22 @@ pub fn nice_max(max: Option<f64>, unit: Unit) -> f64 {
             p
         }
         Unit::Ratio => (m.unwrap_or(1.0).max(1.0) * 2.0).ceil() / 2.0,
+        Unit::Share => 1.0,
+        Unit::Seconds | Unit::Milliseconds | Unit::Number => {
+            // 1, 2, 5 times a power of ten: the first at or above the maximum.
+            let m = m.unwrap_or(0.0).clamp(1.0, 1e15);
+            let mut decade = 1.0;
+            loop {
+                if let Some(top) = [1.0, 2.0, 5.0]
+                    .map(|k| k * decade)
+                    .into_iter()
+                    .find(|&t| t >= m)
+                {
+                    return top;
+                }
+                decade *= 10.0;
+            }
+        }
         Unit::Percent | Unit::Microseconds | Unit::Events => {
             let m = m.unwrap_or(0.0);
             [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]
@@ -472,5 +493,10 @@ mod tests {
         assert_eq!(nice_max(None, Unit::Ratio), 1.0);
         assert_eq!(nice_max(Some(20.39), Unit::Percent), 50.0);
         assert_eq!(nice_max(Some(0.0), Unit::Percent), 1.0);
+        assert_eq!(nice_max(Some(0.3), Unit::Share), 1.0);
+        assert_eq!(nice_max(None, Unit::Seconds), 1.0);
+        assert_eq!(nice_max(Some(1.5), Unit::Seconds), 2.0);
+        assert_eq!(nice_max(Some(3_601.0), Unit::Seconds), 5_000.0);
+        assert_eq!(nice_max(Some(f64::MAX), Unit::Milliseconds), 1e15);
     }
 }

@@ -1,0 +1,1005 @@
+//! The registry's one list: every figure, in the order of the exposition (graph legends, counter
+//! lines and CSV columns follow it too). How to add one: the parent module's doc.
+//!
+//! The single values come first (what the dashboard graphs and a recording keeps, then the zswap
+//! debugfs files and pressure), then the figures only the exposition carries, most of them
+//! labelled. Every label is bounded: a bucket, a swap area, a disk, a zram device, one of the
+//! top [`TOP_CGROUPS`] cgroups, a finding id, a source.
+
+use super::{
+    GraphId, Hue, Kind, Metric, Point, Read, Unit, counter, debugfs_counter, debugfs_gauge,
+    exported, gauge,
+};
+use crate::model::owners::CgroupRow;
+use crate::model::{DeviceIo, Severity, Snapshot, Zram};
+
+/// How many cgroups (by zswap pool bytes; on cgroup v1, by memory) get series of their own.
+pub const TOP_CGROUPS: usize = 10;
+
+fn labelled(pairs: &[(&str, &str)], value: f64) -> Point {
+    Point {
+        labels: pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+            .collect(),
+        value,
+    }
+}
+
+/// Points over a list: `key` names each item's label, `f` its value (missing ones left out).
+fn per<T>(
+    items: &[T],
+    label: &'static str,
+    key: impl Fn(&T) -> &str,
+    f: impl Fn(&T) -> Option<f64>,
+) -> Vec<Point> {
+    items
+        .iter()
+        .filter_map(|i| {
+            let v = f(i).filter(|v| v.is_finite())?;
+            Some(labelled(&[(label, key(i))], v))
+        })
+        .collect()
+}
+
+fn zram(s: &Snapshot, f: impl Fn(&Zram) -> Option<f64>) -> Vec<Point> {
+    per(&s.zram, "device", |z| z.device.as_str(), f)
+}
+
+fn zram_pages(s: &Snapshot, f: impl Fn(&Zram) -> Option<u64>) -> Vec<Point> {
+    let ps = s.page_size.bytes as f64;
+    zram(s, |z| f(z).map(|p| p as f64 * ps))
+}
+
+/// The cgroups with the largest zswap pools, largest first, the root left out. cgroup v1 has no
+/// zswap figures: there, the cgroups with the most memory.
+fn top_cgroups(s: &Snapshot) -> Vec<&CgroupRow> {
+    let Some(c) = &s.cgroups else {
+        return Vec::new();
+    };
+    let key = |r: &CgroupRow| c.rank_bytes(r);
+    let mut rows: Vec<_> = c
+        .list
+        .iter()
+        .filter(|r| r.path != "/" && key(r).is_some_and(|z| z > 0))
+        .collect();
+    rows.sort_by(|a, b| key(b).cmp(&key(a)).then(a.path.cmp(&b.path)));
+    rows.truncate(TOP_CGROUPS);
+    rows
+}
+
+fn cgroup(s: &Snapshot, f: fn(&CgroupRow) -> Option<u64>) -> Vec<Point> {
+    top_cgroups(s)
+        .into_iter()
+        .filter_map(|r| Some(labelled(&[("cgroup", &r.path)], f(r)? as f64)))
+        .collect()
+}
+
+/// Swap areas and the disks under them, each disk once.
+fn disks(s: &Snapshot) -> Vec<&DeviceIo> {
+    let mut seen: Vec<&DeviceIo> = Vec::new();
+    for io in s.swap.devices.iter().filter_map(|d| d.io.as_ref()) {
+        if !seen.iter().any(|d| d.device == io.device) {
+            seen.push(io);
+        }
+    }
+    seen
+}
+
+/// Every figure, in exposition order.
+pub static REGISTRY: &[Metric] = &[
+    // --- memory ----------------------------------------------------------------------------
+    gauge(
+        "memory_used_bytes",
+        "used",
+        Unit::Bytes,
+        "What procps-ng free calls used: MemTotal − MemAvailable (the compressed pools inside).",
+        Read::Snapshot(|s| s.memory.free_cmd_used_bytes.map(|v| v as f64)),
+    ),
+    gauge(
+        "memory_available_bytes",
+        "avail",
+        Unit::Bytes,
+        "Memory available for new work without swapping (meminfo MemAvailable).",
+        Read::Snapshot(|s| s.memory.available_bytes.map(|v| v as f64)),
+    ),
+    // --- zswap pool ------------------------------------------------------------------------
+    gauge(
+        "zswap_pool_bytes",
+        "pool",
+        Unit::Bytes,
+        "RAM the zswap pool takes (meminfo Zswap, else debugfs pool_total_size).",
+        Read::Snapshot(|s| s.zswap.pool_bytes.map(|v| v as f64)),
+    )
+    .graphed(GraphId::Pool, "pool", Hue::Magenta, '#'),
+    gauge(
+        "zswap_stored_bytes",
+        "stored",
+        Unit::Bytes,
+        "Uncompressed size of the pages zswap holds (meminfo Zswapped).",
+        Read::Snapshot(|s| s.zswap.stored_bytes.map(|v| v as f64)),
+    )
+    .graphed(GraphId::Pool, "stored", Hue::Cyan, '+'),
+    gauge(
+        "zswap_compression_ratio",
+        "effective",
+        Unit::Ratio,
+        "Stored bytes per pool byte, allocator overhead and incompressible pages included.",
+        Read::Snapshot(|s| s.zswap.compression_ratio),
+    )
+    .graphed(GraphId::Ratio, "eff", Hue::Green, 'e'),
+    gauge(
+        "zswap_compressor_ratio",
+        "compressor only",
+        Unit::Ratio,
+        "The compressor's own ratio: same-filled and incompressible pages taken out.",
+        Read::Snapshot(|s| s.zswap.compressor_ratio),
+    )
+    .graphed(GraphId::Ratio, "comp", Hue::Blue, 'c'),
+    // --- swap traffic (vmstat, pages) -----------------------------------------------------
+    counter(
+        "zswpout",
+        "zswpout",
+        Unit::Pages,
+        "Pages stored into zswap (vmstat zswpout).",
+        Read::Vmstat(|v| v.zswpout),
+    )
+    .graphed(GraphId::Traffic, "out", Hue::Magenta, 'o'),
+    counter(
+        "zswpin",
+        "zswpin",
+        Unit::Pages,
+        "Pages loaded back from zswap (vmstat zswpin).",
+        Read::Vmstat(|v| v.zswpin),
+    )
+    .graphed(GraphId::Traffic, "in", Hue::Cyan, 'i'),
+    counter(
+        "zswpwb",
+        "zswpwb",
+        Unit::Pages,
+        "Pages written back from zswap to the swap device (vmstat zswpwb, 6.8+).",
+        Read::Vmstat(|v| v.zswpwb),
+    )
+    .part_of("pswpout")
+    .graphed(GraphId::Traffic, "wb", Hue::Yellow, 'w'),
+    counter(
+        "pswpout",
+        "pswpout",
+        Unit::Pages,
+        "Pages written to swap devices (vmstat pswpout).",
+        Read::Vmstat(|v| v.pswpout),
+    )
+    .graphed(GraphId::Traffic, "disk-out", Hue::Red, 'O'),
+    counter(
+        "pswpin",
+        "pswpin",
+        Unit::Pages,
+        "Pages read from swap devices (vmstat pswpin).",
+        Read::Vmstat(|v| v.pswpin),
+    )
+    .graphed(GraphId::Traffic, "disk-in", Hue::Blue, 'I'),
+    gauge(
+        "bypassed_zswap_bytes_per_sec",
+        "bypassed",
+        Unit::BytesPerSec,
+        "Pages written to a swap device without passing through zswap: Δpswpout − Δzswpwb.",
+        Read::Snapshot(|s| s.rates.as_ref()?.bypassed_zswap_bytes_per_sec),
+    )
+    .graphed(GraphId::Traffic, "bypass", Hue::Green, 'b'),
+    counter(
+        "swpout_zero",
+        "swpout_zero",
+        Unit::Pages,
+        "Zero-filled pages swapped out without I/O (vmstat swpout_zero, 6.12+).",
+        Read::Vmstat(|v| v.swpout_zero),
+    ),
+    counter(
+        "swpin_zero",
+        "swpin_zero",
+        Unit::Pages,
+        "Zero-filled pages swapped in without I/O (vmstat swpin_zero, 6.12+).",
+        Read::Vmstat(|v| v.swpin_zero),
+    ),
+    counter(
+        "swap_ra",
+        "swap_ra",
+        Unit::Pages,
+        "Pages read ahead from swap around a faulting page (vmstat swap_ra; vm.page-cluster sets how many).",
+        Read::Vmstat(|v| v.swap_ra),
+    )
+    .graphed(GraphId::Traffic, "ra", Hue::LightBlue, 'r'),
+    counter(
+        "swap_ra_hit",
+        "swap_ra_hit",
+        Unit::Pages,
+        "Pages read ahead from swap that were then used (vmstat swap_ra_hit): the readahead hit rate.",
+        Read::Vmstat(|v| v.swap_ra_hit),
+    )
+    .part_of("swap_ra"),
+    counter(
+        "pgmajfault",
+        "pgmajfault",
+        Unit::Events,
+        "Major page faults (vmstat pgmajfault).",
+        Read::Vmstat(|v| v.pgmajfault),
+    ),
+    counter(
+        "workingset_refault_anon",
+        "workingset_refault_anon",
+        Unit::Pages,
+        "Anonymous pages faulted back soon after being swapped out (vmstat).",
+        Read::Vmstat(|v| v.workingset_refault_anon),
+    ),
+    counter(
+        "thp_swpout",
+        "thp_swpout",
+        Unit::Events,
+        "Transparent huge pages swapped out whole (vmstat thp_swpout).",
+        Read::Vmstat(|v| v.thp_swpout),
+    ),
+    counter(
+        "thp_swpout_fallback",
+        "thp_swpout_fallback",
+        Unit::Events,
+        "Transparent huge pages split before swap-out (vmstat thp_swpout_fallback).",
+        Read::Vmstat(|v| v.thp_swpout_fallback),
+    ),
+    counter(
+        "oom_kill",
+        "oom_kill",
+        Unit::Events,
+        "Processes killed by the OOM killer (vmstat oom_kill).",
+        Read::Vmstat(|v| v.oom_kill),
+    ),
+    gauge(
+        "nr_zspages",
+        "nr_zspages",
+        Unit::Pages,
+        "Pages zsmalloc holds for zswap and zram together (vmstat nr_zspages).",
+        Read::Vmstat(|v| v.nr_zspages),
+    ),
+    // --- zswap debugfs (root only) ----------------------------------------------------------
+    debugfs_counter(
+        "written_back_pages",
+        Unit::Pages,
+        "Pages zswap wrote back to the swap device (debugfs).",
+    ),
+    debugfs_counter(
+        "pool_limit_hit",
+        Unit::Events,
+        "Stores that found the pool at its limit (debugfs).",
+    ),
+    debugfs_counter(
+        "decompress_fail",
+        Unit::Events,
+        "Loads whose decompression failed (debugfs).",
+    ),
+    debugfs_counter(
+        "duplicate_entry",
+        Unit::Events,
+        "Stores that replaced an entry already in the pool (debugfs, up to 6.9).",
+    ),
+    debugfs_counter(
+        "reject_alloc_fail",
+        Unit::Events,
+        "Stores rejected: the allocator could not find room (debugfs).",
+    ),
+    debugfs_counter(
+        "reject_compress_fail",
+        Unit::Events,
+        "Stores rejected: the compressor failed (debugfs).",
+    ),
+    debugfs_counter(
+        "reject_compress_poor",
+        Unit::Events,
+        "Stores rejected: the page compressed too poorly to keep (debugfs).",
+    ),
+    debugfs_counter(
+        "reject_kmemcache_fail",
+        Unit::Events,
+        "Stores rejected: no memory for the entry's metadata (debugfs).",
+    ),
+    debugfs_counter(
+        "reject_reclaim_fail",
+        Unit::Events,
+        "Stores rejected: the pool was full and writeback failed (debugfs).",
+    ),
+    debugfs_gauge(
+        "pool_total_size",
+        Unit::Bytes,
+        "The pool's size as debugfs gives it.",
+    ),
+    debugfs_gauge(
+        "stored_pages",
+        Unit::Pages,
+        "Pages zswap holds (debugfs).",
+    ),
+    debugfs_gauge(
+        "same_filled_pages",
+        Unit::Pages,
+        "Stored pages that were one repeated word, kept without pool memory (debugfs, up to 6.11).",
+    ),
+    debugfs_gauge(
+        "stored_incompressible_pages",
+        Unit::Pages,
+        "Stored pages kept uncompressed, a page each (debugfs, 6.18+).",
+    ),
+    debugfs_gauge(
+        "pool_pages",
+        Unit::Pages,
+        "The pool's size in pages (debugfs, older kernels).",
+    ),
+    // --- memory pressure ---------------------------------------------------------------------
+    gauge(
+        "psi_some_percent",
+        "some",
+        Unit::Percent,
+        "Share of time some tasks stalled on memory over the interval (PSI).",
+        Read::Snapshot(|s| s.rates.as_ref()?.psi_some_percent),
+    )
+    .graphed(GraphId::Psi, "some", Hue::Yellow, 's'),
+    gauge(
+        "psi_full_percent",
+        "full",
+        Unit::Percent,
+        "Share of time all tasks stalled on memory over the interval (PSI).",
+        Read::Snapshot(|s| s.rates.as_ref()?.psi_full_percent),
+    )
+    .graphed(GraphId::Psi, "full", Hue::Red, 'f'),
+    gauge(
+        "psi_some_avg10",
+        "some avg10",
+        Unit::Percent,
+        "Share of the last 10 s some tasks stalled on memory, as the kernel averages it (PSI some avg10).",
+        Read::Snapshot(|s| s.psi.as_ref().map(|p| p.some_avg10)),
+    ),
+    counter(
+        "psi_some_stalled",
+        "PSI some stalled",
+        Unit::Microseconds,
+        "Time some tasks spent stalled on memory since boot (PSI some total).",
+        Read::PsiTotal { full: false },
+    ),
+    counter(
+        "psi_full_stalled",
+        "PSI full stalled",
+        Unit::Microseconds,
+        "Time all tasks spent stalled on memory since boot (PSI full total).",
+        Read::PsiTotal { full: true },
+    ),
+    // ===== only in the exposition: the breakdown, what free hides, the pool against its limit,
+    // the swap split, swap areas and their disks, zram in full, PSI averages, the top cgroups,
+    // the parameters and the findings (the JSON has each as its model field) ==================
+    // --- memory -------------------------------------------------------------------------------
+    exported(
+        "memory_total_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "Usable RAM (meminfo MemTotal).",
+        Read::Snapshot(|s| s.memory.total_bytes.map(|v| v as f64)),
+    ),
+    exported(
+        "memory_free_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "RAM nothing uses (meminfo MemFree).",
+        Read::Snapshot(|s| s.memory.free_bytes.map(|v| v as f64)),
+    ),
+    exported(
+        "memory_breakdown_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "Where RAM is: ten buckets that sum to MemTotal (an unknown bucket's memory is in unaccounted).",
+        Read::Labelled {
+            labels: &["bucket"],
+            points: |s| {
+                s.memory
+                    .breakdown
+                    .iter()
+                    .flat_map(|b| b.buckets())
+                    .filter_map(|(k, v)| Some(labelled(&[("bucket", k)], v? as f64)))
+                    .collect()
+            },
+        },
+    ),
+    exported(
+        "free_hidden_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "What free(1) hides in used: the zswap and zram pools.",
+        Read::Snapshot(|s| s.memory.hidden_in_used_bytes.map(|v| v as f64)),
+    ),
+    // --- zswap --------------------------------------------------------------------------------
+    exported(
+        "zswap_enabled",
+        Kind::Gauge,
+        Unit::Number,
+        "1 when zswap takes new pages, 0 when it is off (parameter enabled).",
+        Read::Snapshot(|s| s.zswap.enabled.map(|e| f64::from(u8::from(e)))),
+    ),
+    exported(
+        "zswap_parameters",
+        Kind::Info,
+        Unit::Number,
+        "zswap's parameters (/sys/module/zswap/parameters) as labels.",
+        Read::Labelled {
+            labels: &[],
+            points: |s| {
+                if !s.zswap.available || s.zswap.parameters.is_empty() {
+                    return Vec::new();
+                }
+                let labels = s
+                    .zswap
+                    .parameters
+                    .iter()
+                        .map(|(k, v)| (k.clone(), v.trim().to_string()))
+                    .collect();
+                vec![Point { labels, value: 1.0 }]
+            },
+        },
+    ),
+    exported(
+        "zswap_pool_limit_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "The pool's limit: max_pool_percent of MemTotal.",
+        Read::Snapshot(|s| s.zswap.pool_limit_bytes.map(|v| v as f64)),
+    ),
+    exported(
+        "zswap_accept_threshold_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "Pool size below which a full pool takes pages again (accept_threshold_percent of the limit).",
+        Read::Snapshot(|s| s.zswap.accept_threshold_bytes.map(|v| v as f64)),
+    ),
+    exported(
+        "zswap_pool_headroom_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "Room left in the pool before its limit.",
+        Read::Snapshot(|s| s.zswap.pool_headroom_bytes.map(|v| v as f64)),
+    ),
+    exported(
+        "zswap_pool_limit_used_ratio",
+        Kind::Gauge,
+        Unit::Share,
+        "The pool's size as a share of its limit (1 is full).",
+        Read::Snapshot(|s| s.zswap.pool_limit_used_percent.map(|p| p / 100.0)),
+    ),
+    exported(
+        "zswap_saved_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "RAM zswap saves now: stored minus pool (negative when it costs).",
+        Read::Snapshot(|s| s.zswap.saved_bytes.map(|v| v as f64)),
+    ),
+    exported(
+        "zswap_incompressible_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "Stored bytes kept uncompressed (debugfs stored_incompressible_pages, 6.18+).",
+        Read::Snapshot(|s| s.zswap.incompressible_bytes.map(|v| v as f64)),
+    ),
+    exported(
+        "zswap_same_filled_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "Stored bytes of same-filled pages, kept without pool memory (debugfs, up to 6.11).",
+        Read::Snapshot(|s| s.zswap.same_filled_bytes.map(|v| v as f64)),
+    ),
+    exported(
+        "zswap_debugfs_unlisted",
+        Kind::Gauge,
+        Unit::Number,
+        "A zswap debugfs file the catalogue does not know (a later kernel's), as read, by file name.",
+        Read::Labelled {
+            labels: &["file"],
+            points: |s| {
+                s.zswap
+                    .debugfs
+                    .iter()
+                    .flat_map(|d| d.iter())
+                    .filter(|(k, _)| super::debugfs(k).is_none())
+                    .map(|(k, &v)| labelled(&[("file", k)], v as f64))
+                    .collect()
+            },
+        },
+    ),
+    // --- swap ---------------------------------------------------------------------------------
+    exported(
+        "swap_total_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "Swap space (meminfo SwapTotal).",
+        Read::Snapshot(|s| s.swap.total_bytes.map(|v| v as f64)),
+    ),
+    exported(
+        "swap_used_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "Swap in use (SwapTotal - SwapFree).",
+        Read::Snapshot(|s| s.swap.used_bytes.map(|v| v as f64)),
+    ),
+    exported(
+        "swap_held_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "Where swapped pages are: zswap (compressed in RAM), swap_cache (also in RAM), zram, disk (only on the swap device).",
+        Read::Labelled {
+            labels: &["location"],
+            points: |s| {
+                let w = &s.swap;
+                [
+                    ("zswap", w.in_zswap_bytes),
+                    ("swap_cache", w.in_swap_cache_bytes),
+                    ("zram", w.in_zram_bytes),
+                    ("disk", w.not_in_ram_bytes),
+                ]
+                .into_iter()
+                .filter_map(|(k, v)| Some(labelled(&[("location", k)], v? as f64)))
+                .collect()
+            },
+        },
+    ),
+    exported(
+        "swap_area_size_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "A swap area's size (/proc/swaps).",
+        Read::Labelled {
+            labels: &["area"],
+            points: |s| {
+                per(
+                    &s.swap.devices,
+                    "area",
+                    |d| d.path.as_str(),
+                    |d| Some(d.size_bytes as f64),
+                )
+            },
+        },
+    ),
+    exported(
+        "swap_area_used_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "Swap in use on a swap area (/proc/swaps).",
+        Read::Labelled {
+            labels: &["area"],
+            points: |s| {
+                per(
+                    &s.swap.devices,
+                    "area",
+                    |d| d.path.as_str(),
+                    |d| Some(d.used_bytes as f64),
+                )
+            },
+        },
+    ),
+    exported(
+        "swap_area_priority",
+        Kind::Gauge,
+        Unit::Number,
+        "A swap area's priority (higher is used first).",
+        Read::Labelled {
+            labels: &["area"],
+            points: |s| {
+                per(
+                    &s.swap.devices,
+                    "area",
+                    |d| d.path.as_str(),
+                    |d| Some(d.priority as f64),
+                )
+            },
+        },
+    ),
+    exported(
+        "swap_disk_read_bytes",
+        Kind::Counter,
+        Unit::Bytes,
+        "Bytes read from a disk under a swap area (/proc/diskstats, all I/O of the disk).",
+        Read::Labelled {
+            labels: &["device"],
+            points: |s| {
+                per(
+                    &disks(s),
+                    "device",
+                    |d| d.device.as_str(),
+                    |d| Some(d.read_bytes_total as f64),
+                )
+            },
+        },
+    ),
+    exported(
+        "swap_disk_written_bytes",
+        Kind::Counter,
+        Unit::Bytes,
+        "Bytes written to a disk under a swap area (/proc/diskstats, all I/O of the disk).",
+        Read::Labelled {
+            labels: &["device"],
+            points: |s| {
+                per(
+                    &disks(s),
+                    "device",
+                    |d| d.device.as_str(),
+                    |d| Some(d.write_bytes_total as f64),
+                )
+            },
+        },
+    ),
+    // --- zram ---------------------------------------------------------------------------------
+    exported(
+        "zram_device",
+        Kind::Info,
+        Unit::Number,
+        "A zram device: its algorithm, whether it is swap, its backing device.",
+        Read::Labelled {
+            labels: &["device", "swap", "algorithm", "backing_dev"],
+            points: |s| {
+                s.zram
+                    .iter()
+                    .map(|z| {
+                        let mut p = labelled(
+                            &[
+                                ("device", &z.device),
+                                ("swap", if z.is_swap { "1" } else { "0" }),
+                            ],
+                            1.0,
+                        );
+                        for (k, v) in [("algorithm", &z.algorithm), ("backing_dev", &z.backing_dev)] {
+                            if let Some(v) = v {
+                                p.labels.push((k.to_string(), v.clone()));
+                            }
+                        }
+                        p
+                    })
+                    .collect()
+            },
+        },
+    ),
+    exported(
+        "zram_disksize_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "A zram device's size (disksize).",
+        Read::Labelled {
+            labels: &["device"],
+            points: |s| zram(s, |z| z.disksize_bytes.map(|v| v as f64)),
+        },
+    ),
+    exported(
+        "zram_orig_data_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "Uncompressed data a zram device holds (mm_stat orig_data_size).",
+        Read::Labelled {
+            labels: &["device"],
+            points: |s| zram(s, |z| z.orig_data_bytes.map(|v| v as f64)),
+        },
+    ),
+    exported(
+        "zram_compr_data_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "That data compressed (mm_stat compr_data_size).",
+        Read::Labelled {
+            labels: &["device"],
+            points: |s| zram(s, |z| z.compr_data_bytes.map(|v| v as f64)),
+        },
+    ),
+    exported(
+        "zram_mem_used_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "RAM a zram device takes, allocator overhead included (mm_stat mem_used_total).",
+        Read::Labelled {
+            labels: &["device"],
+            points: |s| zram(s, |z| z.mem_used_bytes.map(|v| v as f64)),
+        },
+    ),
+    exported(
+        "zram_mem_limit_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "A zram device's memory limit (mm_stat mem_limit, 0: none).",
+        Read::Labelled {
+            labels: &["device"],
+            points: |s| zram(s, |z| z.mem_limit_bytes.map(|v| v as f64)),
+        },
+    ),
+    exported(
+        "zram_mem_used_max_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "The most RAM a zram device has taken (mm_stat mem_used_max).",
+        Read::Labelled {
+            labels: &["device"],
+            points: |s| zram(s, |z| z.mem_used_max_bytes.map(|v| v as f64)),
+        },
+    ),
+    exported(
+        "zram_same_filled_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "Same-filled pages a zram device keeps without memory (mm_stat same_pages, in bytes).",
+        Read::Labelled {
+            labels: &["device"],
+            points: |s| zram_pages(s, |z| z.same_pages),
+        },
+    ),
+    exported(
+        "zram_huge_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "Incompressible pages a zram device keeps whole (mm_stat huge_pages, in bytes).",
+        Read::Labelled {
+            labels: &["device"],
+            points: |s| zram_pages(s, |z| z.huge_pages),
+        },
+    ),
+    exported(
+        "zram_huge_since_bytes",
+        Kind::Counter,
+        Unit::Bytes,
+        "Incompressible pages a zram device has stored since set up (mm_stat huge_pages_since, in bytes).",
+        Read::Labelled {
+            labels: &["device"],
+            points: |s| zram_pages(s, |z| z.huge_pages_since),
+        },
+    ),
+    exported(
+        "zram_compacted_bytes",
+        Kind::Counter,
+        Unit::Bytes,
+        "Memory zsmalloc compaction freed for a zram device (mm_stat pages_compacted, in bytes).",
+        Read::Labelled {
+            labels: &["device"],
+            points: |s| zram_pages(s, |z| z.pages_compacted),
+        },
+    ),
+    exported(
+        "zram_compression_ratio",
+        Kind::Gauge,
+        Unit::Ratio,
+        "The compressor's ratio on a zram device: orig_data_size / compr_data_size.",
+        Read::Labelled {
+            labels: &["device"],
+            points: |s| zram(s, |z| z.compression_ratio),
+        },
+    ),
+    exported(
+        "zram_effective_ratio",
+        Kind::Gauge,
+        Unit::Ratio,
+        "What a zram device saves: orig_data_size / mem_used_total.",
+        Read::Labelled {
+            labels: &["device"],
+            points: |s| zram(s, |z| z.effective_ratio),
+        },
+    ),
+    exported(
+        "zram_allocator_overhead_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "zsmalloc overhead of a zram device: mem_used_total - compr_data_size.",
+        Read::Labelled {
+            labels: &["device"],
+            points: |s| zram(s, |z| z.allocator_overhead_bytes.map(|v| v as f64)),
+        },
+    ),
+    exported(
+        "zram_saved_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "RAM a zram device saves now: orig_data_size - mem_used_total.",
+        Read::Labelled {
+            labels: &["device"],
+            points: |s| zram(s, |z| z.saved_bytes.map(|v| v as f64)),
+        },
+    ),
+    exported(
+        "zram_failed_reads",
+        Kind::Counter,
+        Unit::Events,
+        "Failed reads of a zram device (io_stat).",
+        Read::Labelled {
+            labels: &["device"],
+            points: |s| zram(s, |z| z.failed_reads.map(|v| v as f64)),
+        },
+    ),
+    exported(
+        "zram_failed_writes",
+        Kind::Counter,
+        Unit::Events,
+        "Failed writes of a zram device (io_stat).",
+        Read::Labelled {
+            labels: &["device"],
+            points: |s| zram(s, |z| z.failed_writes.map(|v| v as f64)),
+        },
+    ),
+    exported(
+        "zram_backing_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "Data a zram device has written back to its backing device and keeps there (bd_stat).",
+        Read::Labelled {
+            labels: &["device"],
+            points: |s| zram(s, |z| z.bd_count_bytes.map(|v| v as f64)),
+        },
+    ),
+    exported(
+        "zram_backing_read_bytes",
+        Kind::Counter,
+        Unit::Bytes,
+        "Bytes a zram device read back from its backing device (bd_stat).",
+        Read::Labelled {
+            labels: &["device"],
+            points: |s| zram(s, |z| z.bd_reads_bytes.map(|v| v as f64)),
+        },
+    ),
+    exported(
+        "zram_backing_written_bytes",
+        Kind::Counter,
+        Unit::Bytes,
+        "Bytes a zram device wrote to its backing device (bd_stat).",
+        Read::Labelled {
+            labels: &["device"],
+            points: |s| zram(s, |z| z.bd_writes_bytes.map(|v| v as f64)),
+        },
+    ),
+    // --- pressure -----------------------------------------------------------------------------
+    exported(
+        "psi_memory_avg_ratio",
+        Kind::Gauge,
+        Unit::Share,
+        "The kernel's running averages of memory stall time (/proc/pressure/memory), by line and window in seconds.",
+        Read::Labelled {
+            labels: &["line", "window"],
+            points: |s| {
+                let Some(p) = &s.psi else {
+                    return Vec::new();
+                };
+                [
+                    ("some", "10", p.some_avg10),
+                    ("some", "60", p.some_avg60),
+                    ("some", "300", p.some_avg300),
+                    ("full", "10", p.full_avg10),
+                    ("full", "60", p.full_avg60),
+                    ("full", "300", p.full_avg300),
+                ]
+                .into_iter()
+                .filter(|(_, _, v)| v.is_finite())
+                .map(|(l, w, v)| labelled(&[("line", l), ("window", w)], v / 100.0))
+                .collect()
+            },
+        },
+    ),
+    // --- cgroups: the largest zswap pools (v2), the most memory (v1, without zswap) ----------
+    exported(
+        "cgroup_zswap_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "zswap pool memory of the cgroups with the largest pools (memory.stat zswap, top 10).",
+        Read::Labelled {
+            labels: &["cgroup"],
+            points: |s| cgroup(s, |r| r.zswap_bytes),
+        },
+    ),
+    exported(
+        "cgroup_zswapped_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "Uncompressed size of what zswap holds for those cgroups (memory.stat zswapped).",
+        Read::Labelled {
+            labels: &["cgroup"],
+            points: |s| cgroup(s, |r| r.zswapped_bytes),
+        },
+    ),
+    exported(
+        "cgroup_memory_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "memory.current of those cgroups (cgroup v1: memory.usage_in_bytes).",
+        Read::Labelled {
+            labels: &["cgroup"],
+            points: |s| cgroup(s, |r| r.memory_current_bytes),
+        },
+    ),
+    exported(
+        "cgroup_swap_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "memory.swap.current of those cgroups (cgroup v1: memory.stat total_swap).",
+        Read::Labelled {
+            labels: &["cgroup"],
+            points: |s| cgroup(s, |r| r.swap_current_bytes),
+        },
+    ),
+    // --- what zswaptop concludes, and what it could read --------------------------------------
+    exported(
+        "finding",
+        Kind::State,
+        Unit::Number,
+        "A diagnostic finding that holds now, by id and severity (info, warn, crit).",
+        Read::Labelled {
+            labels: &["id", "severity"],
+            points: |s| {
+                s.diagnostics
+                    .iter()
+                    .map(|f| {
+                        let sev = match f.severity {
+                            Severity::Info => "info",
+                            Severity::Warn => "warn",
+                            Severity::Crit => "crit",
+                        };
+                        labelled(&[("id", &f.id), ("severity", sev)], 1.0)
+                    })
+                    .collect()
+            },
+        },
+    ),
+    exported(
+        "source_status",
+        Kind::State,
+        Unit::Number,
+        "Each kernel source zswaptop reads and its status (ok, missing, denied, malformed, unreadable): why a figure is absent.",
+        Read::Labelled {
+            labels: &["source", "status"],
+            points: |s| {
+                s.sources
+                    .iter()
+                    .map(|st| labelled(&[("source", &st.source), ("status", st.status())], 1.0))
+                    .collect()
+            },
+        },
+    ),
+    exported(
+        "build",
+        Kind::Info,
+        Unit::Number,
+        "The zswaptop that wrote this, and the kernel it read.",
+        Read::Labelled {
+            labels: &["version", "kernel"],
+            points: |s| {
+                let mut p = labelled(&[("version", &s.tool.version)], 1.0);
+                if let Some(k) = &s.host.kernel {
+                    p.labels.push(("kernel".into(), k.clone()));
+                }
+                vec![p]
+            },
+        },
+    ),
+];
+#[cfg(test)]
+mod tests {
+    use super::super::get;
+    use super::*;
+
+    /// cgroup v1: the top cgroups by memory, with memory and swap series and no zswap ones.
+    #[test]
+    fn cgroup_v1_series_are_memory_and_swap() {
+        let root = crate::root::Root::at(format!(
+            "{}/tests/fixtures/linux-6.18-cgroup-v1",
+            env!("CARGO_MANIFEST_DIR")
+        ));
+        let extras = crate::sources::Extras {
+            cgroups: true,
+            ..Default::default()
+        };
+        let snap = Snapshot::derive(&crate::sources::collect_with(&root, extras), None);
+        let family = |id: &str| get(id).unwrap().points(&snap);
+        let memory = family("cgroup_memory_bytes");
+        let paths: Vec<&str> = memory.iter().map(|p| p.labels[0].1.as_str()).collect();
+        assert_eq!(
+            paths[..2],
+            [
+                "/process_api",
+                "/process_api/0c34a129a0605314addad4c1319e0b59"
+            ]
+        );
+        assert_eq!(memory.len(), 4, "the root left out");
+        assert_eq!(memory[0].value, 7_847_694_336.0);
+        assert_eq!(family("cgroup_swap_bytes").len(), 4);
+        assert!(family("cgroup_zswap_bytes").is_empty());
+        assert!(family("cgroup_zswapped_bytes").is_empty());
+    }
+}
