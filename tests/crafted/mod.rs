@@ -127,6 +127,13 @@ pub fn hostile_sample(i: u64) -> Sample {
     s.root = "/".into();
     s.unix_ms = T0 + i * 1000;
     s.monotonic_ns = 1_000_000_000_000 + i * 1_000_000_000;
+    // What the clock said while reading (when, and how long it took) varies from run to run:
+    // fixed, so the file is the same every time it is made.
+    s.cgroups_age_ns = 0;
+    if let Ok(z) = s.zoneinfo.as_mut() {
+        z.read_ns = s.monotonic_ns;
+        z.cost_ns = 0;
+    }
     s.host.privileged = true;
     s.host.hostname = Some(format!("host{HOSTILE}"));
     if let Some(p) = s.processes.as_mut() {
