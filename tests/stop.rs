@@ -12,6 +12,7 @@ mod common;
 
 use std::fs::File;
 use std::path::Path;
+use std::process::Child;
 use std::time::Duration;
 
 use common::pty::{
@@ -72,6 +73,19 @@ fn stop_and_continue(pid: u32, master: &mut File, reset: Option<&Termios>) -> Ve
     out
 }
 
+/// The dashboard, killed if the test ends before it does (a failed assertion must not leave a
+/// stopped process behind).
+struct Dashboard(Child);
+
+impl Drop for Dashboard {
+    fn drop(&mut self) {
+        if matches!(self.0.try_wait(), Ok(None)) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
 #[test]
 fn a_stop_from_outside_then_sigcont_takes_raw_mode_back() {
     let Some(setsid) = pty::setsid() else {
@@ -79,17 +93,18 @@ fn a_stop_from_outside_then_sigcont_takes_raw_mode_back() {
         return;
     };
     let cooked = cooked();
-    let (mut child, mut master) = pty::spawn(
+    let (child, mut master) = pty::spawn(
         &setsid,
         Path::new("/usr/bin:/bin"),
         &["--root", &fixture(), "-i", "0.1"],
     );
+    let mut child = Dashboard(child);
     assert!(
         wait_for_text(&mut master, b"Real memory", Duration::from_secs(20)),
         "the dashboard was not drawn"
     );
     assert!(!line_at_a_time(&master), "raw mode at start");
-    let pid = child.id();
+    let pid = child.0.id();
 
     // Stopped and continued with nothing touching the terminal meanwhile: still raw.
     stop_and_continue(pid, &mut master, None);
@@ -115,7 +130,7 @@ fn a_stop_from_outside_then_sigcont_takes_raw_mode_back() {
     // One `q`, no Enter.
     output_for(&mut master, Duration::from_millis(200));
     type_keys(&mut master, b"q");
-    let ended = ended_within(&mut child, Duration::from_secs(3));
+    let ended = ended_within(&mut child.0, Duration::from_secs(3));
     assert!(
         raw_again,
         "the terminal was left a line at a time after SIGCONT (ended: {ended:?})"

@@ -174,8 +174,10 @@ const WINDOW_STEPS_S: [u64; 14] = [
 /// whatever came and went before.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Footprint {
-    /// Samples in the history, the frozen copy of a pause included.
+    /// Samples in the history, the frozen copy of a pause included, and how many its columns
+    /// have room for.
     pub history_samples: usize,
+    pub history_room: usize,
     /// Bytes the history's columns take (their capacity).
     pub history_bytes: usize,
     /// Processes, cgroups, swap areas, zram devices and block devices in the last sample and
@@ -246,7 +248,7 @@ impl App {
             .unwrap_or(DEFAULT_INTERVAL)
             .max(MIN_INTERVAL);
         let mut history = History::new(settings.history);
-        history.reserve((settings.history.as_secs_f64() / interval.as_secs_f64()) as usize + 4);
+        history.reserve(samples_in(settings.history, interval));
         let shown = diagnostics::judged(Snapshot::derive(&first, None));
         history.push_snapshot(first.monotonic_ns, &shown);
         let window = settings.history;
@@ -320,10 +322,11 @@ impl App {
 
     /// What the app holds from one tick to the next ([`Footprint`]).
     pub fn footprint(&self) -> Footprint {
-        let (mut history_samples, mut history_bytes) = self.history.footprint();
+        let (mut history_samples, mut history_room, mut history_bytes) = self.history.footprint();
         if let Some(h) = &self.frozen_history {
-            let (n, bytes) = h.footprint();
+            let (n, room, bytes) = h.footprint();
             history_samples += n;
+            history_room += room;
             history_bytes += bytes;
         }
         let p = &self.prev;
@@ -344,6 +347,7 @@ impl App {
         };
         Footprint {
             history_samples,
+            history_room,
             history_bytes,
             owners: sample + snapshot(&self.shown) + self.newest.as_deref().map_or(0, snapshot),
             list_rows: self.proc_order.capacity() + self.cgroup_order.capacity(),
@@ -652,6 +656,9 @@ impl App {
                 self.interval = next
                     .map_or(MIN_INTERVAL, |&ms| Duration::from_millis(ms))
                     .max(MIN_INTERVAL);
+                // Room for the new rate at once, rather than an eighth at a time.
+                self.history
+                    .reserve(samples_in(self.settings.history, self.interval));
             }
             Action::NextView => self.show(View::ALL[(self.view.index() + 1) % View::ALL.len()]),
             Action::PrevView => {
@@ -737,6 +744,11 @@ impl App {
             }
         }
     }
+}
+
+/// How many samples `span` of history holds at one every `interval` (and a few to spare).
+fn samples_in(span: Duration, interval: Duration) -> usize {
+    (span.as_secs_f64() / interval.as_secs_f64()) as usize + 4
 }
 
 /// Dashboard settings as the command line `zswaptop ARGS` gives them (for tests).
