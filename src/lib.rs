@@ -16,6 +16,7 @@ pub mod history;
 #[cfg(test)]
 mod layers;
 pub mod model;
+pub mod pipeline;
 pub mod recording;
 pub mod report;
 pub mod root;
@@ -34,25 +35,7 @@ use anyhow::Context;
 use cli::{Mode, Settings};
 use model::Snapshot;
 use root::Root;
-use sources::sampler::{SampleSource, Sampler};
-
-/// Take one snapshot (two samples `interval` apart when an interval is given, for rates), judged
-/// by the diagnostics rules.
-pub fn snapshot(
-    source: &mut impl SampleSource,
-    interval: Option<std::time::Duration>,
-    extras: sources::Extras,
-) -> Snapshot {
-    let first = source.next(None, extras);
-    match interval {
-        Some(dt) => {
-            std::thread::sleep(dt);
-            let second = source.next(Some(&first), extras);
-            diagnostics::judged(Snapshot::derive(&second, Some(&first)))
-        }
-        None => diagnostics::judged(Snapshot::derive(&first, None)),
-    }
-}
+use sources::sampler::Sampler;
 
 /// Run zswaptop with validated settings.
 pub fn run(settings: Settings) -> anyhow::Result<()> {
@@ -82,7 +65,7 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
                 .as_deref()
                 .context("--textfile without a directory")?;
             let mut source = Sampler::full(root);
-            let snap = snapshot(
+            let snap = pipeline::take(
                 &mut source,
                 settings.interval,
                 metrics_extras(settings.extras),
@@ -98,13 +81,13 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
             let snap = match &settings.record {
                 Some(path) => {
                     let mut source = recording::Recording::new(Sampler::full(root), path)?;
-                    let snap = snapshot(&mut source, settings.interval, extras);
+                    let snap = pipeline::take(&mut source, settings.interval, extras);
                     if let Some((e, n)) = source.finish()? {
                         anyhow::bail!("{n} of the samples were not recorded: {e}");
                     }
                     snap
                 }
-                None => snapshot(&mut Sampler::full(root), settings.interval, extras),
+                None => pipeline::take(&mut Sampler::full(root), settings.interval, extras),
             };
             let mut out = io::BufWriter::new(console::Stdout::lock());
             let written = report::write(format, &snap, &mut out, settings.color, settings.full)

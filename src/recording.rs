@@ -1,6 +1,6 @@
 //! The front ends over the [`store`](crate::store): `zswaptop record`, the dashboard's
 //! `--record`, `--once --from PATH --at TIME` and `zswaptop export`. Every recorded moment goes
-//! through today's [`Snapshot::derive`] and [`diagnostics::judged`], as a live one does.
+//! through today's [`pipeline`](crate::pipeline), as a live one does.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -12,7 +12,6 @@ use jiff::Timestamp;
 use jiff::tz::TimeZone;
 
 use crate::cli::{ExportArgs, ExportFormat, MIN_INTERVAL, RecordArgs};
-use crate::diagnostics;
 use crate::model::Snapshot;
 use crate::model::metrics::CATALOGUE;
 use crate::report::{self, OutputFormat};
@@ -20,12 +19,6 @@ use crate::root::Root;
 use crate::sources::sampler::{SampleSource, Sampler};
 use crate::sources::{Extras, Sample};
 use crate::store::{self, Moment, Reader, Writer, WriterOptions};
-
-/// A recorded moment judged as the live dashboard would have: derived from its sample and the
-/// one recorded before it, then the rules.
-pub fn judged(m: &Moment) -> Snapshot {
-    diagnostics::judged(Snapshot::derive(&m.sample, m.prev.as_ref()))
-}
 
 /// Open a recording and say on stderr what was skipped in it.
 pub fn open(path: &Path) -> anyhow::Result<Reader> {
@@ -73,7 +66,7 @@ pub fn once_from(
         let first = r.bounds().map(|b| b.first.to_string()).unwrap_or_default();
         bail!("nothing was recorded at or before {t} (the recording starts at {first})");
     };
-    let snap = judged(&m);
+    let snap = crate::pipeline::snapshot(&m.sample, m.prev.as_ref());
     match format {
         OutputFormat::Text => {
             writeln!(
@@ -166,7 +159,7 @@ pub fn export(args: &ExportArgs, out: &mut impl Write) -> anyhow::Result<()> {
             sample,
         };
         if wanted {
-            let snap = judged(&m);
+            let snap = crate::pipeline::snapshot(&m.sample, m.prev.as_ref());
             match args.format {
                 ExportFormat::Csv => write_csv_row(&m.sample, &snap, out)?,
                 ExportFormat::Jsonl => write_json_line(&m, &snap, out)?,

@@ -15,7 +15,6 @@ use anyhow::Context;
 use signal_hook::consts::{SIGINT, SIGTERM, SIGWINCH};
 
 use crate::cli::{DEFAULT_INTERVAL, Settings};
-use crate::model::Snapshot;
 use crate::report::lines;
 use crate::root::Root;
 use crate::sources::Extras;
@@ -90,7 +89,7 @@ pub fn watch(
     let mut n: u64 = 0;
     while !stop.load(Ordering::Relaxed) {
         let sample = source.next(prev.as_ref(), Extras::default());
-        let snap = crate::diagnostics::judged(Snapshot::derive(&sample, prev.as_ref()));
+        let snap = crate::pipeline::snapshot(&sample, prev.as_ref());
         if opts.json {
             // Whole, then written: a closed pipe is then a write error of its own kind.
             let mut line = serde_json::to_vec(&snap).map_err(io::Error::other)?;

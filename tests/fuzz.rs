@@ -21,7 +21,6 @@ use ratatui::backend::TestBackend;
 
 use zswaptop::app::{Action, App, Msg, View};
 use zswaptop::cli::{Cli, Settings};
-use zswaptop::model::Snapshot;
 use zswaptop::report::{json, text};
 use zswaptop::root::Root;
 use zswaptop::sources::{self, Extras};
@@ -195,7 +194,7 @@ fn pipeline(root: &Root) -> Result<(), TestCaseError> {
     first.monotonic_ns = 1_000_000_000;
     let mut second = sources::collect_with(root, extras);
     second.monotonic_ns = 2_000_000_000;
-    let snap = zswaptop::diagnostics::judged(Snapshot::derive(&second, Some(&first)));
+    let snap = zswaptop::pipeline::snapshot(&second, Some(&first));
 
     let mut out = Vec::new();
     text::write(&snap, &mut out, text::Style { color: false }).unwrap();

@@ -13,7 +13,6 @@ mod crafted;
 
 use std::path::Path;
 
-use zswaptop::model::Snapshot;
 use zswaptop::report::{json, text};
 use zswaptop::sources::{self, Extras, Sample};
 use zswaptop::store::codec::{self, FLAG_ZSTD, HEADER_LEN, KIND_KEYFRAME};
@@ -189,7 +188,7 @@ fn check_outputs(case: u64, r: &mut Reader) -> (usize, usize) {
     let good = all.len() - bad;
     let mut prev: Option<Sample> = None;
     for s in all.into_iter().flatten().take(SHOWN) {
-        let snap = zswaptop::diagnostics::judged(Snapshot::derive(&s, prev.as_ref()));
+        let snap = zswaptop::pipeline::snapshot(&s, prev.as_ref());
         let mut out = Vec::new();
         json::write(&snap, &mut out).unwrap();
         text::write(&snap, &mut out, text::Style { color: false }).unwrap();

@@ -167,7 +167,7 @@ fn once_at_a_recorded_moment_is_the_live_snapshot_of_it() {
     let recorded = got.as_object_mut().unwrap().remove("recorded").unwrap();
     assert_eq!(recorded["position"], 3);
     assert_eq!(recorded["time"], "2026-11-22T03:00:03.000Z");
-    let live = zswaptop::diagnostics::judged(Snapshot::derive(&s[3], Some(&s[2])));
+    let live = zswaptop::pipeline::snapshot(&s[3], Some(&s[2]));
     assert_eq!(got, json(&live));
     assert!(got["rates"].is_object(), "rates over the sample before");
 
@@ -216,8 +216,7 @@ fn export_csv_has_the_catalogue_columns_and_a_row_per_sample() {
     for (i, line) in lines[1..].iter().enumerate() {
         let cells: Vec<&str> = line.split(',').collect();
         assert_eq!(cells.len(), header.len());
-        let snap =
-            zswaptop::diagnostics::judged(Snapshot::derive(&s[i], i.checked_sub(1).map(|p| &s[p])));
+        let snap = zswaptop::pipeline::snapshot(&s[i], i.checked_sub(1).map(|p| &s[p]));
         for (m, cell) in CATALOGUE.iter().zip(&cells[3..]) {
             let want = m.value(&snap).map(|v| v.to_string()).unwrap_or_default();
             assert_eq!(*cell, want, "row {i}, {}", m.csv_name());

@@ -991,8 +991,7 @@ fn command_lines_are_kept_only_when_asked() {
     }
     let bytes = fs::read(&plain).unwrap();
     assert!(!bytes.windows(7).any(|w| w == b"--token"));
-    let snap =
-        zswaptop::diagnostics::judged(zswaptop::model::Snapshot::derive(&back[1], Some(&back[0])));
+    let snap = zswaptop::pipeline::snapshot(&back[1], Some(&back[0]));
     let cmdline = snap
         .sources
         .iter()

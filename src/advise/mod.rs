@@ -350,7 +350,7 @@ pub fn advise(root: &Root, opts: &Options, stop: &AtomicBool) -> anyhow::Result<
         None,
         crate::sources::Extras::default(),
     );
-    let snap = crate::diagnostics::judged(crate::model::Snapshot::derive(&sample, None));
+    let snap = crate::pipeline::snapshot(&sample, None);
     let rules = rules(root, &sample);
     let ps = rules.page_size;
     // zsmalloc needs pages under 256 KiB (HAVE_ZSMALLOC: PAGE_SIZE_LESS_THAN_256KB); a tree

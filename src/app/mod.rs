@@ -14,7 +14,6 @@ mod tty;
 use std::time::Duration;
 
 use crate::cli::{DEFAULT_INTERVAL, MIN_INTERVAL, Settings};
-use crate::diagnostics;
 use crate::history::History;
 use crate::model::Snapshot;
 use crate::sources::{Extras, Sample};
@@ -247,7 +246,7 @@ impl App {
             .max(MIN_INTERVAL);
         let mut history = History::new(settings.history);
         history.reserve((settings.history.as_secs_f64() / interval.as_secs_f64()) as usize + 4);
-        let shown = diagnostics::judged(Snapshot::derive(&first, None));
+        let shown = crate::pipeline::snapshot(&first, None);
         history.push_snapshot(first.monotonic_ns, &shown);
         let window = settings.history;
         App {
@@ -308,7 +307,7 @@ impl App {
         self.paused = false;
         if from_start {
             // The recording's first sample: no rates, as live.
-            self.shown = diagnostics::judged(Snapshot::derive(&base, None));
+            self.shown = crate::pipeline::snapshot(&base, None);
             self.history.push_snapshot(base.monotonic_ns, &self.shown);
             self.refresh_lists();
         }
@@ -490,7 +489,7 @@ impl App {
         let carried =
             s.cgroups_read_ns().is_some() && s.cgroups_read_ns() == self.prev.cgroups_read_ns();
         let list = if carried { s.cgroups.take() } else { None };
-        let mut snap = diagnostics::judged(Snapshot::derive(&s, Some(&self.prev)));
+        let mut snap = crate::pipeline::snapshot(&s, Some(&self.prev));
         self.history.push_snapshot(s.monotonic_ns, &snap);
         let mut pending = !matches!(self.prev.cgroups, Some(Ok(_)));
         if carried {

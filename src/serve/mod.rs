@@ -105,10 +105,7 @@ impl Scraper {
         let curr = self
             .source
             .next(self.base.as_ref(), crate::metrics_extras(Extras::default()));
-        let snap = Arc::new(crate::diagnostics::judged(Snapshot::derive(
-            &curr,
-            self.base.as_ref(),
-        )));
+        let snap = Arc::new(crate::pipeline::snapshot(&curr, self.base.as_ref()));
         let window = u64::try_from(MIN_RATE_WINDOW.as_nanos()).unwrap_or(u64::MAX);
         let old_enough = self
             .base

@@ -36,7 +36,7 @@ pub fn fixture(name: &str) -> Root {
 pub fn snapshot(name: &str) -> Snapshot {
     let mut sample = sources::collect(&fixture(name));
     sample.host.privileged = true;
-    zswaptop::diagnostics::judged(Snapshot::derive(&sample, None))
+    zswaptop::pipeline::snapshot(&sample, None)
 }
 
 /// The `expected` block of a fixture's README.md or EXPECTED.md: `key = value` lines.
