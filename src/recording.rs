@@ -14,7 +14,7 @@ use jiff::tz::TimeZone;
 use crate::cli::{ExportArgs, ExportFormat, MIN_INTERVAL, RecordArgs};
 use crate::model::Snapshot;
 use crate::model::metrics::CATALOGUE;
-use crate::report::{self, OutputFormat};
+use crate::report::{self, OutputFormat, json};
 use crate::root::Root;
 use crate::sources::sampler::{SampleSource, Sampler};
 use crate::sources::{Extras, Sample};
@@ -93,9 +93,15 @@ pub fn once_from(
 }
 
 /// One `--once --json` object on one line, with `recorded`: which sample it is.
+///
+/// The object is the snapshot's JSON read back into a `serde_json::Value`, as export's lines have
+/// been made since they were first written: so its keys are sorted (a `Value`'s maps are ordered
+/// by key), and a float is the one serde_json reads back from its shortest form, which can be an
+/// ulp off the snapshot's (`serde_json::to_value` would keep the exact float and change those
+/// digits in the output).
 fn write_json_line(m: &Moment, snap: &Snapshot, out: &mut impl Write) -> anyhow::Result<()> {
     let mut buf = Vec::new();
-    report::write(OutputFormat::Json, snap, &mut buf, false, false)?;
+    json::serialize(snap, json::Layout::Line, &mut buf)?;
     let mut v: serde_json::Value = serde_json::from_slice(&buf)?;
     if let Some(o) = v.as_object_mut() {
         o.insert(
@@ -107,9 +113,7 @@ fn write_json_line(m: &Moment, snap: &Snapshot, out: &mut impl Write) -> anyhow:
             }),
         );
     }
-    serde_json::to_writer(&mut *out, &v)?;
-    writeln!(out)?;
-    Ok(())
+    Ok(json::serialize(&v, json::Layout::Line, out)?)
 }
 
 /// `zswaptop export`: every sample of `since..=until` as CSV or JSON lines.

@@ -15,7 +15,7 @@ use anyhow::Context;
 use signal_hook::consts::{SIGINT, SIGTERM, SIGWINCH};
 
 use crate::cli::{DEFAULT_INTERVAL, Settings};
-use crate::report::lines;
+use crate::report::{json, lines};
 use crate::root::Root;
 use crate::sources::Extras;
 use crate::sources::sampler::{SampleSource, Sampler};
@@ -91,10 +91,7 @@ pub fn watch(
         let sample = source.next(prev.as_ref(), Extras::default());
         let snap = crate::pipeline::snapshot(&sample, prev.as_ref());
         if opts.json {
-            // Whole, then written: a closed pipe is then a write error of its own kind.
-            let mut line = serde_json::to_vec(&snap).map_err(io::Error::other)?;
-            line.push(b'\n');
-            out.write_all(&line)?;
+            json::serialize(&snap, json::Layout::Line, out)?;
         } else {
             let h = height();
             let new_height = h.is_some() && h != last_height;

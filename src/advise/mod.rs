@@ -314,9 +314,11 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> anyhow::Result<()> {
         ));
     }
     let written = if opts.json {
-        serde_json::to_writer_pretty(&mut *out, &Document { advise: advice })
-            .map_err(std::io::Error::from)
-            .and_then(|()| writeln!(out))
+        crate::report::json::serialize(
+            &Document { advise: advice },
+            crate::report::json::Layout::Pretty,
+            out,
+        )
     } else {
         report::write_text(&advice, out)
     };
