@@ -272,9 +272,9 @@ fn parse_size(s: &str) -> Result<u64, String> {
 /// `record --max-size`: a size of at least what two files of a rotated recording need.
 fn parse_max_size(s: &str) -> Result<u64, String> {
     let size = parse_size(s)?;
-    let opts = crate::store::WriterOptions {
+    let opts = crate::record::WriterOptions {
         max_size: Some(size),
-        ..crate::store::WriterOptions::default()
+        ..crate::record::WriterOptions::default()
     };
     let min = opts.min_max_size();
     if size < min {
@@ -313,11 +313,13 @@ impl Command {
                 clap_complete::generate(shell, &mut cmd, "zswaptop", &mut text);
             }
             Command::Man => man_page(&cmd, &mut text)?,
-            Command::Record(args) => return crate::recording::record(&args).map_err(io_error),
+            Command::Record(args) => {
+                return crate::record::recorder::record(&args).map_err(io_error);
+            }
             Command::Replay(args) => return crate::replay(&args).map_err(io_error),
             Command::Export(args) => {
                 let mut out = std::io::BufWriter::new(out);
-                return crate::recording::export(&args, &mut out).map_err(io_error);
+                return crate::record::export::export(&args, &mut out).map_err(io_error);
             }
             Command::Advise(args) => {
                 let opts = crate::advise::Options {

@@ -17,13 +17,12 @@ pub mod history;
 mod layers;
 pub mod model;
 pub mod pipeline;
-pub mod recording;
+pub mod record;
 pub mod report;
 pub mod root;
 pub mod sanitize;
 pub mod serve;
 pub mod sources;
-pub mod store;
 pub mod sys;
 pub mod ui;
 pub mod watch;
@@ -52,8 +51,14 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
                 return Ok(());
             };
             let mut out = io::BufWriter::new(console::Stdout::lock());
-            let written =
-                recording::once_from(path, at, format, settings.color, settings.full, &mut out);
+            let written = record::export::once_from(
+                path,
+                at,
+                format,
+                settings.color,
+                settings.full,
+                &mut out,
+            );
             if out.get_ref().gone() {
                 return Ok(());
             }
@@ -80,7 +85,7 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
             };
             let snap = match &settings.record {
                 Some(path) => {
-                    let mut source = recording::Recording::new(Sampler::full(root), path)?;
+                    let mut source = record::Recording::new(Sampler::full(root), path)?;
                     let snap = pipeline::take(&mut source, settings.interval, extras);
                     if let Some((e, n)) = source.finish()? {
                         anyhow::bail!("{n} of the samples were not recorded: {e}");
@@ -138,7 +143,7 @@ fn dashboard(mut settings: Settings, root: &Root) -> anyhow::Result<()> {
     settings.ascii |= !ui::locale_is_utf8(|k| std::env::var(k).ok());
     let exit = match settings.record.clone() {
         Some(path) => {
-            let mut source = recording::Recording::new(Sampler::new(root.clone()), &path)?;
+            let mut source = record::Recording::new(Sampler::new(root.clone()), &path)?;
             let exit = app::run::run(settings, &mut source)?;
             match source.finish() {
                 Ok(None) => {}
@@ -159,14 +164,6 @@ pub fn replay(args: &cli::ReplayArgs) -> anyhow::Result<()> {
     if !(args.history.is_finite() && args.history > 0.0 && args.history <= 1440.0) {
         return Err(cli::SettingsError::History(args.history).into());
     }
-    let reader = recording::open(&args.path)?;
-    let start = match &args.at {
-        Some(at) => {
-            let t = recording::parse_time(&reader, at)?;
-            reader.position_at(t).unwrap_or(0)
-        }
-        None => 0,
-    };
     let history = std::time::Duration::from_secs_f64(args.history * 60.0);
     let no_color_env = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let settings = Settings {
@@ -183,7 +180,7 @@ pub fn replay(args: &cli::ReplayArgs) -> anyhow::Result<()> {
         record: None,
         from: None,
     };
-    let mut source = app::replay::ReplaySource::new(reader, history, start)?;
+    let (mut source, start) = record::ReplaySource::open(&args.path, args.at.as_deref(), history)?;
     let exit = app::run::replay(settings, &mut source, start)?;
     for w in source.warnings() {
         console::warn(w);

@@ -13,10 +13,10 @@ mod crafted;
 
 use std::path::Path;
 
+use zswaptop::record::codec::{self, FLAG_ZSTD, HEADER_LEN, KIND_KEYFRAME};
+use zswaptop::record::{Reader, Writer, WriterOptions};
 use zswaptop::report::{json, text};
 use zswaptop::sources::{self, Extras, Sample};
-use zswaptop::store::codec::{self, FLAG_ZSTD, HEADER_LEN, KIND_KEYFRAME};
-use zswaptop::store::{Reader, Writer, WriterOptions};
 
 const CASES: u64 = 300;
 

@@ -17,14 +17,15 @@ use std::time::{Duration, Instant};
 use assert_cmd::cargo::CommandCargoExt;
 use clap::Parser;
 
-use zswaptop::app::replay::{Cursor, ReplaySource};
+use zswaptop::app::replay::Cursor;
 use zswaptop::app::{Action, App, Msg};
 use zswaptop::cli::{Cli, Settings};
 use zswaptop::model::Snapshot;
 use zswaptop::model::metrics::CATALOGUE;
+use zswaptop::record::ReplaySource;
+use zswaptop::record::{Reader, Writer, WriterOptions};
 use zswaptop::root::Root;
 use zswaptop::sources::{self, Sample};
-use zswaptop::store::{Reader, Writer, WriterOptions};
 
 /// 2026-11-22T03:00:00Z.
 const T0: u64 = 1_795_316_400_000;
@@ -282,7 +283,7 @@ fn feed(app: &mut App, source: &mut ReplaySource) {
     while app.wants_replay() {
         let c = app.replay.as_ref().unwrap();
         let m = source.feed(c.shown, c.target).unwrap();
-        app.update(m);
+        app.update(m.into());
     }
 }
 
@@ -351,7 +352,7 @@ fn once_recorded_then_read_back_is_the_same_snapshot() {
     for (k, live) in printed.iter().enumerate() {
         // The second sample of each run.
         let ms = r.unix_ms(2 * k + 1).unwrap();
-        let at = zswaptop::store::time::rfc3339_utc(ms).unwrap();
+        let at = zswaptop::record::time::rfc3339_utc(ms).unwrap();
         let out = stdout(
             bin()
                 .args(["--json", "--from"])
@@ -440,7 +441,7 @@ fn hostile_recordings_and_names_never_reach_the_terminal_raw() {
     // A good recording, a junk file and a "newer" file with hostile names beside it.
     write(&shared.join("good.zsr"), &samples(3));
     std::fs::write(shared.join(format!("{}.zsr", crafted::HOSTILE)), b"junk").unwrap();
-    let mut newer = zswaptop::store::codec::header(zswaptop::store::codec::VERSION + 1).to_vec();
+    let mut newer = zswaptop::record::codec::header(zswaptop::record::codec::VERSION + 1).to_vec();
     newer.extend_from_slice(b"later");
     std::fs::write(shared.join(format!("n{}.zsr", crafted::HOSTILE)), newer).unwrap();
     let named = dir.path().join(format!("{}.zsr", crafted::HOSTILE));

@@ -10,10 +10,10 @@ mod crafted;
 use std::fs;
 use std::path::Path;
 
+use zswaptop::record::codec::{self, HEADER_LEN};
+use zswaptop::record::{Error, Reader, WarningKind, Writer, WriterOptions};
 use zswaptop::root::Root;
 use zswaptop::sources::{self, Extras, Sample};
-use zswaptop::store::codec::{self, HEADER_LEN};
-use zswaptop::store::{Error, Reader, WarningKind, Writer, WriterOptions};
 
 const T0: u64 = 1_795_000_000_000;
 
@@ -161,7 +161,7 @@ fn at_gives_the_sample_at_or_before_and_the_one_before_it() {
     let samples = moving("linux-6.18-writeback", 50);
     write_all(&path, small_keyframes(), &samples);
     let mut r = Reader::open(&path).unwrap();
-    let ts = |ms: u64| zswaptop::store::time::timestamp(ms).unwrap();
+    let ts = |ms: u64| zswaptop::record::time::timestamp(ms).unwrap();
     assert!(r.at(ts(T0 - 1)).unwrap().is_none());
     let m = r.at(ts(T0)).unwrap().unwrap();
     assert_eq!((m.position, m.prev), (0, None));
@@ -366,7 +366,7 @@ fn a_directory_rotates_under_its_cap_and_reads_what_is_left() {
     write_all(&rec, opts, &samples);
     assert!(mine.exists());
     fs::remove_file(&mine).unwrap();
-    let files = zswaptop::store::writer::list_dir(&rec).unwrap();
+    let files = zswaptop::record::writer::list_dir(&rec).unwrap();
     let total: u64 = files.iter().map(|f| fs::metadata(f).unwrap().len()).sum();
     assert!(files.len() >= 3, "{files:?}");
     assert!(total <= 60_000, "{total}");
@@ -410,7 +410,7 @@ fn a_directory_rotates_under_its_cap_and_reads_what_is_left() {
     w.append(&at(samples[0].clone(), 1000)).unwrap();
     let newest = w.current_file().unwrap().to_path_buf();
     drop(w);
-    let files = zswaptop::store::writer::list_dir(&rec).unwrap();
+    let files = zswaptop::record::writer::list_dir(&rec).unwrap();
     assert_eq!(files.last().unwrap(), &newest);
 }
 
@@ -462,7 +462,7 @@ fn the_wall_clock_going_back_keeps_recorded_order() {
         r.warnings()[0]
     );
     assert_eq!(read_all(&mut r), samples);
-    let ts = |ms: u64| zswaptop::store::time::timestamp(ms).unwrap();
+    let ts = |ms: u64| zswaptop::record::time::timestamp(ms).unwrap();
     // A time before the jump: the record with the latest wall time at or before it.
     let m = r.at(ts(T0 + 5_000)).unwrap().unwrap();
     assert_eq!(m.position, 5);
@@ -533,7 +533,7 @@ fn a_path_ending_in_a_slash_is_a_directory_and_a_corrupt_header_is_named() {
     let rec = format!("{}/new-dir/", dir.path().display());
     let samples = moving("linux-6.18-idle", 5);
     write_all(Path::new(&rec), exact(), &samples);
-    let files = zswaptop::store::writer::list_dir(Path::new(&rec)).unwrap();
+    let files = zswaptop::record::writer::list_dir(Path::new(&rec)).unwrap();
     assert_eq!(files.len(), 1);
     let mut bytes = fs::read(&files[0]).unwrap();
     assert_eq!(read_all(&mut Reader::open(&rec).unwrap()), samples);
@@ -691,7 +691,7 @@ fn a_damaged_header_costs_its_file_only() {
         // Three runs of the recorder: three files.
         write_all(&rec, exact(), part);
     }
-    let files = zswaptop::store::writer::list_dir(&rec).unwrap();
+    let files = zswaptop::record::writer::list_dir(&rec).unwrap();
     assert_eq!(files.len(), 3);
     let middle = fs::read(&files[1]).unwrap();
     for bit in 0..HEADER_LEN * 8 {
@@ -803,7 +803,7 @@ fn the_cap_never_deletes_a_file_another_writer_holds() {
     for s in &samples[..100] {
         w.append(s).unwrap();
     }
-    let oldest = zswaptop::store::writer::list_dir(&rec).unwrap()[0].clone();
+    let oldest = zswaptop::record::writer::list_dir(&rec).unwrap()[0].clone();
     // Another writer appends to the oldest file itself.
     let mut other = Writer::open(&oldest, exact()).unwrap();
     other.append(&samples[0]).unwrap();
@@ -812,7 +812,7 @@ fn the_cap_never_deletes_a_file_another_writer_holds() {
     }
     assert!(oldest.exists(), "deleted under its writer");
     // The held file is not this writer's to count: the others stay under the cap.
-    let files = zswaptop::store::writer::list_dir(&rec).unwrap();
+    let files = zswaptop::record::writer::list_dir(&rec).unwrap();
     let ours: u64 = files
         .iter()
         .filter(|f| **f != oldest)
@@ -858,7 +858,7 @@ fn the_size_cap_has_a_floor_and_is_never_exceeded() {
         let mut w = Writer::open(&rec, opts).unwrap();
         for (i, s) in samples.iter().enumerate() {
             w.append(s).unwrap();
-            let files = zswaptop::store::writer::list_dir(Path::new(&rec)).unwrap();
+            let files = zswaptop::record::writer::list_dir(Path::new(&rec)).unwrap();
             let sizes: Vec<u64> = files
                 .iter()
                 .map(|f| fs::metadata(f).unwrap().len())
@@ -896,7 +896,7 @@ fn files_are_private_and_links_of_others_are_refused() {
         fs::metadata(&rec).unwrap().permissions().mode() & 0o777,
         0o700
     );
-    let file = &zswaptop::store::writer::list_dir(&rec).unwrap()[0];
+    let file = &zswaptop::record::writer::list_dir(&rec).unwrap()[0];
     assert_eq!(
         fs::metadata(file).unwrap().permissions().mode() & 0o777,
         0o600

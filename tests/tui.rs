@@ -1065,9 +1065,10 @@ fn cut_text_ends_with_an_ellipsis_and_never_splits_a_field() {
 /// the replay keys in the bottom line, rates over the first sample.
 #[test]
 fn replay_100x30() {
-    use zswaptop::app::replay::{Cursor, ReplaySource};
+    use zswaptop::app::replay::Cursor;
+    use zswaptop::record::ReplaySource;
+    use zswaptop::record::{Reader, Writer, WriterOptions};
     use zswaptop::sources::sampler::SampleSource;
-    use zswaptop::store::{Reader, Writer, WriterOptions};
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.zsr");
     let mut w = Writer::open(&path, WriterOptions::default()).unwrap();
@@ -1090,7 +1091,7 @@ fn replay_100x30() {
     while app.wants_replay() {
         let c = app.replay.as_ref().unwrap();
         let m = source.feed(c.shown, c.target).unwrap();
-        app.update(m);
+        app.update(m.into());
     }
     let term = screen(&app, 100, 30);
     let top = text(&term);
