@@ -14,7 +14,6 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use signal_hook::consts::{SIGINT, SIGTERM, SIGWINCH};
 
-use crate::cli::{DEFAULT_INTERVAL, Settings};
 use crate::report::{json, lines};
 use crate::root::Root;
 use crate::sources::Extras;
@@ -26,8 +25,8 @@ pub const HEADER_EVERY: usize = 20;
 /// How often a wait between samples looks for a signal.
 const TICK: Duration = Duration::from_millis(50);
 
-/// Run `--watch` on `root`: JSON Lines when `json`, at most `count` lines.
-pub fn run(settings: &Settings, root: Root, json: bool, count: Option<u64>) -> anyhow::Result<()> {
+/// Run `--watch` on `root`, on standard output.
+pub fn run(root: Root, opts: Options) -> anyhow::Result<()> {
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [SIGINT, SIGTERM] {
         signal_hook::flag::register(sig, Arc::clone(&stop)).context("catching signals")?;
@@ -37,23 +36,12 @@ pub fn run(settings: &Settings, root: Root, json: bool, count: Option<u64>) -> a
     if tty {
         signal_hook::flag::register(SIGWINCH, Arc::clone(&resized)).context("catching signals")?;
     }
-    let interval = settings.interval.unwrap_or(DEFAULT_INTERVAL);
     let mut out = crate::console::Stdout::lock();
-    let written = watch(
-        &mut Sampler::new(root),
-        &mut out,
-        Options {
-            json,
-            count,
-            interval,
-        },
-        &stop,
-        || {
-            (tty && resized.swap(false, Ordering::Relaxed))
-                .then(terminal_rows)
-                .flatten()
-        },
-    );
+    let written = watch(&mut Sampler::new(root), &mut out, opts, &stop, || {
+        (tty && resized.swap(false, Ordering::Relaxed))
+            .then(terminal_rows)
+            .flatten()
+    });
     match written {
         // Nobody reads any more: a pipe's reader left, or the terminal hung up.
         Err(_) if out.gone() => Ok(()),
@@ -61,15 +49,21 @@ pub fn run(settings: &Settings, root: Root, json: bool, count: Option<u64>) -> a
     }
 }
 
-/// The terminal's height, when it can be had.
+/// The height of the terminal on stdout, when it can be had (the kernel's window size; `None`
+/// when stdout is no terminal or says 0 rows).
 fn terminal_rows() -> Option<u16> {
-    ratatui::crossterm::terminal::size().ok().map(|(_, h)| h)
+    let ws = rustix::termios::tcgetwinsize(io::stdout()).ok()?;
+    (ws.ws_row > 0).then_some(ws.ws_row)
 }
 
-#[derive(Debug, Clone, Copy)]
+/// What `--watch` was asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Options {
+    /// JSON Lines rather than text rows.
     pub json: bool,
+    /// Stop after this many lines.
     pub count: Option<u64>,
+    /// The time between lines.
     pub interval: Duration,
 }
 

@@ -13,14 +13,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use clap::Parser;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
 use zswaptop::app::{Action, App, Msg, View};
-use zswaptop::cli::{Cli, Settings};
 use zswaptop::report::{json, text};
 use zswaptop::root::Root;
 use zswaptop::sources::{self, Extras};
@@ -209,7 +207,7 @@ fn pipeline(root: &Root) -> Result<(), TestCaseError> {
         raw_control("diagnostics", &format!("{f:?}"))?;
     }
 
-    let settings = Settings::from_cli(Cli::parse_from(["zswaptop"]), true, true).unwrap();
+    let settings = zswaptop::cli::dashboard_settings(&["zswaptop"], true).unwrap();
     let mut app = App::new(settings, first);
     app.update(Msg::Sampled(Box::new(second)));
     app.update(Msg::Resize(120, 40));

@@ -15,11 +15,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use assert_cmd::cargo::CommandCargoExt;
-use clap::Parser;
 
 use zswaptop::app::replay::Cursor;
 use zswaptop::app::{Action, App, Msg};
-use zswaptop::cli::{Cli, Settings};
 use zswaptop::model::Snapshot;
 use zswaptop::model::metrics::CATALOGUE;
 use zswaptop::record::ReplaySource;
@@ -268,7 +266,7 @@ fn export_jsonl_is_one_once_json_object_per_sample() {
 }
 
 fn replay_app(path: &Path, start: usize) -> (App, ReplaySource) {
-    let settings = Settings::from_cli(Cli::parse_from(["zswaptop"]), true, true).unwrap();
+    let settings = zswaptop::cli::dashboard_settings(&["zswaptop"], true).unwrap();
     let reader = Reader::open(path).unwrap();
     let mut source = ReplaySource::new(reader, settings.history, start).unwrap();
     let cursor = Cursor::new(source.times(), start);
@@ -297,7 +295,7 @@ fn a_jump_shows_what_the_live_dashboard_showed() {
     let all = samples(800);
     write(&path, &all);
     let live_at = |p: usize| {
-        let settings = Settings::from_cli(Cli::parse_from(["zswaptop"]), true, true).unwrap();
+        let settings = zswaptop::cli::dashboard_settings(&["zswaptop"], true).unwrap();
         let mut app = App::new(settings, all[0].clone());
         for s in &all[1..=p] {
             app.update(Msg::Sampled(Box::new(s.clone())));

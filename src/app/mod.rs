@@ -7,18 +7,20 @@ pub mod lists;
 pub mod replay;
 pub mod run;
 pub mod screen;
+mod settings;
 mod signals;
 mod terminal;
 mod tty;
 
 use std::time::Duration;
 
-use crate::cli::{DEFAULT_INTERVAL, MIN_INTERVAL, Settings};
 use crate::history::History;
 use crate::model::Snapshot;
+use crate::sources::sampler::{DEFAULT_INTERVAL, MIN_INTERVAL};
 use crate::sources::{Extras, Sample};
 pub use keys::Action;
 use lists::{CgroupSort, ListState, ProcSort};
+pub use settings::Settings;
 
 /// The dashboard's views (Tab and the number keys switch).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -741,11 +743,9 @@ impl App {
 /// Dashboard settings as the command line `zswaptop ARGS` gives them (for tests).
 #[cfg(test)]
 pub(crate) fn test_settings(args: &[&str]) -> Settings {
-    use clap::Parser;
     let mut v = vec!["zswaptop"];
     v.extend_from_slice(args);
-    let cli = crate::cli::Cli::parse_from(v);
-    Settings::from_cli(cli, true, false).unwrap()
+    crate::cli::dashboard_settings(&v, true).unwrap()
 }
 
 #[cfg(test)]

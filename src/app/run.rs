@@ -20,8 +20,7 @@ use super::screen::Screen;
 use super::signals::{Guard, Signals};
 use super::terminal::{self, Session, TtyIn};
 use super::tty::{self, POLLIN};
-use super::{App, Msg, keys};
-use crate::cli::Settings;
+use super::{App, Msg, Settings, keys};
 use crate::sources::Extras;
 #[cfg(test)]
 use crate::sources::Sample;

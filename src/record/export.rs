@@ -3,13 +3,12 @@
 //! goes through today's [`pipeline`](crate::pipeline), as a live one does.
 
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::bail;
 use jiff::Timestamp;
 
 use super::{Moment, Reader, describe, open, parse_time, time};
-use crate::cli::{ExportArgs, ExportFormat};
 use crate::model::Snapshot;
 use crate::model::metrics::CATALOGUE;
 use crate::report::{self, OutputFormat, json};
@@ -81,8 +80,29 @@ fn write_json_line(m: &Moment, snap: &Snapshot, out: &mut impl Write) -> anyhow:
     Ok(json::serialize(&v, json::Layout::Line, out)?)
 }
 
+/// What `zswaptop export` was asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// The recording file or directory.
+    pub from: PathBuf,
+    /// From this moment on (as `--at`).
+    pub since: Option<String>,
+    /// Up to this moment.
+    pub until: Option<String>,
+    pub format: ExportFormat,
+}
+
+/// `zswaptop export --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// A header of metric names (the catalogue's CSV names), one row per sample.
+    Csv,
+    /// One --once --json object per line.
+    Jsonl,
+}
+
 /// `zswaptop export`: every sample of `since..=until` as CSV or JSON lines.
-pub fn export(args: &ExportArgs, out: &mut impl Write) -> anyhow::Result<()> {
+pub fn export(args: &Options, out: &mut impl Write) -> anyhow::Result<()> {
     let mut r = open(&args.from)?;
     let said = r.warnings().len();
     let since = args

@@ -8,7 +8,6 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 
 use super::{Error, Writer, WriterOptions, shown};
-use crate::cli::{MIN_INTERVAL, RecordArgs};
 use crate::root::Root;
 use crate::sources::sampler::{SampleSource, Sampler};
 use crate::sources::{Extras, Sample};
@@ -60,20 +59,28 @@ impl<S: SampleSource> SampleSource for Recording<S> {
     }
 }
 
+/// What `zswaptop record` was asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// A file, or a directory of rotated files.
+    pub path: PathBuf,
+    /// The time between samples.
+    pub interval: Duration,
+    /// Stop after this long (`None`: when stopped).
+    pub duration: Option<Duration>,
+    /// The most the recording may take, in bytes.
+    pub max_size: u64,
+    /// Also record the N processes using the most swap.
+    pub top: Option<usize>,
+    /// With `top`: their command lines too.
+    pub command_lines: bool,
+    /// A captured tree instead of `/`.
+    pub root: Option<PathBuf>,
+}
+
 /// `zswaptop record`: sample every interval until the duration is over or SIGINT/SIGTERM
 /// arrives, then force the records to the disk.
-pub fn record(args: &RecordArgs) -> anyhow::Result<()> {
-    let secs = |s: f64, what: &str| {
-        if s.is_finite() && s >= MIN_INTERVAL.as_secs_f64() && s <= 366.0 * 86_400.0 {
-            Ok(Duration::from_secs_f64(s))
-        } else {
-            Err(anyhow::anyhow!(
-                "{what} '{s}' is not a number of seconds of at least 0.1"
-            ))
-        }
-    };
-    let interval = secs(args.interval, "interval")?;
-    let duration = args.duration.map(|d| secs(d, "duration")).transpose()?;
+pub fn record(args: &Options) -> anyhow::Result<()> {
     let root = args.root.clone().map(Root::at).unwrap_or_else(Root::live);
     let (tx, rx) = mpsc::channel();
     let mut signals = signal_hook::iterator::Signals::new([
@@ -102,8 +109,8 @@ pub fn record(args: &RecordArgs) -> anyhow::Result<()> {
             cgroups: false,
             settings: true,
         },
-        interval,
-        duration,
+        args.interval,
+        args.duration,
         &rx,
     );
     handle.close();

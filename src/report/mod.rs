@@ -1,11 +1,12 @@
-//! `--once` output: pure writers over a [`Snapshot`], for any `Write`, one file per
-//! [`OutputFormat`].
+//! Output: pure writers over a [`Snapshot`], for any `Write`, one file per [`OutputFormat`]
+//! (`--once`), [`lines`] for `--watch`, and the one JSON writer ([`json`]).
 
 pub mod json;
 pub mod lines;
 pub mod openmetrics;
 pub mod summary;
 pub mod text;
+pub mod textfile;
 
 use std::io::{self, Write};
 
@@ -28,6 +29,14 @@ impl OutputFormat {
     /// Whether this is a metrics exposition (which needs the cgroup scan, for the top cgroups).
     pub fn is_exposition(self) -> bool {
         matches!(self, OutputFormat::Openmetrics | OutputFormat::Prometheus)
+    }
+}
+
+/// The scans an exposition needs besides `extras`: the cgroup tree, for the top cgroups by zswap.
+pub fn metrics_extras(extras: crate::sources::Extras) -> crate::sources::Extras {
+    crate::sources::Extras {
+        cgroups: true,
+        ..extras
     }
 }
 
