@@ -639,14 +639,6 @@ impl Metric {
         )
     }
 
-    /// The OpenMetrics `# TYPE`.
-    pub fn openmetrics_type(&self) -> &'static str {
-        match self.kind {
-            Kind::Gauge => "gauge",
-            Kind::Counter => "counter",
-        }
-    }
-
     /// The OpenMetrics `# UNIT` (empty when unitless), matching the name's suffix.
     pub fn openmetrics_unit(&self) -> &'static str {
         match (self.kind, self.shown_unit()) {
@@ -760,7 +752,6 @@ mod tests {
             }
             assert!(seen.insert(n.clone()), "{n} twice");
             assert!(n.contains(m.openmetrics_unit()), "{n}");
-            assert!(["gauge", "counter"].contains(&m.openmetrics_type()));
         }
         assert_eq!(
             get("zswpout").map(Metric::openmetrics_name).as_deref(),
