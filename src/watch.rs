@@ -1,5 +1,6 @@
 //! `--watch`: a line per interval until interrupted (or `--count` lines): vmstat-style text rows
-//! ([`report::lines`]) or JSON Lines (each line the `--once --json` snapshot, compact).
+//! ([`crate::report::lines`]) or JSON Lines (each line the `--once --json` snapshot, compact,
+//! through [`crate::report::json`]).
 //!
 //! Each line is flushed as it is written, so it works under `nohup`, into `| tee` and `>> log`.
 //! SIGINT and SIGTERM end it with status 0 between lines, and so does a reader that went away

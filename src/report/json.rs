@@ -1,8 +1,8 @@
 //! The one JSON writer: every JSON and JSON Lines zswaptop prints goes through [`serialize`]
 //! (`--once --json`, `--watch --json`, `export --format jsonl`, `--once --json --from`,
-//! `advise --json`), so each has the same escaping: serde_json's, plus DEL and C1 as `\u….`.
+//! `advise --json`), so each has the same escaping: serde_json's, plus DEL and C1 as `\u…`.
 //!
-//! `--once --json` is the `Snapshot` itself (docs/json-schema.md), [`write`].
+//! `--once --json` is the `Snapshot` itself (docs/json-schema.md), [`write()`].
 
 use std::io::{self, Write};
 
