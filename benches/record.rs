@@ -20,9 +20,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use zswaptop::record::{Reader, Writer, WriterOptions, codec};
 use zswaptop::root::Root;
 use zswaptop::sources::{self, Extras, Sample, processes};
-use zswaptop::store::{Reader, Writer, WriterOptions, codec};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args()

@@ -8,13 +8,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use clap::Parser;
 use divan::{Bencher, black_box};
 use ratatui::backend::TestBackend;
 
 use zswaptop::app::screen::Screen;
 use zswaptop::app::{Action, App, Msg, View};
-use zswaptop::cli::{Cli, Settings};
 use zswaptop::model::Snapshot;
 use zswaptop::root::Root;
 use zswaptop::sources::{self, Extras};
@@ -73,7 +71,7 @@ fn rules(bencher: Bencher) {
 }
 
 fn app(view: View, w: u16, h: u16) -> App {
-    let settings = Settings::from_cli(Cli::parse_from(["zswaptop"]), true, true).unwrap();
+    let settings = zswaptop::cli::dashboard_settings(&["zswaptop"], true).unwrap();
     let mut app = App::new(settings, sample(IDLE, 1_000_000_000_000));
     app.update(Msg::Sampled(Box::new(sample(FIXTURE, 1_001_000_000_000))));
     app.update(Msg::Resize(w, h));

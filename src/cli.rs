@@ -1,5 +1,7 @@
-//! Command line: clap's `Cli`, validated into typed `Settings` (no clap types past this module).
+//! The command line: clap's [`Cli`], validated into a [`Mode`] that carries each mode's own
+//! settings (no clap types past this module), which [`crate::run`] dispatches.
 
+use std::io::{IsTerminal, Write};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -10,7 +12,11 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 /// built from when built from a checkout (build.rs).
 pub const VERSION: &str = env!("ZSWAPTOP_VERSION");
 
+use crate::record::export::ExportFormat;
 use crate::report::OutputFormat;
+use crate::sources::Extras;
+use crate::sources::sampler::{DEFAULT_INTERVAL, MIN_INTERVAL};
+use crate::{advise, app, record, report, serve, watch};
 
 /// zswaptop: where your memory really is when zswap or zram compresses it.
 #[derive(Debug, Parser)]
@@ -256,15 +262,6 @@ pub struct ExportArgs {
     pub format: ExportFormat,
 }
 
-/// `zswaptop export --format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ExportFormat {
-    /// A header of metric names (the catalogue's CSV names), one row per sample.
-    Csv,
-    /// One --once --json object per line.
-    Jsonl,
-}
-
 fn parse_size(s: &str) -> Result<u64, String> {
     parse_size::parse_size(s).map_err(|e| format!("{e} (use a size like 64M, 1GiB or 500000)"))
 }
@@ -272,9 +269,9 @@ fn parse_size(s: &str) -> Result<u64, String> {
 /// `record --max-size`: a size of at least what two files of a rotated recording need.
 fn parse_max_size(s: &str) -> Result<u64, String> {
     let size = parse_size(s)?;
-    let opts = crate::store::WriterOptions {
+    let opts = record::WriterOptions {
         max_size: Some(size),
-        ..crate::store::WriterOptions::default()
+        ..record::WriterOptions::default()
     };
     let min = opts.min_max_size();
     if size < min {
@@ -287,86 +284,353 @@ fn parse_max_size(s: &str) -> Result<u64, String> {
     Ok(size)
 }
 
-impl Command {
-    /// Run the command: `serve` serves and `record` records until the process is stopped,
-    /// `replay` runs the dashboard over a recording, `export` writes to `out`; the others write
-    /// what they print to `out`, generated in memory first: clap_complete panics on a write
-    /// error, and `zswaptop completions bash | head` must not.
-    pub fn run(self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        let mut cmd = Cli::command();
-        let mut text = Vec::new();
-        match self {
+/// What zswaptop was asked to do, validated: each mode with its own settings.
+#[derive(Debug)]
+pub enum Mode {
+    /// The live dashboard on `root` (a captured tree; `/` when `None`), recording its samples
+    /// to `record` when given.
+    Dashboard {
+        root: Option<PathBuf>,
+        settings: app::Settings,
+        record: Option<PathBuf>,
+    },
+    /// One report (`--once`, `--format`, `--json`, `--full`, `--from`).
+    Once(Once),
+    /// A line per interval (`--watch`).
+    Watch {
+        root: Option<PathBuf>,
+        options: watch::Options,
+    },
+    /// The exposition (text format 0.0.4) written to DIR/zswaptop.prom (`--textfile DIR`).
+    Textfile {
+        root: Option<PathBuf>,
+        dir: PathBuf,
+        /// Two samples this far apart, for rates.
+        interval: Option<Duration>,
+        extras: Extras,
+    },
+    /// `zswaptop serve`.
+    Serve {
+        listen: SocketAddr,
+        root: Option<PathBuf>,
+        web: serve::WebConfig,
+    },
+    /// `zswaptop record`.
+    Record(record::recorder::Options),
+    /// `zswaptop replay`: the dashboard over the recording at `path`, from the moment `at`.
+    Replay {
+        path: PathBuf,
+        at: Option<String>,
+        settings: app::Settings,
+    },
+    /// `zswaptop export`.
+    Export(record::export::Options),
+    /// `zswaptop completions SHELL`.
+    Completions(clap_complete::Shell),
+    /// `zswaptop man`.
+    Man,
+    /// `zswaptop advise`.
+    Advise(advise::Options),
+}
+
+/// One report, and what it is a report of.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Once {
+    pub format: OutputFormat,
+    /// Colour (the text format only).
+    pub color: bool,
+    /// The complete text report rather than the one-screen summary.
+    pub full: bool,
+    pub of: Moment,
+}
+
+/// What a report is of.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Moment {
+    /// This system (or the tree at `root`) now: one sample, or with `interval` two that far
+    /// apart; recorded to `record` too when given.
+    Live {
+        root: Option<PathBuf>,
+        interval: Option<Duration>,
+        extras: Extras,
+        record: Option<PathBuf>,
+    },
+    /// The sample recorded at or before the moment `at` of the recording at `path`.
+    Recorded { path: PathBuf, at: String },
+}
+
+/// Where `serve` listens by default: loopback, on a port outside 9100–9999 (the range the
+/// Prometheus exporters' port list has handed out to exporters, node_exporter's 9100 first).
+pub const DEFAULT_LISTEN: SocketAddr =
+    SocketAddr::new(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), 19100);
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
+
+/// What the environment says, for what the command line leaves to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Env {
+    /// NO_COLOR is set (and not empty).
+    pub no_color: bool,
+    /// Standard output is a terminal.
+    pub stdout_tty: bool,
+    /// The locale's character set is UTF-8 (otherwise the dashboard draws with ASCII).
+    pub utf8: bool,
+}
+
+impl Env {
+    /// This process's environment.
+    pub fn current() -> Env {
+        Env {
+            no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+            stdout_tty: std::io::stdout().is_terminal(),
+            utf8: crate::ui::locale_is_utf8(|k| std::env::var(k).ok()),
+        }
+    }
+}
+
+/// Settings that do not make sense: said on stderr, and the process ends with status 2, as
+/// for an argument clap refuses.
+#[derive(Debug, thiserror::Error)]
+pub enum UsageError {
+    #[error("interval '{0}' is not a number of seconds of at least 0.1")]
+    Interval(f64),
+    #[error("duration '{0}' is not a number of seconds of at least 0.1")]
+    Duration(f64),
+    #[error("history '{0}' must be a positive number of minutes (at most 1440)")]
+    History(f64),
+    #[error("root '{0}' is not a directory")]
+    Root(String),
+    #[error("--textfile writes the Prometheus text format: drop --json and --format")]
+    TextfileFormat,
+    #[error(transparent)]
+    WebConfig(#[from] serve::WebConfigError),
+}
+
+/// The mode the process's arguments ask for. Help and `--version` are printed here, and the
+/// process ends (status 0); an argument clap refuses, or settings that do not make sense, are
+/// said on stderr, and the status to end with is the error (2).
+pub fn parse(env: &Env) -> Result<Mode, u8> {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // Help and --version: the program's own text, on stdout.
+        Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) => {
+            // An error quotes the arguments, which may come from outside (a file name a glob
+            // expanded): parsed again without clap's colours, so that its lines hold no escape
+            // sequence but the arguments' own, and each is made safe like every other message.
+            let plain = Cli::command()
+                .styles(clap::builder::Styles::plain())
+                .try_get_matches()
+                .err()
+                .unwrap_or(e);
+            crate::console::lines(plain.render().ansi());
+            return Err(u8::try_from(plain.exit_code()).unwrap_or(2));
+        }
+    };
+    Mode::from_cli(cli, env).map_err(|e| {
+        crate::console::error(e);
+        2
+    })
+}
+
+/// The dashboard's settings for the command line `args` (the program's name first), where
+/// NO_COLOR is set as `no_color` says and the locale is UTF-8; `None` for arguments that ask for
+/// another mode or do not make sense. What the dashboard's tests and benches build their apps
+/// from.
+pub fn dashboard_settings(args: &[&str], no_color: bool) -> Option<app::Settings> {
+    let env = Env {
+        no_color,
+        stdout_tty: true,
+        utf8: true,
+    };
+    match Mode::from_cli(Cli::try_parse_from(args).ok()?, &env).ok()? {
+        Mode::Dashboard { settings, .. } => Some(settings),
+        _ => None,
+    }
+}
+
+/// Seconds as a duration, when they are a number in `MIN_INTERVAL..=max_secs`.
+fn seconds(s: f64, max_secs: f64) -> Option<Duration> {
+    (s.is_finite() && s >= MIN_INTERVAL.as_secs_f64() && s <= max_secs)
+        .then(|| Duration::from_secs_f64(s))
+}
+
+/// Minutes of history as a duration, when they are a positive number up to a day.
+fn history(minutes: f64) -> Result<Duration, UsageError> {
+    if minutes.is_finite() && minutes > 0.0 && minutes <= 1440.0 {
+        Ok(Duration::from_secs_f64(minutes * 60.0))
+    } else {
+        Err(UsageError::History(minutes))
+    }
+}
+
+/// `root`, when it is a directory.
+fn root_dir(root: Option<PathBuf>) -> Result<Option<PathBuf>, UsageError> {
+    match root {
+        Some(r) if !r.is_dir() => Err(UsageError::Root(r.display().to_string())),
+        r => Ok(r),
+    }
+}
+
+impl Mode {
+    /// The mode `cli` asks for, its settings checked, in the environment `env`.
+    pub fn from_cli(cli: Cli, env: &Env) -> Result<Mode, UsageError> {
+        if let Some(command) = cli.command {
+            return Mode::of_command(command, env);
+        }
+        // A sampling interval; with --once, two samples this far apart.
+        let interval = match cli.interval {
+            Some(s) => Some(seconds(s, 86_400.0).ok_or(UsageError::Interval(s))?),
+            None => None,
+        };
+        let history = history(cli.history)?;
+        let root = root_dir(cli.root)?;
+        let extras = Extras {
+            top_processes: cli.top,
+            cgroups: cli.cgroups,
+            settings: false,
+        };
+        let once = cli.once || cli.from.is_some() || cli.full;
+        let color = |dashboard: bool| match (cli.no_color, cli.color) {
+            (true, _) | (false, ColorWhen::Never) => false,
+            (false, ColorWhen::Always) => true,
+            (false, ColorWhen::Auto) => !env.no_color && (env.stdout_tty || dashboard),
+        };
+        let format = match (cli.format, cli.json, &cli.textfile) {
+            (Some(_), _, Some(_)) | (_, true, Some(_)) => return Err(UsageError::TextfileFormat),
+            (None, false, Some(_)) => None,
+            _ if cli.watch => None,
+            (Some(f), _, None) => Some(f),
+            (None, true, None) => Some(OutputFormat::Json),
+            (None, false, None) => once.then_some(OutputFormat::Text),
+        };
+        Ok(match (cli.textfile, format) {
+            (Some(dir), _) => Mode::Textfile {
+                root,
+                dir,
+                interval,
+                extras: report::metrics_extras(extras),
+            },
+            (None, _) if cli.watch => Mode::Watch {
+                root,
+                options: watch::Options {
+                    json: cli.json,
+                    count: cli.count,
+                    interval: interval.unwrap_or(DEFAULT_INTERVAL),
+                },
+            },
+            (None, Some(format)) => Mode::Once(Once {
+                format,
+                color: color(false),
+                full: cli.full,
+                of: match cli.from.zip(cli.at) {
+                    Some((path, at)) => Moment::Recorded { path, at },
+                    None => Moment::Live {
+                        root,
+                        interval,
+                        extras: if format.is_exposition() {
+                            report::metrics_extras(extras)
+                        } else {
+                            extras
+                        },
+                        record: cli.record,
+                    },
+                },
+            }),
+            (None, None) => Mode::Dashboard {
+                root,
+                settings: app::Settings {
+                    interval,
+                    color: color(true),
+                    ascii: cli.ascii || !env.utf8,
+                    history,
+                    mouse: !cli.no_mouse,
+                    extras,
+                },
+                record: cli.record,
+            },
+        })
+    }
+
+    fn of_command(command: Command, env: &Env) -> Result<Mode, UsageError> {
+        Ok(match command {
             Command::Serve {
                 listen,
                 root,
                 web_config,
             } => {
                 let web = match web_config {
-                    Some(path) => crate::serve::WebConfig::load(&path)
-                        .map_err(|e| std::io::Error::other(UsageError(e.to_string())))?,
-                    None => crate::serve::WebConfig::default(),
+                    Some(path) => serve::WebConfig::load(&path)?,
+                    None => serve::WebConfig::default(),
                 };
-                return crate::serve::run(listen, root, web)
-                    .map_err(|e| std::io::Error::other(format!("{e:#}")));
+                Mode::Serve {
+                    listen,
+                    root: root_dir(root)?,
+                    web,
+                }
             }
-            Command::Completions { shell } => {
-                clap_complete::generate(shell, &mut cmd, "zswaptop", &mut text);
-            }
-            Command::Man => man_page(&cmd, &mut text)?,
-            Command::Record(args) => return crate::recording::record(&args).map_err(io_error),
-            Command::Replay(args) => return crate::replay(&args).map_err(io_error),
-            Command::Export(args) => {
-                let mut out = std::io::BufWriter::new(out);
-                return crate::recording::export(&args, &mut out).map_err(io_error);
-            }
-            Command::Advise(args) => {
-                let opts = crate::advise::Options {
-                    root: args.root,
-                    pids: args.pids,
-                    sample_bytes: args.sample,
-                    json: args.json,
-                };
-                let mut out = std::io::BufWriter::new(out);
-                return crate::advise::run(&opts, &mut out).map_err(io_error);
-            }
-        }
-        out.write_all(&text)?;
-        out.flush()
+            Command::Completions { shell } => Mode::Completions(shell),
+            Command::Man => Mode::Man,
+            Command::Record(args) => Mode::Record(record::recorder::Options {
+                interval: seconds(args.interval, 366.0 * 86_400.0)
+                    .ok_or(UsageError::Interval(args.interval))?,
+                duration: match args.duration {
+                    Some(d) => Some(seconds(d, 366.0 * 86_400.0).ok_or(UsageError::Duration(d))?),
+                    None => None,
+                },
+                path: args.path,
+                max_size: args.max_size,
+                top: args.top,
+                command_lines: args.command_lines,
+                root: args.root,
+            }),
+            Command::Replay(args) => Mode::Replay {
+                settings: app::Settings {
+                    interval: Some(app::replay::TICK),
+                    color: !(args.no_color || env.no_color),
+                    ascii: args.ascii || !env.utf8,
+                    history: history(args.history)?,
+                    mouse: !args.no_mouse,
+                    extras: Extras::default(),
+                },
+                path: args.path,
+                at: args.at,
+            },
+            Command::Export(args) => Mode::Export(record::export::Options {
+                from: args.from,
+                since: args.since,
+                until: args.until,
+                format: args.format,
+            }),
+            Command::Advise(args) => Mode::Advise(advise::Options {
+                root: args.root,
+                pids: args.pids,
+                sample_bytes: args.sample,
+                json: args.json,
+            }),
+        })
     }
 }
 
-/// An error in what a command was given (a `--web-config` file that cannot be used): `main`
-/// exits with status 2 on it, as on a bad argument.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct UsageError(pub String);
-
-/// Whether `e`, from [`Command::run`], is a [`UsageError`].
-pub fn is_usage_error(e: &std::io::Error) -> bool {
-    e.get_ref().is_some_and(|inner| inner.is::<UsageError>())
+/// The completion script for `shell`, written to `out` once made whole in memory (clap_complete
+/// panics on a write error, and `zswaptop completions bash | head` must not).
+pub fn completions(shell: clap_complete::Shell, out: &mut impl Write) -> std::io::Result<()> {
+    let mut text = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "zswaptop", &mut text);
+    out.write_all(&text)
 }
 
-/// An error for `main` to print: the messages of its chain (each once: a cause whose text the
-/// message already ends with is not said again), with the kind of the I/O error inside it (a
-/// closed pipe is not worth a message).
-fn io_error(e: anyhow::Error) -> std::io::Error {
-    let mut msg = e.to_string();
-    let mut kind = std::io::ErrorKind::Other;
-    for cause in e.chain() {
-        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
-            kind = io.kind();
-        } else if let Some(k) = cause
-            .downcast_ref::<serde_json::Error>()
-            .and_then(serde_json::Error::io_error_kind)
-        {
-            kind = k;
-        }
-        let text = cause.to_string();
-        if !msg.ends_with(&text) {
-            msg = format!("{msg}: {text}");
-        }
-    }
-    std::io::Error::new(kind, msg)
+/// The manual page (roff), written to `out` once made whole in memory.
+pub fn man(out: &mut impl Write) -> std::io::Result<()> {
+    let mut text = Vec::new();
+    man_page(&Cli::command(), &mut text)?;
+    out.write_all(&text)
 }
 
 /// The manual page: clap_mangen's sections, with the commands described in place (its own
@@ -419,142 +683,35 @@ fn man_page(cmd: &clap::Command, out: &mut Vec<u8>) -> std::io::Result<()> {
     man.render_version_section(out)
 }
 
-/// Where `serve` listens by default: loopback, on a port outside 9100–9999 (the range the
-/// Prometheus exporters' port list has handed out to exporters, node_exporter's 9100 first).
-pub const DEFAULT_LISTEN: SocketAddr =
-    SocketAddr::new(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), 19100);
-
-/// `--color`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorWhen {
-    Auto,
-    Always,
-    Never,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// One snapshot, written in this format.
-    Once(OutputFormat),
-    /// The exposition (text format 0.0.4) written to DIR/zswaptop.prom.
-    Textfile,
-    /// A line per interval: text columns, or JSON Lines; at most `count` lines.
-    Watch {
-        json: bool,
-        count: Option<u64>,
-    },
-    Dashboard,
-}
-
-/// Validated settings.
-#[derive(Debug, Clone)]
-pub struct Settings {
-    pub mode: Mode,
-    pub root: Option<PathBuf>,
-    /// `None` for a one-sample `--once`.
-    pub interval: Option<Duration>,
-    pub color: bool,
-    pub ascii: bool,
-    /// `--once --full`: the complete text report rather than the one-screen summary.
-    pub full: bool,
-    pub history: Duration,
-    /// Capture the mouse in the dashboard (not with --no-mouse).
-    pub mouse: bool,
-    /// Extra scans `--once` asks for.
-    pub extras: crate::sources::Extras,
-    /// `--textfile DIR`.
-    pub textfile: Option<PathBuf>,
-    /// The dashboard or `--once` records its samples here (`--record`).
-    pub record: Option<PathBuf>,
-    /// `--once` over a recorded moment (`--from PATH --at TIME`).
-    pub from: Option<(PathBuf, String)>,
-}
-
-pub const MIN_INTERVAL: Duration = Duration::from_millis(100);
-pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
-
-#[derive(Debug, thiserror::Error, PartialEq)]
-pub enum SettingsError {
-    #[error("interval '{0}' is not a number of seconds of at least 0.1")]
-    Interval(f64),
-    #[error("history '{0}' must be a positive number of minutes (at most 1440)")]
-    History(f64),
-    #[error("root '{0}' is not a directory")]
-    Root(String),
-    #[error("--textfile writes the Prometheus text format: drop --json and --format")]
-    TextfileFormat,
-}
-
-impl Settings {
-    /// `no_color_env`: whether NO_COLOR is set (non-empty); `stdout_tty`: whether stdout is a terminal.
-    pub fn from_cli(
-        cli: Cli,
-        no_color_env: bool,
-        stdout_tty: bool,
-    ) -> Result<Settings, SettingsError> {
-        let interval = match cli.interval {
-            Some(s) if (0.1..=86_400.0).contains(&s) => Some(Duration::from_secs_f64(s)),
-            Some(s) => return Err(SettingsError::Interval(s)),
-            None => None,
-        };
-        if !(cli.history.is_finite() && cli.history > 0.0 && cli.history <= 1440.0) {
-            return Err(SettingsError::History(cli.history));
-        }
-        if let Some(r) = &cli.root
-            && !r.is_dir()
-        {
-            return Err(SettingsError::Root(r.display().to_string()));
-        }
-        let once = cli.once || cli.from.is_some();
-        let mode = match (cli.format, cli.json, once, &cli.textfile) {
-            (Some(_), _, _, Some(_)) | (_, true, _, Some(_)) => {
-                return Err(SettingsError::TextfileFormat);
-            }
-            (None, false, _, Some(_)) => Mode::Textfile,
-            _ if cli.watch => Mode::Watch {
-                json: cli.json,
-                count: cli.count,
-            },
-            (Some(f), _, _, None) => Mode::Once(f),
-            (None, true, _, None) => Mode::Once(OutputFormat::Json),
-            (None, false, once, None) if once || cli.full => Mode::Once(OutputFormat::Text),
-            (None, false, _, None) => Mode::Dashboard,
-        };
-        Ok(Settings {
-            mode,
-            root: cli.root,
-            interval,
-            color: match (cli.no_color, cli.color) {
-                (true, _) | (false, ColorWhen::Never) => false,
-                (false, ColorWhen::Always) => true,
-                (false, ColorWhen::Auto) => {
-                    !no_color_env && (stdout_tty || mode == Mode::Dashboard)
-                }
-            },
-            ascii: cli.ascii,
-            full: cli.full,
-            history: Duration::from_secs_f64(cli.history * 60.0),
-            mouse: !cli.no_mouse,
-            extras: crate::sources::Extras {
-                top_processes: cli.top,
-                cgroups: cli.cgroups,
-                settings: false,
-            },
-            textfile: cli.textfile,
-            record: cli.record,
-            from: cli.from.zip(cli.at),
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn parse(args: &[&str]) -> Result<Settings, SettingsError> {
+    const ENV: Env = Env {
+        no_color: false,
+        stdout_tty: false,
+        utf8: true,
+    };
+
+    fn parse(args: &[&str]) -> Result<Mode, UsageError> {
         let mut v = vec!["zswaptop"];
         v.extend_from_slice(args);
-        Settings::from_cli(Cli::parse_from(v), false, false)
+        Mode::from_cli(Cli::parse_from(v), &ENV)
+    }
+
+    /// The format of the report `args` ask for (`None`: another mode).
+    fn format(args: &[&str]) -> Option<OutputFormat> {
+        match parse(args).unwrap() {
+            Mode::Once(o) => Some(o.format),
+            _ => None,
+        }
+    }
+
+    fn dashboard(args: &[&str]) -> app::Settings {
+        match parse(args).unwrap() {
+            Mode::Dashboard { settings, .. } => settings,
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
@@ -564,45 +721,78 @@ mod tests {
 
     #[test]
     fn modes() {
+        assert_eq!(format(&["--once"]), Some(OutputFormat::Text));
+        assert_eq!(format(&["--json"]), Some(OutputFormat::Json));
+        assert_eq!(format(&["--format", "json"]), Some(OutputFormat::Json));
         assert_eq!(
-            parse(&["--once"]).unwrap().mode,
-            Mode::Once(OutputFormat::Text)
-        );
-        assert_eq!(
-            parse(&["--json"]).unwrap().mode,
-            Mode::Once(OutputFormat::Json)
-        );
-        assert_eq!(
-            parse(&["--format", "json"]).unwrap().mode,
-            Mode::Once(OutputFormat::Json)
-        );
-        assert_eq!(
-            parse(&["--once", "--format", "text"]).unwrap().mode,
-            Mode::Once(OutputFormat::Text)
+            format(&["--once", "--format", "text"]),
+            Some(OutputFormat::Text)
         );
         assert!(Cli::try_parse_from(["zswaptop", "--format", "yaml"]).is_err());
-        assert_eq!(parse(&[]).unwrap().mode, Mode::Dashboard);
+        assert!(matches!(parse(&[]).unwrap(), Mode::Dashboard { .. }));
     }
 
     #[test]
     fn formats_and_the_textfile() {
         assert_eq!(
-            parse(&["--format", "openmetrics"]).unwrap().mode,
-            Mode::Once(OutputFormat::Openmetrics)
+            format(&["--format", "openmetrics"]),
+            Some(OutputFormat::Openmetrics)
         );
         assert_eq!(
-            parse(&["--once", "--format=prometheus"]).unwrap().mode,
-            Mode::Once(OutputFormat::Prometheus)
+            format(&["--once", "--format=prometheus"]),
+            Some(OutputFormat::Prometheus)
         );
         assert!(Cli::try_parse_from(["zswaptop", "--json", "--format", "openmetrics"]).is_err());
-        let t = parse(&["--textfile", "/tmp"]).unwrap();
-        assert_eq!(t.mode, Mode::Textfile);
-        assert_eq!(t.textfile, Some(PathBuf::from("/tmp")));
+        match parse(&["--textfile", "/tmp", "--top", "3"]).unwrap() {
+            Mode::Textfile { dir, extras, .. } => {
+                assert_eq!(dir, PathBuf::from("/tmp"));
+                // The exposition's top cgroups need the cgroup scan.
+                assert!(extras.cgroups && extras.top_processes == Some(3));
+            }
+            other => panic!("{other:?}"),
+        }
         for other in [&["--json"][..], &["--format", "openmetrics"]] {
             let mut args = vec!["--textfile", "/tmp"];
             args.extend_from_slice(other);
-            assert_eq!(parse(&args).unwrap_err(), SettingsError::TextfileFormat);
+            assert!(matches!(
+                parse(&args).unwrap_err(),
+                UsageError::TextfileFormat
+            ));
         }
+    }
+
+    /// A live report scans the cgroup tree for an exposition (its top cgroups), and as asked
+    /// otherwise; `--from` reports the recorded moment.
+    #[test]
+    fn what_a_report_is_of() {
+        let of = |args: &[&str]| match parse(args).unwrap() {
+            Mode::Once(o) => o.of,
+            other => panic!("{other:?}"),
+        };
+        match of(&["--format", "prometheus"]) {
+            Moment::Live { extras, .. } => assert!(extras.cgroups),
+            other => panic!("{other:?}"),
+        }
+        match of(&["--once", "-i", "0.5", "--record", "x.zsr"]) {
+            Moment::Live {
+                extras,
+                interval,
+                record,
+                ..
+            } => {
+                assert!(!extras.cgroups);
+                assert_eq!(interval, Some(Duration::from_millis(500)));
+                assert_eq!(record, Some(PathBuf::from("x.zsr")));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            of(&["--json", "--from", "r.zsr", "--at", "-10m"]),
+            Moment::Recorded {
+                path: "r.zsr".into(),
+                at: "-10m".into()
+            }
+        );
     }
 
     #[test]
@@ -643,29 +833,75 @@ mod tests {
         assert_eq!(c(&[]).unwrap(), None);
     }
 
+    /// What the commands are given is checked with the rest of the command line: a web config
+    /// that cannot be used, a root that is not a directory, an interval, a duration or a history
+    /// out of range are usage errors.
+    #[test]
+    fn commands_are_checked_before_they_run() {
+        assert!(matches!(
+            parse(&["serve", "--web-config", "/nonexistent/web.yml"]).unwrap_err(),
+            UsageError::WebConfig(_)
+        ));
+        assert!(matches!(
+            parse(&["serve", "--root", "/nonexistent/tree"]).unwrap_err(),
+            UsageError::Root(_)
+        ));
+        assert!(matches!(
+            parse(&["record", "-i", "0.01", "x.zsr"]).unwrap_err(),
+            UsageError::Interval(_)
+        ));
+        assert!(matches!(
+            parse(&["record", "--duration", "NaN", "x.zsr"]).unwrap_err(),
+            UsageError::Duration(_)
+        ));
+        assert!(matches!(
+            parse(&["replay", "--history", "0", "x.zsr"]).unwrap_err(),
+            UsageError::History(_)
+        ));
+        match parse(&["record", "-i", "2", "--duration", "60", "--top", "3", "x/"]).unwrap() {
+            Mode::Record(o) => {
+                assert_eq!(o.interval, Duration::from_secs(2));
+                assert_eq!(o.duration, Some(Duration::from_secs(60)));
+                assert_eq!((o.top, o.path), (Some(3), PathBuf::from("x/")));
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse(&["replay", "--ascii", "x.zsr"]).unwrap() {
+            Mode::Replay { settings, path, at } => {
+                assert_eq!((path, at), (PathBuf::from("x.zsr"), None));
+                assert_eq!(settings.interval, Some(app::replay::TICK));
+                assert!(settings.ascii && settings.color && settings.mouse);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn watch_modes() {
+        let watch = |args: &[&str]| match parse(args).unwrap() {
+            Mode::Watch { options, .. } => options,
+            other => panic!("{other:?}"),
+        };
         assert_eq!(
-            parse(&["--watch"]).unwrap().mode,
-            Mode::Watch {
+            watch(&["--watch"]),
+            watch::Options {
                 json: false,
-                count: None
+                count: None,
+                interval: DEFAULT_INTERVAL
             }
         );
         assert_eq!(
-            parse(&["--watch", "--json", "--count", "3"]).unwrap().mode,
-            Mode::Watch {
+            watch(&["--watch", "--json", "--count", "3", "-i", "0.2"]),
+            watch::Options {
                 json: true,
-                count: Some(3)
+                count: Some(3),
+                interval: Duration::from_millis(200)
             }
         );
         assert!(Cli::try_parse_from(["zswaptop", "--watch", "--once"]).is_err());
         assert!(Cli::try_parse_from(["zswaptop", "--count", "3"]).is_err());
-        assert!(parse(&["--once", "--full"]).unwrap().full);
-        assert_eq!(
-            parse(&["--full"]).unwrap().mode,
-            Mode::Once(OutputFormat::Text)
-        );
+        assert!(matches!(parse(&["--once", "--full"]).unwrap(), Mode::Once(o) if o.full));
+        assert_eq!(format(&["--full"]), Some(OutputFormat::Text));
     }
 
     #[test]
@@ -685,39 +921,75 @@ mod tests {
         );
         assert!(c(&["completions", "tcsh"]).is_err());
         assert!(c(&["--once", "man"]).is_err(), "flags are the dashboard's");
-        assert!(parse(&[]).unwrap().mouse);
-        assert!(!parse(&["--no-mouse"]).unwrap().mouse);
+        assert!(dashboard(&[]).mouse);
+        assert!(!dashboard(&["--no-mouse"]).mouse);
+    }
+
+    /// The dashboard draws with ASCII in a locale that is not UTF-8, and with colour unless told
+    /// otherwise (its stdout is a terminal).
+    #[test]
+    fn the_dashboard_and_its_environment() {
+        let s = dashboard(&["--top", "7", "--history", "0.5"]);
+        assert!(s.color && !s.ascii);
+        assert_eq!(s.history, Duration::from_secs(30));
+        assert_eq!(s.extras.top_processes, Some(7));
+        let not_utf8 = Env { utf8: false, ..ENV };
+        match Mode::from_cli(Cli::parse_from(["zswaptop"]), &not_utf8).unwrap() {
+            Mode::Dashboard { settings, .. } => assert!(settings.ascii),
+            other => panic!("{other:?}"),
+        }
+        let d = dashboard_settings(&["zswaptop"], false).unwrap();
+        assert!(d.color && d.mouse && !d.ascii && d.interval.is_none());
+        assert_eq!(d.history, Duration::from_secs(600));
+        assert!(!dashboard_settings(&["zswaptop"], true).unwrap().color);
+        assert_eq!(dashboard_settings(&["zswaptop", "--once"], true), None);
     }
 
     #[test]
     fn bad_interval() {
-        assert_eq!(
+        assert!(matches!(
             parse(&["-i", "0.05"]).unwrap_err(),
-            SettingsError::Interval(0.05)
-        );
+            UsageError::Interval(i) if i == 0.05
+        ));
         assert!(parse(&["-i", "NaN"]).is_err());
         assert_eq!(
-            parse(&["-i", "0.1"]).unwrap().interval,
+            dashboard(&["-i", "0.1"]).interval,
             Some(Duration::from_millis(100))
         );
     }
 
     #[test]
     fn colour_only_on_a_terminal_without_no_color() {
-        let cli = || Cli::parse_from(["zswaptop", "--once"]);
-        assert!(Settings::from_cli(cli(), false, true).unwrap().color);
-        assert!(!Settings::from_cli(cli(), true, true).unwrap().color);
-        assert!(!Settings::from_cli(cli(), false, false).unwrap().color);
+        let color = |no_color: bool, stdout_tty: bool| {
+            let env = Env {
+                no_color,
+                stdout_tty,
+                utf8: true,
+            };
+            match Mode::from_cli(Cli::parse_from(["zswaptop", "--once"]), &env).unwrap() {
+                Mode::Once(o) => o.color,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert!(color(false, true));
+        assert!(!color(true, true));
+        assert!(!color(false, false));
     }
 
     #[test]
     fn color_flag_overrides_the_terminal_and_no_color() {
-        let color = |args: &[&str], no_color_env: bool, tty: bool| {
+        let color = |args: &[&str], no_color: bool, stdout_tty: bool| {
             let mut v = vec!["zswaptop", "--once"];
             v.extend_from_slice(args);
-            Settings::from_cli(Cli::parse_from(v), no_color_env, tty)
-                .unwrap()
-                .color
+            let env = Env {
+                no_color,
+                stdout_tty,
+                utf8: true,
+            };
+            match Mode::from_cli(Cli::parse_from(v), &env).unwrap() {
+                Mode::Once(o) => o.color,
+                other => panic!("{other:?}"),
+            }
         };
         // auto: a terminal without NO_COLOR.
         assert!(color(&["--color=auto"], false, true));

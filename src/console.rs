@@ -19,6 +19,20 @@ pub fn error(msg: impl Display) {
     emit(format_args!("zswaptop: {msg}"));
 }
 
+/// An error's message with its causes, each said once: `recording to x.zsr: x.zsr: Permission
+/// denied`, where a cause whose text the message already ends with (an I/O error a path error
+/// quotes) is not repeated.
+pub fn chain(e: &anyhow::Error) -> String {
+    let mut msg = e.to_string();
+    for cause in e.chain().skip(1) {
+        let text = cause.to_string();
+        if !msg.ends_with(&text) {
+            msg = format!("{msg}: {text}");
+        }
+    }
+    msg
+}
+
 /// `zswaptop: warning: MESSAGE` on stderr: something went wrong and the run goes on.
 pub fn warn(msg: impl Display) {
     emit(format_args!("zswaptop: warning: {msg}"));
@@ -179,6 +193,30 @@ mod tests {
         let mut out = Stdout::over(Failing(rustix::io::Errno::IO.raw_os_error()), || false);
         assert!(out.write_all(b"row").is_err());
         assert!(!out.gone());
+    }
+
+    /// A cause a message already ends with is not said twice (the store's I/O errors quote
+    /// theirs); the others are joined with ": ".
+    #[test]
+    fn an_error_chain_says_each_cause_once() {
+        let io = io::Error::from_raw_os_error(rustix::io::Errno::NOENT.raw_os_error());
+        let text = io.to_string();
+        let quoted = anyhow::Error::new(io::Error::new(io.kind(), format!("x.zsr: {text}")))
+            .context("recording to x.zsr");
+        assert_eq!(
+            super::chain(&quoted),
+            format!("recording to x.zsr: x.zsr: {text}")
+        );
+        #[derive(Debug, thiserror::Error)]
+        #[error("x.zsr: {0}")]
+        struct PathError(#[source] io::Error);
+        let sourced = anyhow::Error::new(PathError(io)).context("recording to x.zsr");
+        assert_eq!(
+            super::chain(&sourced),
+            format!("recording to x.zsr: x.zsr: {text}")
+        );
+        let plain = anyhow::anyhow!("no such thing").context("opening it");
+        assert_eq!(super::chain(&plain), "opening it: no such thing");
     }
 
     #[test]

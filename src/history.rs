@@ -110,14 +110,6 @@ impl History {
         (self.len(), self.times_ns.capacity(), bytes)
     }
 
-    /// Seconds between the oldest and the newest sample kept.
-    pub fn span_secs(&self) -> f64 {
-        match (self.times_ns.front(), self.times_ns.back()) {
-            (Some(a), Some(b)) => (b - a) as f64 / 1e9,
-            _ => 0.0,
-        }
-    }
-
     /// Append one sample taken at `t_ns`, then drop what is older than `max_age` (relative to
     /// this sample) or beyond the capacity. A time that does not move forward means the clock
     /// was reset: the old samples no longer line up, so they are dropped. `values` come in
@@ -226,6 +218,14 @@ fn value(v: f32) -> Option<f64> {
 mod tests {
     use super::*;
 
+    /// Seconds between the oldest and the newest sample kept.
+    fn span_secs(h: &History) -> f64 {
+        match (h.times_ns.front(), h.times_ns.back()) {
+            (Some(a), Some(b)) => (b - a) as f64 / 1e9,
+            _ => 0.0,
+        }
+    }
+
     const S: u64 = 1_000_000_000;
 
     fn pool() -> &'static Metric {
@@ -289,7 +289,7 @@ mod tests {
         }
         // Kept: samples no older than 10 s before the newest (20..=30).
         assert_eq!(h.len(), 11);
-        assert_eq!(h.span_secs(), 10.0);
+        assert_eq!(span_secs(&h), 10.0);
         let first = h.window(pool(), Duration::from_secs(3600)).next();
         assert_eq!(first, Some((-10.0, Some(20.0))));
     }
@@ -366,6 +366,6 @@ mod tests {
         let h = History::new(Duration::from_secs(600));
         assert!(h.is_empty());
         assert_eq!(h.window(pool(), Duration::from_secs(60)).count(), 0);
-        assert_eq!(h.span_secs(), 0.0);
+        assert_eq!(span_secs(&h), 0.0);
     }
 }

@@ -1,9 +1,12 @@
 //! zswaptop: where Linux memory really is when zswap or zram compresses it.
 //!
 //! Data flows one way: [`sources`] read the kernel (through a [`root::Root`], so a captured tree
-//! can stand in for `/proc` and `/sys`) into a raw [`sources::Sample`]; [`model`] derives a
-//! [`model::Snapshot`] from it with pure functions; [`report`] (for `--once`) and the dashboard
-//! draw the snapshot through the shared [`format`] layer.
+//! can stand in for `/proc` and `/sys`) into a raw [`sources::Sample`]; the [`pipeline`] takes
+//! samples to a finished [`model::Snapshot`] (the model's figures, the [`diagnostics`] rules'
+//! findings, every string made safe); [`report`], [`watch`], [`serve`], [`record`] and the
+//! dashboard ([`app`], [`ui`]) show it. [`cli`] validates the command line into a [`cli::Mode`],
+//! which [`run`] dispatches. `src/layers.rs` checks that every module imports only those below
+//! it (the README's Design section lists the order).
 
 pub mod advise;
 pub mod app;
@@ -16,146 +19,125 @@ pub mod history;
 #[cfg(test)]
 mod layers;
 pub mod model;
-pub mod recording;
+pub mod pipeline;
+pub mod record;
 pub mod report;
 pub mod root;
 pub mod sanitize;
 pub mod serve;
 pub mod sources;
-pub mod store;
 pub mod sys;
 pub mod ui;
 pub mod watch;
 
 use std::io::{self, Write};
+use std::path::PathBuf;
 
 use anyhow::Context;
 
-use cli::{Mode, Settings};
-use model::Snapshot;
+use cli::{Mode, Moment, Once};
 use root::Root;
-use sources::sampler::{SampleSource, Sampler};
+use sources::sampler::Sampler;
 
-/// Take one snapshot (two samples `interval` apart when an interval is given, for rates), judged
-/// by the diagnostics rules.
-pub fn snapshot(
-    source: &mut impl SampleSource,
-    interval: Option<std::time::Duration>,
-    extras: sources::Extras,
-) -> Snapshot {
-    let first = source.next(None, extras);
-    match interval {
-        Some(dt) => {
-            std::thread::sleep(dt);
-            let second = source.next(Some(&first), extras);
-            diagnostics::judged(Snapshot::derive(&second, Some(&first)))
+/// Run zswaptop in the mode the command line asked for: every mode and command goes through
+/// here. A reader of standard output that went away (`zswaptop --once | head`, a terminal that
+/// hung up) ends a mode quietly, with `Ok`.
+pub fn run(mode: Mode) -> anyhow::Result<()> {
+    match mode {
+        Mode::Dashboard {
+            root,
+            settings,
+            record,
+        } => dashboard(root_of(root), settings, record),
+        Mode::Once(once) => to_stdout(|out| write_once(once, out)),
+        Mode::Watch { root, options } => watch::run(root_of(root), options),
+        Mode::Textfile {
+            root,
+            dir,
+            interval,
+            extras,
+        } => {
+            let snap = pipeline::take(&mut Sampler::full(root_of(root)), interval, extras);
+            report::textfile::write(&snap, &dir)
         }
-        None => diagnostics::judged(Snapshot::derive(&first, None)),
-    }
-}
-
-/// Run zswaptop with validated settings.
-pub fn run(settings: Settings) -> anyhow::Result<()> {
-    let root = settings
-        .root
-        .clone()
-        .map(Root::at)
-        .unwrap_or_else(Root::live);
-    match settings.mode {
-        Mode::Dashboard => dashboard(settings, &root),
-        Mode::Watch { json, count } => watch::run(&settings, root, json, count),
-        Mode::Once(format) if settings.from.is_some() => {
-            let Some((path, at)) = &settings.from else {
-                return Ok(());
-            };
-            let mut out = io::BufWriter::new(console::Stdout::lock());
-            let written =
-                recording::once_from(path, at, format, settings.color, settings.full, &mut out);
-            if out.get_ref().gone() {
-                return Ok(());
+        Mode::Serve { listen, root, web } => serve::run(listen, root, web),
+        Mode::Record(options) => record::recorder::record(&options),
+        Mode::Replay { path, at, settings } => {
+            let (mut source, start) =
+                record::ReplaySource::open(&path, at.as_deref(), settings.history)?;
+            let exit = app::run::replay(settings, &mut source, start)?;
+            for w in source.warnings() {
+                console::warn(w);
             }
-            written
+            end_dashboard(exit)
         }
-        Mode::Textfile => {
-            let dir = settings
-                .textfile
-                .as_deref()
-                .context("--textfile without a directory")?;
-            let mut source = Sampler::full(root);
-            let snap = snapshot(
-                &mut source,
-                settings.interval,
-                metrics_extras(settings.extras),
-            );
-            write_textfile(&snap, dir)
+        Mode::Export(options) => to_stdout(|out| record::export::export(&options, out)),
+        Mode::Completions(shell) => to_stdout(|out| Ok(cli::completions(shell, out)?)),
+        Mode::Man => to_stdout(|out| Ok(cli::man(out)?)),
+        Mode::Advise(options) => to_stdout(|out| advise::run(&options, out)),
+    }
+}
+
+/// The tree at `root`, or this system.
+fn root_of(root: Option<PathBuf>) -> Root {
+    root.map(Root::at).unwrap_or_else(Root::live)
+}
+
+/// Run `write` over standard output (buffered, flushed at the end): when its reader went away,
+/// whatever the writing said, the run ends quietly.
+fn to_stdout(
+    write: impl FnOnce(&mut io::BufWriter<console::Stdout>) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut out = io::BufWriter::new(console::Stdout::lock());
+    let written = write(&mut out).and_then(|()| Ok(out.flush()?));
+    if out.get_ref().gone() {
+        return Ok(());
+    }
+    written
+}
+
+/// `--once`: the report of a moment, live or recorded.
+fn write_once(once: Once, out: &mut impl Write) -> anyhow::Result<()> {
+    let Once {
+        format,
+        color,
+        full,
+        of,
+    } = once;
+    let snap = match of {
+        Moment::Recorded { path, at } => {
+            return record::export::once_from(&path, &at, format, color, full, out);
         }
-        Mode::Once(format) => {
-            let extras = if format.is_exposition() {
-                metrics_extras(settings.extras)
-            } else {
-                settings.extras
-            };
-            let snap = match &settings.record {
-                Some(path) => {
-                    let mut source = recording::Recording::new(Sampler::full(root), path)?;
-                    let snap = snapshot(&mut source, settings.interval, extras);
-                    if let Some((e, n)) = source.finish()? {
-                        anyhow::bail!("{n} of the samples were not recorded: {e}");
-                    }
-                    snap
-                }
-                None => snapshot(&mut Sampler::full(root), settings.interval, extras),
-            };
-            let mut out = io::BufWriter::new(console::Stdout::lock());
-            let written = report::write(format, &snap, &mut out, settings.color, settings.full)
-                .and_then(|()| out.flush());
-            if out.get_ref().gone() {
-                return Ok(());
+        Moment::Live {
+            root,
+            interval,
+            extras,
+            record: None,
+        } => pipeline::take(&mut Sampler::full(root_of(root)), interval, extras),
+        Moment::Live {
+            root,
+            interval,
+            extras,
+            record: Some(path),
+        } => {
+            let mut source = record::Recording::new(Sampler::full(root_of(root)), &path)?;
+            let snap = pipeline::take(&mut source, interval, extras);
+            if let Some((e, n)) = source.finish()? {
+                anyhow::bail!("{n} of the samples were not recorded: {e}");
             }
-            written.context("writing the report")
+            snap
         }
-    }
+    };
+    report::write(format, &snap, out, color, full)
+        .and_then(|()| out.flush())
+        .context("writing the report")
 }
 
-/// The scans an exposition needs: the cgroup tree, for the top cgroups by zswap.
-pub fn metrics_extras(extras: sources::Extras) -> sources::Extras {
-    sources::Extras {
-        cgroups: true,
-        ..extras
-    }
-}
-
-/// The file `--textfile DIR` writes.
-pub const TEXTFILE_NAME: &str = "zswaptop.prom";
-
-/// Write DIR/zswaptop.prom for node_exporter's textfile collector: into a temporary file in
-/// DIR (a name without `.prom`, which the collector skips), made readable by all (the exporter
-/// runs as its own user), then renamed over the old one, so a scrape never sees half a file.
-pub fn write_textfile(snap: &Snapshot, dir: &std::path::Path) -> anyhow::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".zswaptop.prom.")
-        .tempfile_in(dir)
-        .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
-    report::openmetrics::write(snap, report::openmetrics::Flavor::Prometheus, &mut tmp)
-        .and_then(|()| tmp.flush())
-        .and_then(|()| {
-            tmp.as_file()
-                .set_permissions(std::fs::Permissions::from_mode(0o644))
-        })
-        .with_context(|| format!("writing {}", tmp.path().display()))?;
-    let path = dir.join(TEXTFILE_NAME);
-    tmp.persist(&path)
-        .with_context(|| format!("renaming it to {}", path.display()))?;
-    Ok(())
-}
-
-/// The live dashboard. ASCII symbols with `--ascii` or a locale that is not UTF-8.
-fn dashboard(mut settings: Settings, root: &Root) -> anyhow::Result<()> {
-    settings.ascii |= !ui::locale_is_utf8(|k| std::env::var(k).ok());
-    let exit = match settings.record.clone() {
+/// The live dashboard, recording its samples to `record` when given.
+fn dashboard(root: Root, settings: app::Settings, record: Option<PathBuf>) -> anyhow::Result<()> {
+    let exit = match record {
         Some(path) => {
-            let mut source = recording::Recording::new(Sampler::new(root.clone()), &path)?;
+            let mut source = record::Recording::new(Sampler::new(root), &path)?;
             let exit = app::run::run(settings, &mut source)?;
             match source.finish() {
                 Ok(None) => {}
@@ -166,45 +148,8 @@ fn dashboard(mut settings: Settings, root: &Root) -> anyhow::Result<()> {
             }
             exit
         }
-        None => app::run::run(settings, &mut Sampler::new(root.clone()))?,
+        None => app::run::run(settings, &mut Sampler::new(root))?,
     };
-    end_dashboard(exit)
-}
-
-/// `zswaptop replay`: the dashboard over a recording.
-pub fn replay(args: &cli::ReplayArgs) -> anyhow::Result<()> {
-    if !(args.history.is_finite() && args.history > 0.0 && args.history <= 1440.0) {
-        return Err(cli::SettingsError::History(args.history).into());
-    }
-    let reader = recording::open(&args.path)?;
-    let start = match &args.at {
-        Some(at) => {
-            let t = recording::parse_time(&reader, at)?;
-            reader.position_at(t).unwrap_or(0)
-        }
-        None => 0,
-    };
-    let history = std::time::Duration::from_secs_f64(args.history * 60.0);
-    let no_color_env = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    let settings = Settings {
-        mode: Mode::Dashboard,
-        root: None,
-        interval: Some(app::replay::TICK),
-        color: !(args.no_color || no_color_env),
-        ascii: args.ascii || !ui::locale_is_utf8(|k| std::env::var(k).ok()),
-        history,
-        mouse: !args.no_mouse,
-        extras: sources::Extras::default(),
-        full: false,
-        textfile: None,
-        record: None,
-        from: None,
-    };
-    let mut source = app::replay::ReplaySource::new(reader, history, start)?;
-    let exit = app::run::replay(settings, &mut source, start)?;
-    for w in source.warnings() {
-        console::warn(w);
-    }
     end_dashboard(exit)
 }
 

@@ -5,10 +5,10 @@
 //! a cgroup in a delegated subtree, a swap file's path) and zswaptop is often run as root: a raw
 //! ESC, BEL or C1 byte printed to root's terminal could retitle it, clear it or write the
 //! clipboard (OSC 52), and an invisible or bidirectional format character makes a name read as
-//! another (`<U+202E>gnp.exe` shows as `exe.png`). [`crate::diagnostics::judged`], the last step
-//! before any output, ends with [`Sanitize::sanitize`] (after the rules, so their text is covered
-//! too), which replaces every such character in every string of the snapshot with a visible
-//! escape: a control character (C0, DEL, C1 = U+0080–U+009F) as `\x1b`, a format character
+//! another (`<U+202E>gnp.exe` shows as `exe.png`). The last step of [`crate::pipeline`], after
+//! the rules (so their text is covered too), is [`Sanitize::sanitize`], which replaces every such
+//! character in every string of the snapshot with a visible escape: a control character (C0,
+//! DEL, C1 = U+0080–U+009F) as `\x1b`, a format character
 //! (Unicode category Cf: the bidi embeddings, overrides and isolates, zero-width spaces and
 //! joiners, the BOM, soft hyphen, tag characters …) or a line or paragraph separator (Zl, Zp) as
 //! `\u{202e}`. The snapshot is the one road from the sources to every output — the text report,

@@ -1,5 +1,6 @@
 //! `--watch`: a line per interval until interrupted (or `--count` lines): vmstat-style text rows
-//! ([`report::lines`]) or JSON Lines (each line the `--once --json` snapshot, compact).
+//! ([`crate::report::lines`]) or JSON Lines (each line the `--once --json` snapshot, compact,
+//! through [`crate::report::json`]).
 //!
 //! Each line is flushed as it is written, so it works under `nohup`, into `| tee` and `>> log`.
 //! SIGINT and SIGTERM end it with status 0 between lines, and so does a reader that went away
@@ -14,9 +15,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use signal_hook::consts::{SIGINT, SIGTERM, SIGWINCH};
 
-use crate::cli::{DEFAULT_INTERVAL, Settings};
-use crate::model::Snapshot;
-use crate::report::lines;
+use crate::report::{json, lines};
 use crate::root::Root;
 use crate::sources::Extras;
 use crate::sources::sampler::{SampleSource, Sampler};
@@ -27,8 +26,8 @@ pub const HEADER_EVERY: usize = 20;
 /// How often a wait between samples looks for a signal.
 const TICK: Duration = Duration::from_millis(50);
 
-/// Run `--watch` on `root`: JSON Lines when `json`, at most `count` lines.
-pub fn run(settings: &Settings, root: Root, json: bool, count: Option<u64>) -> anyhow::Result<()> {
+/// Run `--watch` on `root`, on standard output.
+pub fn run(root: Root, opts: Options) -> anyhow::Result<()> {
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [SIGINT, SIGTERM] {
         signal_hook::flag::register(sig, Arc::clone(&stop)).context("catching signals")?;
@@ -38,23 +37,12 @@ pub fn run(settings: &Settings, root: Root, json: bool, count: Option<u64>) -> a
     if tty {
         signal_hook::flag::register(SIGWINCH, Arc::clone(&resized)).context("catching signals")?;
     }
-    let interval = settings.interval.unwrap_or(DEFAULT_INTERVAL);
     let mut out = crate::console::Stdout::lock();
-    let written = watch(
-        &mut Sampler::new(root),
-        &mut out,
-        Options {
-            json,
-            count,
-            interval,
-        },
-        &stop,
-        || {
-            (tty && resized.swap(false, Ordering::Relaxed))
-                .then(terminal_rows)
-                .flatten()
-        },
-    );
+    let written = watch(&mut Sampler::new(root), &mut out, opts, &stop, || {
+        (tty && resized.swap(false, Ordering::Relaxed))
+            .then(terminal_rows)
+            .flatten()
+    });
     match written {
         // Nobody reads any more: a pipe's reader left, or the terminal hung up.
         Err(_) if out.gone() => Ok(()),
@@ -62,15 +50,21 @@ pub fn run(settings: &Settings, root: Root, json: bool, count: Option<u64>) -> a
     }
 }
 
-/// The terminal's height, when it can be had.
+/// The height of the terminal on stdout, when it can be had (the kernel's window size; `None`
+/// when stdout is no terminal or says 0 rows).
 fn terminal_rows() -> Option<u16> {
-    ratatui::crossterm::terminal::size().ok().map(|(_, h)| h)
+    let ws = rustix::termios::tcgetwinsize(io::stdout()).ok()?;
+    (ws.ws_row > 0).then_some(ws.ws_row)
 }
 
-#[derive(Debug, Clone, Copy)]
+/// What `--watch` was asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Options {
+    /// JSON Lines rather than text rows.
     pub json: bool,
+    /// Stop after this many lines.
     pub count: Option<u64>,
+    /// The time between lines.
     pub interval: Duration,
 }
 
@@ -90,12 +84,9 @@ pub fn watch(
     let mut n: u64 = 0;
     while !stop.load(Ordering::Relaxed) {
         let sample = source.next(prev.as_ref(), Extras::default());
-        let snap = crate::diagnostics::judged(Snapshot::derive(&sample, prev.as_ref()));
+        let snap = crate::pipeline::snapshot(&sample, prev.as_ref());
         if opts.json {
-            // Whole, then written: a closed pipe is then a write error of its own kind.
-            let mut line = serde_json::to_vec(&snap).map_err(io::Error::other)?;
-            line.push(b'\n');
-            out.write_all(&line)?;
+            json::serialize(&snap, json::Layout::Line, out)?;
         } else {
             let h = height();
             let new_height = h.is_some() && h != last_height;

@@ -19,11 +19,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use clap::Parser;
 use ratatui::backend::TestBackend;
 use zswaptop::app::screen::Screen;
 use zswaptop::app::{Action, App, Footprint, Msg, View};
-use zswaptop::cli::{Cli, Settings};
 use zswaptop::root::Root;
 use zswaptop::sources::sampler::{SampleSource, Sampler};
 
@@ -317,12 +315,9 @@ fn a_long_session_over_a_churning_machine_stays_bounded() {
         tempfile::tempdir().unwrap()
     };
     let mut m = Machine::new(dir.path());
-    let settings = Settings::from_cli(
-        Cli::parse_from(["zswaptop", "-i", "0.1", "--history", "0.5"]),
-        false,
-        true,
-    )
-    .unwrap();
+    let settings =
+        zswaptop::cli::dashboard_settings(&["zswaptop", "-i", "0.1", "--history", "0.5"], false)
+            .unwrap();
     let mut sampler = Sampler::new(Root::at(&m.root));
     let mut first = sampler.next(None, Default::default());
     let t0 = 1_000_000_000_000;

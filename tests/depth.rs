@@ -86,7 +86,7 @@ fn sample(root: &Path) -> Sample {
 /// `curr` taken exactly `secs` seconds after `prev` (the clock is pinned so rates are exact).
 fn derive_after(prev: &Sample, mut curr: Sample, secs: u64) -> Snapshot {
     curr.monotonic_ns = prev.monotonic_ns + secs * SECOND_NS;
-    zswaptop::diagnostics::judged(Snapshot::derive(&curr, Some(prev)))
+    zswaptop::pipeline::snapshot(&curr, Some(prev))
 }
 
 /// A copy of a fixture tree (symlinks copied as symlinks).

@@ -86,7 +86,7 @@ fn sample(root: &Path) -> Sample {
 }
 
 fn snap(root: &Path) -> Snapshot {
-    diagnostics::judged(Snapshot::derive(&sample(root), None))
+    zswaptop::pipeline::snapshot(&sample(root), None)
 }
 
 fn fixture_snap(name: &str) -> Snapshot {
@@ -98,7 +98,7 @@ fn pair(first: &Path, second: &Path, secs: u64) -> Snapshot {
     let a = sample(first);
     let mut b = sample(second);
     b.monotonic_ns = a.monotonic_ns + secs * 1_000_000_000;
-    diagnostics::judged(Snapshot::derive(&b, Some(&a)))
+    zswaptop::pipeline::snapshot(&b, Some(&a))
 }
 
 /// Two committed fixture trees `secs` apart.
@@ -837,7 +837,7 @@ fn tunables_advice_follows_the_setup() {
     for (name, setup, swappiness, page_cluster) in cases {
         let root = common::fixture(name);
         let smp = sources::collect(&root);
-        let s = diagnostics::judged(Snapshot::derive(&smp, None));
+        let s = zswaptop::pipeline::snapshot(&smp, None);
         assert_eq!(diagnostics::setup(&s), setup, "{name}");
         let adv = &s.tunables_advice;
         let names: Vec<&str> = adv.iter().map(|a| a.name.as_ref()).collect();
@@ -1002,7 +1002,7 @@ fn samples_recorded_without_the_new_sources_still_load() {
     assert!(back.crypto.is_err());
     assert!(back.swap_devices.is_empty());
     // And the rules still run on it.
-    check_well_formed(&diagnostics::judged(Snapshot::derive(&back, None)));
+    check_well_formed(&zswaptop::pipeline::snapshot(&back, None));
 }
 
 // --- fix commands quote what they interpolate ------------------------------------------------

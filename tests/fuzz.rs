@@ -13,15 +13,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use clap::Parser;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
 use zswaptop::app::{Action, App, Msg, View};
-use zswaptop::cli::{Cli, Settings};
-use zswaptop::model::Snapshot;
 use zswaptop::report::{json, text};
 use zswaptop::root::Root;
 use zswaptop::sources::{self, Extras};
@@ -195,7 +192,7 @@ fn pipeline(root: &Root) -> Result<(), TestCaseError> {
     first.monotonic_ns = 1_000_000_000;
     let mut second = sources::collect_with(root, extras);
     second.monotonic_ns = 2_000_000_000;
-    let snap = zswaptop::diagnostics::judged(Snapshot::derive(&second, Some(&first)));
+    let snap = zswaptop::pipeline::snapshot(&second, Some(&first));
 
     let mut out = Vec::new();
     text::write(&snap, &mut out, text::Style { color: false }).unwrap();
@@ -210,7 +207,7 @@ fn pipeline(root: &Root) -> Result<(), TestCaseError> {
         raw_control("diagnostics", &format!("{f:?}"))?;
     }
 
-    let settings = Settings::from_cli(Cli::parse_from(["zswaptop"]), true, true).unwrap();
+    let settings = zswaptop::cli::dashboard_settings(&["zswaptop"], true).unwrap();
     let mut app = App::new(settings, first);
     app.update(Msg::Sampled(Box::new(second)));
     app.update(Msg::Resize(120, 40));

@@ -13,11 +13,10 @@ mod crafted;
 
 use std::path::Path;
 
-use zswaptop::model::Snapshot;
+use zswaptop::record::codec::{self, FLAG_ZSTD, HEADER_LEN, KIND_KEYFRAME};
+use zswaptop::record::{Reader, Writer, WriterOptions};
 use zswaptop::report::{json, text};
 use zswaptop::sources::{self, Extras, Sample};
-use zswaptop::store::codec::{self, FLAG_ZSTD, HEADER_LEN, KIND_KEYFRAME};
-use zswaptop::store::{Reader, Writer, WriterOptions};
 
 const CASES: u64 = 300;
 
@@ -184,12 +183,12 @@ fn mutate_bytes(rng: &mut Lcg, b: &mut Vec<u8>) {
 /// how many did not.
 fn check_outputs(case: u64, r: &mut Reader) -> (usize, usize) {
     const SHOWN: usize = 12;
-    let all: Vec<_> = r.range(None, None).collect();
+    let all = common::samples_in(r, None, None);
     let bad = all.iter().filter(|s| s.is_err()).count();
     let good = all.len() - bad;
     let mut prev: Option<Sample> = None;
     for s in all.into_iter().flatten().take(SHOWN) {
-        let snap = zswaptop::diagnostics::judged(Snapshot::derive(&s, prev.as_ref()));
+        let snap = zswaptop::pipeline::snapshot(&s, prev.as_ref());
         let mut out = Vec::new();
         json::write(&snap, &mut out).unwrap();
         text::write(&snap, &mut out, text::Style { color: false }).unwrap();

@@ -12,12 +12,10 @@ mod common;
 use std::process::Command;
 
 use assert_cmd::cargo::CommandCargoExt;
-use clap::Parser;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
 use zswaptop::app::{Action, App, Msg, View};
-use zswaptop::cli::{Cli, Settings};
 use zswaptop::sources::{self, Extras};
 
 const TREE: &str = "hostile-names";
@@ -167,8 +165,7 @@ fn dashboard(tree: &str, cols: u16, rows: u16) -> App {
         cgroups: true,
         settings: true,
     };
-    let settings =
-        Settings::from_cli(Cli::parse_from(["zswaptop", "--no-color"]), true, true).unwrap();
+    let settings = zswaptop::cli::dashboard_settings(&["zswaptop", "--no-color"], true).unwrap();
     let mut first = sources::collect_with(&root, extras);
     first.monotonic_ns = 1_000_000_000;
     let mut second = sources::collect_with(&root, extras);

@@ -15,16 +15,15 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use assert_cmd::cargo::CommandCargoExt;
-use clap::Parser;
 
-use zswaptop::app::replay::{Cursor, ReplaySource};
+use zswaptop::app::replay::Cursor;
 use zswaptop::app::{Action, App, Msg};
-use zswaptop::cli::{Cli, Settings};
 use zswaptop::model::Snapshot;
+use zswaptop::record::ReplaySource;
+use zswaptop::record::{Reader, Writer, WriterOptions};
 use zswaptop::report::csv;
 use zswaptop::root::Root;
 use zswaptop::sources::{self, Sample};
-use zswaptop::store::{Reader, Writer, WriterOptions};
 
 /// 2026-11-22T03:00:00Z.
 const T0: u64 = 1_795_316_400_000;
@@ -167,7 +166,7 @@ fn once_at_a_recorded_moment_is_the_live_snapshot_of_it() {
     let recorded = got.as_object_mut().unwrap().remove("recorded").unwrap();
     assert_eq!(recorded["position"], 3);
     assert_eq!(recorded["time"], "2026-11-22T03:00:03.000Z");
-    let live = zswaptop::diagnostics::judged(Snapshot::derive(&s[3], Some(&s[2])));
+    let live = zswaptop::pipeline::snapshot(&s[3], Some(&s[2]));
     assert_eq!(got, json(&live));
     assert!(got["rates"].is_object(), "rates over the sample before");
 
@@ -216,8 +215,7 @@ fn export_csv_has_the_catalogue_columns_and_a_row_per_sample() {
     for (i, line) in lines[1..].iter().enumerate() {
         let cells: Vec<&str> = line.split(',').collect();
         assert_eq!(cells.len(), header.len());
-        let snap =
-            zswaptop::diagnostics::judged(Snapshot::derive(&s[i], i.checked_sub(1).map(|p| &s[p])));
+        let snap = zswaptop::pipeline::snapshot(&s[i], i.checked_sub(1).map(|p| &s[p]));
         for (m, cell) in csv::figures().zip(&cells[3..]) {
             let want = m.value(&snap).map(|v| v.to_string()).unwrap_or_default();
             assert_eq!(*cell, want, "row {i}, {}", csv::column(m));
@@ -268,7 +266,7 @@ fn export_jsonl_is_one_once_json_object_per_sample() {
 }
 
 fn replay_app(path: &Path, start: usize) -> (App, ReplaySource) {
-    let settings = Settings::from_cli(Cli::parse_from(["zswaptop"]), true, true).unwrap();
+    let settings = zswaptop::cli::dashboard_settings(&["zswaptop"], true).unwrap();
     let reader = Reader::open(path).unwrap();
     let mut source = ReplaySource::new(reader, settings.history, start).unwrap();
     let cursor = Cursor::new(source.times(), start);
@@ -283,7 +281,7 @@ fn feed(app: &mut App, source: &mut ReplaySource) {
     while app.wants_replay() {
         let c = app.replay.as_ref().unwrap();
         let m = source.feed(c.shown, c.target).unwrap();
-        app.update(m);
+        app.update(m.into());
     }
 }
 
@@ -297,7 +295,7 @@ fn a_jump_shows_what_the_live_dashboard_showed() {
     let all = samples(800);
     write(&path, &all);
     let live_at = |p: usize| {
-        let settings = Settings::from_cli(Cli::parse_from(["zswaptop"]), true, true).unwrap();
+        let settings = zswaptop::cli::dashboard_settings(&["zswaptop"], true).unwrap();
         let mut app = App::new(settings, all[0].clone());
         for s in &all[1..=p] {
             app.update(Msg::Sampled(Box::new(s.clone())));
@@ -352,7 +350,7 @@ fn once_recorded_then_read_back_is_the_same_snapshot() {
     for (k, live) in printed.iter().enumerate() {
         // The second sample of each run.
         let ms = r.unix_ms(2 * k + 1).unwrap();
-        let at = zswaptop::store::time::rfc3339_utc(ms).unwrap();
+        let at = zswaptop::record::time::rfc3339_utc(ms).unwrap();
         let out = stdout(
             bin()
                 .args(["--json", "--from"])
@@ -441,7 +439,7 @@ fn hostile_recordings_and_names_never_reach_the_terminal_raw() {
     // A good recording, a junk file and a "newer" file with hostile names beside it.
     write(&shared.join("good.zsr"), &samples(3));
     std::fs::write(shared.join(format!("{}.zsr", crafted::HOSTILE)), b"junk").unwrap();
-    let mut newer = zswaptop::store::codec::header(zswaptop::store::codec::VERSION + 1).to_vec();
+    let mut newer = zswaptop::record::codec::header(zswaptop::record::codec::VERSION + 1).to_vec();
     newer.extend_from_slice(b"later");
     std::fs::write(shared.join(format!("n{}.zsr", crafted::HOSTILE)), newer).unwrap();
     let named = dir.path().join(format!("{}.zsr", crafted::HOSTILE));

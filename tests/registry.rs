@@ -61,7 +61,7 @@ fn snapshot(tree: &Path) -> (Sample, Snapshot) {
     let mut b = a.clone();
     b.monotonic_ns += 1_000_000_000;
     b.unix_ms += 1_000;
-    let snap = zswaptop::diagnostics::judged(Snapshot::derive(&b, Some(&a)));
+    let snap = zswaptop::pipeline::snapshot(&b, Some(&a));
     (b, snap)
 }
 

@@ -10,10 +10,10 @@ mod crafted;
 use std::fs;
 use std::path::Path;
 
+use zswaptop::record::codec::{self, HEADER_LEN};
+use zswaptop::record::{Error, Reader, WarningKind, Writer, WriterOptions};
 use zswaptop::root::Root;
 use zswaptop::sources::{self, Extras, Sample};
-use zswaptop::store::codec::{self, HEADER_LEN};
-use zswaptop::store::{Error, Reader, WarningKind, Writer, WriterOptions};
 
 const T0: u64 = 1_795_000_000_000;
 
@@ -59,7 +59,10 @@ fn write_all(path: &Path, opts: WriterOptions, samples: &[Sample]) {
 }
 
 fn read_all(r: &mut Reader) -> Vec<Sample> {
-    r.range(None, None).map(|s| s.unwrap()).collect()
+    common::samples_in(r, None, None)
+        .into_iter()
+        .map(|s| s.unwrap())
+        .collect()
 }
 
 fn kinds(r: &Reader) -> Vec<WarningKind> {
@@ -161,7 +164,7 @@ fn at_gives_the_sample_at_or_before_and_the_one_before_it() {
     let samples = moving("linux-6.18-writeback", 50);
     write_all(&path, small_keyframes(), &samples);
     let mut r = Reader::open(&path).unwrap();
-    let ts = |ms: u64| zswaptop::store::time::timestamp(ms).unwrap();
+    let ts = |ms: u64| zswaptop::record::time::timestamp(ms).unwrap();
     assert!(r.at(ts(T0 - 1)).unwrap().is_none());
     let m = r.at(ts(T0)).unwrap().unwrap();
     assert_eq!((m.position, m.prev), (0, None));
@@ -172,8 +175,8 @@ fn at_gives_the_sample_at_or_before_and_the_one_before_it() {
     assert_eq!(r.sample(3).unwrap(), samples[3]);
     assert_eq!(r.sample(49).unwrap(), samples[49]);
     assert_eq!(r.at(ts(T0 + 999_999)).unwrap().unwrap().sample, samples[49]);
-    let mid: Vec<Sample> = r
-        .range(Some(ts(T0 + 20_000)), Some(ts(T0 + 24_000)))
+    let mid: Vec<Sample> = common::samples_in(&mut r, Some(ts(T0 + 20_000)), Some(ts(T0 + 24_000)))
+        .into_iter()
         .map(|s| s.unwrap())
         .collect();
     assert_eq!(mid, samples[20..=24]);
@@ -366,7 +369,7 @@ fn a_directory_rotates_under_its_cap_and_reads_what_is_left() {
     write_all(&rec, opts, &samples);
     assert!(mine.exists());
     fs::remove_file(&mine).unwrap();
-    let files = zswaptop::store::writer::list_dir(&rec).unwrap();
+    let files = zswaptop::record::writer::list_dir(&rec).unwrap();
     let total: u64 = files.iter().map(|f| fs::metadata(f).unwrap().len()).sum();
     assert!(files.len() >= 3, "{files:?}");
     assert!(total <= 60_000, "{total}");
@@ -410,7 +413,7 @@ fn a_directory_rotates_under_its_cap_and_reads_what_is_left() {
     w.append(&at(samples[0].clone(), 1000)).unwrap();
     let newest = w.current_file().unwrap().to_path_buf();
     drop(w);
-    let files = zswaptop::store::writer::list_dir(&rec).unwrap();
+    let files = zswaptop::record::writer::list_dir(&rec).unwrap();
     assert_eq!(files.last().unwrap(), &newest);
 }
 
@@ -462,7 +465,7 @@ fn the_wall_clock_going_back_keeps_recorded_order() {
         r.warnings()[0]
     );
     assert_eq!(read_all(&mut r), samples);
-    let ts = |ms: u64| zswaptop::store::time::timestamp(ms).unwrap();
+    let ts = |ms: u64| zswaptop::record::time::timestamp(ms).unwrap();
     // A time before the jump: the record with the latest wall time at or before it.
     let m = r.at(ts(T0 + 5_000)).unwrap().unwrap();
     assert_eq!(m.position, 5);
@@ -473,7 +476,7 @@ fn the_wall_clock_going_back_keeps_recorded_order() {
     // The first record after the jump pairs with the last before it, as live rates did.
     assert_eq!(r.moment(10).unwrap().prev.unwrap(), samples[9]);
     // Export ranges go by wall time, in recorded order.
-    let n = r.range(Some(ts(T0 - 50_000)), Some(ts(T0 + 2_000))).count();
+    let n = common::samples_in(&mut r, Some(ts(T0 - 50_000)), Some(ts(T0 + 2_000))).len();
     assert_eq!(n, 3 + 10);
 }
 
@@ -533,7 +536,7 @@ fn a_path_ending_in_a_slash_is_a_directory_and_a_corrupt_header_is_named() {
     let rec = format!("{}/new-dir/", dir.path().display());
     let samples = moving("linux-6.18-idle", 5);
     write_all(Path::new(&rec), exact(), &samples);
-    let files = zswaptop::store::writer::list_dir(Path::new(&rec)).unwrap();
+    let files = zswaptop::record::writer::list_dir(Path::new(&rec)).unwrap();
     assert_eq!(files.len(), 1);
     let mut bytes = fs::read(&files[0]).unwrap();
     assert_eq!(read_all(&mut Reader::open(&rec).unwrap()), samples);
@@ -598,7 +601,7 @@ fn crafted_recordings_are_read_or_refused_with_safe_messages() {
         let path = dir.path().join(&name);
         fs::write(&path, &bytes).unwrap();
         let mut r = Reader::open(&path).unwrap();
-        let decoded: Vec<Result<Sample, Error>> = r.range(None, None).collect();
+        let decoded: Vec<Result<Sample, Error>> = common::samples_in(&mut r, None, None);
         let mut said: Vec<String> = r.warnings().iter().map(|w| w.to_string()).collect();
         said.extend(
             decoded
@@ -691,7 +694,7 @@ fn a_damaged_header_costs_its_file_only() {
         // Three runs of the recorder: three files.
         write_all(&rec, exact(), part);
     }
-    let files = zswaptop::store::writer::list_dir(&rec).unwrap();
+    let files = zswaptop::record::writer::list_dir(&rec).unwrap();
     assert_eq!(files.len(), 3);
     let middle = fs::read(&files[1]).unwrap();
     for bit in 0..HEADER_LEN * 8 {
@@ -803,7 +806,7 @@ fn the_cap_never_deletes_a_file_another_writer_holds() {
     for s in &samples[..100] {
         w.append(s).unwrap();
     }
-    let oldest = zswaptop::store::writer::list_dir(&rec).unwrap()[0].clone();
+    let oldest = zswaptop::record::writer::list_dir(&rec).unwrap()[0].clone();
     // Another writer appends to the oldest file itself.
     let mut other = Writer::open(&oldest, exact()).unwrap();
     other.append(&samples[0]).unwrap();
@@ -812,7 +815,7 @@ fn the_cap_never_deletes_a_file_another_writer_holds() {
     }
     assert!(oldest.exists(), "deleted under its writer");
     // The held file is not this writer's to count: the others stay under the cap.
-    let files = zswaptop::store::writer::list_dir(&rec).unwrap();
+    let files = zswaptop::record::writer::list_dir(&rec).unwrap();
     let ours: u64 = files
         .iter()
         .filter(|f| **f != oldest)
@@ -858,7 +861,7 @@ fn the_size_cap_has_a_floor_and_is_never_exceeded() {
         let mut w = Writer::open(&rec, opts).unwrap();
         for (i, s) in samples.iter().enumerate() {
             w.append(s).unwrap();
-            let files = zswaptop::store::writer::list_dir(Path::new(&rec)).unwrap();
+            let files = zswaptop::record::writer::list_dir(Path::new(&rec)).unwrap();
             let sizes: Vec<u64> = files
                 .iter()
                 .map(|f| fs::metadata(f).unwrap().len())
@@ -896,7 +899,7 @@ fn files_are_private_and_links_of_others_are_refused() {
         fs::metadata(&rec).unwrap().permissions().mode() & 0o777,
         0o700
     );
-    let file = &zswaptop::store::writer::list_dir(&rec).unwrap()[0];
+    let file = &zswaptop::record::writer::list_dir(&rec).unwrap()[0];
     assert_eq!(
         fs::metadata(file).unwrap().permissions().mode() & 0o777,
         0o600
@@ -991,8 +994,7 @@ fn command_lines_are_kept_only_when_asked() {
     }
     let bytes = fs::read(&plain).unwrap();
     assert!(!bytes.windows(7).any(|w| w == b"--token"));
-    let snap =
-        zswaptop::diagnostics::judged(zswaptop::model::Snapshot::derive(&back[1], Some(&back[0])));
+    let snap = zswaptop::pipeline::snapshot(&back[1], Some(&back[0]));
     let cmdline = snap
         .sources
         .iter()

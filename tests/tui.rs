@@ -10,13 +10,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use clap::Parser;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use rstest::rstest;
 
 use zswaptop::app::{Action, App, Msg, View};
-use zswaptop::cli::{Cli, Settings};
 use zswaptop::root::Root;
 use zswaptop::sources::{self, blockstat, cgroups, processes, swapdev};
 
@@ -33,7 +31,7 @@ fn app(args: &[&str]) -> App {
     let mut v = vec!["zswaptop"];
     v.extend_from_slice(args);
     // NO_COLOR as if set: snapshots hold symbols only, and the ASCII test checks the symbols.
-    let settings = Settings::from_cli(Cli::parse_from(v), true, true).unwrap();
+    let settings = zswaptop::cli::dashboard_settings(&v, true).unwrap();
     let mut app = App::new(settings, sample("linux-6.18-idle", T0));
     app.update(Msg::Sampled(Box::new(sample(
         "linux-6.18-loaded",
@@ -48,7 +46,7 @@ fn app(args: &[&str]) -> App {
 fn app_of(args: &[&str], first: sources::Sample, second: sources::Sample) -> App {
     let mut v = vec!["zswaptop"];
     v.extend_from_slice(args);
-    let settings = Settings::from_cli(Cli::parse_from(v), true, true).unwrap();
+    let settings = zswaptop::cli::dashboard_settings(&v, true).unwrap();
     let mut app = App::new(settings, first);
     app.update(Msg::Sampled(Box::new(second)));
     app.shown.host.privileged = false;
@@ -373,7 +371,7 @@ fn devices_io_80x24() {
 
 #[test]
 fn devices_io_pending_after_one_sample() {
-    let settings = Settings::from_cli(Cli::parse_from(["zswaptop"]), true, true).unwrap();
+    let settings = zswaptop::cli::dashboard_settings(&["zswaptop"], true).unwrap();
     let a = App::new(settings, with_disk(sample("linux-6.18-loaded", T0), 0));
     let t = text(&screen(&on(a, View::Devices, 100, 30), 100, 30));
     assert!(t.contains("pending"), "{t}");
@@ -720,7 +718,7 @@ fn the_essentials_are_on_an_80x24_screen() {
 
 #[test]
 fn rates_are_pending_after_one_sample() {
-    let settings = Settings::from_cli(Cli::parse_from(["zswaptop"]), true, true).unwrap();
+    let settings = zswaptop::cli::dashboard_settings(&["zswaptop"], true).unwrap();
     let mut a = App::new(settings, sample("linux-6.18-loaded", T0));
     a.shown.host.privileged = false;
     let t = text(&screen(&a, 120, 40));
@@ -806,7 +804,7 @@ fn tiny_sizes_do_not_panic(
 
 #[test]
 fn colour_settings_change_styles_only() {
-    let mut s = Settings::from_cli(Cli::parse_from(["zswaptop"]), false, true).unwrap();
+    let mut s = zswaptop::cli::dashboard_settings(&["zswaptop"], false).unwrap();
     assert!(s.color);
     s.ascii = false;
     let mut coloured = App::new(s, sample("linux-6.18-idle", T0));
@@ -1065,9 +1063,10 @@ fn cut_text_ends_with_an_ellipsis_and_never_splits_a_field() {
 /// the replay keys in the bottom line, rates over the first sample.
 #[test]
 fn replay_100x30() {
-    use zswaptop::app::replay::{Cursor, ReplaySource};
+    use zswaptop::app::replay::Cursor;
+    use zswaptop::record::ReplaySource;
+    use zswaptop::record::{Reader, Writer, WriterOptions};
     use zswaptop::sources::sampler::SampleSource;
-    use zswaptop::store::{Reader, Writer, WriterOptions};
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.zsr");
     let mut w = Writer::open(&path, WriterOptions::default()).unwrap();
@@ -1081,7 +1080,7 @@ fn replay_100x30() {
         w.append(&s).unwrap();
     }
     w.sync().unwrap();
-    let settings = Settings::from_cli(Cli::parse_from(["zswaptop"]), true, true).unwrap();
+    let settings = zswaptop::cli::dashboard_settings(&["zswaptop"], true).unwrap();
     let mut source = ReplaySource::new(Reader::open(&path).unwrap(), settings.history, 0).unwrap();
     let cursor = Cursor::new(source.times(), 0);
     let first = source.next(None, sources::Extras::default());
@@ -1090,7 +1089,7 @@ fn replay_100x30() {
     while app.wants_replay() {
         let c = app.replay.as_ref().unwrap();
         let m = source.feed(c.shown, c.target).unwrap();
-        app.update(m);
+        app.update(m.into());
     }
     let term = screen(&app, 100, 30);
     let top = text(&term);
@@ -1135,7 +1134,7 @@ fn a_screen_that_keeps_panels_shows_what_a_whole_frame_shows() {
     };
     let mut kept_any = 0;
     for no_color in [false, true] {
-        let settings = Settings::from_cli(Cli::parse_from(["zswaptop"]), no_color, true).unwrap();
+        let settings = zswaptop::cli::dashboard_settings(&["zswaptop"], no_color).unwrap();
         let mut a = App::new(settings, sample("linux-6.18-idle", T0));
         let mut screen = Screen::new(TestBackend::new(120, 40)).unwrap();
         let fixtures = ["linux-6.18-loaded", "linux-6.18-loaded", "linux-6.18-idle"];

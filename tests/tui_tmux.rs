@@ -699,7 +699,7 @@ fn fifteen_minutes(path: &Path) {
     let idle = zswaptop::sources::collect(&root("linux-6.18-idle"));
     let loaded = zswaptop::sources::collect(&root("linux-6.18-loaded"));
     let mut w =
-        zswaptop::store::Writer::open(path, zswaptop::store::WriterOptions::default()).unwrap();
+        zswaptop::record::Writer::open(path, zswaptop::record::WriterOptions::default()).unwrap();
     for i in 0..900u64 {
         let mut s = if i % 2 == 0 {
             idle.clone()
@@ -786,7 +786,7 @@ fn the_dashboard_records_what_it_samples() {
     sleep(Duration::from_millis(700));
     t.keys(&["q"]);
     t.wait_for("the shell back", |s| s.contains("EXIT=0"));
-    let r = zswaptop::store::Reader::open(&path).unwrap();
+    let r = zswaptop::record::Reader::open(&path).unwrap();
     assert!(r.len() >= 4, "{} samples recorded", r.len());
     assert!(r.warnings().is_empty(), "{:?}", r.warnings());
 }

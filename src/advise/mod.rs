@@ -314,9 +314,11 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> anyhow::Result<()> {
         ));
     }
     let written = if opts.json {
-        serde_json::to_writer_pretty(&mut *out, &Document { advise: advice })
-            .map_err(std::io::Error::from)
-            .and_then(|()| writeln!(out))
+        crate::report::json::serialize(
+            &Document { advise: advice },
+            crate::report::json::Layout::Pretty,
+            out,
+        )
     } else {
         report::write_text(&advice, out)
     };
@@ -350,7 +352,7 @@ pub fn advise(root: &Root, opts: &Options, stop: &AtomicBool) -> anyhow::Result<
         None,
         crate::sources::Extras::default(),
     );
-    let snap = crate::diagnostics::judged(crate::model::Snapshot::derive(&sample, None));
+    let snap = crate::pipeline::snapshot(&sample, None);
     let rules = rules(root, &sample);
     let ps = rules.page_size;
     // zsmalloc needs pages under 256 KiB (HAVE_ZSMALLOC: PAGE_SIZE_LESS_THAN_256KB); a tree

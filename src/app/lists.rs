@@ -134,11 +134,8 @@ fn contains(hay: &str, needle_lower: &str) -> bool {
     hay.to_lowercase().contains(needle_lower)
 }
 
-/// Whether a process matches the filter (name, user, cgroup or command line).
-pub fn process_matches(p: &ProcessRow, filter: &str) -> bool {
-    process_hit(p, &filter.trim().to_lowercase())
-}
-
+/// Whether a process matches the filter (its needle lower-cased): name, user, cgroup or command
+/// line.
 fn process_hit(p: &ProcessRow, needle_lower: &str) -> bool {
     needle_lower.is_empty()
         || contains(&p.name, needle_lower)
@@ -151,12 +148,8 @@ fn process_hit(p: &ProcessRow, needle_lower: &str) -> bool {
             .is_some_and(|c| contains(c, needle_lower))
 }
 
-/// Whether a cgroup matches the filter (its path, which holds its unit name).
-pub fn cgroup_matches(c: &CgroupRow, filter: &str) -> bool {
-    let needle = filter.trim().to_lowercase();
-    cgroup_hit(c, &needle)
-}
-
+/// Whether a cgroup matches the filter (its needle lower-cased): its path, which holds its unit
+/// name.
 fn cgroup_hit(c: &CgroupRow, needle_lower: &str) -> bool {
     needle_lower.is_empty() || contains(&c.path, needle_lower)
 }
@@ -233,6 +226,14 @@ pub fn cgroup_order(rows: &[CgroupRow], state: &ListState<CgroupSort>, v1: bool)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn process_matches(p: &ProcessRow, filter: &str) -> bool {
+        process_hit(p, &filter.trim().to_lowercase())
+    }
+
+    fn cgroup_matches(c: &CgroupRow, filter: &str) -> bool {
+        cgroup_hit(c, &filter.trim().to_lowercase())
+    }
 
     fn p(pid: u32, name: &str, user: Option<&str>, rss: Option<u64>, swap: u64) -> ProcessRow {
         ProcessRow {

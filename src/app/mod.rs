@@ -7,19 +7,20 @@ pub mod lists;
 pub mod replay;
 pub mod run;
 pub mod screen;
+mod settings;
 mod signals;
 mod terminal;
 mod tty;
 
 use std::time::Duration;
 
-use crate::cli::{DEFAULT_INTERVAL, MIN_INTERVAL, Settings};
-use crate::diagnostics;
 use crate::history::History;
 use crate::model::Snapshot;
+use crate::sources::sampler::{DEFAULT_INTERVAL, MIN_INTERVAL};
 use crate::sources::{Extras, Sample};
 pub use keys::Action;
 use lists::{CgroupSort, ListState, ProcSort};
+pub use settings::Settings;
 
 /// The dashboard's views (Tab and the number keys switch).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -249,7 +250,7 @@ impl App {
             .max(MIN_INTERVAL);
         let mut history = History::new(settings.history);
         history.reserve(samples_in(settings.history, interval));
-        let shown = diagnostics::judged(Snapshot::derive(&first, None));
+        let shown = crate::pipeline::snapshot(&first, None);
         history.push_snapshot(first.monotonic_ns, &shown);
         let window = settings.history;
         App {
@@ -310,7 +311,7 @@ impl App {
         self.paused = false;
         if from_start {
             // The recording's first sample: no rates, as live.
-            self.shown = diagnostics::judged(Snapshot::derive(&base, None));
+            self.shown = crate::pipeline::snapshot(&base, None);
             self.history.push_snapshot(base.monotonic_ns, &self.shown);
             self.refresh_lists();
         }
@@ -494,7 +495,7 @@ impl App {
         let carried =
             s.cgroups_read_ns().is_some() && s.cgroups_read_ns() == self.prev.cgroups_read_ns();
         let list = if carried { s.cgroups.take() } else { None };
-        let mut snap = diagnostics::judged(Snapshot::derive(&s, Some(&self.prev)));
+        let mut snap = crate::pipeline::snapshot(&s, Some(&self.prev));
         self.history.push_snapshot(s.monotonic_ns, &snap);
         let mut pending = !matches!(self.prev.cgroups, Some(Ok(_)));
         if carried {
@@ -754,11 +755,9 @@ fn samples_in(span: Duration, interval: Duration) -> usize {
 /// Dashboard settings as the command line `zswaptop ARGS` gives them (for tests).
 #[cfg(test)]
 pub(crate) fn test_settings(args: &[&str]) -> Settings {
-    use clap::Parser;
     let mut v = vec!["zswaptop"];
     v.extend_from_slice(args);
-    let cli = crate::cli::Cli::parse_from(v);
-    Settings::from_cli(cli, true, false).unwrap()
+    crate::cli::dashboard_settings(&v, true).unwrap()
 }
 
 #[cfg(test)]

@@ -1,11 +1,10 @@
 //! Replay: the dashboard over a recording, with a time cursor.
 //!
 //! [`Cursor`] is the app's side, pure state: which record is shown, which one the keys or the
-//! replay clock ask for (the target), playing or paused, the speed. [`ReplaySource`] is the
-//! recording's side, a [`SampleSource`] over a [`Reader`]: it brings the app from the record
-//! shown to the target, one sample at a time going forward (as the live dashboard took them),
-//! or, for a jump, from scratch: the samples of the history window before the target, so the
-//! graphs, rates and findings are those the live dashboard showed at that moment.
+//! replay clock ask for (the target), playing or paused, the speed. The recording's side, the
+//! source of the samples that bring the app to the target, is
+//! [`ReplaySource`](crate::record::replay::ReplaySource); what it feeds becomes a
+//! [`Msg::Replayed`].
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,9 +12,8 @@ use std::time::Duration;
 use jiff::tz::TimeZone;
 
 use super::Msg;
-use crate::sources::sampler::SampleSource;
-use crate::sources::{Extras, Sample};
-use crate::store::{self, Reader};
+use crate::record::replay::Feed;
+use crate::record::time;
 
 /// How often a replay's clock moves on (and the screen with it, when a record was reached).
 pub const TICK: Duration = Duration::from_millis(250);
@@ -174,18 +172,16 @@ impl Cursor {
         }
     }
 
-    /// Go to a time typed at the `g` prompt (see [`store::time::parse`]).
+    /// Go to a time typed at the `g` prompt (see [`time::parse`]).
     pub fn goto_text(&mut self, text: &str) {
         let (Some(&first), Some(&last)) = (self.times.first(), self.times.last()) else {
             return;
         };
-        let (Some(first), Some(last)) =
-            (store::time::timestamp(first), store::time::timestamp(last))
-        else {
+        let (Some(first), Some(last)) = (time::timestamp(first), time::timestamp(last)) else {
             return;
         };
-        let bounds = store::time::Bounds { first, last };
-        match store::time::parse(text, bounds, &TimeZone::system()) {
+        let bounds = time::Bounds { first, last };
+        match time::parse(text, bounds, &TimeZone::system()) {
             Ok(t) => {
                 let ms = u64::try_from(t.as_millisecond()).unwrap_or(0);
                 match self.position_at(ms) {
@@ -206,125 +202,14 @@ impl Cursor {
     }
 }
 
-/// A recording as a source of samples for the dashboard.
-pub struct ReplaySource {
-    reader: Reader,
-    /// The record last handed out, and its sample.
-    at: Option<usize>,
-    last: Sample,
-    /// How much recorded time a jump fills the graphs with.
-    history: Duration,
-    /// Go forward one record at a time up to this many records; further, start afresh.
-    max_steps: usize,
-}
-
-impl ReplaySource {
-    /// A source whose first sample is the first at or after `start` that decodes (an error
-    /// when none does).
-    pub fn new(
-        mut reader: Reader,
-        history: Duration,
-        start: usize,
-    ) -> Result<ReplaySource, store::Error> {
-        let mut first = Err(store::Error::NoSuchRecord(start));
-        for p in start..reader.len() {
-            first = reader.sample(p).map(|s| (p, s));
-            if first.is_ok() {
-                break;
-            }
+impl From<Feed> for Msg {
+    fn from(f: Feed) -> Msg {
+        Msg::Replayed {
+            position: f.position,
+            fresh: f.fresh,
+            from_start: f.from_start,
+            samples: f.samples,
         }
-        let (p, last) = first?;
-        Ok(ReplaySource {
-            reader,
-            at: p.checked_sub(1),
-            last,
-            history,
-            max_steps: 600,
-        })
-    }
-
-    /// The wall times of the records, for the [`Cursor`].
-    pub fn times(&self) -> Vec<u64> {
-        (0..self.reader.len())
-            .filter_map(|p| self.reader.unix_ms(p))
-            .collect()
-    }
-
-    /// What brings the app from the record it shows to `target`: the samples after it, in
-    /// order, or (going back, or far) a fresh start with the samples of the history window up
-    /// to `target`. Records that do not decode are left out (the reader's warnings say so).
-    pub fn feed(&mut self, shown: Option<usize>, target: usize) -> Option<Msg> {
-        if target >= self.reader.len() {
-            return None;
-        }
-        let forward = shown.filter(|&s| s < target && target - s <= self.max_steps);
-        let msg = match forward {
-            Some(s) => Msg::Replayed {
-                position: target,
-                fresh: false,
-                from_start: false,
-                samples: self.samples(s + 1, target),
-            },
-            None => {
-                let end = self.reader.unix_ms(target).unwrap_or(0);
-                let window = u64::try_from(self.history.as_millis()).unwrap_or(u64::MAX);
-                let from_ms = end.saturating_sub(window);
-                // Back from the target while in the window (recorded order), and one more
-                // before: the rate base of the first (at the recording's start, the first
-                // record is shown itself).
-                let mut first = target;
-                while first > 0
-                    && target - first < self.max_steps.max(1) * 4
-                    && self.reader.unix_ms(first - 1).is_some_and(|t| t >= from_ms)
-                {
-                    first -= 1;
-                }
-                let from_start = first == 0;
-                Msg::Replayed {
-                    position: target,
-                    fresh: true,
-                    from_start,
-                    samples: self.samples(first.saturating_sub(1), target),
-                }
-            }
-        };
-        self.at = Some(target);
-        Some(msg)
-    }
-
-    fn samples(&mut self, from: usize, to: usize) -> Vec<Sample> {
-        (from..=to)
-            .filter_map(|p| self.reader.sample(p).ok())
-            .collect()
-    }
-
-    /// What the reader skipped or noticed.
-    pub fn warnings(&self) -> &[store::Warning] {
-        self.reader.warnings()
-    }
-}
-
-impl SampleSource for ReplaySource {
-    /// The record after the one last handed out (at start, the one it was made for); at the
-    /// end, the last again.
-    fn next(&mut self, _prev: Option<&Sample>, _extras: Extras) -> Sample {
-        let p = self
-            .at
-            .map_or(0, |a| (a + 1).min(self.reader.len().saturating_sub(1)));
-        self.at = Some(p);
-        // A record that does not decode (in the warnings): the last one again.
-        if let Ok(s) = self.reader.sample(p) {
-            self.last = s;
-        }
-        self.last.clone()
-    }
-
-    fn scan_every(&self, _interval: Duration) -> Option<Duration> {
-        None
-    }
-
-    fn work(&mut self) -> Option<bool> {
-        None
     }
 }
 

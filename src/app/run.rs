@@ -20,8 +20,7 @@ use super::screen::Screen;
 use super::signals::{Guard, Signals};
 use super::terminal::{self, Session, TtyIn};
 use super::tty::{self, POLLIN};
-use super::{App, Msg, keys};
-use crate::cli::Settings;
+use super::{App, Msg, Settings, keys};
 use crate::sources::Extras;
 #[cfg(test)]
 use crate::sources::Sample;
@@ -304,7 +303,7 @@ pub fn run(settings: Settings, sampler: &mut impl SampleSource) -> anyhow::Resul
 /// Open the dashboard on the terminal over a recording, the cursor at `start`.
 pub fn replay(
     settings: Settings,
-    source: &mut super::replay::ReplaySource,
+    source: &mut crate::record::ReplaySource,
     start: usize,
 ) -> anyhow::Result<Exit> {
     need_terminal()?;
@@ -316,6 +315,7 @@ pub fn replay(
             app.replay
                 .as_ref()
                 .and_then(|c| source.feed(c.shown, c.target))
+                .map(Msg::from)
                 .into_iter()
                 .collect()
         },

@@ -1,7 +1,7 @@
 //! Diagnostics: rules that check the live swap setup against what the kernel documents, each
 //! finding carrying the live values that triggered it, the exact fix (and how to keep it), and
 //! the kernel behaviour behind it. Pure: [`evaluate`] reads a [`Snapshot`] and never changes
-//! anything; the front ends (`--once`, the dashboard) run it after the model, through [`judged`].
+//! anything; [`crate::pipeline`] runs it after the model, for every front end.
 //! zswaptop prints fixes; it never applies them.
 //!
 //! Every rule judges by what the kernel exposes (a file, a parameter, a counter), never by the
@@ -60,12 +60,11 @@ const RULES: &[Rule] = &[
     rules::swap_priorities,
 ];
 
-/// The snapshot as every output shows it: its findings and tunable advice filled in, then every
-/// string in it made safe for a terminal ([`crate::sanitize`], last so the rules' text is too).
-pub fn judged(mut snap: Snapshot) -> Snapshot {
+/// The rules' step of the [`pipeline`](crate::pipeline): `snap` with its findings and its
+/// tunables' advice filled in.
+pub fn judge(mut snap: Snapshot) -> Snapshot {
     snap.tunables_advice = tunables_advice(&snap);
     snap.diagnostics = evaluate(&snap);
-    crate::sanitize::Sanitize::sanitize(&mut snap);
     snap
 }
 

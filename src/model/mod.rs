@@ -58,10 +58,11 @@ pub struct Snapshot {
     /// Per-second rates over the interval since the previous sample; `null` on the first sample.
     pub rates: Option<Rates>,
     pub tunables: BTreeMap<String, Option<String>>,
-    /// The rules' findings: empty from `derive`, filled by `crate::diagnostics::judged`.
+    /// The rules' findings: empty from `derive`, filled by the pipeline's rules step
+    /// (`crate::diagnostics::judge`).
     pub diagnostics: Vec<Finding>,
     /// Each tunable with its current value and the one suggested for this swap setup (filled
-    /// by `crate::diagnostics::judged`, like `diagnostics`).
+    /// by `crate::diagnostics::judge`, like `diagnostics`).
     pub tunables_advice: Vec<TunableAdvice>,
     pub sources: Vec<SourceStatus>,
     /// Top processes by swap (`--top N`, or the processes view); `null` when not asked for.
@@ -115,7 +116,7 @@ impl From<Missing> for MissingJson {
 impl Snapshot {
     /// Derive every figure from `curr`; `prev` (an earlier sample of the same system) adds rates.
     /// `diagnostics` and `tunables_advice` stay empty: the rules run after the model
-    /// (`crate::diagnostics::judged`).
+    /// (`crate::diagnostics::judge`, in `crate::pipeline`).
     pub fn derive(curr: &Sample, prev: Option<&Sample>) -> Snapshot {
         let ps = curr.host.page_size.bytes;
         let mem = curr.meminfo.as_ref().ok();

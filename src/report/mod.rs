@@ -1,5 +1,5 @@
-//! `--once` output: pure writers over a [`Snapshot`], for any `Write`, one file per
-//! [`OutputFormat`].
+//! Output: pure writers over a [`Snapshot`], for any `Write`, one file per [`OutputFormat`]
+//! (`--once`), [`lines`] for `--watch`, and the one JSON writer ([`json`]).
 
 pub mod csv;
 pub mod json;
@@ -7,6 +7,7 @@ pub mod lines;
 pub mod openmetrics;
 pub mod summary;
 pub mod text;
+pub mod textfile;
 
 use std::io::{self, Write};
 
@@ -29,6 +30,14 @@ impl OutputFormat {
     /// Whether this is a metrics exposition (which needs the cgroup scan, for the top cgroups).
     pub fn is_exposition(self) -> bool {
         matches!(self, OutputFormat::Openmetrics | OutputFormat::Prometheus)
+    }
+}
+
+/// The scans an exposition needs besides `extras`: the cgroup tree, for the top cgroups by zswap.
+pub fn metrics_extras(extras: crate::sources::Extras) -> crate::sources::Extras {
+    crate::sources::Extras {
+        cgroups: true,
+        ..extras
     }
 }
 

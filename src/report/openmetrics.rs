@@ -351,10 +351,7 @@ mod tests {
             cgroups: true,
             ..crate::sources::Extras::default()
         };
-        let snap = crate::diagnostics::judged(Snapshot::derive(
-            &crate::sources::collect_with(&root, extras),
-            None,
-        ));
+        let snap = crate::pipeline::snapshot(&crate::sources::collect_with(&root, extras), None);
         for flavor in [Flavor::OpenMetrics, Flavor::Prometheus] {
             let mut text = String::new();
             render(&snap, flavor, &mut text);

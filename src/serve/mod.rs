@@ -102,13 +102,11 @@ impl Scraper {
     }
 
     fn sample(&mut self) -> Arc<Snapshot> {
-        let curr = self
-            .source
-            .next(self.base.as_ref(), crate::metrics_extras(Extras::default()));
-        let snap = Arc::new(crate::diagnostics::judged(Snapshot::derive(
-            &curr,
+        let curr = self.source.next(
             self.base.as_ref(),
-        )));
+            crate::report::metrics_extras(Extras::default()),
+        );
+        let snap = Arc::new(crate::pipeline::snapshot(&curr, self.base.as_ref()));
         let window = u64::try_from(MIN_RATE_WINDOW.as_nanos()).unwrap_or(u64::MAX);
         let old_enough = self
             .base
@@ -121,13 +119,9 @@ impl Scraper {
     }
 }
 
-/// Listen on `listen` and serve until the process is stopped.
+/// Listen on `listen` and serve until the process is stopped: the metrics of `root` (a captured
+/// tree, a directory), or of this system.
 pub fn run(listen: SocketAddr, root: Option<PathBuf>, web: WebConfig) -> anyhow::Result<()> {
-    if let Some(r) = &root
-        && !r.is_dir()
-    {
-        anyhow::bail!("root '{}' is not a directory", r.display());
-    }
     let listener =
         std::net::TcpListener::bind(listen).with_context(|| format!("listening on {listen}"))?;
     listener

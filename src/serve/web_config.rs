@@ -73,6 +73,18 @@ pub struct WebConfig {
     pub headers: Vec<(HeaderName, HeaderValue)>,
 }
 
+/// What the configuration holds, without its keys and hashes.
+impl std::fmt::Debug for WebConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebConfig")
+            .field("tls", &self.tls.is_some())
+            .field("client_certs_required", &self.client_certs_required)
+            .field("users", &self.users.is_some())
+            .field("headers", &self.headers)
+            .finish()
+    }
+}
+
 /// A web configuration file that cannot be used, and why.
 #[derive(Debug, thiserror::Error)]
 #[error("web config '{}': {msg}", path.display())]

@@ -27,6 +27,12 @@ use crate::sources::cgroups::{self, CgroupSample, Walk};
 use crate::sources::{self, Extras, Sample};
 use crate::sys;
 
+/// The shortest sampling interval (`--interval`, the dashboard's `-` key, `record -i`).
+pub const MIN_INTERVAL: Duration = Duration::from_millis(100);
+
+/// The sampling interval when none is given (the dashboard, `--watch`).
+pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
+
 /// How often the sources nothing on screen shows are read again.
 pub const FULL_EVERY: Duration = Duration::from_secs(60);
 

@@ -11,6 +11,21 @@ use zswaptop::model::Snapshot;
 use zswaptop::root::Root;
 use zswaptop::sources;
 
+/// The samples of `r` recorded with a wall time in `since..=until` (either end open), in
+/// recorded order; a record that does not decode is an `Err` (and a warning of the reader).
+pub fn samples_in(
+    r: &mut zswaptop::record::Reader,
+    since: Option<jiff::Timestamp>,
+    until: Option<jiff::Timestamp>,
+) -> Vec<Result<sources::Sample, zswaptop::record::Error>> {
+    let ms = |t: jiff::Timestamp| u64::try_from(t.as_millisecond()).unwrap_or(0);
+    let (lo, hi) = (since.map_or(0, ms), until.map_or(u64::MAX, ms));
+    let wanted: Vec<usize> = (0..r.len())
+        .filter(|&p| r.unix_ms(p).is_some_and(|t| (lo..=hi).contains(&t)))
+        .collect();
+    wanted.into_iter().map(|p| r.sample(p)).collect()
+}
+
 pub fn fixture_dir(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
@@ -36,7 +51,7 @@ pub fn fixture(name: &str) -> Root {
 pub fn snapshot(name: &str) -> Snapshot {
     let mut sample = sources::collect(&fixture(name));
     sample.host.privileged = true;
-    zswaptop::diagnostics::judged(Snapshot::derive(&sample, None))
+    zswaptop::pipeline::snapshot(&sample, None)
 }
 
 /// The `expected` block of a fixture's README.md or EXPECTED.md: `key = value` lines.

@@ -11,10 +11,10 @@ pub mod disk;
 
 use std::path::PathBuf;
 
+use zswaptop::record::codec::{self, FLAG_ZSTD, KIND_DELTA, KIND_KEYFRAME};
+use zswaptop::record::{Writer, WriterOptions};
 use zswaptop::root::Root;
 use zswaptop::sources::{self, Extras, Sample};
-use zswaptop::store::codec::{self, FLAG_ZSTD, KIND_DELTA, KIND_KEYFRAME};
-use zswaptop::store::{Writer, WriterOptions};
 
 /// 2026-11-22T03:00:00Z.
 pub const T0: u64 = 1_795_316_400_000;

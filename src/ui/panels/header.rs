@@ -56,7 +56,7 @@ pub fn header(app: &App, t: &Theme, width: usize) -> Header {
         let shown = c.shown.unwrap_or(c.target);
         let time = c
             .time_of(shown)
-            .and_then(crate::store::time::rfc3339_utc)
+            .and_then(crate::record::time::rfc3339_utc)
             .unwrap_or_else(|| miss.into());
         let state = if c.playing {
             format!(" {} x{}", if t.ascii { ">" } else { "▶" }, c.speed())

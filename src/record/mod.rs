@@ -1,20 +1,25 @@
-//! Recordings: raw [`Sample`](crate::sources::Sample)s appended to a file or a directory of
-//! rotated files, and read back for replay and export.
+//! Record and replay, in one place: raw [`Sample`]s appended to a file or a directory of rotated
+//! files, and read back for replay, `--once --from` and export.
 //!
 //! What is stored is what the sources read, before any derivation, so a replay goes through
-//! today's [`model`](crate::model) code. The format is versioned, append-only and crash-safe:
-//! every record carries its length and a CRC-32, a torn tail or a corrupt record is skipped with
-//! a [`Warning`], and earlier records are never lost. Records are encoded against the one
-//! before them and compressed with zstd; docs/recording-format.md has the byte layout.
+//! today's [`pipeline`](crate::pipeline). The format ([`codec`]) is versioned, append-only and
+//! crash-safe: every record carries its length and a CRC-32, a torn tail or a corrupt record is
+//! skipped with a [`Warning`], and earlier records are never lost. Records are encoded against
+//! the one before them and compressed with zstd; docs/recording-format.md has the byte layout.
 //!
-//! - [`Writer::open`] then [`Writer::append`] for each sample (`zswaptop record`);
+//! - [`Writer::open`] then [`Writer::append`] for each sample; [`recorder`]: `zswaptop record`
+//!   and the [`Recording`] source behind `--record`;
 //! - [`Reader::open`], then [`Reader::at`] for the sample at or before a time plus the one
-//!   before it (for rates), [`Reader::moment`] to step by position, [`Reader::range`] to export,
-//!   [`Reader::warnings`] for what was skipped;
-//! - [`time::parse`] for the TIME a user types (`--at`, `--since`, `--until`).
+//!   before it (for rates), [`Reader::moment`] and [`Reader::sample`] by position,
+//!   [`Reader::warnings`] for what was skipped; [`export`]: `zswaptop export` and
+//!   `--once --from`; [`replay`]: the samples the replay dashboard is fed;
+//! - [`time::parse`] for the TIME a user types (`--at`, `--since`, `--until`, the replay's `g`).
 
 pub mod codec;
+pub mod export;
 pub mod reader;
+pub mod recorder;
+pub mod replay;
 pub mod time;
 pub mod writer;
 
@@ -22,9 +27,16 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use anyhow::{Context, bail};
+use jiff::Timestamp;
+use jiff::tz::TimeZone;
+
 use crate::sanitize;
+use crate::sources::Sample;
 
 pub use reader::{Moment, Reader};
+pub use recorder::Recording;
+pub use replay::ReplaySource;
 pub use writer::{Writer, WriterOptions};
 
 /// The extension of recording files.
@@ -181,4 +193,53 @@ fn quiet_zstd(c: &mut zstd::bulk::Compressor<'_>) -> io::Result<()> {
     c.set_parameter(CParameter::ChecksumFlag(false))?;
     c.set_parameter(CParameter::ContentSizeFlag(false))?;
     c.set_parameter(CParameter::DictIdFlag(false))
+}
+
+/// Open a recording and say on stderr what was skipped in it.
+pub fn open(path: &Path) -> anyhow::Result<Reader> {
+    let r = Reader::open(path)?;
+    for w in r.warnings() {
+        crate::console::warn(w);
+    }
+    if r.is_empty() {
+        bail!("{}: no samples recorded", shown(path));
+    }
+    Ok(r)
+}
+
+/// A TIME typed by the user, read against the recording's bounds in the local time zone.
+pub fn parse_time(r: &Reader, input: &str) -> anyhow::Result<Timestamp> {
+    let bounds = r.bounds().context("the recording has no readable times")?;
+    Ok(time::parse(input, bounds, &TimeZone::system())?)
+}
+
+/// How a recorded moment is named: its time (RFC 3339 UTC) and host.
+pub fn describe(s: &Sample) -> String {
+    let at = time::rfc3339_utc(s.unix_ms).unwrap_or_else(|| s.unix_ms.to_string());
+    // The raw sample's host name, as recorded: made safe here, as the snapshot's strings are.
+    let host = s
+        .host
+        .hostname
+        .as_deref()
+        .map_or("unknown host".into(), sanitize::visible);
+    format!("{at} on {host}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A recorded host name is printed in the `--from` heading: its control characters show
+    /// escaped, as every other string from the kernel or a tree does.
+    #[test]
+    fn a_recorded_host_name_is_made_safe() {
+        let mut s = crate::sources::collect(&crate::root::Root::at(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/linux-6.18-idle"
+        )));
+        s.host.hostname = Some("h\u{1b}]0;pwned\u{7}\u{9b}2J".into());
+        let d = describe(&s);
+        assert!(!d.chars().any(crate::sanitize::is_unsafe), "{d:?}");
+        assert!(d.ends_with(r" on h\x1b]0;pwned\x07\x9b2J"), "{d:?}");
+    }
 }

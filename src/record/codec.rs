@@ -775,32 +775,6 @@ fn insert(
     Ok(())
 }
 
-/// A readable rendering of an encoded path, for error messages (`meminfo.Ok.mem_free`).
-pub fn path_text(path: &[u8]) -> String {
-    let mut input = Input::new(path);
-    let mut out = String::new();
-    while !input.is_empty() {
-        match (input.byte(), &mut input) {
-            (Ok(SEG_KEY), i) => match i.bytes_with_len() {
-                Ok(k) => {
-                    if !out.is_empty() {
-                        out.push('.');
-                    }
-                    out.push_str(&String::from_utf8_lossy(k));
-                }
-                Err(_) => break,
-            },
-            (Ok(SEG_INDEX), i) => match i.varint() {
-                Ok(n) => out.push_str(&format!("[{n}]")),
-                Err(_) => break,
-            },
-            (Ok(SEG_SOME | SEG_NEWTYPE), _) => {}
-            _ => break,
-        }
-    }
-    out
-}
-
 // ---- the slot table ----
 
 /// The slots of the latest sample, as both ends keep them: the writer to find what changed,

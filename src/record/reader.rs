@@ -215,19 +215,6 @@ impl Reader {
         })
     }
 
-    /// The samples recorded with a wall time in `since..=until` (either end open), in recorded
-    /// order. A record that does not decode is an `Err` item (and a warning); the iteration
-    /// goes on after it.
-    pub fn range(&mut self, since: Option<Timestamp>, until: Option<Timestamp>) -> Range<'_> {
-        let ms = |t: Timestamp| u64::try_from(t.as_millisecond()).unwrap_or(0);
-        Range {
-            since: since.map_or(0, ms),
-            until: until.map_or(u64::MAX, ms),
-            next: 0,
-            reader: self,
-        }
-    }
-
     fn warn(&mut self, kind: WarningKind, path: &Path, offset: Option<u64>, detail: String) {
         self.warnings.push(Warning {
             kind,
@@ -454,29 +441,5 @@ impl Reader {
             c.slots.read_delta(payload).map_err(|e| e.0)?;
         }
         Ok(())
-    }
-}
-
-/// Samples of a time range, in recorded order.
-pub struct Range<'a> {
-    reader: &'a mut Reader,
-    next: usize,
-    since: u64,
-    until: u64,
-}
-
-impl Iterator for Range<'_> {
-    type Item = Result<Sample, Error>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        while self.next < self.reader.entries.len() {
-            let p = self.next;
-            self.next += 1;
-            let ms = self.reader.entries[p].unix_ms;
-            if (self.since..=self.until).contains(&ms) {
-                return Some(self.reader.sample(p));
-            }
-        }
-        None
     }
 }

@@ -1,0 +1,122 @@
+//! The one road from samples to what every front end shows: [`snapshot`] takes a sample (and,
+//! for rates, the one before it) to a finished [`Snapshot`] in three named steps:
+//!
+//! 1. [`Snapshot::derive`]: every figure, by the model's pure arithmetic;
+//! 2. [`diagnostics::judge`]: the rules' findings and the tunables' advice;
+//! 3. [`make_safe`]: every string made safe for a terminal ([`crate::sanitize`]), last, so the
+//!    rules' text is covered too.
+//!
+//! The dashboard (live and replayed), `--once` (live and `--from`), `--watch`, `--textfile`,
+//! `serve`, `export` and `advise` all call it; none derives or judges on its own, so no output
+//! can show a figure the others do not, or a string that was not made safe.
+
+use std::time::Duration;
+
+use crate::diagnostics;
+use crate::model::Snapshot;
+use crate::sanitize::Sanitize;
+use crate::sources::sampler::SampleSource;
+use crate::sources::{Extras, Sample};
+
+/// The finished snapshot of `curr`, with rates over `prev` when there is one.
+pub fn snapshot(curr: &Sample, prev: Option<&Sample>) -> Snapshot {
+    make_safe(diagnostics::judge(Snapshot::derive(curr, prev)))
+}
+
+/// Step 3: every string of the snapshot made safe for a terminal (a control or format character
+/// shown as its escape).
+pub fn make_safe(mut snap: Snapshot) -> Snapshot {
+    snap.sanitize();
+    snap
+}
+
+/// Take one finished snapshot from `source`: of one sample, or with `interval` of two that far
+/// apart (so rates are filled in).
+pub fn take(
+    source: &mut impl SampleSource,
+    interval: Option<Duration>,
+    extras: Extras,
+) -> Snapshot {
+    let first = source.next(None, extras);
+    match interval {
+        Some(dt) => {
+            std::thread::sleep(dt);
+            let second = source.next(Some(&first), extras);
+            snapshot(&second, Some(&first))
+        }
+        None => snapshot(&first, None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::root::Root;
+
+    fn sample(tree: &str) -> Sample {
+        crate::sources::collect(&Root::at(format!(
+            "{}/tests/fixtures/{tree}",
+            env!("CARGO_MANIFEST_DIR")
+        )))
+    }
+
+    /// The steps: derive leaves the findings and advice empty, the rules fill them, and the
+    /// finished snapshot has them with every string safe (no raw ESC, in text or in JSON).
+    #[test]
+    fn the_three_steps() {
+        let mut s = sample("linux-6.18-loaded");
+        s.host.hostname = Some("h\u{1b}]0;x\u{7}".into());
+        let derived = Snapshot::derive(&s, None);
+        let judged = diagnostics::judge(derived.clone());
+        assert!(derived.diagnostics.is_empty() && derived.tunables_advice.is_empty());
+        assert!(!judged.diagnostics.is_empty() && !judged.tunables_advice.is_empty());
+        let done = snapshot(&s, None);
+        assert_eq!(done.host.hostname.as_deref(), Some(r"h\x1b]0;x\x07"));
+        assert_eq!(done.diagnostics.len(), judged.diagnostics.len());
+        let text = serde_json::to_string(&done).unwrap();
+        assert!(
+            !text.contains('\u{1b}') && !text.contains("\\u001b"),
+            "{text}"
+        );
+    }
+
+    /// A compressor name (a module parameter any module can be loaded with) that a rule quotes
+    /// in its evidence reaches the finished snapshot escaped.
+    #[test]
+    fn a_string_a_rule_quotes_is_made_safe() {
+        // The idle tree's page-cluster finding names the compressor of the fast tier.
+        let mut s = sample("linux-6.18-idle");
+        let hostile = "lz\u{9b}2J";
+        if let Ok(p) = s.zswap_params.as_mut() {
+            p.values.insert("compressor".into(), hostile.into());
+        }
+        let judged = diagnostics::judge(Snapshot::derive(&s, None));
+        let quoted = |snap: &Snapshot, what: &str| {
+            snap.diagnostics
+                .iter()
+                .flat_map(|f| f.evidence.iter().chain([&f.summary, &f.fix, &f.why]))
+                .any(|t| t.contains(what))
+        };
+        assert!(quoted(&judged, hostile), "a rule quotes the compressor");
+        let done = snapshot(&s, None);
+        assert!(!quoted(&done, hostile));
+        assert!(quoted(&done, r"lz\x9b2J"));
+    }
+
+    #[test]
+    fn take_fills_rates_with_an_interval_only() {
+        let root = Root::at(format!(
+            "{}/tests/fixtures/linux-6.18-idle",
+            env!("CARGO_MANIFEST_DIR")
+        ));
+        let mut source = crate::sources::sampler::Sampler::full(root);
+        let one = take(&mut source, None, Extras::default());
+        assert!(one.rates.is_none() && one.interval_seconds.is_none());
+        let two = take(
+            &mut source,
+            Some(Duration::from_millis(10)),
+            Extras::default(),
+        );
+        assert!(two.rates.is_some() && two.interval_seconds.is_some());
+    }
+}
