@@ -12,7 +12,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::kept::Kept;
+use super::kept::{Kept, Panel};
 use super::theme::Theme;
 use super::widgets;
 use crate::app::App;
@@ -228,6 +228,32 @@ struct Axis {
     cells: Vec<u16>,
 }
 
+/// A graph as it is drawn: the title row (with the legend when it fits there), the legend rows
+/// otherwise, the axis and plot, and each series' letter and style. A kept panel: drawn from
+/// this value alone.
+#[derive(Hash)]
+struct Drawn {
+    theme: Theme,
+    title: Line<'static>,
+    legend: Vec<Line<'static>>,
+    axis: Option<Axis>,
+    /// The letter and style of each series, by number.
+    series: Vec<(char, Style)>,
+}
+
+impl Panel for Drawn {
+    fn draw(&self, buf: &mut Buffer, area: Rect) {
+        let t = &self.theme;
+        widgets::rule(buf, Rect { height: 1, ..area }, self.title.clone(), None, t);
+        for (y, l) in (area.y + 1..).zip(&self.legend) {
+            widgets::set_line(buf, area.x, y, l, area.width);
+        }
+        if let Some(a) = &self.axis {
+            paint_axis(buf, a, &self.series, t);
+        }
+    }
+}
+
 /// Draw one graph in `area`: a title row (with the legend when it fits there), legend rows
 /// otherwise, then the plot with its y axis. Described first, so that `kept` can tell whether
 /// the terminal shows it already.
@@ -235,17 +261,20 @@ pub fn draw(buf: &mut Buffer, area: Rect, g: &Graph, app: &App, t: &Theme, kept:
     if area.height == 0 || area.width < 8 {
         return;
     }
-    let (title, legend_rows) = heading(g, app, t, usize::from(area.width), area.height);
-    let axis = axis(area, legend_rows.len(), g, app, t);
-    kept.region(buf, area, (t, &title, &legend_rows, &axis), |buf| {
-        widgets::rule(buf, Rect { height: 1, ..area }, title.clone(), None, t);
-        for (y, l) in (area.y + 1..).zip(&legend_rows) {
-            widgets::set_line(buf, area.x, y, l, area.width);
-        }
-        if let Some(a) = &axis {
-            paint_axis(buf, a, g, t);
-        }
-    });
+    let (title, legend) = heading(g, app, t, usize::from(area.width), area.height);
+    let axis = axis(area, legend.len(), g, app, t);
+    let series = g
+        .series()
+        .map(|(_, s)| (s.glyph, t.series(s.hue)))
+        .collect();
+    let drawn = Drawn {
+        theme: *t,
+        title,
+        legend,
+        axis,
+        series,
+    };
+    kept.region(buf, area, &drawn);
 }
 
 /// The axis and plot below `legend` rows of legend, `None` where they do not fit.
@@ -289,7 +318,7 @@ fn axis(area: Rect, legend: usize, g: &Graph, app: &App, t: &Theme) -> Option<Ax
     })
 }
 
-fn paint_axis(buf: &mut Buffer, a: &Axis, g: &Graph, t: &Theme) {
+fn paint_axis(buf: &mut Buffer, a: &Axis, series: &[(char, Style)], t: &Theme) {
     let (body, lw) = (a.body, a.lw);
     buf.set_string(
         body.x,
@@ -312,11 +341,7 @@ fn paint_axis(buf: &mut Buffer, a: &Axis, g: &Graph, t: &Theme) {
     if let Some(age) = &a.age {
         buf.set_string(body.x + lw + 1, body.y + body.height - 1, age, t.dim());
     }
-    let series: Vec<(char, Style)> = g
-        .series()
-        .map(|(_, s)| (s.glyph, t.series(s.hue)))
-        .collect();
-    paint(buf, a.plot, &a.cells, &series);
+    paint(buf, a.plot, &a.cells, series);
 }
 
 fn draw_series(p: &mut Plot, g: &Graph, hist: &History, span: Duration, top: f64, app: &App) {

@@ -58,16 +58,7 @@ pub fn render_kept(buf: &mut Buffer, area: Rect, app: &App, kept: &mut Kept) {
             height: HEADER_ROWS.min(area.height),
             ..area
         };
-        kept.region(buf, top, (&header.lines, &t), |buf| {
-            for (i, l) in header
-                .lines
-                .iter()
-                .take(usize::from(top.height))
-                .enumerate()
-            {
-                widgets::put(buf, area, i as u16, l);
-            }
-        });
+        kept.region(buf, top, &widgets::Lines(&header.lines));
         let body = body(area);
         match app.view {
             View::Overview => overview(buf, body, app, &t, header, kept),
@@ -83,9 +74,7 @@ pub fn render_kept(buf: &mut Buffer, area: Rect, app: &App, kept: &mut Kept) {
             height: 1,
             ..area
         };
-        kept.region(buf, bottom, (&footer, &t), |buf| {
-            widgets::put(buf, area, area.height - 1, &footer);
-        });
+        kept.region(buf, bottom, &widgets::Lines(std::slice::from_ref(&footer)));
         if app.help {
             panels::help(buf, area, app, &t);
         }
@@ -228,11 +217,11 @@ fn overview(
     let mut zsw = panels::zswap(s, t, w);
     let mut swp = panels::swap(s, t, w);
     let mut zr = panels::zram(s, t);
-    let total = |m: &widgets::Section,
-                 z: &widgets::Section,
-                 sw: &widgets::Section,
-                 zr: &Option<widgets::Section>| {
-        m.height() + z.height() + sw.height() + zr.as_ref().map_or(0, widgets::Section::height)
+    let total = |m: &widgets::Titled,
+                 z: &widgets::Titled,
+                 sw: &widgets::Titled,
+                 zr: &Option<widgets::Titled>| {
+        m.height() + z.height() + sw.height() + zr.as_ref().map_or(0, widgets::Titled::height)
     };
     // A warn or crit finding is always on the overview: listed with the others at the bottom
     // when there is room for them all, else its line goes at the top, before everything else.
@@ -246,10 +235,10 @@ fn overview(
         Vec::new()
     };
     let urgent_h = urgent.len() as u16;
-    let total = |m: &widgets::Section,
-                 z: &widgets::Section,
-                 sw: &widgets::Section,
-                 zr: &Option<widgets::Section>| { total(m, z, sw, zr) + urgent_h };
+    let total = |m: &widgets::Titled,
+                 z: &widgets::Titled,
+                 sw: &widgets::Titled,
+                 zr: &Option<widgets::Titled>| { total(m, z, sw, zr) + urgent_h };
     let mut graph_h = body.height.saturating_sub(total(&mem, &zsw, &swp, &zr));
     if graph_h < GRAPH_MIN {
         graph_h = 0;
@@ -266,7 +255,7 @@ fn overview(
             if over == 0 {
                 break;
             }
-            let sec: &mut widgets::Section = match step {
+            let sec: &mut widgets::Titled = match step {
                 0 => &mut swp,
                 1 => match zr.as_mut() {
                     Some(z) => z,
@@ -300,7 +289,8 @@ fn overview(
             continue;
         }
         graph_h -= h;
-        extra.push(widgets::Section {
+        extra.push(widgets::Titled {
+            theme: *t,
             title: Line::from(Span::styled(title, style)),
             right: note.map(|n| Line::from(Span::styled(n, t.dim()))),
             bar: None,
@@ -330,25 +320,25 @@ fn overview(
             widgets::put(b, r, i as u16, l);
         }
     });
-    place(buf, mem.height(), &mut |b, r| section(b, r, &mem, t, kept));
-    place(buf, zsw.height(), &mut |b, r| section(b, r, &zsw, t, kept));
+    place(buf, mem.height(), &mut |b, r| section(b, r, &mem, kept));
+    place(buf, zsw.height(), &mut |b, r| section(b, r, &zsw, kept));
     if graph_h > 0 {
         place(buf, graph_h, &mut |b, r| {
             overview_graphs(b, r, app, t, kept)
         });
     }
-    place(buf, swp.height(), &mut |b, r| section(b, r, &swp, t, kept));
+    place(buf, swp.height(), &mut |b, r| section(b, r, &swp, kept));
     if let Some(z) = &zr {
-        place(buf, z.height(), &mut |b, r| section(b, r, z, t, kept));
+        place(buf, z.height(), &mut |b, r| section(b, r, z, kept));
     }
     for e in &extra {
-        place(buf, e.height(), &mut |b, r| section(b, r, e, t, kept));
+        place(buf, e.height(), &mut |b, r| section(b, r, e, kept));
     }
 }
 
 /// A section of the overview in `r`: a region of its own, kept while it reads the same.
-fn section(buf: &mut Buffer, r: Rect, s: &widgets::Section, t: &Theme, kept: &mut Kept) {
-    kept.region(buf, r, (s, t), |b| s.draw(b, r, t));
+fn section(buf: &mut Buffer, r: Rect, s: &widgets::Titled, kept: &mut Kept) {
+    kept.region(buf, r, s);
 }
 
 /// The overview's graphs, by priority: swap traffic, pool, ratio, PSI.

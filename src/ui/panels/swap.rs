@@ -5,7 +5,7 @@ use ratatui::text::{Line, Span};
 use crate::display as f;
 use crate::model::Snapshot;
 use crate::ui::theme::Theme;
-use crate::ui::widgets::{self, Section, bold, dim, raw};
+use crate::ui::widgets::{self, Titled, bold, dim, raw};
 
 pub fn split_line(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
     let w = &s.swap;
@@ -30,7 +30,7 @@ pub fn split_line(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
 }
 
 /// The swap section of the overview: the split of used swap, then one line per device.
-pub fn swap(s: &Snapshot, t: &Theme, width: usize) -> Section {
+pub fn swap(s: &Snapshot, t: &Theme, width: usize) -> Titled {
     let w = &s.swap;
     let right = Line::from(vec![
         bold(t, f::bytes(w.used_bytes)),
@@ -53,7 +53,8 @@ pub fn swap(s: &Snapshot, t: &Theme, width: usize) -> Section {
             dim(t, format!("  prio {}", d.priority)),
         ]));
     }
-    Section {
+    Titled {
+        theme: *t,
         title: Line::from(bold(t, "Swap")),
         right: Some(right),
         bar: None,

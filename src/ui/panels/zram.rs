@@ -5,10 +5,10 @@ use ratatui::text::{Line, Span};
 use crate::display as f;
 use crate::model::Snapshot;
 use crate::ui::theme::Theme;
-use crate::ui::widgets::{Section, bold, dim, raw};
+use crate::ui::widgets::{Titled, bold, dim, raw};
 
 /// The zram section of the overview (only devices in use).
-pub fn zram(s: &Snapshot, t: &Theme) -> Option<Section> {
+pub fn zram(s: &Snapshot, t: &Theme) -> Option<Titled> {
     let used: Vec<_> = s
         .zram
         .iter()
@@ -37,7 +37,8 @@ pub fn zram(s: &Snapshot, t: &Theme) -> Option<Section> {
             ])
         })
         .collect();
-    Some(Section {
+    Some(Titled {
+        theme: *t,
         title: Line::from(bold(t, "zram")),
         right: None,
         bar: None,

@@ -8,9 +8,9 @@ use crate::model::Snapshot;
 use crate::model::metrics::{self, GraphId};
 use crate::model::status::DEBUGFS;
 use crate::ui::theme::Theme;
-use crate::ui::widgets::{self, Section, bold, dim, raw};
+use crate::ui::widgets::{self, Titled, bold, dim, raw};
 
-pub fn zswap(s: &Snapshot, t: &Theme, width: usize) -> Section {
+pub fn zswap(s: &Snapshot, t: &Theme, width: usize) -> Titled {
     let z = &s.zswap;
     let title = Line::from(bold(t, "zswap"));
     if !z.available {
@@ -19,7 +19,8 @@ pub fn zswap(s: &Snapshot, t: &Theme, width: usize) -> Section {
             .first()
             .map(|m| m.reason.text())
             .unwrap_or_default();
-        return Section {
+        return Titled {
+            theme: *t,
             title,
             right: None,
             bar: None,
@@ -148,7 +149,8 @@ pub fn zswap(s: &Snapshot, t: &Theme, width: usize) -> Section {
             lines.push(Line::from(l));
         }
     }
-    Section {
+    Titled {
+        theme: *t,
         title,
         right: Some(right),
         bar: None,
