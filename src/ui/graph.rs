@@ -20,6 +20,9 @@ use crate::display as f;
 use crate::history::History;
 use crate::model::metrics::{self, GraphId, Metric, Series, Unit};
 
+/// Rows a graph needs to be worth drawing (title + 4 rows of plot).
+pub const GRAPH_MIN: u16 = 5;
+
 /// A graph: its titles; its series are the catalogue's metrics on it ([`metrics::in_graph`]).
 pub struct Graph {
     pub id: GraphId,
@@ -481,6 +484,46 @@ fn heading(
         g.short_title
     };
     (Line::from(title(name)), rows)
+}
+
+/// Lay graphs out row by row in `cols` columns, sharing the area evenly: a row or column left
+/// over goes to the last graphs.
+///
+/// Not ratatui's `Layout`: its `Fill` and `Ratio` give the row left over to the first graphs
+/// (for 2 to 4 rows, 766 of 1,600 heights split otherwise than these frames do), and without
+/// its layout cache (this build has none) a split of three parts costs ~0.4 ms on this machine,
+/// of seven ~1.4 ms, against ~50 µs for a whole unchanged overview frame (measured in release
+/// with `Layout::vertical(..).split(area)` in a loop, 20,000 splits).
+pub fn grid(
+    buf: &mut Buffer,
+    area: Rect,
+    app: &App,
+    t: &Theme,
+    gs: &[&Graph],
+    cols: usize,
+    kept: &mut Kept,
+) {
+    if gs.is_empty() || cols == 0 {
+        return;
+    }
+    let rows = gs.len().div_ceil(cols) as u16;
+    let cols = cols as u16;
+    for (i, g) in gs.iter().enumerate() {
+        let (r, c) = (i as u16 / cols, i as u16 % cols);
+        let y0 = area.y + area.height * r / rows;
+        let y1 = area.y + area.height * (r + 1) / rows;
+        let x0 = area.x + area.width * c / cols;
+        let x1 = area.x + area.width * (c + 1) / cols;
+        // A column of space between graphs side by side.
+        let gap = u16::from(c + 1 < cols);
+        let cell = Rect {
+            x: x0,
+            y: y0,
+            width: (x1 - x0).saturating_sub(gap),
+            height: y1 - y0,
+        };
+        draw(buf, cell, g, app, t, kept);
+    }
 }
 
 #[cfg(test)]

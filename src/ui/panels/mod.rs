@@ -11,7 +11,7 @@ mod zram;
 mod zswap;
 
 pub use footer::footer;
-pub use header::{Header, finding_counts, header};
+pub use header::{finding_counts, finding_lines, header, unavailable_lines};
 pub use help::help;
 pub use memory::memory;
 pub use swap::{split_line, swap};

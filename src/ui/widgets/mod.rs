@@ -1,10 +1,11 @@
 //! Small drawing helpers that write straight into the buffer, one widget per file: text pieces
-//! and wrapped rows of items, the titled block, the stacked bar, the gauge, plain tables, and
-//! the ASCII pass.
+//! and wrapped rows of items, the titled block, the stacked bar, the gauge, plain tables, a
+//! list view's frame, and the ASCII pass.
 
 mod ascii;
 mod bar;
 mod gauge;
+pub mod list;
 mod table;
 mod text;
 mod titled;
