@@ -116,43 +116,6 @@ pub fn header(app: &App, t: &Theme, width: usize) -> Vec<Line<'static>> {
     vec![l1, l2, Line::from(l3)]
 }
 
-/// One line per diagnostic finding, most severe first.
-pub fn finding_lines(s: &Snapshot, t: &Theme) -> Vec<Line<'static>> {
-    let mut sorted: Vec<&Finding> = s.diagnostics.iter().collect();
-    sorted.sort_by_key(|d| std::cmp::Reverse(d.severity));
-    sorted
-        .into_iter()
-        .map(|d| {
-            Line::from(vec![
-                Span::styled(
-                    format!("  {} ", f::severity_tag(d.severity)),
-                    t.severity(d.severity),
-                ),
-                bold(t, format!("{}: ", d.id)),
-                raw(d.summary.clone()),
-            ])
-        })
-        .collect()
-}
-
-/// One line per unavailable item, with its fix.
-pub fn unavailable_lines(s: &Snapshot, t: &Theme) -> Vec<Line<'static>> {
-    f::unavailable(s)
-        .iter()
-        .map(|m| {
-            let mut l = vec![
-                Span::styled("  ! ", t.warn()),
-                raw(format!("{}: {}", m.label(), m.reason.text())),
-            ];
-            if let Some(fix) = m.reason.fix() {
-                l.push(dim(t, " — to get it: "));
-                l.push(raw(fix));
-            }
-            Line::from(l)
-        })
-        .collect()
-}
-
 /// The findings counted by severity (`2 crit, 1 warn`), each count in its severity's style.
 pub fn finding_counts(findings: &[Finding], t: &Theme) -> Vec<Span<'static>> {
     let mut out = Vec::new();

@@ -1,14 +1,28 @@
-//! The real-memory panel: the bucket bar, the `free` sentence and the legend.
+//! The real-memory section of the overview: the bucket bar, the `free` sentence and the
+//! legend. It gives way last when rows are short.
 
 use ratatui::text::{Line, Span};
 
+use super::{Cx, Part, Section};
 use crate::display as f;
 use crate::model::Snapshot;
 use crate::model::memory::BUCKETS;
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{self, Segment, Titled, bold, dim, raw};
 
-pub fn memory(s: &Snapshot, t: &Theme, width: usize) -> Titled {
+pub struct Memory;
+
+impl Section for Memory {
+    fn describe(&self, cx: &Cx) -> Option<Part> {
+        Some(Part::Text {
+            block: block(&cx.app.shown, cx.t, cx.width),
+            gives_way: 3,
+            without_fill: None,
+        })
+    }
+}
+
+fn block(s: &Snapshot, t: &Theme, width: usize) -> Titled {
     let m = &s.memory;
     let title = Line::from(bold(t, "Real memory"));
     let right = Line::from(vec![

@@ -1,8 +1,10 @@
-//! The zswap panel: the pool gauge, what is stored and how well it compresses, the debugfs
-//! counters, and the swap traffic as text for layouts without the traffic graph.
+//! The zswap section of the overview: the pool gauge, what is stored and how well it
+//! compresses, the debugfs counters, and the swap traffic as text when the overview has no room
+//! for its graphs. It gives way after the swap and zram sections.
 
 use ratatui::text::{Line, Span};
 
+use super::{Cx, Part, Section};
 use crate::display as f;
 use crate::model::Snapshot;
 use crate::model::metrics::{self, GraphId};
@@ -10,7 +12,19 @@ use crate::model::status::DEBUGFS;
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{self, Titled, bold, dim, raw};
 
-pub fn zswap(s: &Snapshot, t: &Theme, width: usize) -> Titled {
+pub struct Zswap;
+
+impl Section for Zswap {
+    fn describe(&self, cx: &Cx) -> Option<Part> {
+        Some(Part::Text {
+            block: block(&cx.app.shown, cx.t, cx.width),
+            gives_way: 2,
+            without_fill: Some(|cx| traffic_lines(&cx.app.shown, cx.t, cx.width)),
+        })
+    }
+}
+
+fn block(s: &Snapshot, t: &Theme, width: usize) -> Titled {
     let z = &s.zswap;
     let title = Line::from(bold(t, "zswap"));
     if !z.available {
@@ -160,7 +174,7 @@ pub fn zswap(s: &Snapshot, t: &Theme, width: usize) -> Titled {
 }
 
 /// The swap-traffic figures as text, for layouts without the traffic graph.
-pub fn traffic_lines(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
+fn traffic_lines(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
     let known = s.rates.is_some();
     let items = metrics::in_graph(GraphId::Traffic)
         .map(|m| {
