@@ -753,15 +753,6 @@ fn below_the_minimum_one_line_says_so() {
 fn tiny_sizes_do_not_panic(
     #[values((0, 0), (1, 1), (2, 2), (20, 5), (40, 10), (49, 11), (50, 12), (51, 13), (60, 14), (79, 23), (80, 24), (300, 100))]
     size: (u16, u16),
-    #[values(
-        View::Overview,
-        View::Graphs,
-        View::Devices,
-        View::Diagnostics,
-        View::Processes,
-        View::Cgroups
-    )]
-    view: View,
     #[values(false, true)] help: bool,
     #[values(false, true)] ascii: bool,
 ) {
@@ -774,27 +765,31 @@ fn tiny_sizes_do_not_panic(
         s.cgroups = Some(Ok(cgroups::read_tree(&root, &tree)));
         s
     };
-    let mut a = app_of(
+    let base = app_of(
         if ascii { &["--ascii"] } else { &[] },
         full(T0),
         full(T0 + 1_000_000_000),
     );
-    a.update(Msg::Resize(size.0, size.1));
-    a.update(Msg::Key(Action::Show(view)));
-    keys(&mut a, &[Action::FilterOpen, Action::FilterInput('s')]);
-    keys(&mut a, &[Action::PageDown, Action::Bottom]);
-    if help {
-        a.update(Msg::Key(Action::ToggleHelp));
-    }
-    let term = screen(&a, size.0, size.1);
-    if ascii {
-        assert!(
-            term.backend()
-                .buffer()
-                .content()
-                .iter()
-                .all(|c| c.symbol().is_ascii())
-        );
+    for view in View::ALL {
+        let mut a = base.clone();
+        a.update(Msg::Resize(size.0, size.1));
+        a.update(Msg::Key(Action::Show(view)));
+        keys(&mut a, &[Action::FilterOpen, Action::FilterInput('s')]);
+        keys(&mut a, &[Action::PageDown, Action::Bottom]);
+        if help {
+            a.update(Msg::Key(Action::ToggleHelp));
+        }
+        let term = screen(&a, size.0, size.1);
+        if ascii {
+            assert!(
+                term.backend()
+                    .buffer()
+                    .content()
+                    .iter()
+                    .all(|c| c.symbol().is_ascii()),
+                "{view:?}"
+            );
+        }
     }
 }
 

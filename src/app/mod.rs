@@ -929,15 +929,7 @@ mod tests {
         assert_eq!(a.cgroup_list_age(), Some(Duration::from_secs(1)));
     }
 
-    /// The devices view's tables: swap areas, then zram devices.
-    const SWAP: Pane = Pane {
-        view: View::Devices,
-        index: 0,
-    };
-    const ZRAM: Pane = Pane {
-        view: View::Devices,
-        index: 1,
-    };
+    use crate::ui::views::devices::{SWAP, ZRAM};
 
     #[test]
     fn scrolling_is_clamped_to_the_table() {

@@ -19,11 +19,11 @@ use crate::ui::widgets::{bold, dim, raw};
 pub struct Devices;
 
 /// Its panes: the swap areas' tables, then the zram devices.
-const SWAP: Pane = Pane {
+pub const SWAP: Pane = Pane {
     view: View::Devices,
     index: 0,
 };
-const ZRAM: Pane = Pane {
+pub const ZRAM: Pane = Pane {
     view: View::Devices,
     index: 1,
 };

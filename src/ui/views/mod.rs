@@ -191,6 +191,27 @@ mod tests {
         assert_eq!(names.len(), unique.len(), "{names:?}");
     }
 
+    /// Each view's panes are measured while it is shown, one limit a pane, a page at least a
+    /// row; the scans follow the view.
+    #[test]
+    fn every_view_lays_out_its_own_panes() {
+        use crate::app::{Action, Msg};
+        let first =
+            crate::sources::collect(&crate::root::Root::at("tests/fixtures/linux-6.18-loaded"));
+        let mut app = App::new(crate::app::test_settings(&[]), first);
+        app.update(Msg::Resize(100, 30));
+        for v in View::ALL {
+            app.update(Msg::Key(Action::Show(v)));
+            let Msg::Laid { view, panes } = crate::ui::lay_out(&app) else {
+                panic!("not a layout");
+            };
+            assert_eq!(view, v);
+            assert_eq!(panes.len(), v.tab().panes().len(), "{v:?}");
+            assert!(panes.iter().all(|p| p.page >= 1), "{v:?}: {panes:?}");
+            assert_eq!(app.extras(), v.tab().scans(&app), "{v:?}");
+        }
+    }
+
     #[test]
     fn the_help_lists_every_mapped_key() {
         let text: String = help().iter().map(|(k, _)| format!("{k} ")).collect();

@@ -68,7 +68,7 @@ const COLS: [Col; 9] = [
     Col::new("cgroup", 24, false),
     Col::new("command", 0, false),
 ];
-/// Kept first to last when the width is short (indices into `PROC_COLS`).
+/// Kept first to last when the width is short (indices into `COLS`).
 const KEEP: [usize; 9] = [0, 1, 4, 5, 3, 8, 2, 6, 7];
 
 const NOTE: &str = "~in zswap is an estimate: swap × Zswapped ÷ swap used, of the \
