@@ -1,7 +1,8 @@
 //! The dashboard's views, one file each, every one a [`Tab`]: its name, how it draws the body of
 //! the screen, the panes that scroll in it and how far, the scans it needs, its keys. The
-//! registry at the end of this file lists them once, in order: that order is the tabs' in the
-//! bottom line, Tab's, and the number keys' (the first view is 1).
+//! registry below lists them once, in order: that order is the tabs' in the bottom line, Tab's,
+//! and the number keys' (the first view is 1). It makes [`View`], the name of a view that the
+//! app keeps and the keys carry; [`View::tab`] is what the view does.
 //!
 //! Everything that goes through the views asks the registry: the footer's tabs and the mouse
 //! clicks on them, the number keys, the help, the scroll limits the loop measures, the scans the
