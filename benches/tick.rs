@@ -75,10 +75,7 @@ fn app(view: View, w: u16, h: u16) -> App {
     let mut app = App::new(settings, sample(IDLE, 1_000_000_000_000));
     app.update(Msg::Sampled(Box::new(sample(FIXTURE, 1_001_000_000_000))));
     app.update(Msg::Resize(w, h));
-    app.update(Msg::Laid(
-        zswaptop::ui::max_scrolls(&app),
-        zswaptop::ui::pages(&app),
-    ));
+    app.update(zswaptop::ui::lay_out(&app));
     app.update(Msg::Key(Action::Show(view)));
     app
 }
@@ -87,7 +84,7 @@ fn app(view: View, w: u16, h: u16) -> App {
 #[divan::bench]
 fn lay_out(bencher: Bencher) {
     let app = app(View::Overview, 120, 40);
-    bencher.bench_local(|| zswaptop::ui::max_scrolls(black_box(&app)));
+    bencher.bench_local(|| zswaptop::ui::lay_out(black_box(&app)));
 }
 
 /// The diagnostics text laid out: what measuring the scroll limits cost on every frame before
@@ -96,7 +93,7 @@ fn lay_out(bencher: Bencher) {
 fn diagnostics_text(bencher: Bencher) {
     let app = app(View::Overview, 120, 40);
     let t = zswaptop::ui::Theme::new(false, false);
-    bencher.bench_local(|| zswaptop::ui::advice::lines(black_box(&app.shown), &t, 120));
+    bencher.bench_local(|| zswaptop::ui::views::diagnostics::lines(black_box(&app.shown), &t, 120));
 }
 
 /// A frame into a TestBackend through the dashboard's screen: drawn, compared with what the

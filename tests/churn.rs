@@ -345,10 +345,7 @@ fn a_long_session_over_a_churning_machine_stays_bounded() {
             s.cgroups_age_ns = 0;
             app.update(Msg::Sampled(Box::new(s)));
         }
-        app.update(Msg::Laid(
-            zswaptop::ui::max_scrolls(&app),
-            zswaptop::ui::pages(&app),
-        ));
+        app.update(zswaptop::ui::lay_out(&app));
         screen
             .draw(|buf, area, kept| zswaptop::ui::render_kept(buf, area, &app, kept))
             .unwrap();

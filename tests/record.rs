@@ -781,10 +781,7 @@ fn a_replay_says_command_lines_were_not_recorded() {
         let (mut app, _source) = replay_app(&path, 2);
         app.update(Msg::Resize(220, 40));
         app.update(Msg::Key(Action::Show(View::Processes)));
-        app.update(Msg::Laid(
-            zswaptop::ui::max_scrolls(&app),
-            zswaptop::ui::pages(&app),
-        ));
+        app.update(zswaptop::ui::lay_out(&app));
         let mut term = Terminal::new(TestBackend::new(220, 40)).unwrap();
         term.draw(|f| zswaptop::ui::draw(f, &app)).unwrap();
         let shown: String = term

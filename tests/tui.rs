@@ -64,20 +64,14 @@ fn on(mut app: App, view: View, w: u16, h: u16) -> App {
     app.update(Msg::Resize(w, h));
     keys(&mut app, &[Action::Show(view)]);
     // The loop lays out a view it switched to before the next key.
-    app.update(Msg::Laid(
-        zswaptop::ui::max_scrolls(&app),
-        zswaptop::ui::pages(&app),
-    ));
+    app.update(zswaptop::ui::lay_out(&app));
     app
 }
 
 /// Each key as the loop handles it: the layout's scroll limits first, then the key.
 fn keys(app: &mut App, actions: &[Action]) {
     for &a in actions {
-        app.update(Msg::Laid(
-            zswaptop::ui::max_scrolls(app),
-            zswaptop::ui::pages(app),
-        ));
+        app.update(zswaptop::ui::lay_out(app));
         app.update(Msg::Key(a));
     }
 }
@@ -757,15 +751,6 @@ fn below_the_minimum_one_line_says_so() {
 fn tiny_sizes_do_not_panic(
     #[values((0, 0), (1, 1), (2, 2), (20, 5), (40, 10), (49, 11), (50, 12), (51, 13), (60, 14), (79, 23), (80, 24), (300, 100))]
     size: (u16, u16),
-    #[values(
-        View::Overview,
-        View::Graphs,
-        View::Devices,
-        View::Diagnostics,
-        View::Processes,
-        View::Cgroups
-    )]
-    view: View,
     #[values(false, true)] help: bool,
     #[values(false, true)] ascii: bool,
 ) {
@@ -778,27 +763,31 @@ fn tiny_sizes_do_not_panic(
         s.cgroups = Some(Ok(cgroups::read_tree(&root, &tree)));
         s
     };
-    let mut a = app_of(
+    let base = app_of(
         if ascii { &["--ascii"] } else { &[] },
         full(T0),
         full(T0 + 1_000_000_000),
     );
-    a.update(Msg::Resize(size.0, size.1));
-    a.update(Msg::Key(Action::Show(view)));
-    keys(&mut a, &[Action::FilterOpen, Action::FilterInput('s')]);
-    keys(&mut a, &[Action::PageDown, Action::Bottom]);
-    if help {
-        a.update(Msg::Key(Action::ToggleHelp));
-    }
-    let term = screen(&a, size.0, size.1);
-    if ascii {
-        assert!(
-            term.backend()
-                .buffer()
-                .content()
-                .iter()
-                .all(|c| c.symbol().is_ascii())
-        );
+    for view in View::ALL {
+        let mut a = base.clone();
+        a.update(Msg::Resize(size.0, size.1));
+        a.update(Msg::Key(Action::Show(view)));
+        keys(&mut a, &[Action::FilterOpen, Action::FilterInput('s')]);
+        keys(&mut a, &[Action::PageDown, Action::Bottom]);
+        if help {
+            a.update(Msg::Key(Action::ToggleHelp));
+        }
+        let term = screen(&a, size.0, size.1);
+        if ascii {
+            assert!(
+                term.backend()
+                    .buffer()
+                    .content()
+                    .iter()
+                    .all(|c| c.symbol().is_ascii()),
+                "{view:?}"
+            );
+        }
     }
 }
 
@@ -956,7 +945,7 @@ fn page_down_moves_the_pane_height_less_one(#[case] w: u16, #[case] h: u16) {
     keys(&mut a, &[Action::PageDown]);
     let page2 = pids(&a);
     assert_eq!(page2.first(), page1.last(), "{page1:?} then {page2:?}");
-    assert_eq!(a.scroll(zswaptop::app::Pane::Processes), page1.len() - 1);
+    assert_eq!(a.scroll(View::Processes), page1.len() - 1);
     keys(&mut a, &[Action::PageUp]);
     assert_eq!(pids(&a), page1);
 }
@@ -1023,22 +1012,14 @@ fn the_wheel_scrolls_the_list() {
     let first = text(&screen(&a, 80, 24));
     mouse(&mut a, MouseEventKind::ScrollDown, 10, 10);
     mouse(&mut a, MouseEventKind::ScrollDown, 10, 10);
-    assert_eq!(
-        a.scroll(zswaptop::app::Pane::Processes),
-        6,
-        "three rows a notch"
-    );
+    assert_eq!(a.scroll(View::Processes), 6, "three rows a notch");
     assert_ne!(text(&screen(&a, 80, 24)), first, "the list moved");
     mouse(&mut a, MouseEventKind::ScrollUp, 10, 10);
-    assert_eq!(a.scroll(zswaptop::app::Pane::Processes), 3);
+    assert_eq!(a.scroll(View::Processes), 3);
     for _ in 0..5 {
         mouse(&mut a, MouseEventKind::ScrollUp, 10, 10);
     }
-    assert_eq!(
-        a.scroll(zswaptop::app::Pane::Processes),
-        0,
-        "not above the top"
-    );
+    assert_eq!(a.scroll(View::Processes), 0, "not above the top");
 }
 
 /// Text cut at the edge ends with "…"; the header drops whole fields instead of cutting one,
@@ -1157,10 +1138,7 @@ fn a_screen_that_keeps_panels_shows_what_a_whole_frame_shows() {
             }
             let size = screen.size().unwrap();
             a.update(Msg::Resize(size.width, size.height));
-            a.update(Msg::Laid(
-                zswaptop::ui::max_scrolls(&a),
-                zswaptop::ui::pages(&a),
-            ));
+            a.update(zswaptop::ui::lay_out(&a));
             // Drawn twice at some steps: the second frame keeps every panel.
             for _ in 0..if step % 4 == 1 { 2 } else { 1 } {
                 screen

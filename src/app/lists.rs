@@ -91,6 +91,62 @@ impl CgroupSort {
     }
 }
 
+/// The lists a view can be: which sort and filter the list keys change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum List {
+    Processes,
+    Cgroups,
+}
+
+/// The keys of a list view, for the help.
+pub const KEYS: &[(&str, &str)] = &[
+    ("s  >  <", "next / previous sort column"),
+    ("r  I", "reverse the sort"),
+    ("/", "filter (Enter keeps it)"),
+];
+
+/// A list's sort keys, in the order `s` cycles through them.
+pub trait SortKey: Copy + PartialEq + 'static {
+    const KEYS: &'static [Self];
+}
+
+impl SortKey for ProcSort {
+    const KEYS: &'static [Self] = &ProcSort::ALL;
+}
+
+impl SortKey for CgroupSort {
+    const KEYS: &'static [Self] = &CgroupSort::ALL;
+}
+
+/// What the list keys change, whatever the list's sort keys.
+pub trait SortFilter {
+    /// Sort by the next column (or the one before), in its own direction.
+    fn sort_by_next(&mut self, forward: bool);
+    /// Flip the sort's direction.
+    fn reverse(&mut self);
+    fn filter(&self) -> &str;
+    fn filter_mut(&mut self) -> &mut String;
+}
+
+impl<S: SortKey> SortFilter for ListState<S> {
+    fn sort_by_next(&mut self, forward: bool) {
+        self.sort = cycle(S::KEYS, self.sort, forward);
+        self.reverse = false;
+    }
+
+    fn reverse(&mut self) {
+        self.reverse = !self.reverse;
+    }
+
+    fn filter(&self) -> &str {
+        &self.filter
+    }
+
+    fn filter_mut(&mut self) -> &mut String {
+        &mut self.filter
+    }
+}
+
 /// The next (or previous) key of `all` after `now`, wrapping around.
 pub fn cycle<T: Copy + PartialEq>(all: &[T], now: T, forward: bool) -> T {
     let i = all.iter().position(|&x| x == now).unwrap_or(0);

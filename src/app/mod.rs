@@ -19,111 +19,46 @@ use crate::model::Snapshot;
 use crate::sources::sampler::{DEFAULT_INTERVAL, MIN_INTERVAL};
 use crate::sources::{Extras, Sample};
 pub use keys::Action;
-use lists::{CgroupSort, ListState, ProcSort};
+use lists::{CgroupSort, List, ListState, ProcSort, SortFilter};
 pub use settings::Settings;
 
-/// The dashboard's views (Tab and the number keys switch).
+pub use crate::ui::views::View;
+
+/// A pane that scrolls: a view's, by its place among the view's panes
+/// ([`crate::ui::views::Tab::panes`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum View {
-    /// Everything at a glance.
-    Overview,
-    /// The four graphs, large.
-    Graphs,
-    /// Swap devices (with their I/O) and zram devices in full.
-    Devices,
-    /// Every finding in full, and the tunables.
-    Diagnostics,
-    /// The processes with the most swap (scanned only while shown).
-    Processes,
-    /// Memory, swap and zswap per cgroup, v1 without zswap (the tree is walked only while shown).
-    Cgroups,
-}
-
-impl View {
-    pub const ALL: [View; 6] = [
-        View::Overview,
-        View::Graphs,
-        View::Devices,
-        View::Diagnostics,
-        View::Processes,
-        View::Cgroups,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            View::Overview => "overview",
-            View::Graphs => "graphs",
-            View::Devices => "devices",
-            View::Diagnostics => "diagnostics",
-            View::Processes => "processes",
-            View::Cgroups => "cgroups",
-        }
-    }
-
-    fn index(self) -> usize {
-        View::ALL.iter().position(|&v| v == self).unwrap_or(0)
-    }
-
-    /// The list views sort and filter.
-    pub fn is_list(self) -> bool {
-        matches!(self, View::Processes | View::Cgroups)
-    }
-}
-
-/// Which table the arrows scroll in the devices view.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Focus {
-    Swap,
-    Zram,
-}
-
-/// Everything that scrolls, each with its own offset.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pane {
-    Swap,
-    Zram,
-    Diagnostics,
-    Processes,
-    Cgroups,
+pub struct Pane {
+    pub view: View,
+    pub index: usize,
 }
 
 impl Pane {
-    pub const ALL: [Pane; 5] = [
-        Pane::Swap,
-        Pane::Zram,
-        Pane::Diagnostics,
-        Pane::Processes,
-        Pane::Cgroups,
-    ];
-
-    /// The view that shows the pane.
-    pub fn view(self) -> View {
-        match self {
-            Pane::Swap | Pane::Zram => View::Devices,
-            Pane::Diagnostics => View::Diagnostics,
-            Pane::Processes => View::Processes,
-            Pane::Cgroups => View::Cgroups,
-        }
-    }
-
-    pub fn index(self) -> usize {
-        match self {
-            Pane::Swap => 0,
-            Pane::Zram => 1,
-            Pane::Diagnostics => 2,
-            Pane::Processes => 3,
-            Pane::Cgroups => 4,
-        }
+    pub fn new(view: View, index: usize) -> Pane {
+        Pane { view, index }
     }
 }
 
-impl From<Focus> for Pane {
-    fn from(f: Focus) -> Pane {
-        match f {
-            Focus::Swap => Pane::Swap,
-            Focus::Zram => Pane::Zram,
-        }
+/// A view's first pane (the only one, in the views with one).
+impl From<View> for Pane {
+    fn from(view: View) -> Pane {
+        Pane::new(view, 0)
     }
+}
+
+/// How far a pane scrolls, and how far PgUp/PgDn move it, as the screen is laid out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Laid {
+    /// The largest offset.
+    pub max: usize,
+    /// Rows (or items) a page: the rows shown less one, at least one.
+    pub page: usize,
+}
+
+/// A pane's offset and limits.
+#[derive(Debug, Clone, Copy)]
+struct Scroll {
+    offset: usize,
+    laid: Laid,
 }
 
 #[derive(Debug, Clone)]
@@ -135,10 +70,13 @@ pub enum Msg {
     Resize(u16, u16),
     /// The process list is now read this often (less often than every tick), or every tick.
     ScanEvery(Option<Duration>),
-    /// How far each pane scrolls, and how far PgUp/PgDn move it (a page less one), as the
-    /// screen is now laid out (by [`Pane::index`]). The loop sends it after every change, before
-    /// drawing: the app never measures the layout itself.
-    Laid([usize; 5], [usize; 5]),
+    /// How far each pane of `view` scrolls, and how far PgUp/PgDn move it (a page less one), as
+    /// the screen is now laid out (by [`Pane::index`]). The loop sends it after every change,
+    /// before drawing ([`crate::ui::lay_out`]): the app never measures the layout itself.
+    Laid {
+        view: View,
+        panes: Vec<Laid>,
+    },
     /// A tick of this much real time passed (moves a replay that is playing).
     Tick(Duration),
     /// Replay: the recorded samples that bring the screen to the record at `position`, in
@@ -206,12 +144,11 @@ pub struct App {
     /// Samples taken so far.
     pub samples: u64,
     pub view: View,
-    pub focus: Focus,
-    scroll: [usize; 5],
-    /// How far each pane scrolls on the screen as last laid out ([`Msg::Laid`]).
-    scroll_max: [usize; 5],
-    /// Rows PgUp/PgDn move in each pane.
-    page: [usize; 5],
+    /// Each view's pane in focus (by [`View::index`]): the one the scroll keys move.
+    focus: Vec<usize>,
+    /// Each view's panes (by [`View::index`], then [`Pane::index`]): their offsets, and how far
+    /// they scroll on the screen as last laid out ([`Msg::Laid`]).
+    panes: Vec<Vec<Scroll>>,
     /// The terminal's size as last reported (for how far the panes scroll).
     pub size: (u16, u16),
     /// The processes view's sort and filter.
@@ -262,11 +199,15 @@ impl App {
             newest: None,
             prev: first,
             samples: 1,
-            view: View::Overview,
-            focus: Focus::Swap,
-            scroll: [0; 5],
-            scroll_max: [0; 5],
-            page: [PAGE; 5],
+            view: View::ALL[0],
+            focus: vec![0; View::ALL.len()],
+            panes: View::ALL
+                .iter()
+                .map(|v| {
+                    let laid = Laid { max: 0, page: PAGE };
+                    vec![Scroll { offset: 0, laid }; v.tab().panes().len()]
+                })
+                .collect(),
             size: (80, 24),
             procs: ListState::new(ProcSort::Swap),
             cgroups: ListState::new(CgroupSort::Zswap),
@@ -360,14 +301,18 @@ impl App {
         self.frozen_history.as_ref().unwrap_or(&self.history)
     }
 
-    /// The scroll offset of a pane (a [`Focus`] names a devices table).
+    /// The scroll offset of a pane (a view names its first).
     pub fn scroll(&self, p: impl Into<Pane>) -> usize {
-        self.scroll[p.into().index()]
+        self.pane_state(p.into()).map_or(0, |s| s.offset)
     }
 
     /// How far `p` scrolls and how far PgUp/PgDn move it, as last laid out ([`Msg::Laid`]).
-    pub fn laid(&self, p: Pane) -> (usize, usize) {
-        (self.scroll_max[p.index()], self.page[p.index()])
+    pub fn laid(&self, p: Pane) -> Laid {
+        self.pane_state(p).map(|s| s.laid).unwrap_or_default()
+    }
+
+    fn pane_state(&self, p: Pane) -> Option<&Scroll> {
+        self.panes.get(p.view.index())?.get(p.index)
     }
 
     /// The sample the next one is read after (for the sampler, and for rates).
@@ -375,15 +320,10 @@ impl App {
         &self.prev
     }
 
-    /// The scans the visible view needs: the processes while the processes view is shown, the
-    /// cgroup tree while the cgroups view is. Nothing else scans.
+    /// The scans the visible view needs (the processes while the processes view is shown, the
+    /// cgroup tree while the cgroups view is). Nothing else scans.
     pub fn extras(&self) -> Extras {
-        Extras {
-            top_processes: (self.view == View::Processes)
-                .then(|| self.settings.extras.top_processes.unwrap_or(TOP_PROCESSES)),
-            cgroups: self.view == View::Cgroups,
-            settings: self.view == View::Diagnostics,
-        }
+        self.view.tab().scans(self)
     }
 
     /// How old the cgroup list is at the last tick, when it is carried from an earlier one.
@@ -407,13 +347,9 @@ impl App {
 
     /// The pane the scroll keys move in the current view.
     pub fn pane(&self) -> Option<Pane> {
-        match self.view {
-            View::Overview | View::Graphs => None,
-            View::Devices => Some(self.focus.into()),
-            View::Diagnostics => Some(Pane::Diagnostics),
-            View::Processes => Some(Pane::Processes),
-            View::Cgroups => Some(Pane::Cgroups),
-        }
+        let n = self.view.tab().panes().len();
+        let focus = self.focus.get(self.view.index()).copied().unwrap_or(0);
+        (n > 0).then(|| Pane::new(self.view, focus.min(n - 1)))
     }
 
     /// Recompute the list views' rows after the snapshot, a sort or a filter changed.
@@ -426,13 +362,6 @@ impl App {
             Some(c) => lists::cgroup_order(&c.list, &self.cgroups, c.is_v1()),
             None => Vec::new(),
         };
-    }
-
-    /// Clamp every pane to how far it scrolls on the screen as now laid out.
-    fn clamp_scroll(&mut self) {
-        for (s, max) in self.scroll.iter_mut().zip(self.scroll_max) {
-            *s = (*s).min(max);
-        }
     }
 
     /// Apply one message. Returns whether what is on screen changed.
@@ -473,17 +402,26 @@ impl App {
                 self.size = (w, h);
                 true
             }
-            Msg::Laid(max, page) => {
-                let before = self.scroll;
-                self.scroll_max = max;
-                self.page = page.map(|p| p.max(1));
-                self.clamp_scroll();
-                before != self.scroll
+            Msg::Laid { view, panes } => {
+                let Some(slot) = self.panes.get_mut(view.index()) else {
+                    return false;
+                };
+                let mut moved = false;
+                for (s, laid) in slot.iter_mut().zip(panes) {
+                    s.laid = Laid {
+                        page: laid.page.max(1),
+                        ..laid
+                    };
+                    moved |= s.offset > laid.max;
+                    s.offset = s.offset.min(laid.max);
+                }
+                moved
             }
             Msg::ScanEvery(every) => {
                 let changed = every != self.scan_every;
                 self.scan_every = every;
-                changed && self.view == View::Processes
+                // Shown by the view that scans the processes.
+                changed && self.extras().top_processes.is_some()
             }
         }
     }
@@ -525,7 +463,7 @@ impl App {
 
     /// Rows a PgUp/PgDn moves the focused pane.
     fn page_rows(&self) -> usize {
-        self.pane().map_or(PAGE, |p| self.page[p.index()])
+        self.pane().map_or(PAGE, |p| self.laid(p).page)
     }
 
     /// The keys that mean something else in a replay: the time cursor and its go-to prompt.
@@ -570,9 +508,13 @@ impl App {
         let Some(p) = self.pane() else {
             return;
         };
-        let i = p.index();
-        let max = self.scroll_max[i];
-        self.scroll[i] = f(self.scroll[i], max).min(max);
+        if let Some(s) = self
+            .panes
+            .get_mut(p.view.index())
+            .and_then(|v| v.get_mut(p.index))
+        {
+            s.offset = f(s.offset, s.laid.max).min(s.laid.max);
+        }
     }
 
     fn show(&mut self, v: View) {
@@ -582,51 +524,56 @@ impl App {
         self.view = v;
     }
 
+    /// Move the focus to the next pane of the view shown (or the one before).
+    fn focus_next(&mut self, forward: bool) {
+        let n = self.view.tab().panes().len();
+        if let Some(f) = self.focus.get_mut(self.view.index())
+            && n > 1
+        {
+            *f = if forward {
+                (*f + 1) % n
+            } else {
+                (*f + n - 1) % n
+            };
+        }
+    }
+
     /// A sort or a filter changed: back to the top of the list.
     fn list_changed(&mut self) {
-        if let Some(p) = self.pane() {
-            self.scroll[p.index()] = 0;
-        }
+        self.scroll_to(|_, _| 0);
         self.refresh_lists();
     }
 
-    fn filter_mut(&mut self) -> Option<&mut String> {
-        match self.view {
-            View::Processes => Some(&mut self.procs.filter),
-            View::Cgroups => Some(&mut self.cgroups.filter),
-            _ => None,
-        }
+    /// The sort and filter of the list view shown, if it is one.
+    fn list(&self) -> Option<&dyn SortFilter> {
+        Some(match self.view.tab().list()? {
+            List::Processes => &self.procs,
+            List::Cgroups => &self.cgroups,
+        })
     }
 
-    fn edit_filter(&mut self, f: impl FnOnce(&mut String)) {
-        if let Some(filter) = self.filter_mut() {
-            f(filter);
+    fn list_mut(&mut self) -> Option<&mut dyn SortFilter> {
+        Some(match self.view.tab().list()? {
+            List::Processes => &mut self.procs,
+            List::Cgroups => &mut self.cgroups,
+        })
+    }
+
+    /// Change the list view's sort or filter (nothing on another view).
+    fn edit_list(&mut self, f: impl FnOnce(&mut dyn SortFilter)) {
+        if let Some(l) = self.list_mut() {
+            f(l);
             self.list_changed();
         }
     }
 
-    /// The filter of the list view shown, if it has one.
-    pub fn filter(&self) -> Option<&str> {
-        match self.view {
-            View::Processes => Some(&self.procs.filter),
-            View::Cgroups => Some(&self.cgroups.filter),
-            _ => None,
-        }
+    fn edit_filter(&mut self, f: impl FnOnce(&mut String)) {
+        self.edit_list(|l| f(l.filter_mut()));
     }
 
-    fn sort(&mut self, forward: bool) {
-        match self.view {
-            View::Processes => {
-                self.procs.sort = lists::cycle(&ProcSort::ALL, self.procs.sort, forward);
-                self.procs.reverse = false;
-            }
-            View::Cgroups => {
-                self.cgroups.sort = lists::cycle(&CgroupSort::ALL, self.cgroups.sort, forward);
-                self.cgroups.reverse = false;
-            }
-            _ => return,
-        }
-        self.list_changed();
+    /// The filter of the list view shown, if it has one.
+    pub fn filter(&self) -> Option<&str> {
+        self.list().map(SortFilter::filter)
     }
 
     fn on_action(&mut self, a: Action) {
@@ -661,17 +608,11 @@ impl App {
                 self.history
                     .reserve(samples_in(self.settings.history, self.interval));
             }
-            Action::NextView => self.show(View::ALL[(self.view.index() + 1) % View::ALL.len()]),
-            Action::PrevView => {
-                self.show(View::ALL[(self.view.index() + View::ALL.len() - 1) % View::ALL.len()]);
-            }
+            Action::NextView => self.show(self.view.next(true)),
+            Action::PrevView => self.show(self.view.next(false)),
             Action::Show(v) => self.show(v),
-            Action::FocusNext | Action::FocusPrev => {
-                self.focus = match self.focus {
-                    Focus::Swap => Focus::Zram,
-                    Focus::Zram => Focus::Swap,
-                };
-            }
+            Action::FocusNext => self.focus_next(true),
+            Action::FocusPrev => self.focus_next(false),
             Action::ScrollUp => self.scroll_to(|s, _| s.saturating_sub(1)),
             Action::ScrollDown => self.scroll_to(|s, _| s + 1),
             Action::WheelUp => self.scroll_to(|s, _| s.saturating_sub(WHEEL)),
@@ -703,17 +644,10 @@ impl App {
                 self.window = next.map_or(max, |&s| Duration::from_secs(s)).min(max);
             }
             Action::Redraw => self.clear_requested = true,
-            Action::SortNext => self.sort(true),
-            Action::SortPrev => self.sort(false),
-            Action::SortReverse => {
-                match self.view {
-                    View::Processes => self.procs.reverse = !self.procs.reverse,
-                    View::Cgroups => self.cgroups.reverse = !self.cgroups.reverse,
-                    _ => return,
-                }
-                self.list_changed();
-            }
-            Action::FilterOpen => self.prompt = self.view.is_list(),
+            Action::SortNext => self.edit_list(|l| l.sort_by_next(true)),
+            Action::SortPrev => self.edit_list(|l| l.sort_by_next(false)),
+            Action::SortReverse => self.edit_list(|l| l.reverse()),
+            Action::FilterOpen => self.prompt = self.list().is_some(),
             Action::FilterInput(c) => self.edit_filter(|f| f.push(c)),
             Action::FilterBackspace => self.edit_filter(|f| {
                 f.pop();
@@ -868,7 +802,17 @@ mod tests {
         a.update(Msg::Key(Action::Show(View::Overview)));
         assert_eq!(a.view, View::Overview);
         a.update(Msg::Key(Action::FocusNext));
-        assert_eq!(a.focus, Focus::Zram);
+        assert_eq!(a.pane(), None, "the overview does not scroll");
+        a.update(Msg::Key(Action::Show(View::Devices)));
+        assert_eq!(a.pane(), Some(Pane::new(View::Devices, 0)));
+        a.update(Msg::Key(Action::FocusNext));
+        assert_eq!(a.pane(), Some(Pane::new(View::Devices, 1)));
+        a.update(Msg::Key(Action::FocusPrev));
+        a.update(Msg::Key(Action::FocusPrev));
+        assert_eq!(a.pane(), Some(Pane::new(View::Devices, 1)), "two panes");
+        a.update(Msg::Key(Action::Show(View::Processes)));
+        a.update(Msg::Key(Action::FocusNext));
+        assert_eq!(a.pane(), Some(View::Processes.into()), "one pane");
         a.update(Msg::Key(Action::ToggleHelp));
         assert!(a.help);
         a.update(Msg::Key(Action::Back));
@@ -996,34 +940,39 @@ mod tests {
         assert_eq!(a.cgroup_list_age(), Some(Duration::from_secs(1)));
     }
 
+    use crate::ui::views::devices::{SWAP, ZRAM};
+
     #[test]
     fn scrolling_is_clamped_to_the_table() {
         let mut a = app();
+        a.update(Msg::Key(Action::Show(View::Devices)));
         // As the loop does: the layout's limits before the keys. One swap device in the fixture.
-        a.update(Msg::Laid(crate::ui::max_scrolls(&a), crate::ui::pages(&a)));
+        a.update(crate::ui::lay_out(&a));
         a.update(Msg::Key(Action::PageDown));
-        assert_eq!(a.scroll(Focus::Swap), 0);
+        assert_eq!(a.scroll(SWAP), 0);
         a.update(Msg::Key(Action::FocusNext));
         a.update(Msg::Key(Action::Bottom));
-        assert_eq!(a.scroll(Focus::Zram), a.shown.zram.len().saturating_sub(1));
+        assert_eq!(a.scroll(ZRAM), a.shown.zram.len().saturating_sub(1));
         a.update(Msg::Key(Action::Top));
-        assert_eq!(a.scroll(Focus::Zram), 0);
+        assert_eq!(a.scroll(ZRAM), 0);
     }
 
-    /// A layout with less to scroll pulls every offset back at once.
+    /// A layout with less to scroll pulls the offsets back at once.
     #[test]
     fn a_new_layout_clamps_the_offsets() {
         let mut a = app();
-        a.update(Msg::Laid([0, 5, 0, 0, 0], [1; 5]));
+        let laid = |max: [usize; 2]| Msg::Laid {
+            view: View::Devices,
+            panes: max.map(|max| Laid { max, page: 1 }).to_vec(),
+        };
         a.update(Msg::Key(Action::Show(View::Devices)));
+        a.update(laid([0, 5]));
         a.update(Msg::Key(Action::FocusNext));
         a.update(Msg::Key(Action::Bottom));
-        assert_eq!(a.scroll(Focus::Zram), 5);
-        assert!(
-            a.update(Msg::Laid([0, 2, 0, 0, 0], [1; 5])),
-            "the screen changes"
-        );
-        assert_eq!(a.scroll(Focus::Zram), 2);
-        assert!(!a.update(Msg::Laid([0, 2, 0, 0, 0], [1; 5])));
+        assert_eq!(a.scroll(ZRAM), 5);
+        assert!(a.update(laid([0, 2])), "the screen changes");
+        assert_eq!(a.scroll(ZRAM), 2);
+        assert!(!a.update(laid([0, 2])));
+        assert_eq!(a.laid(ZRAM), Laid { max: 2, page: 1 });
     }
 }

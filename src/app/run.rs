@@ -104,7 +104,7 @@ where
         }
         if dirty {
             // The layout's scroll limits, measured by the ui for the app before it draws.
-            app.update(Msg::Laid(ui::max_scrolls(app), ui::pages(app)));
+            app.update(ui::lay_out(app));
             if app.clear_requested {
                 app.clear_requested = false;
                 if let Err(e) = terminal.clear() {
@@ -203,10 +203,10 @@ where
                     }
                 }
             }
-            // Another view: its panes are measured only while shown (see `ui::max_scrolls`),
+            // Another view: its panes are measured only while shown (see `ui::lay_out`),
             // so measure them now, for the keys after this one.
             if app.view != view {
-                app.update(Msg::Laid(ui::max_scrolls(app), ui::pages(app)));
+                app.update(ui::lay_out(app));
             }
         }
     }

@@ -15,6 +15,10 @@
 //! ratatui does too); once something else is drawn there, every covered cell is written again,
 //! whatever it holds, because terminals differ in what they leave behind when half of a wide
 //! character is overwritten.
+//!
+//! Cells a widget marks for the diff are treated as ratatui's own diff treats them: a cell
+//! marked `Skip` is left as the terminal shows it, one marked `AlwaysUpdate` is written on every
+//! frame, whether or not the terminal shows it already.
 
 use ratatui::backend::Backend;
 use ratatui::buffer::{Buffer, Cell, CellDiffOption, CellWidth};
@@ -96,6 +100,14 @@ fn is_blank(cell: &Cell) -> bool {
         && matches!(cell.bg, Color::Reset)
         && cell.modifier.is_empty()
         && cell.symbol() == " "
+}
+
+/// A cell the terminal is to be left alone at, as ratatui's diff tells it (the deprecated
+/// `skip` flag included).
+#[allow(deprecated)]
+fn is_skip(cell: &Cell) -> bool {
+    cell.diff_option == CellDiffOption::Skip
+        || (cell.skip && cell.diff_option == CellDiffOption::None)
 }
 
 /// The dashboard's screen on a ratatui backend: the frame being drawn, what the terminal shows,
@@ -255,13 +267,15 @@ fn compare_span(
             x += 1;
             continue;
         }
-        if cell.diff_option == CellDiffOption::Skip {
+        // As ratatui's own diff (`BufferDiff`): a skipped cell is left as the terminal shows
+        // it, a cell to update always is written even when the terminal shows it already.
+        if is_skip(cell) {
             *cell = Cell::EMPTY;
             x += 1;
             continue;
         }
         let shade = Shade::of(cell);
-        if shown[x].shows(&shade) {
+        if cell.diff_option != CellDiffOption::AlwaysUpdate && shown[x].shows(&shade) {
             // The same as shown; so is the rest of it when it is wide. A blank cell stays as
             // it is (writing it would only dirty the cache).
             if shade != Shade::BLANK || cell.diff_option != CellDiffOption::None {
@@ -395,6 +409,49 @@ mod tests {
         );
         assert_eq!(shown(&s), ["one  ", "two  ", "     "]);
         assert_eq!(s.backend().buffer().area, Rect::new(0, 0, 5, 3));
+    }
+
+    /// Cells marked to be updated always are written on every frame, and cells marked to be
+    /// skipped never, as through ratatui's own `Terminal`: after each frame both terminals show
+    /// the same, and the cells written are the ones ratatui's diff writes for those marks.
+    #[test]
+    fn cells_marked_always_update_or_skip_are_written_as_ratatui_does() {
+        use ratatui::Terminal;
+        let frames: [(&str, CellDiffOption, CellDiffOption); 5] = [
+            ("abcd", CellDiffOption::None, CellDiffOption::None),
+            ("abcd", CellDiffOption::AlwaysUpdate, CellDiffOption::None),
+            ("abXd", CellDiffOption::AlwaysUpdate, CellDiffOption::Skip),
+            ("abXd", CellDiffOption::None, CellDiffOption::Skip),
+            ("abXd", CellDiffOption::None, CellDiffOption::None),
+        ];
+        let paint = |buf: &mut Buffer, (text, b, c): (&str, CellDiffOption, CellDiffOption)| {
+            buf.set_string(0, 0, text, Style::new());
+            buf[(1, 0)].set_diff_option(b);
+            buf[(2, 0)].set_diff_option(c);
+        };
+        let mut ours = screen(4, 1);
+        let mut theirs = Terminal::new(TestBackend::new(4, 1)).unwrap();
+        let mut written = Vec::new();
+        for f in frames {
+            draw_with(&mut ours, |b| paint(b, f));
+            theirs.draw(|fr| paint(fr.buffer_mut(), f)).unwrap();
+            assert_eq!(
+                shown(&ours),
+                rows(theirs.backend().buffer(), |c| c.symbol().into())
+            );
+            written.push(ours.changed.clone());
+        }
+        // The first frame whole; the updated cell again and again; nothing where skipped (the
+        // X is written once the mark is gone, as ratatui does).
+        assert_eq!(
+            written,
+            [vec![0, 1, 2, 3], vec![1], vec![1], vec![], vec![2]]
+        );
+        assert_eq!(shown(&ours), ["abXd"]);
+    }
+
+    fn draw_with(s: &mut Screen<TestBackend>, paint: impl Fn(&mut Buffer)) {
+        s.draw(|buf, _, _| paint(buf)).unwrap();
     }
 
     /// What a terminal shows after each frame of a random sequence (text with wide

@@ -1,18 +1,21 @@
 //! Regions of the screen kept from one frame to the next.
 //!
-//! A panel drawn into its own rectangle (a graph, a section of the overview) is described first,
-//! as what it will write: lines of text with their styles, the dots of a plot. When that
-//! description and the rectangle are the ones drawn there on the frame before, the terminal
-//! already shows the panel: it is not drawn again, and the screen does not compare its cells
+//! A panel drawn into its own rectangle (a graph, a section of the overview, the header) is a
+//! value that describes what it will write: lines of text with their styles, the dots of a
+//! plot, the styles of its series ([`Panel`]). It is drawn from that value and its rectangle
+//! alone: [`Panel::draw`] gets nothing else, so what is compared is all that is drawn. When the
+//! value and the rectangle are the ones drawn there on the frame before, the terminal already
+//! shows the panel: it is not drawn again, and the screen does not compare its cells
 //! ([`Kept::kept`]). On an idle machine most of the screen stays the same from one second to the
 //! next (the graphs' window scrolls a dot every few seconds), and the cost of a tick falls to
 //! what changed.
 //!
-//! The description is kept as the bytes `Hash` feeds a hasher (every string, number and style
-//! in it, lengths first), and compared whole with the one before, so a panel is kept only when
-//! it would be drawn the same (no hash that two descriptions could share). Nothing else may draw inside a region: a frame with something drawn over the
-//! panels (the help) keeps nothing and is not remembered, and the screen forgets the regions
-//! when it is cleared or resized.
+//! The value is kept as the bytes `Hash` feeds a hasher (every string, number and style in it,
+//! lengths first), and compared whole with the one before, so a panel is kept only when it
+//! would be drawn the same (no hash that two values could share). A panel's `Hash` is derived,
+//! so that every field it draws from is in it. Nothing else may draw inside a region: a frame
+//! with something drawn over the panels (the help) keeps nothing and is not remembered, and the
+//! screen forgets the regions when it is cleared or resized.
 
 use std::hash::{Hash, Hasher};
 
@@ -30,6 +33,13 @@ pub struct Kept {
     spare: Vec<Vec<u8>>,
     /// Regions may be kept and remembered on this frame.
     on: bool,
+}
+
+/// What a kept region shows: drawn from itself and its rectangle only, and compared as the
+/// bytes its (derived) `Hash` writes.
+pub trait Panel: Hash {
+    /// Draw the panel into `area` of `buf`.
+    fn draw(&self, buf: &mut Buffer, area: Rect);
 }
 
 /// A `Hasher` that keeps every byte it is fed: the description, whole.
@@ -58,25 +68,18 @@ impl Kept {
         self.on = on;
     }
 
-    /// Draw a region at `rect` whose drawing `what` describes (whatever `draw` writes must
-    /// follow from it and `rect`), unless the frame before drew the same there.
-    pub fn region(
-        &mut self,
-        buf: &mut Buffer,
-        rect: Rect,
-        what: impl Hash,
-        draw: impl FnOnce(&mut Buffer),
-    ) {
+    /// Draw `panel` at `rect`, unless the frame before drew the same panel there.
+    pub fn region(&mut self, buf: &mut Buffer, rect: Rect, panel: &impl Panel) {
         if !self.on {
-            draw(buf);
+            panel.draw(buf, rect);
             return;
         }
         let mut e = Encoded(self.spare.pop().unwrap_or_default());
         e.0.clear();
-        what.hash(&mut e);
+        panel.hash(&mut e);
         let keep = self.last.iter().any(|(r, b)| *r == rect && *b == e.0);
         if !keep {
-            draw(buf);
+            panel.draw(buf, rect);
         }
         self.now.push((rect, e.0, keep));
     }
@@ -121,14 +124,23 @@ impl Kept {
 mod tests {
     use super::*;
 
+    /// A panel of one word: drawn where its first cell is not blank.
+    #[derive(Hash)]
+    struct Text<'a>(&'a str);
+
+    impl Panel for Text<'_> {
+        fn draw(&self, buf: &mut Buffer, area: Rect) {
+            buf.set_string(area.x, area.y, self.0, ratatui::style::Style::new());
+        }
+    }
+
     fn frame(k: &mut Kept, on: bool, regions: &[(Rect, &str)]) -> Vec<bool> {
-        let mut buf = Buffer::empty(Rect::new(0, 0, 20, 4));
-        k.begin(on);
         let mut drawn = Vec::new();
+        k.begin(on);
         for (r, text) in regions {
-            let mut d = false;
-            k.region(&mut buf, *r, text, |_| d = true);
-            drawn.push(d);
+            let mut buf = Buffer::empty(Rect::new(0, 0, 20, 4));
+            k.region(&mut buf, *r, &Text(text));
+            drawn.push(buf[(r.x, r.y)].symbol() != " ");
         }
         k.finish();
         drawn

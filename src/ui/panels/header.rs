@@ -8,17 +8,9 @@ use crate::model::{Finding, Severity, Snapshot};
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{bold, dim, joined, raw, sep};
 
-/// The header's three lines, and the detail lines layouts with room to spare show below.
-pub struct Header {
-    pub lines: Vec<Line<'static>>,
-    /// One line per unavailable item, with its fix.
-    pub unavailable: Vec<Line<'static>>,
-    /// One line per diagnostic finding, most severe first.
-    pub findings: Vec<Line<'static>>,
-}
-
-/// The header: who and where, the zswap state, PSI, the findings and what is unavailable.
-pub fn header(app: &App, t: &Theme, width: usize) -> Header {
+/// The header's three lines: who and where, the zswap state, PSI, the findings and what is
+/// unavailable.
+pub fn header(app: &App, t: &Theme, width: usize) -> Vec<Line<'static>> {
     let s = &app.shown;
     let miss = t.missing();
     let host = s.host.hostname.clone().unwrap_or_else(|| miss.into());
@@ -89,26 +81,12 @@ pub fn header(app: &App, t: &Theme, width: usize) -> Header {
         ],
         None => vec![dim(t, "PSI memory "), raw(miss)],
     };
-    let mut findings = Vec::new();
     if !s.diagnostics.is_empty() {
         l3.push(sep(t));
         l3.push(dim(t, "findings "));
         l3.extend(finding_counts(&s.diagnostics, t));
-        let mut sorted: Vec<&crate::model::Finding> = s.diagnostics.iter().collect();
-        sorted.sort_by_key(|d| std::cmp::Reverse(d.severity));
-        for d in sorted {
-            findings.push(Line::from(vec![
-                Span::styled(
-                    format!("  {} ", f::severity_tag(d.severity)),
-                    t.severity(d.severity),
-                ),
-                bold(t, format!("{}: ", d.id)),
-                raw(d.summary.clone()),
-            ]));
-        }
     }
     let items = f::unavailable(s);
-    let mut details = Vec::new();
     if !items.is_empty() {
         l3.push(sep(t));
         l3.push(Span::styled("unavailable: ", t.warn()));
@@ -134,23 +112,8 @@ pub fn header(app: &App, t: &Theme, width: usize) -> Header {
             text.push_str(&format!("; +{} more", items.len() - shown));
         }
         l3.push(raw(text));
-        for m in &items {
-            let mut l = vec![
-                Span::styled("  ! ", t.warn()),
-                raw(format!("{}: {}", m.label(), m.reason.text())),
-            ];
-            if let Some(fix) = m.reason.fix() {
-                l.push(dim(t, " — to get it: "));
-                l.push(raw(fix));
-            }
-            details.push(Line::from(l));
-        }
     }
-    Header {
-        lines: vec![l1, l2, Line::from(l3)],
-        unavailable: details,
-        findings,
-    }
+    vec![l1, l2, Line::from(l3)]
 }
 
 /// The findings counted by severity (`2 crit, 1 warn`), each count in its severity's style.

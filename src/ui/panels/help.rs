@@ -8,6 +8,7 @@ use ratatui::widgets::{Clear, Widget};
 use crate::app::{App, keys};
 use crate::display as f;
 use crate::ui::theme::Theme;
+use crate::ui::views;
 use crate::ui::widgets::{self, bold, dim, raw};
 
 /// The help overlay: every key, centred over the screen.
@@ -18,13 +19,13 @@ pub fn help(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         &[]
     };
     // In a replay its keys come first, in place of the live pause and interval.
-    let live = keys::HELP
-        .iter()
+    let live = views::help()
+        .into_iter()
         .filter(|(k, _)| replay.is_empty() || !replay.iter().any(|(rk, _)| rk == k));
+    let replay = replay.iter().map(|(k, w)| (k.to_string(), w.to_string()));
     let mut lines: Vec<Line<'static>> = replay
-        .iter()
         .chain(live)
-        .map(|(k, what)| Line::from(vec![bold(t, format!(" {k:<16}")), raw(what.to_string())]))
+        .map(|(k, what)| Line::from(vec![bold(t, format!(" {k:<16}")), raw(what)]))
         .collect();
     // A blank line before the settings where the screen has the room (keys, blank, two
     // settings lines and the border).

@@ -1,14 +1,28 @@
-//! The real-memory panel: the bucket bar, the `free` sentence and the legend.
+//! The real-memory section of the overview: the bucket bar, the `free` sentence and the
+//! legend. It gives way last when rows are short.
 
 use ratatui::text::{Line, Span};
 
+use super::{Cx, Part, Section};
 use crate::display as f;
 use crate::model::Snapshot;
 use crate::model::memory::BUCKETS;
 use crate::ui::theme::Theme;
-use crate::ui::widgets::{self, Section, Segment, bold, dim, raw};
+use crate::ui::widgets::{self, Segment, Titled, bold, dim, raw};
 
-pub fn memory(s: &Snapshot, t: &Theme, width: usize) -> Section {
+pub struct Memory;
+
+impl Section for Memory {
+    fn describe(&self, cx: &Cx) -> Option<Part> {
+        Some(Part::Text {
+            block: block(&cx.app.shown, cx.t, cx.width),
+            gives_way: 3,
+            without_fill: None,
+        })
+    }
+}
+
+fn block(s: &Snapshot, t: &Theme, width: usize) -> Titled {
     let m = &s.memory;
     let title = Line::from(bold(t, "Real memory"));
     let right = Line::from(vec![
@@ -18,7 +32,8 @@ pub fn memory(s: &Snapshot, t: &Theme, width: usize) -> Section {
         raw(f::bytes(m.available_bytes)),
     ]);
     let Some(b) = &m.breakdown else {
-        return Section {
+        return Titled {
+            theme: *t,
             title,
             right: Some(right),
             bar: None,
@@ -118,7 +133,8 @@ pub fn memory(s: &Snapshot, t: &Theme, width: usize) -> Section {
     let free_line = Line::from(free_line);
     let mut lines = vec![free_line];
     lines.extend(legend);
-    Section {
+    Titled {
+        theme: *t,
         title,
         right: Some(right),
         bar: Some(bar),

@@ -1,19 +1,76 @@
-//! The text panels, one per file: header, real memory, zswap, swap, zram, footer and help.
-//! Each builds a [`Section`](super::widgets::Section) (a titled block of lines) from the
-//! snapshot; the layout decides what fits.
+//! The panels, one per file: the frame's (header, footer, help) and the overview's sections
+//! (real memory, zswap, the graphs, swap, zram, the findings, what is unavailable). A section
+//! says what it shows and how it takes rows ([`Section`], [`Part`]); the overview lists them in
+//! order and lays them out (`views::overview`).
 
+mod findings;
 mod footer;
+mod graphs;
 mod header;
 mod help;
 mod memory;
 mod swap;
+mod unavailable;
 mod zram;
 mod zswap;
 
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+
+use super::kept::Kept;
+use super::theme::Theme;
+use super::widgets::Titled;
+use crate::app::App;
+
+pub use findings::Findings;
 pub use footer::footer;
-pub use header::{Header, finding_counts, header};
+pub use graphs::Graphs;
+pub use header::{finding_counts, header};
 pub use help::help;
-pub use memory::memory;
-pub use swap::{split_line, swap};
-pub use zram::zram;
-pub use zswap::{traffic_lines, zswap};
+pub use memory::Memory;
+pub use swap::{Swap, split_line};
+pub use unavailable::Unavailable;
+pub use zram::Zram;
+pub use zswap::Zswap;
+
+/// What a section is drawn from: the app, the theme, and the overview's width.
+pub struct Cx<'a> {
+    pub app: &'a App,
+    pub t: &'a Theme,
+    pub width: usize,
+}
+
+/// A section of the overview.
+pub trait Section: Sync {
+    /// What it shows on this frame and how it takes rows; nothing when it has nothing to show.
+    fn describe(&self, cx: &Cx) -> Option<Part>;
+}
+
+/// How a section takes rows, and what it draws in them.
+pub enum Part {
+    /// A block of lines, always shown. When rows are short the blocks give way one after the
+    /// other, lowest `gives_way` first, each down to its minimum lines
+    /// ([`Titled::min_lines`]).
+    Text {
+        block: Titled,
+        gives_way: u8,
+        /// Lines it adds when the overview has no room for its fill (the figures the fill
+        /// would have shown), placed after its minimum lines and kept with them.
+        without_fill: Option<fn(&Cx) -> Vec<Line<'static>>>,
+    },
+    /// The rows the blocks leave, shown when at least `min` (else the rows go to the blocks):
+    /// drawn by `draw` into the rows it gets.
+    Fill {
+        min: u16,
+        /// What the fill keeps for itself before any spare section takes rows from it.
+        keep: u16,
+        draw: fn(&mut Buffer, Rect, &Cx, &mut Kept),
+    },
+    /// A block shown only with room to spare: taken from the fill's rows while the fill keeps
+    /// its `keep`. Without the room, its `at_top` lines (if any) go above everything else.
+    Spare {
+        block: Titled,
+        at_top: Vec<Line<'static>>,
+    },
+}

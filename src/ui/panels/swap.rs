@@ -1,12 +1,28 @@
-//! The swap panel: the split of used swap, then one line per device.
+//! The swap section of the overview: the split of used swap, then one line per device. It
+//! gives way first when rows are short (the device lines go).
 
 use ratatui::text::{Line, Span};
 
+use super::{Cx, Part, Section};
 use crate::display as f;
 use crate::model::Snapshot;
 use crate::ui::theme::Theme;
-use crate::ui::widgets::{self, Section, bold, dim, raw};
+use crate::ui::widgets::{self, Titled, bold, dim, raw};
 
+pub struct Swap;
+
+impl Section for Swap {
+    fn describe(&self, cx: &Cx) -> Option<Part> {
+        Some(Part::Text {
+            block: block(&cx.app.shown, cx.t, cx.width),
+            gives_way: 0,
+            without_fill: None,
+        })
+    }
+}
+
+/// The split of used swap: in zswap, in the swap cache, in zram, on disk (the devices view
+/// shows it too).
 pub fn split_line(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
     let w = &s.swap;
     let mut items = vec![
@@ -29,8 +45,8 @@ pub fn split_line(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
     widgets::flow(items, width, t.sep(), 0)
 }
 
-/// The swap section of the overview: the split of used swap, then one line per device.
-pub fn swap(s: &Snapshot, t: &Theme, width: usize) -> Section {
+/// The split of used swap, then one line per device.
+fn block(s: &Snapshot, t: &Theme, width: usize) -> Titled {
     let w = &s.swap;
     let right = Line::from(vec![
         bold(t, f::bytes(w.used_bytes)),
@@ -53,7 +69,8 @@ pub fn swap(s: &Snapshot, t: &Theme, width: usize) -> Section {
             dim(t, format!("  prio {}", d.priority)),
         ]));
     }
-    Section {
+    Titled {
+        theme: *t,
         title: Line::from(bold(t, "Swap")),
         right: Some(right),
         bar: None,

@@ -1,14 +1,28 @@
-//! The zram panel: one line per device in use.
+//! The zram section of the overview: one line per device in use (none without one). It gives
+//! way after the swap section.
 
 use ratatui::text::{Line, Span};
 
+use super::{Cx, Part, Section};
 use crate::display as f;
 use crate::model::Snapshot;
 use crate::ui::theme::Theme;
-use crate::ui::widgets::{Section, bold, dim, raw};
+use crate::ui::widgets::{Titled, bold, dim, raw};
 
-/// The zram section of the overview (only devices in use).
-pub fn zram(s: &Snapshot, t: &Theme) -> Option<Section> {
+pub struct Zram;
+
+impl Section for Zram {
+    fn describe(&self, cx: &Cx) -> Option<Part> {
+        Some(Part::Text {
+            block: block(&cx.app.shown, cx.t)?,
+            gives_way: 1,
+            without_fill: None,
+        })
+    }
+}
+
+/// The devices in use, a line each.
+fn block(s: &Snapshot, t: &Theme) -> Option<Titled> {
     let used: Vec<_> = s
         .zram
         .iter()
@@ -37,7 +51,8 @@ pub fn zram(s: &Snapshot, t: &Theme) -> Option<Section> {
             ])
         })
         .collect();
-    Some(Section {
+    Some(Titled {
+        theme: *t,
         title: Line::from(bold(t, "zram")),
         right: None,
         bar: None,

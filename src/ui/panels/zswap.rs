@@ -1,16 +1,30 @@
-//! The zswap panel: the pool gauge, what is stored and how well it compresses, the debugfs
-//! counters, and the swap traffic as text for layouts without the traffic graph.
+//! The zswap section of the overview: the pool gauge, what is stored and how well it
+//! compresses, the debugfs counters, and the swap traffic as text when the overview has no room
+//! for its graphs. It gives way after the swap and zram sections.
 
 use ratatui::text::{Line, Span};
 
+use super::{Cx, Part, Section};
 use crate::display as f;
 use crate::model::Snapshot;
 use crate::model::metrics::{self, GraphId};
 use crate::model::status::DEBUGFS;
 use crate::ui::theme::Theme;
-use crate::ui::widgets::{self, Section, bold, dim, raw};
+use crate::ui::widgets::{self, Titled, bold, dim, raw};
 
-pub fn zswap(s: &Snapshot, t: &Theme, width: usize) -> Section {
+pub struct Zswap;
+
+impl Section for Zswap {
+    fn describe(&self, cx: &Cx) -> Option<Part> {
+        Some(Part::Text {
+            block: block(&cx.app.shown, cx.t, cx.width),
+            gives_way: 2,
+            without_fill: Some(|cx| traffic_lines(&cx.app.shown, cx.t, cx.width)),
+        })
+    }
+}
+
+fn block(s: &Snapshot, t: &Theme, width: usize) -> Titled {
     let z = &s.zswap;
     let title = Line::from(bold(t, "zswap"));
     if !z.available {
@@ -19,7 +33,8 @@ pub fn zswap(s: &Snapshot, t: &Theme, width: usize) -> Section {
             .first()
             .map(|m| m.reason.text())
             .unwrap_or_default();
-        return Section {
+        return Titled {
+            theme: *t,
             title,
             right: None,
             bar: None,
@@ -148,7 +163,8 @@ pub fn zswap(s: &Snapshot, t: &Theme, width: usize) -> Section {
             lines.push(Line::from(l));
         }
     }
-    Section {
+    Titled {
+        theme: *t,
         title,
         right: Some(right),
         bar: None,
@@ -158,7 +174,7 @@ pub fn zswap(s: &Snapshot, t: &Theme, width: usize) -> Section {
 }
 
 /// The swap-traffic figures as text, for layouts without the traffic graph.
-pub fn traffic_lines(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
+fn traffic_lines(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
     let known = s.rates.is_some();
     let items = metrics::in_graph(GraphId::Traffic)
         .map(|m| {

@@ -15,6 +15,16 @@ pub struct Col {
     pub right: bool,
 }
 
+impl Col {
+    pub const fn new(title: &'static str, width: u16, right: bool) -> Col {
+        Col {
+            title,
+            width,
+            right,
+        }
+    }
+}
+
 /// The columns to keep at `width`: all of them when they fit (the flexible ones at `min_flex`
 /// columns at least), else without the ones named last in `drop_order` (indices into `cols`),
 /// one at a time until they fit. In display order.

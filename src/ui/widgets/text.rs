@@ -5,7 +5,20 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
 use ratatui::text::{Line, Span};
 
+use crate::ui::kept::Panel;
 use crate::ui::theme::Theme;
+
+/// Lines of text, one a row from the top of the area (those below it are left out).
+#[derive(Hash)]
+pub struct Lines<'a>(pub &'a [Line<'static>]);
+
+impl Panel for Lines<'_> {
+    fn draw(&self, buf: &mut Buffer, area: Rect) {
+        for (y, l) in (0..area.height).zip(self.0) {
+            put(buf, area, y, l);
+        }
+    }
+}
 
 /// Draw `line` at the start of row `y` of `area`, clipped to its width; a line cut short ends
 /// with "…" (trailing blanks cut off are no loss).

@@ -6,13 +6,54 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::panels::finding_counts;
-use super::theme::Theme;
-use super::widgets;
-use super::widgets::{bold, dim, raw};
-use crate::app::{App, Pane};
+use super::{Tab, View};
+use crate::app::{App, Laid};
 use crate::display as f;
 use crate::model::Snapshot;
+use crate::sources::Extras;
+use crate::ui::kept::Kept;
+use crate::ui::panels::finding_counts;
+use crate::ui::theme::Theme;
+use crate::ui::widgets;
+use crate::ui::widgets::{bold, dim, raw};
+
+pub struct Diagnostics;
+
+impl Tab for Diagnostics {
+    fn name(&self) -> &'static str {
+        "diagnostics"
+    }
+
+    fn panes(&self) -> &'static [&'static str] {
+        &["diagnostics"]
+    }
+
+    /// The text scrolls until its last line is at the bottom.
+    fn lay_out(&self, app: &App, body: Rect, panes: &mut [Laid]) {
+        let t = Theme::new(false, app.settings.ascii);
+        let rows = text_rows(body.height);
+        if let Some(p) = panes.first_mut() {
+            *p = Laid {
+                max: lines(&app.shown, &t, usize::from(body.width))
+                    .len()
+                    .saturating_sub(rows),
+                page: rows.saturating_sub(1).max(1),
+            };
+        }
+    }
+
+    /// The settings (tunables, THP, zswap's parameters) are read on every tick while shown.
+    fn scans(&self, _app: &App) -> Extras {
+        Extras {
+            settings: true,
+            ..Extras::default()
+        }
+    }
+
+    fn draw(&self, buf: &mut Buffer, body: Rect, app: &App, t: &Theme, _kept: &mut Kept) {
+        draw(buf, body, app, t);
+    }
+}
 
 /// How a paragraph's text is wrapped: [`f::wrap`], or [`f::wrap_commands`] for a fix.
 type Wrap = fn(&str, usize, usize, usize) -> Vec<String>;
@@ -181,17 +222,17 @@ const ADVISE_HINT: &str = "Which compressor would hold these pages in the least 
     are compressed in memory and dropped, never kept or shown.";
 
 /// Rows of text under the heading.
-pub fn text_rows(area_height: u16) -> usize {
+fn text_rows(area_height: u16) -> usize {
     usize::from(area_height.saturating_sub(1))
 }
 
 /// The view, scrolled.
-pub fn draw(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
+fn draw(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
     let width = usize::from(area.width);
     let all = lines(&app.shown, t, width);
     let rows = text_rows(area.height);
     let max = all.len().saturating_sub(rows);
-    let offset = app.scroll(Pane::Diagnostics).min(max);
+    let offset = app.scroll(View::Diagnostics).min(max);
     let to = (offset + rows).min(all.len());
     widgets::put(
         buf,

@@ -1,5 +1,5 @@
-//! A titled block of lines: a rule with the title, an optional bar, then lines. Every panel
-//! builds one; the layout decides how much of each fits.
+//! A titled block of lines: a rule with the title, an optional bar, then lines. The overview's
+//! sections are made of them; its layout decides how much of each fits.
 
 use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::Rect;
@@ -7,11 +7,13 @@ use ratatui::style::Style;
 use ratatui::text::Line;
 
 use super::{Segment, put, stacked_bar};
+use crate::ui::kept::Panel;
 use crate::ui::theme::Theme;
 
 /// A titled block: a rule with the title, an optional bar, then lines.
 #[derive(Hash)]
-pub struct Section {
+pub struct Titled {
+    pub theme: Theme,
     pub title: Line<'static>,
     pub right: Option<Line<'static>>,
     pub bar: Option<Vec<Segment>>,
@@ -20,7 +22,7 @@ pub struct Section {
     pub min_lines: usize,
 }
 
-impl Section {
+impl Titled {
     pub fn height(&self) -> u16 {
         (1 + usize::from(self.bar.is_some()) + self.lines.len()) as u16
     }
@@ -31,8 +33,11 @@ impl Section {
         let keep = usize::from(h).saturating_sub(fixed).max(self.min_lines);
         self.lines.truncate(keep);
     }
+}
 
-    pub fn draw(&self, buf: &mut Buffer, area: Rect, t: &Theme) {
+impl Panel for Titled {
+    fn draw(&self, buf: &mut Buffer, area: Rect) {
+        let t = &self.theme;
         if area.height == 0 {
             return;
         }

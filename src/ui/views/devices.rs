@@ -6,13 +6,55 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::panels::split_line;
-use super::theme::Theme;
-use super::widgets::{self, Col};
-use super::widgets::{bold, dim, raw};
-use crate::app::{App, Focus};
+use super::{Tab, View};
+use crate::app::{App, Laid, Pane};
 use crate::display as f;
 use crate::model::{Snapshot, SwapDevice, Zram};
+use crate::ui::kept::Kept;
+use crate::ui::panels::split_line;
+use crate::ui::theme::Theme;
+use crate::ui::widgets::{self, Col};
+use crate::ui::widgets::{bold, dim, raw};
+
+pub struct Devices;
+
+/// Its panes: the swap areas' tables, then the zram devices.
+pub const SWAP: Pane = Pane {
+    view: View::Devices,
+    index: 0,
+};
+pub const ZRAM: Pane = Pane {
+    view: View::Devices,
+    index: 1,
+};
+
+impl Tab for Devices {
+    fn name(&self) -> &'static str {
+        "devices"
+    }
+
+    fn panes(&self) -> &'static [&'static str] {
+        &["swap", "zram"]
+    }
+
+    /// The tables scroll until their last swap area is at the top, the zram half until its
+    /// last device is; a page is the areas (or devices) shown less one.
+    fn lay_out(&self, app: &App, body: Rect, panes: &mut [Laid]) {
+        let s = &app.shown;
+        let (swap_page, zram_page) = pages(s, app.settings.ascii, body);
+        let max = [s.swap.devices.len(), s.zram.len()].map(|n| n.saturating_sub(1));
+        for (p, (max, page)) in panes
+            .iter_mut()
+            .zip(max.into_iter().zip([swap_page, zram_page]))
+        {
+            *p = Laid { max, page };
+        }
+    }
+
+    fn draw(&self, buf: &mut Buffer, body: Rect, app: &App, t: &Theme, _kept: &mut Kept) {
+        draw(buf, body, app, t);
+    }
+}
 
 fn title(name: &str, focused: bool, t: &Theme) -> Line<'static> {
     if focused {
@@ -22,34 +64,26 @@ fn title(name: &str, focused: bool, t: &Theme) -> Line<'static> {
     }
 }
 
-const fn col(title: &'static str, width: u16, right: bool) -> Col {
-    Col {
-        title,
-        width,
-        right,
-    }
-}
-
 const SIZE_COLS: [Col; 8] = [
-    col("path", 0, false),
-    col("type", 9, false),
-    col("size", 10, true),
-    col("used", 10, true),
-    col("prio", 5, true),
-    col("in zswap", 10, true),
-    col("in device", 10, true),
-    col("elsewhere", 10, true),
+    Col::new("path", 0, false),
+    Col::new("type", 9, false),
+    Col::new("size", 10, true),
+    Col::new("used", 10, true),
+    Col::new("prio", 5, true),
+    Col::new("in zswap", 10, true),
+    Col::new("in device", 10, true),
+    Col::new("elsewhere", 10, true),
 ];
 
 const IO_COLS: [Col; 8] = [
-    col("I/O of", 0, false),
-    col("block device", 14, false),
-    col("rot", 3, false),
-    col("rd IOPS", 7, true),
-    col("read/s", 8, true),
-    col("wr IOPS", 7, true),
-    col("write/s", 8, true),
-    col("busy", 6, true),
+    Col::new("I/O of", 0, false),
+    Col::new("block device", 14, false),
+    Col::new("rot", 3, false),
+    Col::new("rd IOPS", 7, true),
+    Col::new("read/s", 8, true),
+    Col::new("wr IOPS", 7, true),
+    Col::new("write/s", 8, true),
+    Col::new("busy", 6, true),
 ];
 
 /// What the per-area columns hold, and why some are missing.
@@ -257,7 +291,7 @@ fn zram_card(s: &Snapshot, z: &Zram, t: &Theme, width: usize) -> Vec<Line<'stati
 }
 
 /// The devices view.
-pub fn draw(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
+fn draw(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
     let s = &app.shown;
     let width = usize::from(area.width);
     let n = s.swap.devices.len();
@@ -292,7 +326,7 @@ pub fn draw(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
             height: 1,
             ..swap_area
         },
-        title("Swap devices", app.focus == Focus::Swap, t),
+        title("Swap devices", app.pane() == Some(SWAP), t),
         Some(right),
         t,
     );
@@ -314,7 +348,7 @@ pub fn draw(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         );
         y += 1;
     } else {
-        let offset = app.scroll(Focus::Swap).min(n - 1);
+        let offset = app.scroll(SWAP).min(n - 1);
         let shown = areas_shown(parts[3]);
         let end = (offset + shown).min(n);
         let size_rows: Vec<Vec<String>> = (offset..end)
@@ -358,7 +392,7 @@ pub fn draw(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
             height: 1,
             ..zram_area
         },
-        title("zram devices", app.focus == Focus::Zram, t),
+        title("zram devices", app.pane() == Some(ZRAM), t),
         None,
         t,
     );
@@ -372,7 +406,7 @@ pub fn draw(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         return;
     }
     let mut y = 0u16;
-    let first = app.scroll(Focus::Zram).min(s.zram.len() - 1);
+    let first = app.scroll(ZRAM).min(s.zram.len() - 1);
     for z in s.zram.iter().skip(first) {
         for l in zram_card(s, z, t, width) {
             if y >= body.height {
@@ -430,7 +464,7 @@ fn areas_shown(table_lines: usize) -> usize {
 
 /// How far PgUp/PgDn move each half of the view in `area`: a page less one, at least one —
 /// swap areas in the tables, zram cards below them.
-pub fn pages(s: &Snapshot, ascii: bool, area: Rect) -> (usize, usize) {
+fn pages(s: &Snapshot, ascii: bool, area: Rect) -> (usize, usize) {
     let t = Theme::new(false, ascii);
     let width = usize::from(area.width);
     let h = usize::from(area.height);

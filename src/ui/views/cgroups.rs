@@ -1,0 +1,246 @@
+//! The cgroups view: memory, swap and zswap per cgroup (cgroup v2), memory and swap (v1). The
+//! tree is walked only while the view is shown; the app sorts and filters the rows
+//! (`app::lists`).
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+
+use super::{Tab, View};
+use crate::app::lists::{self, List};
+use crate::app::{App, Laid};
+use crate::display as f;
+use crate::error::Reason;
+use crate::sources::Extras;
+use crate::ui::kept::Kept;
+use crate::ui::theme::Theme;
+use crate::ui::widgets::list::{self as frame, MIN_NAME, PAUSED};
+use crate::ui::widgets::{self, Col, bold, dim, raw};
+
+pub struct Cgroups;
+
+impl Tab for Cgroups {
+    fn name(&self) -> &'static str {
+        "cgroups"
+    }
+
+    fn panes(&self) -> &'static [&'static str] {
+        &["cgroups"]
+    }
+
+    fn lay_out(&self, app: &App, body: Rect, panes: &mut [Laid]) {
+        let note = note_lines(app, usize::from(body.width), app.settings.ascii).len();
+        if let Some(p) = panes.first_mut() {
+            *p = frame::laid(app.cgroup_order.len(), body, note);
+        }
+    }
+
+    fn scans(&self, _app: &App) -> Extras {
+        Extras {
+            cgroups: true,
+            ..Extras::default()
+        }
+    }
+
+    fn list(&self) -> Option<List> {
+        Some(List::Cgroups)
+    }
+
+    fn keys(&self) -> &'static [(&'static str, &'static str)] {
+        lists::KEYS
+    }
+
+    fn draw(&self, buf: &mut Buffer, body: Rect, app: &App, t: &Theme, _kept: &mut Kept) {
+        cgroups(buf, body, app, t);
+    }
+}
+
+const COLS: [Col; 11] = [
+    Col::new("cgroup", 0, false),
+    Col::new("memory", 7, true),
+    Col::new("swap", 7, true),
+    Col::new("zswap", 7, true),
+    Col::new("zswapped", 8, true),
+    Col::new("ratio", 6, true),
+    Col::new("zswpin/s", 8, true),
+    Col::new("zswpout/s", 9, true),
+    Col::new("zswpwb/s", 8, true),
+    Col::new("zswap.max", 9, true),
+    Col::new("writeback", 9, false),
+];
+const KEEP: [usize; 11] = [0, 3, 4, 5, 2, 1, 7, 6, 8, 9, 10];
+
+const NOTE: &str = "zswap: compressed bytes charged to the cgroup · zswapped: those pages' \
+                       original size · ratio: zswapped ÷ zswap · rates per second";
+
+/// What the figures of a cgroup v1 tree are (src/sources/cgroups.rs).
+const NOTE_V1: &str = "memory: memory.usage_in_bytes · swap: memory.stat total_swap";
+
+/// What the figures are: v2's, or a v1 tree's with what v1 lacks.
+fn note_lines(app: &App, width: usize, ascii: bool) -> Vec<String> {
+    match &app.shown.cgroups {
+        Some(c) if c.is_v1() => {
+            let mut parts = c.v1_notes();
+            parts.push(NOTE_V1.to_string());
+            frame::note_lines(&parts.join(" · "), width, ascii)
+        }
+        _ => frame::note_lines(NOTE, width, ascii),
+    }
+}
+
+/// The cgroups view.
+fn cgroups(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
+    let s = &app.shown;
+    let Some(cg) = &s.cgroups else {
+        widgets::rule(
+            buf,
+            Rect { height: 1, ..area },
+            Line::from(bold(t, "cgroups")),
+            None,
+            t,
+        );
+        let text = if app.replay.is_some() {
+            "the recording holds no cgroup tree at this moment (the dashboard's --record keeps \
+             one while its cgroups view is shown)"
+                .to_string()
+        } else if app.paused {
+            format!("the cgroup tree is read while this view is shown; {PAUSED}")
+        } else {
+            "reading the cgroup tree…".to_string()
+        };
+        let rest = Rect {
+            y: area.y + 1,
+            height: area.height.saturating_sub(1),
+            ..area
+        };
+        frame::message(buf, rest, t, &text);
+        return;
+    };
+    if !cg.available {
+        widgets::rule(
+            buf,
+            Rect { height: 1, ..area },
+            Line::from(bold(t, "cgroups")),
+            Some(Line::from(Span::styled("not available", t.warn()))),
+            t,
+        );
+        let reason = cg
+            .reason
+            .as_ref()
+            .map_or("unavailable".into(), Reason::text);
+        let text = format!(
+            "{reason}. The processes view ({}) estimates each process's share of zswap \
+             from the system-wide ratio instead.",
+            View::Processes.number()
+        );
+        for (y, l) in (1u16..).zip(f::wrap(&text, usize::from(area.width), 0, 0)) {
+            widgets::put(buf, area, y, &Line::from(raw(l)));
+        }
+        return;
+    }
+    let note = note_lines(app, usize::from(area.width), t.ascii);
+    let p = frame::parts(area, note.len() as u16);
+    let mut right = vec![
+        bold(t, cg.list.len().to_string()),
+        dim(t, " cgroups with memory accounting"),
+    ];
+    // A large tree is read less often than every tick: say how old the list is.
+    if let Some(age) = app.cgroup_list_age().filter(|a| *a >= app.interval) {
+        right.push(dim(t, format!(" · read {} ago", f::interval(age))));
+    }
+    let right = Line::from(right);
+    let v1 = cg.is_v1();
+    let title = if v1 {
+        "cgroups (v1 memory controller)"
+    } else {
+        "cgroups (v2)"
+    };
+    widgets::rule(buf, p.rule, Line::from(bold(t, title)), Some(right), t);
+    let st = &app.cgroups;
+    use lists::CgroupSort as S;
+    let sort = if v1 { st.sort.on_v1() } else { st.sort };
+    let sort_col = match sort {
+        S::Tree => 0,
+        S::Memory => 1,
+        S::Swap => 2,
+        S::Zswap => 3,
+        S::Zswapped => 4,
+        S::Zswpout => 7,
+    };
+    let desc = sort.descending() != st.reverse;
+    let keep = widgets::fit_columns(&COLS, &KEEP, MIN_NAME, area.width);
+    let hidden: Vec<&str> = (0..COLS.len())
+        .filter(|i| !keep.contains(i))
+        .map(|i| COLS[i].title)
+        .collect();
+    let line = frame::status(
+        app,
+        t,
+        (sort.label(), desc),
+        app.cgroup_order.len(),
+        cg.list.len(),
+        // On v1 the columns a wider terminal adds are zswap figures, all missing there.
+        (!hidden.is_empty() && !v1).then(|| format!("wider: {}", hidden.join(" "))),
+        usize::from(area.width),
+    );
+    widgets::put(buf, p.status, 0, &line);
+    frame::draw_note(buf, &p, note, t);
+    if app.cgroup_order.is_empty() {
+        let text = if cg.list.is_empty() {
+            "no cgroup has memory accounting"
+        } else {
+            "no cgroup matches the filter (Esc clears)"
+        };
+        frame::message(buf, p.table, t, text);
+        return;
+    }
+    let cols: Vec<Col> = keep
+        .iter()
+        .map(|&i| Col::new(COLS[i].title, COLS[i].width, COLS[i].right))
+        .collect();
+    let visible = usize::from(p.table.height.saturating_sub(1));
+    let max = app.cgroup_order.len().saturating_sub(visible);
+    let offset = app.scroll(View::Cgroups).min(max);
+    let known = s.rates.is_some() && !app.cgroup_rates_pending;
+    let tree = st.sort == S::Tree;
+    let rows: Vec<Vec<String>> = app
+        .cgroup_order
+        .iter()
+        .skip(offset)
+        .take(visible)
+        .filter_map(|&i| cg.list.get(i))
+        .map(|r| {
+            let name = if tree {
+                let leaf = r.path.rsplit('/').next().filter(|l| !l.is_empty());
+                format!("{}{}", "  ".repeat(r.depth.min(8)), leaf.unwrap_or("/"))
+            } else {
+                r.unit.clone().unwrap_or_else(|| r.path.clone())
+            };
+            let charged = r.zswap_bytes.is_some();
+            // v1 has no zswap figure: missing, not a rate pending.
+            let rate = |v| {
+                if v1 {
+                    f::MISSING.to_string()
+                } else {
+                    f::rate_short(known, v)
+                }
+            };
+            let cells = [
+                name,
+                f::bytes_short_opt(r.memory_current_bytes),
+                f::bytes_short_opt(r.swap_current_bytes),
+                f::bytes_short_opt(r.zswap_bytes),
+                f::bytes_short_opt(r.zswapped_bytes),
+                f::ratio(r.compression_ratio),
+                rate(r.zswpin_bytes_per_sec),
+                rate(r.zswpout_bytes_per_sec),
+                rate(r.zswpwb_bytes_per_sec),
+                f::zswap_max(r.zswap_max_bytes, charged),
+                f::on_off(r.zswap_writeback).to_string(),
+            ];
+            keep.iter().map(|&i| cells[i].clone()).collect()
+        })
+        .collect();
+    let sorted = keep.iter().position(|&i| i == sort_col).map(|i| (i, desc));
+    widgets::sorted_table(buf, p.table, &cols, &rows, 0, sorted, t);
+}

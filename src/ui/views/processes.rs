@@ -1,0 +1,204 @@
+//! The processes view: the top processes by swap, with the share probably in zswap. The list
+//! is read only while the view is shown, sorted and filtered by the app (`app::lists`).
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+
+use super::{Tab, View};
+use crate::app::lists::{self, List};
+use crate::app::{App, Laid, TOP_PROCESSES};
+use crate::display as f;
+use crate::model::status::CMDLINE;
+use crate::sources::Extras;
+use crate::ui::kept::Kept;
+use crate::ui::theme::Theme;
+use crate::ui::widgets::list::{self as frame, MIN_NAME, PAUSED};
+use crate::ui::widgets::{self, Col, bold, dim};
+
+pub struct Processes;
+
+impl Tab for Processes {
+    fn name(&self) -> &'static str {
+        "processes"
+    }
+
+    fn panes(&self) -> &'static [&'static str] {
+        &["processes"]
+    }
+
+    fn lay_out(&self, app: &App, body: Rect, panes: &mut [Laid]) {
+        let note = frame::note_lines(NOTE, usize::from(body.width), app.settings.ascii).len();
+        if let Some(p) = panes.first_mut() {
+            *p = frame::laid(app.proc_order.len(), body, note);
+        }
+    }
+
+    /// Every process's status, the top ones kept (`--top N`, else [`TOP_PROCESSES`]).
+    fn scans(&self, app: &App) -> Extras {
+        Extras {
+            top_processes: Some(app.settings.extras.top_processes.unwrap_or(TOP_PROCESSES)),
+            ..Extras::default()
+        }
+    }
+
+    fn list(&self) -> Option<List> {
+        Some(List::Processes)
+    }
+
+    fn keys(&self) -> &'static [(&'static str, &'static str)] {
+        lists::KEYS
+    }
+
+    fn draw(&self, buf: &mut Buffer, body: Rect, app: &App, t: &Theme, _kept: &mut Kept) {
+        processes(buf, body, app, t);
+    }
+}
+
+/// pid, name, user, rss, swap, ~in zswap, from, cgroup.
+const COLS: [Col; 9] = [
+    Col::new("pid", 7, true),
+    // A process name (comm) is at most 15 bytes.
+    Col::new("name", 16, false),
+    Col::new("user", 9, false),
+    Col::new("rss", 10, true),
+    Col::new("swap", 10, true),
+    Col::new("~in zswap", 10, true),
+    Col::new("from", 6, false),
+    Col::new("cgroup", 24, false),
+    Col::new("command", 0, false),
+];
+/// Kept first to last when the width is short (indices into `COLS`).
+const KEEP: [usize; 9] = [0, 1, 4, 5, 3, 8, 2, 6, 7];
+
+const NOTE: &str = "~in zswap is an estimate: swap × Zswapped ÷ swap used, of the \
+                         process's cgroup (v2) or of the whole system (global); the kernel has \
+                         no per-process figure";
+
+/// The processes view.
+fn processes(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
+    let s = &app.shown;
+    let note = frame::note_lines(NOTE, usize::from(area.width), t.ascii);
+    let p = frame::parts(area, note.len() as u16);
+    let right = s.processes.as_ref().map(|p| {
+        if let Some(why) = &p.unreadable {
+            return Line::from(dim(t, format!("unknown: {why}")));
+        }
+        let mut r = vec![
+            bold(t, p.with_swap.to_string()),
+            dim(t, format!(" of {} have swap, ", p.scanned)),
+            bold(t, f::bytes_raw(p.total_swap_bytes)),
+            dim(t, " in all"),
+        ];
+        if p.with_swap > p.top.len() {
+            r.push(dim(t, format!("{}top {} kept", t.sep(), p.top.len())));
+        }
+        Line::from(r)
+    });
+    widgets::rule(
+        buf,
+        p.rule,
+        Line::from(bold(t, "Processes by swap")),
+        right,
+        t,
+    );
+    let st = &app.procs;
+    let sort_col = match st.sort {
+        lists::ProcSort::Pid => 0,
+        lists::ProcSort::Name => 1,
+        lists::ProcSort::Rss => 3,
+        lists::ProcSort::Swap => 4,
+        lists::ProcSort::Zswap => 5,
+    };
+    let desc = st.sort.descending() != st.reverse;
+    let total = s.processes.as_ref().map_or(0, |p| p.top.len());
+    widgets::put(
+        buf,
+        p.status,
+        0,
+        &frame::status(
+            app,
+            t,
+            (st.sort.label(), desc),
+            app.proc_order.len(),
+            total,
+            app.scan_every
+                .map(|d| format!("list read every {} (scan capped at 2% CPU)", f::interval(d))),
+            usize::from(area.width),
+        ),
+    );
+    frame::draw_note(buf, &p, note, t);
+    let Some(procs) = &s.processes else {
+        let text = if app.replay.is_some() {
+            "the recording holds no process list at this moment (zswaptop record --top N keeps one)"
+                .to_string()
+        } else if app.paused {
+            format!("processes are read while this view is shown; {PAUSED}")
+        } else {
+            "reading every process's status…".to_string()
+        };
+        frame::message(buf, p.table, t, &text);
+        return;
+    };
+    if procs.top.is_empty() {
+        frame::message(buf, p.table, t, "no process has swapped memory");
+        return;
+    }
+    if app.proc_order.is_empty() {
+        frame::message(
+            buf,
+            p.table,
+            t,
+            "no process matches the filter (Esc clears)",
+        );
+        return;
+    }
+    let keep = widgets::fit_columns(&COLS, &KEEP, MIN_NAME, area.width);
+    let cols: Vec<Col> = keep
+        .iter()
+        .map(|&i| Col::new(COLS[i].title, COLS[i].width, COLS[i].right))
+        .collect();
+    // A recording made without command lines says so in their column.
+    let no_command = if s.sources.iter().any(|x| x.source == CMDLINE && !x.is_ok()) {
+        "not recorded"
+    } else {
+        t.missing()
+    };
+    let visible = usize::from(p.table.height.saturating_sub(1));
+    let max = app.proc_order.len().saturating_sub(visible);
+    let offset = app.scroll(View::Processes).min(max);
+    let rows: Vec<Vec<String>> = app
+        .proc_order
+        .iter()
+        .skip(offset)
+        .take(visible)
+        .filter_map(|&i| procs.top.get(i))
+        .map(|r| {
+            let cells = [
+                r.pid.to_string(),
+                r.name.clone(),
+                r.user.clone().unwrap_or_else(|| t.missing().into()),
+                f::bytes(r.rss_bytes),
+                f::bytes_raw(r.swap_bytes),
+                f::bytes(r.zswap_estimate_bytes),
+                match r.estimate_from.as_deref() {
+                    Some("global ratio") => "global".into(),
+                    Some(other) => other.into(),
+                    None => t.missing().into(),
+                },
+                r.cgroup
+                    .as_deref()
+                    .map(|c| {
+                        crate::sources::cgroups::unit_name(c)
+                            .unwrap_or(c)
+                            .to_string()
+                    })
+                    .unwrap_or_else(|| t.missing().into()),
+                r.command.clone().unwrap_or_else(|| no_command.into()),
+            ];
+            keep.iter().map(|&i| cells[i].clone()).collect()
+        })
+        .collect();
+    let sorted = keep.iter().position(|&i| i == sort_col).map(|i| (i, desc));
+    widgets::sorted_table(buf, p.table, &cols, &rows, 0, sorted, t);
+}
