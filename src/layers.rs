@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 /// Lowest first: a module may import the ones before it, never one after it. (`app` and `ui`
 /// come last; the run loop wires them together.)
 const LAYERS: &[&str] = &[
+    "sanitize",
     "root",
     "sources",
     "model",
-    "sanitize",
     "display",
     "diagnostics",
     "history",

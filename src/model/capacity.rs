@@ -2,9 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::sanitize::Sanitize;
 use crate::sources::meminfo::MeminfoSample;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Sanitize)]
 pub struct Capacity {
     pub effective_now_bytes: Option<u64>,
     pub effective_at_pool_limit_bytes: Option<u64>,

@@ -4,8 +4,10 @@
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
+use crate::sanitize::Sanitize;
+
 /// One diagnostic finding (see the diagnostics rules).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Sanitize)]
 pub struct Finding {
     pub id: String,
     pub severity: Severity,
@@ -16,7 +18,7 @@ pub struct Finding {
 }
 
 /// A tunable, its current value, and the value suggested for the detected swap setup.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Sanitize)]
 pub struct TunableAdvice {
     /// `vm.swappiness`, `transparent_hugepage.enabled`, … (the keys of `tunables`).
     pub name: Cow<'static, str>,
@@ -31,7 +33,7 @@ pub struct TunableAdvice {
     pub setup: Cow<'static, str>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Sanitize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Info,

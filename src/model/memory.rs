@@ -7,9 +7,10 @@ use serde::{Deserialize, Serialize};
 use super::{Missing, too_large};
 use crate::error::Reason;
 use crate::model::metrics::Hue;
+use crate::sanitize::Sanitize;
 use crate::sources::meminfo::MeminfoSample;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Sanitize)]
 pub struct Memory {
     pub total_bytes: Option<u64>,
     pub free_bytes: Option<u64>,
@@ -188,7 +189,7 @@ pub const BUCKETS: [Bucket; 11] = [
 
 /// Eleven buckets that sum exactly to MemTotal. A `None` bucket is unknown; its memory is then
 /// inside `unaccounted`, so the known buckets still sum to the total.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, Sanitize)]
 pub struct Breakdown {
     #[serde(rename = "apps_bytes", alias = "apps")]
     pub apps: Option<u64>,

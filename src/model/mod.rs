@@ -22,6 +22,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::error::{Reason, Unavailable};
+use crate::sanitize::Sanitize;
 use crate::sources::Sample;
 use crate::sources::host::PageSize;
 pub use capacity::{ASSUMED_RATIO, Capacity};
@@ -38,7 +39,7 @@ pub const SCHEMA_VERSION: u32 = 2;
 
 /// Serialise only: the JSON gives reasons as text (docs/json-schema.md); record `Sample`s to
 /// replay, not snapshots.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Sanitize)]
 pub struct Snapshot {
     pub schema_version: u32,
     /// When the (last) sample was taken: RFC 3339, UTC, milliseconds.
@@ -74,7 +75,7 @@ pub struct Snapshot {
 
 /// An item zswaptop could not show, and why. In JSON: `item` (its kernel path, or what it holds,
 /// in parentheses), `reason` as text and `fix`, the command that gets it (see [`Reason`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Sanitize)]
 #[serde(into = "MissingJson")]
 pub struct Missing {
     /// A short name: "debugfs", "mm_stat", "zswap".

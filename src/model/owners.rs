@@ -6,12 +6,13 @@ use serde::{Deserialize, Serialize};
 
 use super::rates::counter_rate;
 use crate::error::Reason;
+use crate::sanitize::Sanitize;
 use crate::sources::cgroups::{CgroupSample, unit_name};
 use crate::sources::processes::ProcScan;
 
 /// Serialised through [`ProcessesJson`]: with `/proc` unreadable the counts are unknown, so
 /// JSON says null rather than 0.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Sanitize)]
 pub struct Processes {
     /// How many /proc/PID entries were looked at.
     pub scanned: usize,
@@ -53,7 +54,7 @@ impl Serialize for Processes {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Sanitize)]
 pub struct ProcessRow {
     pub pid: u32,
     pub name: String,
@@ -71,7 +72,7 @@ pub struct ProcessRow {
     pub cgroup: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Sanitize)]
 pub struct Cgroups {
     /// False with no memory controller on either cgroup version: `reason` says why.
     pub available: bool,
@@ -143,7 +144,7 @@ impl Cgroups {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Sanitize)]
 pub struct CgroupRow {
     pub path: String,
     pub unit: Option<String>,

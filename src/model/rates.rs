@@ -5,11 +5,12 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::sanitize::Sanitize;
 use crate::sources::Sample;
 use crate::sources::zswap::DebugfsMap;
 
 /// Per-second rates over one interval. Page counters are given in bytes per second.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Sanitize)]
 pub struct Rates {
     pub interval_seconds: f64,
     pub zswpout_bytes_per_sec: Option<f64>,

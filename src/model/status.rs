@@ -5,15 +5,16 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Reading, Reason};
+use crate::sanitize::Sanitize;
 use crate::sources::Sample;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Sanitize)]
 pub struct Tool {
     pub name: String,
     pub version: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Sanitize)]
 pub struct Host {
     pub hostname: Option<String>,
     pub kernel: Option<String>,
@@ -22,7 +23,7 @@ pub struct Host {
     pub root: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Sanitize)]
 pub struct Psi {
     pub some_avg10: f64,
     pub some_avg60: f64,
@@ -36,7 +37,7 @@ pub struct Psi {
 
 /// A file-level source and why it could not be read (`None`: it was). In JSON: `source`,
 /// `status` (ok, missing, denied, malformed or unreadable) and `reason` as text.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Sanitize)]
 #[serde(into = "SourceStatusJson")]
 pub struct SourceStatus {
     pub source: String,

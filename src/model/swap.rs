@@ -4,10 +4,11 @@ use serde::{Deserialize, Serialize};
 
 use super::rates::counter_rate;
 use super::zram::Zram;
+use crate::sanitize::Sanitize;
 use crate::sources::Sample;
 use crate::sources::swapdev::ZramBacking;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Sanitize)]
 pub struct Swap {
     pub total_bytes: Option<u64>,
     pub free_bytes: Option<u64>,
@@ -24,7 +25,7 @@ pub struct Swap {
     pub areas_known: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Sanitize)]
 pub struct SwapDevice {
     pub path: String,
     #[serde(rename = "type")]
@@ -60,7 +61,7 @@ pub struct SwapDevice {
 /// slot lies: a disk area gets the global figures only when it is the only swap area of any
 /// kind. A zram area knows what it stores itself (mm_stat), so the rest of its used slots is
 /// known too.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, Sanitize)]
 pub struct AreaSplit {
     /// Data held by the device itself: for zram, pages stored in its RAM, same-filled ones
     /// included (mm_stat orig_data_size); for the only swap area on disk, pages on the disk
@@ -75,7 +76,7 @@ pub struct AreaSplit {
 
 /// A block device's I/O. Its counters include every kind of I/O on it, not only swap; the global
 /// swap-only figures are vmstat pswpin/pswpout (`rates`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Sanitize)]
 pub struct DeviceIo {
     pub device: String,
     #[serde(rename = "read_total_bytes", alias = "read_bytes_total")]
@@ -92,7 +93,7 @@ pub struct DeviceIo {
 
 /// Swap areas of equal priority: the kernel stripes pages across each group round-robin and
 /// fills groups from the highest priority down.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Sanitize)]
 pub struct PriorityGroup {
     pub priority: i64,
     pub devices: Vec<String>,

@@ -4,10 +4,11 @@ use serde::Serialize;
 
 use super::{Missing, Sum, checked_sum, missing_item, ratio, too_large};
 use crate::error::Reason;
+use crate::sanitize::Sanitize;
 use crate::sources::Sample;
 use crate::sources::meminfo::MeminfoSample;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Sanitize)]
 pub struct Zram {
     pub device: String,
     pub initialized: Option<bool>,

@@ -7,11 +7,12 @@ use serde::Serialize;
 use super::status::DEBUGFS;
 use super::{Missing, missing_item, ratio, too_large};
 use crate::error::Reason;
+use crate::sanitize::Sanitize;
 use crate::sources::Sample;
 use crate::sources::crypto::Compressor;
 use crate::sources::zswap::{DebugfsMap, parse_bool};
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Sanitize)]
 pub struct Zswap {
     pub available: bool,
     pub enabled: Option<bool>,

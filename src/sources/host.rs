@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Reason;
 use crate::root::Root;
+use crate::sanitize::Sanitize;
 use crate::sys;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -22,7 +23,7 @@ pub struct HostSample {
     pub page_size: PageSize,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, Sanitize)]
 pub struct PageSize {
     #[serde(rename = "size_bytes", alias = "bytes")]
     pub bytes: u64,
