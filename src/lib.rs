@@ -20,6 +20,7 @@ pub mod recording;
 pub mod report;
 pub mod root;
 pub mod sanitize;
+pub mod schema;
 pub mod serve;
 pub mod sources;
 pub mod store;

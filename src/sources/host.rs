@@ -6,6 +6,7 @@
 
 use std::path::Path;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Reason;
@@ -23,9 +24,10 @@ pub struct HostSample {
     pub page_size: PageSize,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, Sanitize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, Sanitize, JsonSchema)]
 pub struct PageSize {
     #[serde(rename = "size_bytes", alias = "bytes")]
+    #[schemars(range(min = 1))]
     pub bytes: u64,
     /// Where the value came from: "sysconf", "tree file pagesize", "host sysconf, not in tree".
     pub source: String,

@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Reading, Reason, Unavailable};
@@ -9,7 +10,7 @@ use crate::root::Root;
 use crate::sanitize::Sanitize;
 
 /// Counters zswaptop uses. Each is `None` where this kernel does not print it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, Sanitize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, Sanitize, JsonSchema)]
 pub struct VmstatSample {
     pub zswpin: Option<u64>,
     pub zswpout: Option<u64>,
