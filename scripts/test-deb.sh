@@ -80,7 +80,7 @@ check "complete -p zswaptop after sourcing it" \
   bash -c "source '$bash_completion' && complete -p zswaptop | grep -q _zswaptop"
 check "zsh completion installed" test -s /usr/share/zsh/vendor-completions/_zswaptop
 check "fish completion installed" test -s /usr/share/fish/vendor_completions.d/zswaptop.fish
-for doc in copyright LICENSE-MIT LICENSE-APACHE json-schema.md zswaptop.schema.json; do
+for doc in copyright LICENSE-MIT LICENSE-APACHE json-schema.md zswaptop.schema.json zswaptop-advise.schema.json; do
   check "/usr/share/doc/zswaptop/$doc" test -s "/usr/share/doc/zswaptop/$doc"
 done
 check "zswaptop --once runs" bash -c 'zswaptop --once --root tests/fixtures/linux-6.18-idle >/dev/null'

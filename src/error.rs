@@ -4,10 +4,13 @@
 
 use std::path::Path;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::sanitize::Sanitize;
+
 /// The filesystem a file that needs root lives on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Sanitize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Fs {
     Procfs,
@@ -52,7 +55,7 @@ pub enum Kind {
 /// Why a value is missing: the one place that words each reason and names the command that
 /// gets the value. Views show [`Reason::text`] and [`Reason::fix`]; code that must tell reasons
 /// apart matches the variant, never the text.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Sanitize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Reason {
     /// The file is not there: this kernel lacks the feature or has it switched off. `note` says
@@ -185,7 +188,7 @@ impl std::fmt::Display for Reason {
 }
 
 /// A source that could not be read: where, and why. Shown to the user, never turned into a zero.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Sanitize)]
 pub struct Unavailable {
     pub path: String,
     pub reason: Reason,

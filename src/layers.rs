@@ -24,11 +24,11 @@ use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
 /// feeds the one and runs the other (`app::tty` … `app::run`).
 pub const LAYERS: &[&str] = &[
     "sys",
+    "sanitize",
     "error",
     "root",
     "sources",
     "model",
-    "sanitize",
     "console",
     "display",
     "diagnostics",
@@ -37,6 +37,7 @@ pub const LAYERS: &[&str] = &[
     "report",
     "record",
     "advise",
+    "schema",
     "serve",
     "watch",
     "app",

@@ -24,6 +24,7 @@ pub mod record;
 pub mod report;
 pub mod root;
 pub mod sanitize;
+pub mod schema;
 pub mod serve;
 pub mod sources;
 pub mod sys;

@@ -1,5 +1,5 @@
 //! Terminal safety: every string that comes from the kernel or a captured tree is made safe here,
-//! once, on its way into the [`Snapshot`].
+//! once, on its way into the [`Snapshot`](crate::model::Snapshot).
 //!
 //! Unprivileged users choose some of those strings (a process name set with `prctl(PR_SET_NAME)`,
 //! a cgroup in a delegated subtree, a swap file's path) and zswaptop is often run as root: a raw
@@ -14,8 +14,9 @@
 //! `\u{202e}`. The snapshot is the one road from the sources to every output — the text report,
 //! the dashboard, JSON, the metrics and any format added later — so each gets it for free.
 //!
-//! The impls below destructure each model struct without `..`: a field added to the model that is
-//! not visited here is a compile error, so no future string can slip past.
+//! `#[derive(Sanitize)]` (the `zswaptop-derive` crate) writes the impl for each model type: it
+//! visits every field, and a field whose type has no impl is a compile error, so no string added
+//! to the model can slip past and no list of fields is kept by hand.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -23,17 +24,7 @@ use std::fmt::Write as _;
 
 use unicode_general_category::{GeneralCategory, get_general_category};
 
-use crate::error::{Fs, Reason, Unavailable};
-use crate::model::owners::{CgroupRow, Cgroups, ProcessRow, Processes};
-use crate::model::{
-    AreaSplit, Breakdown, Capacity, DeviceIo, Finding, Host, Memory, Missing, PriorityGroup, Psi,
-    Rates, Severity, Snapshot, SourceStatus, Swap, SwapDevice, Tool, TunableAdvice, Zram, Zswap,
-};
-use crate::sources::crypto::Compressor;
-use crate::sources::host::PageSize;
-use crate::sources::swapdev::ZramBacking;
-use crate::sources::vmstat::VmstatSample;
-use crate::sources::zswap::DebugfsMap;
+pub use zswaptop_derive::Sanitize;
 
 /// A character that must not reach a terminal raw: a control character (C0 U+0000–U+001F, DEL
 /// U+007F, C1 U+0080–U+009F), a format character (category Cf) or a line or paragraph separator
@@ -116,26 +107,6 @@ impl<T: Sanitize, E: Sanitize> Sanitize for Result<T, E> {
     }
 }
 
-impl Sanitize for Reason {
-    fn sanitize(&mut self) {
-        match self {
-            Reason::Absent { note } => note.sanitize(),
-            Reason::Malformed { line: _, detail } => detail.sanitize(),
-            Reason::Unreadable { error } => error.sanitize(),
-            Reason::NotRegular { what } => what.sanitize(),
-            Reason::NeedsRoot { .. }
-            | Reason::NoZswap
-            | Reason::PsiDisabled
-            | Reason::DebugfsNotMounted
-            | Reason::ZswapNeverEnabled
-            | Reason::DebugfsHidden
-            | Reason::TooLarge { .. }
-            | Reason::OutOfTree
-            | Reason::NotRecorded => {}
-        }
-    }
-}
-
 impl<V: Sanitize> Sanitize for BTreeMap<String, V> {
     fn sanitize(&mut self) {
         // Keys are strings from the tree too (parameter and tunable names).
@@ -152,15 +123,13 @@ impl<V: Sanitize> Sanitize for BTreeMap<String, V> {
     }
 }
 
-impl<V: Sanitize> Sanitize for DebugfsMap<V> {
+impl<T: Sanitize, const N: usize> Sanitize for [T; N] {
     fn sanitize(&mut self) {
-        // The catalogue's names are safe; another file's name is a string from the tree.
-        self.other.sanitize();
-        self.slots.iter_mut().flatten().for_each(Sanitize::sanitize);
+        self.iter_mut().for_each(Sanitize::sanitize);
     }
 }
 
-/// Numbers, flags and enums hold no text.
+/// Numbers and flags hold no text.
 macro_rules! no_text {
     ($($t:ty),*) => {$(
         impl Sanitize for $t {
@@ -168,100 +137,7 @@ macro_rules! no_text {
         }
     )*};
 }
-no_text!(
-    bool,
-    u8,
-    u32,
-    u64,
-    i64,
-    usize,
-    f64,
-    Severity,
-    Breakdown,
-    AreaSplit,
-    Capacity,
-    Psi,
-    VmstatSample,
-    Fs
-);
-
-/// Visit every field of a struct, by name, with no `..`: a new field must be listed here.
-macro_rules! fields {
-    ($($t:ident { $($f:ident),* $(,)? })*) => {$(
-        impl Sanitize for $t {
-            fn sanitize(&mut self) {
-                let $t { $($f),* } = self;
-                $($f.sanitize();)*
-            }
-        }
-    )*};
-}
-
-fields! {
-    Snapshot {
-        schema_version, timestamp, interval_seconds, tool, host, page_size, memory, zswap, swap, zram, capacity, psi, vmstat,
-        rates, tunables, diagnostics, tunables_advice, sources, processes, cgroups,
-    }
-    Tool { name, version }
-    Host { hostname, kernel, uptime_seconds, privileged, root }
-    PageSize { bytes, source }
-    Memory {
-        total_bytes, free_bytes, available_bytes, free_cmd_used_bytes, hidden_in_used_bytes,
-        breakdown, swap_cache_mapped_bytes, pcp_free_age_ms, unavailable, anon_huge_pages_bytes,
-    }
-    Zswap {
-        available, enabled, compressor, boot_compressor, max_pool_percent,
-        accept_threshold_percent, shrinker_enabled, pool_bytes, pool_source, stored_bytes,
-        stored_pages, saved_bytes, compression_ratio, compressor_ratio, incompressible_bytes,
-        same_filled_bytes, pool_limit_bytes, accept_threshold_bytes, pool_headroom_bytes,
-        pool_limit_used_percent, parameters, boot_parameters, debugfs, unavailable,
-        registered_compressors,
-    }
-    Missing { item, path, holds, reason }
-    Unavailable { path, reason }
-    Compressor { name, driver, module, kind, priority }
-    ZramBacking { name, backing_dev }
-    Swap {
-        total_bytes, free_bytes, used_bytes, in_zswap_bytes, in_swap_cache_bytes, in_zram_bytes,
-        not_in_ram_bytes, devices, priority_groups, areas_known,
-    }
-    SwapDevice {
-        path, kind, size_bytes, used_bytes, priority, is_zram, block_device, disks, rotational,
-        priority_group, io, unmapped, zram_backing, split,
-    }
-    DeviceIo {
-        device, read_bytes_total, write_bytes_total, read_iops, write_iops, read_bytes_per_sec,
-        write_bytes_per_sec, busy_percent,
-    }
-    PriorityGroup { priority, devices }
-    Zram {
-        device, initialized, is_swap, algorithm, algorithms, disksize_bytes, orig_data_bytes,
-        compr_data_bytes, mem_used_bytes, mem_limit_bytes, mem_used_max_bytes, same_pages,
-        huge_pages, compression_ratio, effective_ratio, allocator_overhead_bytes, saved_bytes,
-        huge_pages_since, pages_compacted, failed_reads, failed_writes, backing_dev,
-        bd_count_bytes, bd_reads_bytes, bd_writes_bytes, recomp_algorithm, unavailable,
-    }
-    Rates {
-        interval_seconds, zswpout_bytes_per_sec, zswpin_bytes_per_sec, zswpwb_bytes_per_sec,
-        pswpout_bytes_per_sec, pswpin_bytes_per_sec, swpout_zero_bytes_per_sec,
-        swpin_zero_bytes_per_sec, bypassed_zswap_bytes_per_sec, debugfs_per_sec, per_sec,
-        psi_some_percent, psi_full_percent,
-    }
-    Finding { id, severity, summary, evidence, fix, why }
-    TunableAdvice { name, current, suggested, why, opinion, setup }
-    SourceStatus { source, reason }
-    Processes { scanned, with_swap, total_swap_bytes, top, unreadable }
-    ProcessRow {
-        pid, name, user, rss_bytes, swap_bytes, zswap_estimate_bytes, estimate_from, command,
-        cgroup,
-    }
-    Cgroups { available, reason, version, zswap_missing, swap_missing, list }
-    CgroupRow {
-        path, unit, depth, memory_current_bytes, swap_current_bytes, zswap_bytes, zswapped_bytes,
-        compression_ratio, zswpin_bytes_per_sec, zswpout_bytes_per_sec, zswpwb_bytes_per_sec,
-        zswap_max_bytes, zswap_max_is_max, zswap_writeback,
-    }
-}
+no_text!(bool, u8, u32, u64, i64, usize, f64);
 
 #[cfg(test)]
 mod tests {
@@ -319,6 +195,62 @@ mod tests {
         ] {
             assert!(matches!(visible(safe), Cow::Borrowed(_)), "{safe:?}");
         }
+    }
+
+    #[derive(Sanitize, Debug, Clone, PartialEq)]
+    struct Row {
+        name: String,
+        pid: u32,
+        command: Option<String>,
+    }
+
+    #[derive(Sanitize, Debug, Clone, PartialEq)]
+    enum Why {
+        Known,
+        Note { note: String },
+        Pair(Option<String>, Vec<Row>),
+    }
+
+    #[derive(Sanitize, Debug, Clone, PartialEq)]
+    struct Section<T> {
+        rows: Vec<Row>,
+        why: Vec<Why>,
+        by_name: BTreeMap<String, T>,
+        slots: [Option<T>; 2],
+        last: Result<String, Why>,
+    }
+
+    /// The derived impls reach every string: in every field, nested, in every variant, behind
+    /// generics, in map keys and values, array slots and both sides of a `Result`.
+    #[test]
+    fn derived_impls_visit_every_field_of_every_variant() {
+        let bad = "\x1b]0;x\x07\u{202e}";
+        let shown = "\\x1b]0;x\\x07\\u{202e}";
+        let row = |s: &str| Row {
+            name: s.into(),
+            pid: 7,
+            command: Some(s.into()),
+        };
+        let make = |s: &str| Section {
+            rows: vec![row(s), row("ok")],
+            why: vec![
+                Why::Known,
+                Why::Note { note: s.into() },
+                Why::Pair(Some(s.into()), vec![row(s)]),
+            ],
+            by_name: BTreeMap::from([(s.to_string(), s.to_string())]),
+            slots: [None, Some(s.to_string())],
+            last: Err(Why::Note { note: s.into() }),
+        };
+        let mut got = make(bad);
+        got.sanitize();
+        assert_eq!(got, make(shown));
+        let mut ok = Section::<String> {
+            last: Ok(bad.into()),
+            ..make("ok")
+        };
+        ok.sanitize();
+        assert_eq!(ok.last, Ok(shown.to_string()));
     }
 
     #[test]

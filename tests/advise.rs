@@ -69,6 +69,24 @@ fn tree(dir: &Path, pages: u64) {
     }
 }
 
+/// The advisor's shipped schema (docs/zswaptop-advise.schema.json, generated from its types).
+fn schema() -> jsonschema::Validator {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(zswaptop::schema::ADVISE_FILE);
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .unwrap()
+}
+
+fn schema_errors(json: &Value) -> Vec<String> {
+    schema()
+        .iter_errors(json)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect()
+}
+
+/// `advise --json` on `root`, validated against its schema.
 fn advise(root: &Path, extra: &[&str]) -> (Value, String) {
     let out = Command::cargo_bin("zswaptop")
         .unwrap()
@@ -79,7 +97,10 @@ fn advise(root: &Path, extra: &[&str]) -> (Value, String) {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{err}");
-    (serde_json::from_slice(&out.stdout).unwrap(), err)
+    let json = serde_json::from_slice(&out.stdout).unwrap();
+    let errs = schema_errors(&json);
+    assert!(errs.is_empty(), "{extra:?}:\n{}", errs.join("\n"));
+    (json, err)
 }
 
 fn get<'a>(v: &'a Value, path: &str) -> &'a Value {
@@ -179,6 +200,19 @@ fn samples_only_present_pages_of_a_tree_and_names_every_field() {
     // Nothing of a page's content is in the output: no run of the text, no zero page.
     let text = serde_json::to_string(&j).unwrap();
     assert!(!text.contains("compresses well"));
+    // The schema is closed: a key it does not list fails, wherever it is.
+    for at in [
+        "",
+        "/advise",
+        "/advise/sample",
+        "/advise/candidates/0",
+        "/advise/current/0",
+    ] {
+        let mut bad = j.clone();
+        let o = bad.pointer_mut(at).and_then(Value::as_object_mut).unwrap();
+        o.insert("surprise".into(), 1.into());
+        assert!(!schema_errors(&bad).is_empty(), "{at}/surprise passed");
+    }
 }
 
 #[test]
@@ -282,6 +316,7 @@ fn an_interrupt_reports_what_was_read() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{:?}: {err}", out.status);
     let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(schema_errors(&j).is_empty(), "{:?}", schema_errors(&j));
     assert_eq!(get(&j, "advise.sample.complete"), false, "{err}");
     let read = get(&j, "advise.sample.pages").as_u64().unwrap();
     assert!(read > 0 && read < pages, "{read}");

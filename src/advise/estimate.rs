@@ -2,6 +2,7 @@
 //! (zero-filled, same-filled, incompressible) as this kernel does it, and the allocator's cost.
 //! docs/advisor.md lists every fact with the kernel file it comes from.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::zsmalloc::Zsmalloc;
@@ -48,7 +49,7 @@ pub struct Rules {
 }
 
 /// One kernel behaviour the estimate relies on.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Fact {
     pub fact: String,
     /// How it was learned: the file read, or `assumed` with why.
@@ -58,7 +59,7 @@ pub struct Fact {
 }
 
 /// A backend.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
     Zswap,

@@ -24,6 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::error::Reason;
@@ -49,13 +50,13 @@ pub struct Options {
 }
 
 /// The JSON document: `{"advise": …}`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Document {
     pub advise: Advice,
 }
 
 /// Everything `advise` found.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Advice {
     pub sample: SampleSummary,
     pub candidates: Vec<CandidateResult>,
@@ -66,7 +67,7 @@ pub struct Advice {
 }
 
 /// What was sampled (counts only: no page content).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct SampleSummary {
     pub pages: u64,
     pub bytes: u64,
@@ -81,12 +82,13 @@ pub struct SampleSummary {
     pub complete: bool,
     pub page_size: u64,
     /// CPU time of the run (this process, user + system).
+    #[schemars(range(min = 0))]
     pub cpu_seconds: Option<f64>,
     /// The sampled processes, most pages first: pid, name (made safe), pages read.
     pub process_list: Vec<SampledProcess>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct SampledProcess {
     pub pid: u32,
     pub name: String,
@@ -94,7 +96,7 @@ pub struct SampledProcess {
 }
 
 /// One algorithm on one backend.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct CandidateResult {
     pub name: String,
     pub backend: Backend,
@@ -103,6 +105,7 @@ pub struct CandidateResult {
     pub running: bool,
     pub estimated: bool,
     /// Predicted stored ÷ pool for the sample, as zswaptop defines the kernel's ratio.
+    #[schemars(range(min = 0))]
     pub ratio: Option<f64>,
     /// Predicted pool for what the backend stores now (or, when it stores nothing, for the
     /// sample): see `pool_basis`.
@@ -111,27 +114,33 @@ pub struct CandidateResult {
     pub pool_basis_bytes: Option<u64>,
     pub pool_basis: Option<String>,
     /// Share of the sample's stored pages kept whole (did not compress enough).
+    #[schemars(range(min = 0, max = 1))]
     pub whole_share: Option<f64>,
     /// Pages the backend would refuse (zswap before 6.18: they go to the swap device).
     pub refused_pages: Option<u64>,
     /// Measured in this process, over the sample's pages.
+    #[schemars(range(min = 0))]
     pub compress_mib_s: Option<f64>,
+    #[schemars(range(min = 0))]
     pub decompress_mib_s: Option<f64>,
     /// CPU per page to compress, relative to the algorithm the backend runs now.
+    #[schemars(range(min = 0))]
     pub compress_cpu_relative: Option<f64>,
     /// Why not estimated; or how to get it when the kernel lacks it.
     pub reason: Option<String>,
 }
 
 /// The prediction for what runs now beside what the kernel achieves.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Current {
     pub backend: Backend,
     /// zram: the device.
     pub device: Option<String>,
     pub name: String,
     /// stored ÷ pool now (Zswapped ÷ Zswap; zram orig_data_size ÷ mem_used_total).
+    #[schemars(range(min = 0))]
     pub achieved_ratio: Option<f64>,
+    #[schemars(range(min = 0))]
     pub predicted_ratio: Option<f64>,
     /// (predicted − achieved) ÷ achieved, in percent.
     pub difference_percent: Option<f64>,

@@ -1,16 +1,19 @@
 //! The capacity section: how much memory the machine effectively has with compression.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::sanitize::Sanitize;
 use crate::sources::meminfo::MeminfoSample;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Sanitize, JsonSchema)]
 pub struct Capacity {
     pub effective_now_bytes: Option<u64>,
     pub effective_at_pool_limit_bytes: Option<u64>,
     pub zswap_resident_max_bytes: Option<u64>,
     pub fast_tier_headroom_bytes: Option<u64>,
     /// The ratio used above; `ratio_assumed` when the pool is empty and 2.0 stands in.
+    #[schemars(range(min = 0))]
     pub ratio: Option<f64>,
     pub ratio_assumed: bool,
 }

@@ -1,12 +1,16 @@
 //! What the diagnostics rules produce. The rules run after the model (`crate::diagnostics`);
 //! these are the types a snapshot carries their verdicts in.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
+use crate::sanitize::Sanitize;
+
 /// One diagnostic finding (see the diagnostics rules).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Sanitize, JsonSchema)]
 pub struct Finding {
+    #[schemars(regex(pattern = r"^[a-z0-9]+(-[a-z0-9]+)*$"))]
     pub id: String,
     pub severity: Severity,
     pub summary: String,
@@ -16,7 +20,7 @@ pub struct Finding {
 }
 
 /// A tunable, its current value, and the value suggested for the detected swap setup.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Sanitize, JsonSchema)]
 pub struct TunableAdvice {
     /// `vm.swappiness`, `transparent_hugepage.enabled`, … (the keys of `tunables`).
     pub name: Cow<'static, str>,
@@ -31,7 +35,9 @@ pub struct TunableAdvice {
     pub setup: Cow<'static, str>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Sanitize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Info,

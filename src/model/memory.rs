@@ -2,14 +2,16 @@
 //! Documentation/filesystems/proc.rst) plus the zswap and zram pools, and what procps-ng `free`
 //! calls used (its library/meminfo.c).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Missing, too_large};
 use crate::error::Reason;
 use crate::model::metrics::Hue;
+use crate::sanitize::Sanitize;
 use crate::sources::meminfo::MeminfoSample;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Sanitize, JsonSchema)]
 pub struct Memory {
     pub total_bytes: Option<u64>,
     pub free_bytes: Option<u64>,
@@ -19,6 +21,9 @@ pub struct Memory {
     pub breakdown: Option<Breakdown>,
     /// The swap cache's pages that are mapped again and so already inside `apps` (AnonPages):
     /// SwapCached − `breakdown.swap_cache` (an estimate, see [`swap_cache_split`]).
+    #[schemars(
+        description = "SwapCached − `breakdown.swap_cache_bytes`: the swap cache's pages that are mapped again and so already inside `breakdown.apps_bytes` (an estimate)."
+    )]
     pub swap_cache_mapped_bytes: Option<u64>,
     /// How long before this sample `/proc/zoneinfo` (`breakdown.pcp_free`) was read: 0 when read
     /// with it; more when the dashboard reads it less often than it samples (its cost).
@@ -188,7 +193,9 @@ pub const BUCKETS: [Bucket; 11] = [
 
 /// Eleven buckets that sum exactly to MemTotal. A `None` bucket is unknown; its memory is then
 /// inside `unaccounted`, so the known buckets still sum to the total.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, Sanitize, JsonSchema,
+)]
 pub struct Breakdown {
     #[serde(rename = "apps_bytes", alias = "apps")]
     pub apps: Option<u64>,

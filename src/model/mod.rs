@@ -18,9 +18,11 @@ pub mod zswap;
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::error::{Reason, Unavailable};
+use crate::sanitize::Sanitize;
 use crate::sources::Sample;
 use crate::sources::host::PageSize;
 pub use capacity::{ASSUMED_RATIO, Capacity};
@@ -37,12 +39,15 @@ pub const SCHEMA_VERSION: u32 = 2;
 
 /// Serialise only: the JSON gives reasons as text (docs/json-schema.md); record `Sample`s to
 /// replay, not snapshots.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Sanitize, JsonSchema)]
 pub struct Snapshot {
+    #[schemars(extend("const" = SCHEMA_VERSION))]
     pub schema_version: u32,
     /// When the (last) sample was taken: RFC 3339, UTC, milliseconds.
+    #[schemars(extend("format" = "date-time"), regex(pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]+Z$"))]
     pub timestamp: String,
     /// The seconds between the two samples the rates cover; `null` for one sample.
+    #[schemars(extend("exclusiveMinimum" = 0))]
     pub interval_seconds: Option<f64>,
     pub tool: Tool,
     pub host: Host,
@@ -60,9 +65,15 @@ pub struct Snapshot {
     pub tunables: BTreeMap<String, Option<String>>,
     /// The rules' findings: empty from `derive`, filled by the pipeline's rules step
     /// (`crate::diagnostics::judge`).
+    #[schemars(
+        description = "The diagnostics rules' findings, most severe first, then by id; empty when none."
+    )]
     pub diagnostics: Vec<Finding>,
     /// Each tunable with its current value and the one suggested for this swap setup (filled
     /// by `crate::diagnostics::judge`, like `diagnostics`).
+    #[schemars(
+        description = "Each tunable of `tunables` shown, with the value suggested for this swap setup."
+    )]
     pub tunables_advice: Vec<TunableAdvice>,
     pub sources: Vec<SourceStatus>,
     /// Top processes by swap (`--top N`, or the processes view); `null` when not asked for.
@@ -74,8 +85,11 @@ pub struct Snapshot {
 
 /// An item zswaptop could not show, and why. In JSON: `item` (its kernel path, or what it holds,
 /// in parentheses), `reason` as text and `fix`, the command that gets it (see [`Reason`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Sanitize, JsonSchema)]
 #[serde(into = "MissingJson")]
+#[schemars(
+    description = "A value zswaptop could not show: what (`item`: its kernel path, or what it holds, in parentheses), why (`reason`), and the one command that gets it (`fix`), or null."
+)]
 pub struct Missing {
     /// A short name: "debugfs", "mm_stat", "zswap".
     pub item: String,
@@ -96,7 +110,7 @@ impl Missing {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 struct MissingJson {
     item: String,
     reason: String,

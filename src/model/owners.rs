@@ -2,16 +2,22 @@
 
 use std::collections::HashMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::rates::counter_rate;
 use crate::error::Reason;
+use crate::sanitize::Sanitize;
 use crate::sources::cgroups::{CgroupSample, unit_name};
 use crate::sources::processes::ProcScan;
 
 /// Serialised through [`ProcessesJson`]: with `/proc` unreadable the counts are unknown, so
 /// JSON says null rather than 0.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Sanitize, JsonSchema)]
+#[schemars(with = "ProcessesJson<'static>")]
+#[schemars(
+    description = "The processes with the most swap. With `/proc` unreadable (`unreadable` says why) the counts are unknown: null, never 0."
+)]
 pub struct Processes {
     /// How many /proc/PID entries were looked at.
     pub scanned: usize,
@@ -26,7 +32,7 @@ pub struct Processes {
 }
 
 /// The JSON form of [`Processes`].
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 struct ProcessesJson<'a> {
     scanned: Option<usize>,
     with_swap: Option<usize>,
@@ -36,6 +42,7 @@ struct ProcessesJson<'a> {
         skip_serializing_if = "Option::is_none",
         serialize_with = "crate::error::reason_text"
     )]
+    #[schemars(with = "String")]
     unreadable: Option<Reason>,
 }
 
@@ -53,7 +60,7 @@ impl Serialize for Processes {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Sanitize, JsonSchema)]
 pub struct ProcessRow {
     pub pid: u32,
     pub name: String,
@@ -71,20 +78,24 @@ pub struct ProcessRow {
     pub cgroup: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Sanitize, JsonSchema)]
 pub struct Cgroups {
     /// False with no memory controller on either cgroup version: `reason` says why.
     pub available: bool,
     #[serde(serialize_with = "crate::error::reason_text")]
+    #[schemars(with = "Option<String>")]
     pub reason: Option<Reason>,
     /// The hierarchy read: 1 (the v1 memory controller) or 2; `None` when none was, or no
     /// cgroup in it could be read.
+    #[schemars(extend("enum" = [1, 2, null]))]
     pub version: Option<u8>,
     /// Why every row's zswap figures are null (cgroup v1), `None` when they are read.
     #[serde(serialize_with = "crate::error::reason_text")]
+    #[schemars(with = "Option<String>")]
     pub zswap_missing: Option<Reason>,
     /// Why every row's swap is null (cgroup v1 without swap accounting), `None` otherwise.
     #[serde(serialize_with = "crate::error::reason_text")]
+    #[schemars(with = "Option<String>")]
     pub swap_missing: Option<Reason>,
     pub list: Vec<CgroupRow>,
 }
@@ -143,7 +154,7 @@ impl Cgroups {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Sanitize, JsonSchema)]
 pub struct CgroupRow {
     pub path: String,
     pub unit: Option<String>,
@@ -153,9 +164,13 @@ pub struct CgroupRow {
     pub zswap_bytes: Option<u64>,
     pub zswapped_bytes: Option<u64>,
     /// zswapped ÷ zswap.
+    #[schemars(range(min = 0))]
     pub compression_ratio: Option<f64>,
+    #[schemars(range(min = 0))]
     pub zswpin_bytes_per_sec: Option<f64>,
+    #[schemars(range(min = 0))]
     pub zswpout_bytes_per_sec: Option<f64>,
+    #[schemars(range(min = 0))]
     pub zswpwb_bytes_per_sec: Option<f64>,
     /// The limit in bytes; `null` when there is none: `zswap_max_is_max` tells "max" from a
     /// kernel without the file.

@@ -4,33 +4,48 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::metrics::{self, Output};
+use crate::sanitize::Sanitize;
 use crate::sources::Sample;
 use crate::sources::zswap::DebugfsMap;
 
 /// Per-second rates over one interval. Page counters are given in bytes per second.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Sanitize, JsonSchema)]
 pub struct Rates {
+    #[schemars(extend("exclusiveMinimum" = 0))]
     pub interval_seconds: f64,
+    #[schemars(range(min = 0))]
     pub zswpout_bytes_per_sec: Option<f64>,
+    #[schemars(range(min = 0))]
     pub zswpin_bytes_per_sec: Option<f64>,
+    #[schemars(range(min = 0))]
     pub zswpwb_bytes_per_sec: Option<f64>,
+    #[schemars(range(min = 0))]
     pub pswpout_bytes_per_sec: Option<f64>,
+    #[schemars(range(min = 0))]
     pub pswpin_bytes_per_sec: Option<f64>,
+    #[schemars(range(min = 0))]
     pub swpout_zero_bytes_per_sec: Option<f64>,
+    #[schemars(range(min = 0))]
     pub swpin_zero_bytes_per_sec: Option<f64>,
     /// Pages written to a swap device without passing through zswap: Δpswpout − Δzswpwb.
+    #[schemars(range(min = 0))]
     pub bypassed_zswap_bytes_per_sec: Option<f64>,
     /// debugfs event counters per second (pool_limit_hit, reject_*, written_back_pages in pages).
+    #[schemars(extend("additionalProperties" = { "type": "number", "minimum": 0 }))]
     pub debugfs_per_sec: DebugfsMap<f64>,
     /// Every counter of the registry read off the raw sample, by id, per second in its own
     /// unit (pages, events, microseconds); a counter missing from either sample is left out.
     #[serde(default)]
+    #[schemars(extend("additionalProperties" = { "type": "number", "minimum": 0 }))]
     pub per_sec: BTreeMap<String, f64>,
     /// Share of wall time with some / all tasks stalled on memory over the interval (0–100).
+    #[schemars(range(min = 0, max = 100))]
     pub psi_some_percent: Option<f64>,
+    #[schemars(range(min = 0, max = 100))]
     pub psi_full_percent: Option<f64>,
 }
 

@@ -2,42 +2,55 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Reading, Reason};
+use crate::sanitize::Sanitize;
 use crate::sources::Sample;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Sanitize, JsonSchema)]
 pub struct Tool {
+    #[schemars(extend("const" = "zswaptop"))]
     pub name: String,
     pub version: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Sanitize, JsonSchema)]
 pub struct Host {
     pub hostname: Option<String>,
     pub kernel: Option<String>,
+    #[schemars(range(min = 0))]
     pub uptime_seconds: Option<f64>,
     pub privileged: bool,
     pub root: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Sanitize, JsonSchema)]
 pub struct Psi {
+    #[schemars(range(min = 0, max = 100))]
     pub some_avg10: f64,
+    #[schemars(range(min = 0, max = 100))]
     pub some_avg60: f64,
+    #[schemars(range(min = 0, max = 100))]
     pub some_avg300: f64,
     pub some_total_us: u64,
+    #[schemars(range(min = 0, max = 100))]
     pub full_avg10: f64,
+    #[schemars(range(min = 0, max = 100))]
     pub full_avg60: f64,
+    #[schemars(range(min = 0, max = 100))]
     pub full_avg300: f64,
     pub full_total_us: u64,
 }
 
 /// A file-level source and why it could not be read (`None`: it was). In JSON: `source`,
 /// `status` (ok, missing, denied, malformed or unreadable) and `reason` as text.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Sanitize, JsonSchema)]
 #[serde(into = "SourceStatusJson")]
+#[schemars(
+    description = "A file zswaptop reads: `status` ok, or the kind of trouble that `reason` describes."
+)]
 pub struct SourceStatus {
     pub source: String,
     pub reason: Option<Reason>,
@@ -54,11 +67,13 @@ impl SourceStatus {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 struct SourceStatusJson {
     source: String,
+    #[schemars(extend("enum" = ["ok", "missing", "denied", "malformed", "unreadable"]))]
     status: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     reason: Option<String>,
 }
 

@@ -1,13 +1,15 @@
 //! The swap section: totals, where swapped pages are, the swap areas and their devices.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::rates::counter_rate;
 use super::zram::Zram;
+use crate::sanitize::Sanitize;
 use crate::sources::Sample;
 use crate::sources::swapdev::ZramBacking;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Sanitize, JsonSchema)]
 pub struct Swap {
     pub total_bytes: Option<u64>,
     pub free_bytes: Option<u64>,
@@ -24,7 +26,7 @@ pub struct Swap {
     pub areas_known: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Sanitize, JsonSchema)]
 pub struct SwapDevice {
     pub path: String,
     #[serde(rename = "type")]
@@ -60,7 +62,9 @@ pub struct SwapDevice {
 /// slot lies: a disk area gets the global figures only when it is the only swap area of any
 /// kind. A zram area knows what it stores itself (mm_stat), so the rest of its used slots is
 /// known too.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, Sanitize, JsonSchema,
+)]
 pub struct AreaSplit {
     /// Data held by the device itself: for zram, pages stored in its RAM, same-filled ones
     /// included (mm_stat orig_data_size); for the only swap area on disk, pages on the disk
@@ -75,24 +79,29 @@ pub struct AreaSplit {
 
 /// A block device's I/O. Its counters include every kind of I/O on it, not only swap; the global
 /// swap-only figures are vmstat pswpin/pswpout (`rates`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Sanitize, JsonSchema)]
 pub struct DeviceIo {
     pub device: String,
     #[serde(rename = "read_total_bytes", alias = "read_bytes_total")]
     pub read_bytes_total: u64,
     #[serde(rename = "write_total_bytes", alias = "write_bytes_total")]
     pub write_bytes_total: u64,
+    #[schemars(range(min = 0))]
     pub read_iops: Option<f64>,
+    #[schemars(range(min = 0))]
     pub write_iops: Option<f64>,
+    #[schemars(range(min = 0))]
     pub read_bytes_per_sec: Option<f64>,
+    #[schemars(range(min = 0))]
     pub write_bytes_per_sec: Option<f64>,
     /// Share of the interval with I/O in flight (io_ticks), 0–100.
+    #[schemars(range(min = 0, max = 100))]
     pub busy_percent: Option<f64>,
 }
 
 /// Swap areas of equal priority: the kernel stripes pages across each group round-robin and
 /// fills groups from the highest priority down.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Sanitize, JsonSchema)]
 pub struct PriorityGroup {
     pub priority: i64,
     pub devices: Vec<String>,

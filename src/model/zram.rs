@@ -1,13 +1,15 @@
 //! The zram section: one entry per device, its ratios, overhead and what could not be read.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::{Missing, Sum, checked_sum, missing_item, ratio, too_large};
 use crate::error::Reason;
+use crate::sanitize::Sanitize;
 use crate::sources::Sample;
 use crate::sources::meminfo::MeminfoSample;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Sanitize, JsonSchema)]
 pub struct Zram {
     pub device: String,
     pub initialized: Option<bool>,
@@ -23,8 +25,10 @@ pub struct Zram {
     pub same_pages: Option<u64>,
     pub huge_pages: Option<u64>,
     /// orig ÷ compr: the compressor's ratio.
+    #[schemars(range(min = 0))]
     pub compression_ratio: Option<f64>,
     /// orig ÷ mem_used: what the device really saves, allocator overhead included.
+    #[schemars(range(min = 0))]
     pub effective_ratio: Option<f64>,
     /// mem_used − compr: zsmalloc fragmentation and metadata.
     pub allocator_overhead_bytes: Option<u64>,

@@ -2,16 +2,18 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::status::DEBUGFS;
 use super::{Missing, missing_item, ratio, too_large};
 use crate::error::Reason;
+use crate::sanitize::Sanitize;
 use crate::sources::Sample;
 use crate::sources::crypto::Compressor;
 use crate::sources::zswap::{DebugfsMap, parse_bool};
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Sanitize, JsonSchema)]
 pub struct Zswap {
     pub available: bool,
     pub enabled: Option<bool>,
@@ -21,20 +23,26 @@ pub struct Zswap {
     pub accept_threshold_percent: Option<u64>,
     pub shrinker_enabled: Option<bool>,
     pub pool_bytes: Option<u64>,
+    #[schemars(extend("enum" = ["meminfo", "debugfs", null]))]
     pub pool_source: Option<String>,
     pub stored_bytes: Option<u64>,
     pub stored_pages: Option<u64>,
     pub saved_bytes: Option<i64>,
+    #[schemars(range(min = 0))]
     pub compression_ratio: Option<f64>,
+    #[schemars(range(min = 0))]
     pub compressor_ratio: Option<f64>,
     pub incompressible_bytes: Option<u64>,
     pub same_filled_bytes: Option<u64>,
     pub pool_limit_bytes: Option<u64>,
     pub accept_threshold_bytes: Option<u64>,
     pub pool_headroom_bytes: Option<u64>,
+    #[schemars(range(min = 0))]
     pub pool_limit_used_percent: Option<f64>,
     pub parameters: BTreeMap<String, String>,
     pub boot_parameters: BTreeMap<String, String>,
+    /// Every file of /sys/kernel/debug/zswap by its kernel name, raw (pool_total_size in bytes,
+    /// *_pages in pages, the rest events); `null` when the directory could not be read.
     pub debugfs: Option<DebugfsMap<u64>>,
     pub unavailable: Vec<Missing>,
     /// Compressors registered with the crypto API (`/proc/crypto`), for the diagnostics (not in

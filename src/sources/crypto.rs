@@ -13,9 +13,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Reading, Reason, Unavailable};
 use crate::root::Root;
+use crate::sanitize::Sanitize;
 
 /// One registered compression implementation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Sanitize)]
 pub struct Compressor {
     /// Algorithm name as zswap and `/proc/crypto` spell it (`lzo`, `lz4`, `zstd`, `deflate`).
     pub name: String,

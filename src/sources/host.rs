@@ -6,10 +6,12 @@
 
 use std::path::Path;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Reason;
 use crate::root::Root;
+use crate::sanitize::Sanitize;
 use crate::sys;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -22,9 +24,10 @@ pub struct HostSample {
     pub page_size: PageSize,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, Sanitize, JsonSchema)]
 pub struct PageSize {
     #[serde(rename = "size_bytes", alias = "bytes")]
+    #[schemars(range(min = 1))]
     pub bytes: u64,
     /// Where the value came from: "sysconf", "tree file pagesize", "host sysconf, not in tree".
     pub source: String,

@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use super::swaps::SwapEntry;
 use crate::error::{Reading, Reason};
 use crate::root::Root;
+use crate::sanitize::Sanitize;
 
 /// A device number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -84,7 +85,7 @@ impl Disk {
 }
 
 /// What a zram swap device has behind it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Sanitize)]
 pub struct ZramBacking {
     pub name: String,
     /// `backing_dev` as read: `none`, or the writeback device's path. Missing when the kernel

@@ -2,13 +2,15 @@
 
 use std::path::Path;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Reading, Reason, Unavailable};
 use crate::root::Root;
+use crate::sanitize::Sanitize;
 
 /// Counters zswaptop uses. Each is `None` where this kernel does not print it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, Sanitize, JsonSchema)]
 pub struct VmstatSample {
     pub zswpin: Option<u64>,
     pub zswpout: Option<u64>,

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Reading, Reason, Unavailable};
 use crate::root::{Root, classify_io, parse_u64_file};
+use crate::sanitize::Sanitize;
 
 /// Every zswap module parameter, raw text (`Y`, `lzo`, `20`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,7 +50,7 @@ pub const DEBUGFS_FILES: [&str; 14] = [
 /// A value per zswap debugfs file, by file name: the files of [`DEBUGFS_FILES`] in fixed slots,
 /// any other (a later kernel's) by its name. Reads, iterates (in name order) and serializes as
 /// the map from file name to value it stands for.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Sanitize)]
 pub struct DebugfsMap<T> {
     pub(crate) slots: [Option<T>; DEBUGFS_FILES.len()],
     /// Files [`DEBUGFS_FILES`] lacks, by name.
