@@ -3,9 +3,7 @@
 //! SIGINT, SIGTERM and a reader that goes away (`| head -2`) end it with status 0 and nothing on
 //! stderr.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};

@@ -3,12 +3,10 @@
 //! real Prometheus scraping `zswaptop serve` (its values against the kernel's, every Grafana
 //! panel's query and every alert expression run on it), node_exporter's textfile collector
 //! reading `--textfile`; and `serve` against malformed and slow requests. A test whose tool is
-//! not installed says SKIPPED (`.ci/run` installs Debian's prometheus and
+//! not installed says SKIPPED (`common::skip`; `.ci/run` installs Debian's prometheus and
 //! prometheus-node-exporter). Everything listens on 127.0.0.1 only.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -19,30 +17,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use common::trials::skip;
-
-fn main() -> std::process::ExitCode {
-    common::trials::run(
-        include_str!("metrics.rs"),
-        common::trials::tests![
-            a_missing_value_is_absent_never_zero,
-            openmetrics_and_text_formats_agree,
-            promtool_checks_every_fixture_and_live,
-            promtool_checks_and_tests_the_alert_rules,
-            textfile_is_replaced_whole,
-            prometheus_scrapes_serve,
-            node_exporter_reads_the_textfile,
-            serve_answers_bad_requests_and_keeps_serving,
-            serve_closes_a_slow_request_within_the_limit,
-            serve_bounds_its_connections,
-            slow_clients_take_no_scrape_from_prometheus,
-            prometheus_scrapes_serve_over_tls_with_basic_auth,
-            serve_verifies_client_certificates,
-            serve_refuses_a_bad_web_config,
-            serve_warns_beyond_loopback_without_tls_or_auth,
-        ],
-    )
-}
+use common::skip;
 
 fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_zswaptop"))
@@ -72,18 +47,29 @@ fn sample_names(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
-fn need(tool: &str) -> PathBuf {
-    for dir in std::env::var("PATH").unwrap_or_default().split(':') {
-        let p = Path::new(dir).join(tool);
-        if p.is_file() {
-            return p;
-        }
-    }
-    skip(format!(
-        "{tool} is not installed (Debian: apt-get install prometheus prometheus-node-exporter)"
-    ))
+/// `tool` on PATH.
+fn find(tool: &str) -> Option<PathBuf> {
+    std::env::var("PATH")
+        .unwrap_or_default()
+        .split(':')
+        .map(|dir| Path::new(dir).join(tool))
+        .find(|p| p.is_file())
 }
 
+/// `tool` on PATH, or the running test says SKIPPED and returns.
+macro_rules! need {
+    ($tool:expr) => {
+        match find($tool) {
+            Some(path) => path,
+            None => skip!(
+                "{} is not installed (Debian: apt-get install prometheus prometheus-node-exporter)",
+                $tool
+            ),
+        }
+    };
+}
+
+#[test]
 fn a_missing_value_is_absent_never_zero() {
     // A tree with no kernel files: nothing to export but the statuses and the build, and the
     // one fact the model knows without a file: no zswap in the kernel, so none of swap is in it.
@@ -125,6 +111,7 @@ fn a_missing_value_is_absent_never_zero() {
     );
 }
 
+#[test]
 fn openmetrics_and_text_formats_agree() {
     for root in common::fixture_trees() {
         let om = exposition(Some(&root), "openmetrics");
@@ -165,8 +152,9 @@ fn openmetrics_and_text_formats_agree() {
     }
 }
 
+#[test]
 fn promtool_checks_every_fixture_and_live() {
-    let promtool = need("promtool");
+    let promtool = need!("promtool");
     let mut trees: Vec<Option<PathBuf>> = common::fixture_trees().into_iter().map(Some).collect();
     trees.push(None);
     for root in trees {
@@ -197,8 +185,8 @@ fn promtool_checks_every_fixture_and_live() {
     }
 }
 
-fn promtool(args: &[&str]) -> String {
-    let out = Command::new(need("promtool"))
+fn promtool(promtool: &Path, args: &[&str]) -> String {
+    let out = Command::new(promtool)
         .args(args)
         .current_dir("assets")
         .output()
@@ -212,13 +200,16 @@ fn promtool(args: &[&str]) -> String {
     said
 }
 
+#[test]
 fn promtool_checks_and_tests_the_alert_rules() {
-    let said = promtool(&["check", "rules", "zswaptop-alerts.yml"]);
+    let tool = need!("promtool");
+    let said = promtool(&tool, &["check", "rules", "zswaptop-alerts.yml"]);
     assert!(said.contains("SUCCESS: 4 rules found"), "{said}");
-    let said = promtool(&["test", "rules", "zswaptop-alerts.test.yml"]);
+    let said = promtool(&tool, &["test", "rules", "zswaptop-alerts.test.yml"]);
     assert!(said.contains("SUCCESS"), "{said}");
 }
 
+#[test]
 fn textfile_is_replaced_whole() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("zswaptop.prom"), "old").unwrap();
@@ -399,14 +390,16 @@ fn metrics_in(expr: &str) -> BTreeSet<String> {
     out
 }
 
+#[test]
 fn prometheus_scrapes_serve() {
-    need("prometheus");
+    let tool = need!("prometheus");
     let (_serve, target) = serve(None);
     let dir = tempfile::tempdir().unwrap();
     let rules = std::fs::canonicalize("assets/zswaptop-alerts.yml").unwrap();
     let mut bracket = Bracket::default();
     bracket.read();
     let (_prometheus, prom) = prometheus(
+        &tool,
         dir.path(),
         &format!(
             "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files:\n  - {}\n\
@@ -559,8 +552,9 @@ impl Bracket {
     }
 }
 
+#[test]
 fn node_exporter_reads_the_textfile() {
-    let exporter = need("prometheus-node-exporter");
+    let exporter = need!("prometheus-node-exporter");
     let dir = tempfile::tempdir().unwrap();
     let out = Command::new(bin())
         .arg("--textfile")
@@ -611,6 +605,7 @@ fn node_exporter_reads_the_textfile() {
 
 // --- serve against bad clients --------------------------------------------------------------
 
+#[test]
 fn serve_answers_bad_requests_and_keeps_serving() {
     let (_s, addr) = serve(Some(Path::new("tests/fixtures/linux-6.18-loaded")));
     let (code, head, body) = get(
@@ -685,6 +680,7 @@ fn serve_answers_bad_requests_and_keeps_serving() {
     }
 }
 
+#[test]
 fn serve_closes_a_slow_request_within_the_limit() {
     let (_s, addr) = serve(Some(Path::new("tests/fixtures/linux-6.18-loaded")));
     // Slowloris: a header every 500 ms, never the blank line that ends the request.
@@ -716,6 +712,7 @@ fn serve_closes_a_slow_request_within_the_limit() {
     );
 }
 
+#[test]
 fn serve_bounds_its_connections() {
     // Under a descriptor limit of 128 the server holds 64 connections (128 less 64 spare). 100
     // idle ones: the oldest are closed to admit the newer, the probe that comes last is served
@@ -791,14 +788,13 @@ fn slow_clients(addr: String, n: usize, stop: Arc<AtomicBool>) -> std::thread::J
     })
 }
 
-/// A Prometheus on a free loopback port with `config` (prometheus.yml's text) and its data in
-/// `dir`; its address, once it answers ready.
-fn prometheus(dir: &Path, config: &str) -> (Guard, String) {
-    let prometheus = need("prometheus");
+/// A Prometheus (the binary `tool`) on a free loopback port with `config` (prometheus.yml's
+/// text) and its data in `dir`; its address, once it answers ready.
+fn prometheus(tool: &Path, dir: &Path, config: &str) -> (Guard, String) {
     std::fs::write(dir.join("prometheus.yml"), config).unwrap();
     let prom = format!("127.0.0.1:{}", free_port());
     let guard = Guard(
-        Command::new(prometheus)
+        Command::new(tool)
             .arg(format!(
                 "--config.file={}",
                 dir.join("prometheus.yml").display()
@@ -848,16 +844,18 @@ fn open_fds(pid: u32) -> usize {
     std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, |d| d.count())
 }
 
+#[test]
 fn slow_clients_take_no_scrape_from_prometheus() {
     // Two exporters, each with 200 slow clients on it, scraped every second: one with room for
     // 512 connections, one with room for 64 (descriptor limit 128), where the slow clients
     // keep it full and every new one closes the oldest. Not one scrape may fail or take 1 s.
-    need("prometheus");
+    let tool = need!("prometheus");
     let root = Path::new("tests/fixtures/linux-6.18-loaded");
     let (roomy, roomy_addr) = serve_with(Some(root), &[], None);
     let (tight, tight_addr) = serve_with(Some(root), &[], Some(128));
     let dir = tempfile::tempdir().unwrap();
     let (_prom_guard, prom) = prometheus(
+        &tool,
         dir.path(),
         &format!(
             "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n\
@@ -1034,8 +1032,9 @@ fn basic(user: &str, password: &str) -> String {
     format!("Authorization: Basic {enc}\r\n")
 }
 
+#[test]
 fn prometheus_scrapes_serve_over_tls_with_basic_auth() {
-    need("prometheus");
+    let tool = need!("prometheus");
     let dir = tempfile::tempdir().unwrap();
     certificates(dir.path());
     let hash = bcrypt::hash("s3cret", 4).unwrap();
@@ -1082,6 +1081,7 @@ fn prometheus_scrapes_serve_over_tls_with_basic_auth() {
     );
 
     let (_prom_guard, prom) = prometheus(
+        &tool,
         dir.path(),
         &format!(
             "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n\
@@ -1101,6 +1101,7 @@ fn prometheus_scrapes_serve_over_tls_with_basic_auth() {
     assert!(one(&prom, "zswaptop_zswap_pool_bytes{job=\"tls\"}").is_some());
 }
 
+#[test]
 fn serve_verifies_client_certificates() {
     let dir = tempfile::tempdir().unwrap();
     certificates(dir.path());
@@ -1119,6 +1120,7 @@ fn serve_verifies_client_certificates() {
     }
 }
 
+#[test]
 fn serve_refuses_a_bad_web_config() {
     let dir = tempfile::tempdir().unwrap();
     for (text, says) in [
@@ -1157,6 +1159,7 @@ fn serve_refuses_a_bad_web_config() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+#[test]
 fn serve_warns_beyond_loopback_without_tls_or_auth() {
     // 0.0.0.0 on a port the kernel picks: the warnings follow the line that says where it
     // serves; nothing is scraped (the test talks to nothing but the child's stderr).

@@ -2,9 +2,7 @@
 //! the reads; and the descriptors zswaptop keeps open do not pile up while devices and
 //! processes come and go.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

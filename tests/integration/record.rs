@@ -5,10 +5,8 @@
 //! the terminal, nothing takes the memory, a full disk with stderr gone is survived, a second
 //! recorder is refused.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
-mod crafted;
+use crate::common::crafted;
+use crate::common::{self, skip};
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -561,10 +559,7 @@ fn sigterm(child: &std::process::Child) {
 fn a_recorder_survives_a_full_disk_with_its_stderr_gone() {
     let disk = match crafted::disk::SmallDisk::mount("256k") {
         Ok(d) => d,
-        Err(why) => {
-            eprintln!("SKIPPED a_recorder_survives_a_full_disk_with_its_stderr_gone: {why}");
-            return;
-        }
+        Err(why) => skip!("{why}"),
     };
     for target in ["one.zsr", "rotated/"] {
         let path = disk.path().join(target);

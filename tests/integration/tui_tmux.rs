@@ -10,12 +10,9 @@
 //!
 //! Each test uses its own tmux server (`-L`), so nothing else running in tmux is touched. When
 //! tmux is missing it is installed with apt-get if the test runs as root; otherwise the tests
-//! say SKIPPED with the reason and are counted as ignored (`harness = false`: `main` lists the
-//! tests).
+//! say SKIPPED with the reason (`common::skip`).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common::skip;
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -72,34 +69,13 @@ fn tmux_ready() -> Result<(), String> {
         .clone()
 }
 
+/// The running test says SKIPPED and returns unless tmux can be used.
 macro_rules! require_tmux {
     () => {
         if let Err(why) = tmux_ready() {
-            common::trials::skip(why);
+            skip!("{why}");
         }
     };
-}
-
-fn main() -> std::process::ExitCode {
-    common::trials::run(
-        include_str!("tui_tmux.rs"),
-        common::trials::tests![
-            fixture_tree_session,
-            live_session,
-            ascii_session_draws_only_ascii,
-            killed_terminal_ends_it,
-            sighup_ends_it_and_restores_the_terminal,
-            sigterm_ends_it_and_restores_the_terminal,
-            idle_dashboard_does_not_spin,
-            hang_up_without_sighup_ends_it,
-            colour_follows_color_and_no_color,
-            ctrl_z_suspends_and_fg_resumes,
-            sigstop_from_outside_and_fg_takes_raw_mode_back,
-            watch_repeats_its_header_when_the_height_changes,
-            replay_seeks_steps_and_pauses,
-            the_dashboard_records_what_it_samples,
-        ],
-    )
 }
 
 /// A tmux server of our own with one session; killed on drop.
@@ -361,6 +337,7 @@ fn session(name: &str, args: &str, expect: &[&str]) {
     assert!(s.matches("READY$").count() >= 2, "{s}");
 }
 
+#[test]
 fn fixture_tree_session() {
     require_tmux!();
     let f = fixture();
@@ -378,11 +355,13 @@ fn fixture_tree_session() {
     );
 }
 
+#[test]
 fn live_session() {
     require_tmux!();
     session("live", "", &["kernel "]);
 }
 
+#[test]
 fn ascii_session_draws_only_ascii() {
     require_tmux!();
     let t = shell_session("ascii");
@@ -393,6 +372,7 @@ fn ascii_session_draws_only_ascii() {
     t.wait_for("the shell back", |s| s.contains("EXIT=0"));
 }
 
+#[test]
 fn killed_terminal_ends_it() {
     require_tmux!();
     // The dashboard is the pane's own process: killing the pane hangs its terminal up, as an
@@ -414,6 +394,7 @@ fn killed_terminal_ends_it() {
     );
 }
 
+#[test]
 fn sighup_ends_it_and_restores_the_terminal() {
     require_tmux!();
     let t = shell_session("sighup");
@@ -436,6 +417,7 @@ fn sighup_ends_it_and_restores_the_terminal() {
     );
 }
 
+#[test]
 fn sigterm_ends_it_and_restores_the_terminal() {
     require_tmux!();
     let t = shell_session("sigterm");
@@ -453,6 +435,7 @@ fn sigterm_ends_it_and_restores_the_terminal() {
     assert!(!t.alternate_screen());
 }
 
+#[test]
 fn idle_dashboard_does_not_spin() {
     require_tmux!();
     let t = Tmux::start(
@@ -478,10 +461,11 @@ fn idle_dashboard_does_not_spin() {
     assert!(used < 60, "used {used} ticks of CPU in 3 s");
 }
 
+#[test]
 fn hang_up_without_sighup_ends_it() {
     require_tmux!();
     if run("setsid", &["--version"]).is_none() {
-        common::trials::skip("no setsid to start zswaptop outside the terminal's session");
+        skip!("no setsid to start zswaptop outside the terminal's session");
     }
     // In a session of its own the process gets no SIGHUP when the terminal goes: it has to
     // notice the hang-up on the terminal itself, and not spin on it.
@@ -523,6 +507,7 @@ fn sets_a_colour(styled: &str) -> bool {
     })
 }
 
+#[test]
 fn colour_follows_color_and_no_color() {
     require_tmux!();
     for (i, (env, flags, colour)) in [
@@ -554,6 +539,7 @@ fn colour_follows_color_and_no_color() {
 /// Ctrl-Z suspends the dashboard as it does htop: the shell says Stopped and has the terminal
 /// back in its own modes; `fg` brings the dashboard back, drawn in full and answering keys at
 /// once. The same after `kill -TSTP` from elsewhere.
+#[test]
 fn ctrl_z_suspends_and_fg_resumes() {
     require_tmux!();
     let t = shell_session("suspend");
@@ -601,10 +587,11 @@ fn ctrl_z_suspends_and_fg_resumes() {
 /// its own terminal modes back while the job is stopped. `bg` continues it in the background,
 /// where it stops again (SIGTTOU) instead of drawing over the shell; after `fg` it takes raw mode
 /// again for real: one `q` without Enter ends it.
+#[test]
 fn sigstop_from_outside_and_fg_takes_raw_mode_back() {
     require_tmux!();
     if run("bash", &["--version"]).is_none() {
-        common::trials::skip("no bash: the job-control shell that resets the terminal's modes");
+        skip!("no bash: the job-control shell that resets the terminal's modes");
     }
     let t = shell_session_in("sigstop", "bash --norc --noprofile -i");
     t.type_line(&format!("{BIN} --root {} -i 0.1", fixture()));
@@ -653,6 +640,7 @@ fn sigstop_from_outside_and_fg_takes_raw_mode_back() {
 
 /// `--watch` on a terminal: the header again when the window's height changes (and not before),
 /// and SIGINT (Ctrl-C) ends it with status 0.
+#[test]
 fn watch_repeats_its_header_when_the_height_changes() {
     require_tmux!();
     let t = shell_session("watch");
@@ -715,6 +703,7 @@ fn fifteen_minutes(path: &Path) {
 
 /// `zswaptop replay`: the REPLAY header with the sample's time and host, a step, jumps of ten
 /// minutes and one, play at x2 and pause, go to a time, the replay keys in the help.
+#[test]
 fn replay_seeks_steps_and_pauses() {
     require_tmux!();
     let dir = tempfile::tempdir().unwrap();
@@ -772,6 +761,7 @@ fn replay_seeks_steps_and_pauses() {
 }
 
 /// `--record`: every sample the dashboard took is in the recording when it quits.
+#[test]
 fn the_dashboard_records_what_it_samples() {
     require_tmux!();
     let dir = tempfile::tempdir().unwrap();

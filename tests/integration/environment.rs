@@ -1,31 +1,20 @@
 //! Tests that need something of the machine they run on: root (to become uid 65534), the live
 //! kernel's zswap, python3 (the fixture generators). Without it a test says SKIPPED with the
-//! reason and is counted as ignored (`harness = false`: `main` lists the tests).
+//! reason (`common::skip`).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::trials::skip;
+use common::skip;
 
-fn main() -> std::process::ExitCode {
-    common::trials::run(
-        include_str!("environment.rs"),
-        common::trials::tests![
-            live_as_unprivileged_user,
-            fixture_generators_make_the_committed_trees,
-        ],
-    )
-}
-
+#[test]
 fn live_as_unprivileged_user() {
     if zswaptop::sys::euid() != 0 {
-        skip("needs root to switch to uid 65534");
+        skip!("needs root to switch to uid 65534");
     }
     // Copy the binary where uid 65534 can execute it.
     let tmp = tempfile::tempdir().unwrap();
@@ -62,7 +51,7 @@ fn live_as_unprivileged_user() {
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(j["host"]["privileged"], false);
     if j["zswap"]["available"] != true {
-        skip("no zswap in this kernel");
+        skip!("no zswap in this kernel");
     }
     assert!(
         j["zswap"]["debugfs"].is_null(),
@@ -184,10 +173,11 @@ const NOT_GENERATED: [&str; 2] = ["README.md", "make.py"];
 
 /// Every `make.py` under tests/fixtures re-run into a temporary directory: what it makes must be
 /// the committed tree, byte for byte (symlinks by target).
+#[test]
 fn fixture_generators_make_the_committed_trees() {
     match Command::new("python3").arg("--version").output() {
         Ok(o) if o.status.success() => {}
-        _ => skip("python3 is not installed (the fixture generators are Python scripts)"),
+        _ => skip!("python3 is not installed (the fixture generators are Python scripts)"),
     }
     let fixtures = common::fixture_dir("");
     let mut generators: Vec<String> = fs::read_dir(&fixtures)

@@ -9,9 +9,7 @@
 //! screen's kept panels, the open descriptors) must stay within bounds set by what the tree
 //! holds now and by the screen's size, not by how much came and went.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use std::collections::VecDeque;
 use std::fmt::Write as _;

@@ -1,9 +1,7 @@
 //! `zswaptop --once` as a process: text and JSON snapshots of fixture trees, bad arguments,
 //! closed pipes, colour (the unprivileged fallback, which needs root, is in tests/environment.rs).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use std::process::{Command, Stdio};
 

@@ -5,9 +5,7 @@
 //! panic and no output may hold a raw control character. Bounded: `CASES` cases (under 20 s in a
 //! debug build on 2 cores); no failure file is written.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

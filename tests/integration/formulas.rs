@@ -1,9 +1,7 @@
 //! Formula tests: every derived figure against numbers computed by hand from the fixtures
 //! (the fixtures' files read by hand), not against the code's own arithmetic.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use common::{expected, json_path, snapshot};
 

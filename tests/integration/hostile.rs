@@ -5,9 +5,7 @@
 //! separator; each is shown as its visible escape. The tree is tests/fixtures/hostile-names (its
 //! README.txt says how it was made).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use std::process::Command;
 

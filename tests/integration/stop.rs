@@ -6,9 +6,7 @@
 //! dashboard must take the terminal again for real: raw mode (one `q`, no Enter, quits), the
 //! alternate screen, the cursor hidden, everything drawn again.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common::{self, skip};
 
 use std::fs::File;
 use std::path::Path;
@@ -75,8 +73,7 @@ fn stop_and_continue(pid: u32, master: &mut File, reset: Option<&Termios>) -> Ve
 #[test]
 fn a_stop_from_outside_then_sigcont_takes_raw_mode_back() {
     let Some(setsid) = pty::setsid() else {
-        println!("SKIPPED: no setsid to give the dashboard a terminal of its own");
-        return;
+        skip!("no setsid to give the dashboard a terminal of its own");
     };
     let cooked = cooked();
     let (mut child, mut master) = pty::spawn(

@@ -1,9 +1,7 @@
 //! `zswaptop --once` into a pipe whose reader goes away early (`| head -1`) ends quietly with
 //! status 0, in text and JSON; `--top 0` is refused.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common::{self, skip};
 
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -84,8 +82,7 @@ fn top_zero_is_refused() {
 #[test]
 fn a_full_device_is_an_error() {
     let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
-        println!("SKIPPED: no /dev/full");
-        return;
+        skip!("no /dev/full");
     };
     for args in [&["--once"][..], &["--watch", "--count", "2", "-i", "0.1"]] {
         let out = Command::cargo_bin("zswaptop")

@@ -1,9 +1,11 @@
 //! Helpers shared by the integration tests.
-#![allow(dead_code)]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod crafted;
 pub mod pty;
-pub mod trials;
+pub mod skip;
+
+/// `skip!("why")`: the running test says why it cannot run here, and returns (`skip.rs`).
+pub(crate) use skip::skip;
 
 use std::path::PathBuf;
 

@@ -1,9 +1,7 @@
 //! Values no kernel prints (sums past 2^64 bytes, a missing line, NaN) are shown as unknown with
 //! their reason, never as a wrapped number or a 0.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use std::fs;
 

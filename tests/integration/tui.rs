@@ -8,8 +8,6 @@
 //! (processes), and a cgroup v2 tree written to a temporary directory in the kernel's formats and
 //! read with the real reader, twice, for rates (cgroups).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use clap::Parser;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;

@@ -1,9 +1,8 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! The diagnostics rule engine: for every rule a tree (or a pair of samples, for rate rules)
 //! where it fires and one where it doesn't; the healthy captures raise nothing above info; the
 //! DIAGNOSTICS and TUNABLES text is snapshot-tested.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

@@ -2,9 +2,7 @@
 //! `--once --json` on every fixture tree and live, with `--top`, `--cgroups` and rates, and each
 //! line of `--watch --json`.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use std::process::Command;
 

@@ -5,9 +5,7 @@
 //! whatever `tput` is first on PATH). The PATH given to it holds only a fake `tput` that leaves a
 //! mark when run.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common::{self, skip};
 
 use std::ffi::OsStr;
 use std::fs::{self, File};
@@ -64,8 +62,7 @@ fn fake_path(dir: &Path, marker: &Path) -> PathBuf {
 #[test]
 fn closing_the_terminal_ends_it_cleanly_without_running_tput() {
     let Some(setsid) = setsid() else {
-        println!("SKIPPED: no setsid to give the dashboard a terminal of its own");
-        return;
+        skip!("no setsid to give the dashboard a terminal of its own");
     };
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("tput-ran");
@@ -134,8 +131,7 @@ fn tree_with_cgroups(dir: &Path, n: usize) -> PathBuf {
 #[test]
 fn q_answers_at_once_over_a_huge_cgroup_tree() {
     let Some(setsid) = setsid() else {
-        println!("SKIPPED: no setsid to give the dashboard a terminal of its own");
-        return;
+        skip!("no setsid to give the dashboard a terminal of its own");
     };
     // In memory when possible: 20,000 directories are slow to write and remove on a disk.
     let shm = Path::new("/dev/shm");
@@ -196,8 +192,7 @@ fn count(haystack: &[u8], needle: &[u8]) -> usize {
 #[test]
 fn an_unchanged_frame_writes_nothing() {
     let Some(setsid) = setsid() else {
-        println!("SKIPPED: no setsid to give the dashboard a terminal of its own");
-        return;
+        skip!("no setsid to give the dashboard a terminal of its own");
     };
     let (mut child, mut master) = start(&setsid, Path::new("/usr/bin:/bin"));
     assert!(wait_for_text(
@@ -311,8 +306,7 @@ fn on_hung_up_terminal(
 #[test]
 fn watch_ends_quietly_when_its_terminal_hangs_up() {
     if setsid().is_none() {
-        println!("SKIPPED: no setsid to give zswaptop a terminal of its own");
-        return;
+        skip!("no setsid to give zswaptop a terminal of its own");
     }
     let root = fixture();
     for (json, stderr) in [

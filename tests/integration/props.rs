@@ -1,7 +1,5 @@
 //! Property tests: the breakdown always sums to MemTotal, and no parser panics on any input.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::path::Path;
 
 use proptest::prelude::*;

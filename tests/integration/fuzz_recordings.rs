@@ -6,10 +6,8 @@
 //! writer appending to it. Nothing may panic, no output may hold a raw control character, and
 //! the scan's work stays within its bound. Bounded: `CASES` cases; no failure file is written.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
-mod crafted;
+use crate::common;
+use crate::common::crafted;
 
 use std::path::Path;
 

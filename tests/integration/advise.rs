@@ -1,9 +1,7 @@
 //! `zswaptop advise` as a process: on a captured tree with a process whose pagemap and memory
 //! are plain files (pages of known content), and on the live system without root.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use std::os::unix::fs::{FileExt, PermissionsExt};
 use std::path::Path;

@@ -1,11 +1,9 @@
 //! Hostile recordings, built byte by byte from the format document (docs/recording-format.md),
 //! and the check every output of them must pass. The files are tests/fixtures/recording-*.zsr
-//! (files, beside the trees); `ZSWAPTOP_BLESS=1 cargo test --test store
-//! crafted_fixtures_are_what_the_generator_makes` writes them again. Two cases too large to
+//! (files, beside the trees); `ZSWAPTOP_BLESS=1 cargo test --test integration
+//! store::crafted_fixtures_are_what_the_generator_makes` writes them again. Two cases too large to
 //! keep in the repository are made by the tests that use them: [`many_slots`] and a 4 MiB
 //! [`resync_bomb`].
-#![allow(dead_code)]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod disk;
 

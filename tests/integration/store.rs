@@ -2,10 +2,8 @@
 //! Nothing here may panic in the store; each damaged case checks what the reader says it
 //! skipped.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
-mod crafted;
+use crate::common::crafted;
+use crate::common::{self, skip};
 
 use std::fs;
 use std::path::Path;
@@ -481,12 +479,7 @@ fn the_wall_clock_going_back_keeps_recorded_order() {
 fn a_full_disk_is_an_error_that_keeps_earlier_records_and_recovers() {
     let disk = match crafted::disk::SmallDisk::mount("64k") {
         Ok(d) => d,
-        Err(why) => {
-            eprintln!(
-                "SKIPPED a_full_disk_is_an_error_that_keeps_earlier_records_and_recovers: {why}"
-            );
-            return;
-        }
+        Err(why) => skip!("{why}"),
     };
     let root = disk.path();
     let filler = root.join("filler");
@@ -945,7 +938,7 @@ fn files_are_private_and_links_of_others_are_refused() {
             .unwrap();
         assert!(matches!(e, Error::ForeignSymlink { .. }), "{e}");
     } else {
-        eprintln!("SKIPPED the links of other users: not root (cannot chown a link)");
+        common::skip::say("the links of other users: not root (cannot chown a link)");
         drop(opened);
     }
     assert_eq!(fs::symlink_metadata(&planted).unwrap().uid(), other);

@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Depth: per-device swap I/O, zram in full, and the processes and cgroups that own swapped
 //! memory, on the `depth-*` fixture trees.
 //!
@@ -9,7 +8,7 @@
 //! Counter resets (a block device re-created, a cgroup restarted, a zram device reset) are built in
 //! temporary copies of the trees.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::os::unix::fs::MetadataExt;

@@ -1,8 +1,6 @@
 //! `zswaptop completions SHELL`, `zswaptop man` and `--version` as processes: what a packager
 //! runs to generate the completion files and the man page from the built binary.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::process::Command;
 
 use assert_cmd::cargo::CommandCargoExt;
