@@ -7,8 +7,9 @@
 
 pub mod disk;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use serde_value::Value;
 use zswaptop::root::Root;
 use zswaptop::sources::{self, Extras, Sample};
 use zswaptop::store::codec::{self, FLAG_ZSTD, KIND_DELTA, KIND_KEYFRAME};
@@ -114,14 +115,15 @@ fn escape_variant() -> Vec<u8> {
 /// A fixture's sample with every string a user can choose made hostile.
 pub fn hostile_sample(i: u64) -> Sample {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/depth-cgroup-v2");
-    let mut s = sources::collect_with(
-        &Root::at(root),
+    let s = sources::collect_with(
+        &Root::at(&root),
         Extras {
             top_processes: Some(5),
             cgroups: true,
             settings: true,
         },
     );
+    let mut s = as_if_at_slash(&s, &root);
     s.root = "/".into();
     s.unix_ms = T0 + i * 1000;
     s.monotonic_ns = 1_000_000_000_000 + i * 1_000_000_000;
@@ -140,6 +142,33 @@ pub fn hostile_sample(i: u64) -> Sample {
         }
     }
     s
+}
+
+/// `sample` with the tree's place on disk taken off the front of every string in it (the paths
+/// of the files it lacks name it): a sample of `/`, the same wherever the repository is checked
+/// out, and so are the files made of it.
+fn as_if_at_slash(sample: &Sample, tree: &Path) -> Sample {
+    fn strip(v: Value, tree: &str) -> Value {
+        match v {
+            Value::String(s) => Value::String(match s.strip_prefix(tree) {
+                Some(rest) if rest.starts_with('/') => rest.to_string(),
+                _ => s,
+            }),
+            Value::Option(o) => Value::Option(o.map(|v| Box::new(strip(*v, tree)))),
+            Value::Newtype(v) => Value::Newtype(Box::new(strip(*v, tree))),
+            Value::Seq(s) => Value::Seq(s.into_iter().map(|v| strip(v, tree)).collect()),
+            Value::Map(m) => Value::Map(
+                m.into_iter()
+                    .map(|(k, v)| (strip(k, tree), strip(v, tree)))
+                    .collect(),
+            ),
+            other => other,
+        }
+    }
+    let tree = tree.to_str().unwrap();
+    strip(serde_value::to_value(sample).unwrap(), tree)
+        .deserialize_into()
+        .unwrap()
 }
 
 fn hostile_strings() -> Vec<u8> {
