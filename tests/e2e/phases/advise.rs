@@ -12,9 +12,9 @@ use std::time::Instant;
 use anyhow::{Context, Result, anyhow, bail};
 use serde_json::Value;
 
+use crate::context::Ctx;
 use crate::kernel::{self, Kernel, ZRAM0};
 use crate::machine::{self, Cgroup};
-use crate::phases::Ctx;
 use crate::rep;
 use crate::workload::{Handle, MIX_VAR, SIZE_VAR};
 
@@ -123,11 +123,28 @@ pub fn run(ctx: &Ctx) -> Result<()> {
         (SIZE_VAR, WORKLOAD_MIB.to_string()),
         (MIX_VAR, "advise".to_string()),
     ];
-    // The sample is read from one process and the kernel compresses its twin, whose pages hold
-    // the same bytes and were never read: reading pages through /proc/PID/mem (or
-    // process_vm_readv) marks them used, and on this 6.18 VM the cgroup's forced reclaim then
-    // left them in RAM (30 passes moved almost nothing), where pages never read went out in one.
-    let mut sampled = Handle::spawn_with(&envs, |_| Ok(()))?;
+    let j = sample_a_twin(ctx, &envs)?;
+    let mut wl = Handle::spawn_with(&envs, |pid| ctx.cg.add(pid))?;
+    println!(
+        "  workload {}: {} pages (zero {}, random {}, the rest text, structured, same-filled, half zero)",
+        wl.pid, wl.pages, wl.zero, wl.random
+    );
+    let mut rows = zswap_rounds(ctx, &mut wl, &j)?;
+    kernel::set_param("enabled", "N")?;
+    rows.extend(zram_rounds(ctx, &mut wl, &j)?);
+    verdicts(&mut wl, &rows)?;
+    wl.finish()?;
+    default_sample_cost(ctx)
+}
+
+/// `zswaptop advise --pid` on a workload of the advisor's mix, which must leave its pages as
+/// they were; what it predicts, for the rounds. The sample is read from one process and the
+/// kernel compresses its twin, whose pages hold the same bytes and were never read: reading pages
+/// through /proc/PID/mem (or process_vm_readv) marks them used, and on this 6.18 VM the cgroup's
+/// forced reclaim then left them in RAM (30 passes moved almost nothing), where pages never read
+/// went out in one.
+fn sample_a_twin(ctx: &Ctx, envs: &[(&str, String)]) -> Result<Value> {
+    let mut sampled = Handle::spawn_with(envs, |_| Ok(()))?;
     let pid = sampled.pid.to_string();
     let j = advise_json(&ctx.bin, &["--pid", &pid, "--sample", "1G"])?;
     rep().near(
@@ -144,15 +161,13 @@ pub fn run(ctx: &Ctx) -> Result<()> {
         "bad=0",
     );
     sampled.finish()?;
-    let mut wl = Handle::spawn_with(&envs, |pid| ctx.cg.add(pid))?;
-    println!(
-        "  workload {}: {} pages (zero {}, random {}, the rest text, structured, same-filled, half zero)",
-        wl.pid, wl.pages, wl.zero, wl.random
-    );
-    let mut rows = Vec::new();
+    Ok(j)
+}
 
-    // zswap: each algorithm the crypto API offers that zswaptop estimates, in front of the
-    // swapfile.
+/// zswap: each algorithm the crypto API offers that zswaptop estimates, in front of the
+/// swapfile.
+fn zswap_rounds(ctx: &Ctx, wl: &mut Handle, j: &Value) -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
     let crypto = std::fs::read_to_string("/proc/crypto").unwrap_or_default();
     for alg in ["lzo", "lzo-rle", "deflate", "lz4", "zstd"] {
         let registered = crypto.split("\n\n").any(|b| {
@@ -166,7 +181,7 @@ pub fn run(ctx: &Ctx) -> Result<()> {
         }
         kernel::set_param("compressor", alg)?;
         kernel::set_param("enabled", "Y")?;
-        let (kb, ka) = page_out(&ctx.cg, &mut wl)?;
+        let (kb, ka) = page_out(&ctx.cg, wl)?;
         let d = |k: &str| {
             ka.mem(k)
                 .unwrap_or(0)
@@ -198,15 +213,18 @@ pub fn run(ctx: &Ctx) -> Result<()> {
         rows.push(Row {
             algorithm: alg.into(),
             backend: "zswap",
-            predicted: predicted(&j, "zswap", alg),
+            predicted: predicted(j, "zswap", alg),
             achieved: (pool > 0 && stored > 16 << 20).then(|| stored as f64 / pool as f64),
         });
-        bring_back(&mut wl)?;
+        bring_back(wl)?;
     }
-    kernel::set_param("enabled", "N")?;
+    Ok(rows)
+}
 
-    // zram0 as the preferred swap device, zswap off. After the other phases zram0 is this
-    // test's own: switched off and reset first.
+/// zram0 as the preferred swap device, zswap off: each algorithm zram0 offers that zswaptop
+/// estimates. After the other phases zram0 is this test's own: switched off and reset first.
+fn zram_rounds(ctx: &Ctx, wl: &mut Handle, j: &Value) -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
     if machine::changes().zram_initialised {
         if kernel::read_swaps()?.iter().any(|s| s.path == "/dev/zram0") {
             machine::run("swapoff", &["/dev/zram0"])?;
@@ -241,7 +259,7 @@ pub fn run(ctx: &Ctx) -> Result<()> {
                 kernel::write_str(format!("{ZRAM0}/disksize"), "1G")?;
                 machine::run("mkswap", &["/dev/zram0"])?;
                 machine::run("swapon", &["-p", "100", "/dev/zram0"])?;
-                let (_, ka) = page_out(&ctx.cg, &mut wl)?;
+                let (_, ka) = page_out(&ctx.cg, wl)?;
                 let mm = ka.zram0.ok_or_else(|| anyhow!("no zram0 mm_stat"))?;
                 println!(
                     "  zram {alg}: {} MiB stored in {} MiB (huge pages {}, same pages {})",
@@ -253,17 +271,22 @@ pub fn run(ctx: &Ctx) -> Result<()> {
                 rows.push(Row {
                     algorithm: alg.clone(),
                     backend: "zram",
-                    predicted: predicted(&j, "zram", &alg),
+                    predicted: predicted(j, "zram", &alg),
                     achieved: (mm.mem_used > 0 && mm.orig > 16 << 20)
                         .then(|| mm.orig as f64 / mm.mem_used as f64),
                 });
-                bring_back(&mut wl)?;
+                bring_back(wl)?;
                 machine::run("swapoff", &["/dev/zram0"])?;
                 kernel::write_str(format!("{ZRAM0}/reset"), "1")?;
             }
         }
     }
+    Ok(rows)
+}
 
+/// The workload's pages intact after every round, and each prediction within the tolerance of
+/// what the kernel reached (a table of them printed).
+fn verdicts(wl: &mut Handle, rows: &[Row]) -> Result<()> {
     let verify = wl.cmd("verify")?;
     {
         let mut r = rep();
@@ -278,7 +301,7 @@ pub fn run(ctx: &Ctx) -> Result<()> {
             "  {:<10} {:<7} {:>10} {:>10} {:>8}",
             "algorithm", "backend", "predicted", "achieved", "error"
         );
-        for row in &rows {
+        for row in rows {
             let err = match (row.predicted, row.achieved) {
                 (Some(p), Some(a)) => Some((p - a) / a * 100.0),
                 _ => None,
@@ -302,9 +325,11 @@ pub fn run(ctx: &Ctx) -> Result<()> {
             );
         }
     }
-    wl.finish()?;
+    Ok(())
+}
 
-    // The default sample of the whole machine: what it costs.
+/// The default sample of the whole machine: what it costs.
+fn default_sample_cost(ctx: &Ctx) -> Result<()> {
     let all = advise_json(&ctx.bin, &[])?;
     let cpu = crate::report::f(&all, "advise.sample.cpu_seconds");
     rep().note(&format!(

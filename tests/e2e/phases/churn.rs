@@ -6,11 +6,10 @@
 //! leaked before was the files of the device just removed, kept open until its number came back.
 //! An anchor device with a disk size is set up first, so the dashboard's fast ticks read every
 //! zram device (they skip zram while none is in use). Everything added is removed: at the end of
-//! the phase, by [`teardown`] when the run is cut short.
+//! the phase, by the machine's teardown when the run is cut short.
 
 use std::fs;
 use std::path::Path;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -20,21 +19,12 @@ use zswaptop::sources::sampler::{SampleSource, Sampler};
 use zswaptop::sources::{Extras, Sample};
 
 use crate::kernel;
+use crate::machine::{self, ZRAM_CONTROL};
 use crate::rep;
 
-const CONTROL: &str = "/sys/class/zram-control";
 const ROUNDS: usize = 100;
 /// The lock every change of kernel state on a shared machine is made under.
 const KERNEL_LOCK: &str = "/tmp/zswaptop-kernel.lock";
-
-/// The devices this phase added and has not removed yet.
-static ADDED: Mutex<Vec<u32>> = Mutex::new(Vec::new());
-
-fn added() -> std::sync::MutexGuard<'static, Vec<u32>> {
-    ADDED
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
 
 /// What the descriptors this process holds are open on.
 fn fds() -> Vec<std::path::PathBuf> {
@@ -75,36 +65,6 @@ fn zram_devices() -> Vec<u32> {
     ids
 }
 
-fn hot_add() -> Result<u32> {
-    let id: u32 = kernel::read_trim(format!("{CONTROL}/hot_add"))?
-        .parse()
-        .context("hot_add answered no number")?;
-    added().push(id);
-    Ok(id)
-}
-
-fn hot_remove(id: u32) -> Result<()> {
-    kernel::write_str(format!("{CONTROL}/hot_remove"), &id.to_string())?;
-    added().retain(|&a| a != id);
-    Ok(())
-}
-
-/// Remove every device this phase added (after a failure, a signal or the watchdog).
-pub fn teardown() -> Vec<String> {
-    let ids = added().clone();
-    let mut errors = Vec::new();
-    for id in ids {
-        match hot_remove(id) {
-            Ok(()) => println!("teardown: hot_remove zram{id}: ok"),
-            Err(e) => {
-                println!("teardown: hot_remove zram{id}: ERROR {e:#}");
-                errors.push(format!("hot_remove zram{id}: {e:#}"));
-            }
-        }
-    }
-    errors
-}
-
 /// The kernel lock, unless this process holds it already (run under `flock(1)`, whose
 /// descriptor it inherited: taking it again on another descriptor would wait forever).
 fn kernel_lock() -> Result<Option<fs::File>> {
@@ -134,7 +94,7 @@ fn kernel_lock() -> Result<Option<fs::File>> {
 
 pub fn run() -> Result<()> {
     rep().phase("churn — zram devices added and removed, descriptors flat");
-    if !Path::new(CONTROL).join("hot_add").exists() {
+    if !Path::new(ZRAM_CONTROL).join("hot_add").exists() {
         rep().skip(
             "descriptors flat over zram hot_add/hot_remove",
             "no /sys/class/zram-control (zram not loaded)",
@@ -143,7 +103,7 @@ pub fn run() -> Result<()> {
     }
     let lock = kernel_lock()?;
     let outcome = churn();
-    let errors = teardown();
+    let errors = machine::zram_remove_added();
     drop(lock);
     if !errors.is_empty() {
         bail!("removing the devices added: {}", errors.join("; "));
@@ -153,7 +113,7 @@ pub fn run() -> Result<()> {
 
 fn churn() -> Result<()> {
     let before_devices = zram_devices();
-    let anchor = hot_add()?;
+    let anchor = machine::zram_hot_add()?;
     kernel::write_str(format!("/sys/block/zram{anchor}/disksize"), "1M")?;
     let extras = Extras {
         top_processes: Some(5),
@@ -177,14 +137,14 @@ fn churn() -> Result<()> {
     let (mut counts, mut most, mut unseen) = (Vec::new(), at_start, Vec::new());
     let t = Instant::now();
     for _ in 0..ROUNDS {
-        let id = hot_add()?;
+        let id = machine::zram_hot_add()?;
         let name = format!("zram{id}");
         let seen = tick();
         if !seen.iter().all(|s| s.contains(&name)) {
             unseen.push(name.clone());
         }
         most = most.max(fd_count());
-        hot_remove(id)?;
+        machine::zram_hot_remove(id)?;
         let seen = tick();
         if seen.iter().any(|s| s.contains(&name)) {
             bail!("{name} still listed after hot_remove");
@@ -192,7 +152,7 @@ fn churn() -> Result<()> {
         counts.push((fd_count(), zram_fds()));
     }
     let took = t.elapsed();
-    hot_remove(anchor)?;
+    machine::zram_hot_remove(anchor)?;
     let all = counts.iter().map(|c| c.0);
     let (least, largest) = (all.clone().min().unwrap_or(0), all.max().unwrap_or(0));
     let zram_largest = counts.iter().map(|c| c.1).max().unwrap_or(0);
