@@ -301,10 +301,6 @@ impl Machine {
     }
 }
 
-fn open_descriptors() -> usize {
-    fs::read_dir("/proc/self/fd").map_or(0, Iterator::count)
-}
-
 #[test]
 fn a_long_session_over_a_churning_machine_stays_bounded() {
     // In memory when possible: thousands of small files come and go.
@@ -379,7 +375,7 @@ fn a_long_session_over_a_churning_machine_stays_bounded() {
             kept.0
         );
         match warm {
-            None if tick == WARM_UP => warm = Some((fp, kept, open_descriptors())),
+            None if tick == WARM_UP => warm = Some((fp, kept, common::fds_under(dir.path()))),
             None => {}
             Some((w, _, _)) => {
                 assert!(fp.history_samples <= 302, "tick {tick}: {fp:?}");
@@ -391,7 +387,7 @@ fn a_long_session_over_a_churning_machine_stays_bounded() {
         }
     }
     let (w, wk, wfd) = warm.unwrap();
-    let fds = open_descriptors();
+    let fds = common::fds_under(dir.path());
     println!(
         "after {TICKS} ticks ({} processes, {} cgroups, {} swap files started): {:?}, kept {} B \
          (worst {worst_kept} B; {} B at tick {WARM_UP}), {fds} descriptors ({wfd} at tick {WARM_UP})",

@@ -104,16 +104,6 @@ fn a_tree_swapped_for_a_link_mid_read_never_leaks_outside_data() {
     assert!(refused > 0, "no run of {runs} met the link ({swaps} swaps)");
 }
 
-/// Descriptors this process holds on files under `dir` (its temporary tree): what the kept
-/// files are, whatever other tests running in this process hold.
-fn fds_under(dir: &Path) -> usize {
-    fs::read_dir("/proc/self/fd")
-        .unwrap()
-        .filter_map(|e| fs::read_link(e.ok()?.path()).ok())
-        .filter(|target| target.starts_with(dir))
-        .count()
-}
-
 /// A zram device directory as sysfs has it, in use (`initstate` 1).
 fn add_zram(block: &Path, name: &str) {
     let d = block.join(name);
@@ -185,7 +175,7 @@ fn descriptors_stay_flat_while_devices_come_and_go() {
         *prev = (Some(a), Some(b));
     };
     tick(&mut prev);
-    let at_start = fds_under(&tree);
+    let at_start = common::fds_under(&tree);
     let mut counts = Vec::new();
     let mut most_while_alive = 0;
     for i in 1..=100u32 {
@@ -212,13 +202,13 @@ fn descriptors_stay_flat_while_devices_come_and_go() {
             seen.zram[0].mm_stat.as_ref().unwrap().orig_data_size,
             314_572_800
         );
-        most_while_alive = most_while_alive.max(fds_under(&tree));
+        most_while_alive = most_while_alive.max(common::fds_under(&tree));
         fs::remove_dir_all(block.join(&renamed)).unwrap();
         fs::remove_dir_all(proc.join((100_000 + i).to_string())).unwrap();
         write_swaps(&proc, None);
         tick(&mut prev);
         assert!(prev.0.as_ref().unwrap().zram.is_empty());
-        counts.push(fds_under(&tree));
+        counts.push(common::fds_under(&tree));
     }
     assert!(
         counts.iter().all(|&n| n == at_start),

@@ -74,6 +74,16 @@ pub fn block(name: &str, fence: &str) -> Option<Vec<(String, String)>> {
     )
 }
 
+/// Descriptors this process holds on files under `dir`: what a test's own tree has open,
+/// whatever the other tests running in this process hold.
+pub fn fds_under(dir: &std::path::Path) -> usize {
+    std::fs::read_dir("/proc/self/fd")
+        .unwrap()
+        .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+        .filter(|target| target.starts_with(dir))
+        .count()
+}
+
 /// Copy a fixture tree (symlinks kept as links) into `dst`.
 pub fn copy_dir(src: &std::path::Path, dst: &std::path::Path) {
     std::fs::create_dir_all(dst).unwrap();
