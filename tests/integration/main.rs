@@ -73,3 +73,15 @@ fn every_test_file_is_a_module_of_this_binary() {
         missing.join(".rs, tests/integration/")
     );
 }
+
+/// The binary has no unit-test harness (`test = false` in Cargo.toml): a test written in
+/// src/main.rs would never run.
+#[test]
+fn the_binary_holds_no_tests() {
+    let main = include_str!("../../src/main.rs");
+    assert!(
+        !main.contains("#[test]") && !main.contains("#[cfg(test)]"),
+        "src/main.rs holds a test, which never runs: Cargo.toml's [[bin]] says `test = false` \
+         (move the test to the library, or drop that line)"
+    );
+}
