@@ -2,7 +2,7 @@
 //! memory, on the `depth-*` fixture trees.
 //!
 //! Each tree's README.md holds the values computed by hand: an ```` ```expected ```` block (numbers, read
-//! by tests/formulas.rs too), an ```` ```expected-depth ```` block for `--once --json --top 10 --cgroups`
+//! by the formulas module too), an ```` ```expected-depth ```` block for `--once --json --top 10 --cgroups`
 //! (numbers, `null`, `true`/`false`, "strings"; `a.#` is the length of array `a`, `list[path=P]` the
 //! element of `list` whose `path` is `P`) and, for the cgroup pair, an ```` ```expected-rates ```` block.
 //! Counter resets (a block device re-created, a cgroup restarted, a zram device reset) are built in
@@ -172,7 +172,7 @@ fn lookup(v: &Value, key: &str) -> Option<Value> {
 }
 
 /// Compare `json` with every line of a block. Integers exactly, numbers written with a decimal
-/// point within 1e-4 relative (as tests/formulas.rs), everything else by JSON equality.
+/// point within 1e-4 relative (as the formulas module), everything else by JSON equality.
 fn check_block(what: &str, json: &Value, lines: &[(String, String)]) -> usize {
     let mut failures = Vec::new();
     for (key, want_text) in lines {
@@ -264,7 +264,7 @@ fn every_depth_tree_matches_its_expected_blocks() {
 
 #[test]
 fn blocks_are_read_by_the_shared_parser_too() {
-    // tests/formulas.rs reads the first ```expected block of every tree: it must be the plain one.
+    // The formulas module reads the first ```expected block of every tree: it must be the plain one.
     for name in TREES {
         let shared = common::expected(name).unwrap();
         assert_eq!(shared, common::block(name, "expected").unwrap(), "{name}");

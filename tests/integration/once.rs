@@ -1,5 +1,5 @@
 //! `zswaptop --once` as a process: text and JSON snapshots of fixture trees, bad arguments,
-//! closed pipes, colour (the unprivileged fallback, which needs root, is in tests/environment.rs).
+//! closed pipes, colour (the unprivileged fallback, which needs root, is in the environment module).
 
 use crate::common;
 
