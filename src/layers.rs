@@ -352,9 +352,9 @@ fn violations(
         .into_iter()
         .filter_map(|Import { line, path }| {
             let shown = format!("crate::{}", path.join("::"));
-            let allowed = UPWARD.iter().any(|(layer, up)| {
-                LAYERS[own] == *layer && path.starts_with(&segments(up))
-            });
+            let allowed = UPWARD
+                .iter()
+                .any(|(layer, up)| LAYERS[own] == *layer && path.starts_with(&segments(up)));
             match layer_of(&path) {
                 Some(_) if allowed => None,
                 Some(l) if l > own => Some(format!(

@@ -5,7 +5,7 @@
 //! `skip_serializing_if` fields not required) and are closed: every object lists its keys and
 //! refuses any other (`additionalProperties: false`), so a key added to the output without the
 //! schema, or a schema that drifts from the output, fails the tests that validate every output
-//! against the shipped files (tests/schema.rs). Those files are these schemas as written by
+//! against the shipped files (tests/integration/schema.rs). Those files are these schemas as written by
 //! [`text`]; `UPDATE_SCHEMA=1 cargo test --test schema` writes them again.
 
 use std::borrow::Cow;

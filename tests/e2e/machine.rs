@@ -1,4 +1,5 @@
-//! Setting the machine up and always putting it back.
+//! Setting the machine up and always putting it back, for every phase: [`setup`] before the
+//! first, [`restore`] after the last (or when the run is cut short).
 //!
 //! Everything the test changes is recorded in one global [`Changes`] behind a mutex, so that the
 //! normal path, a panic, the watchdog and a SIGINT/SIGTERM handler all run the same idempotent
@@ -15,12 +16,15 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, anyhow, bail};
 
 use crate::kernel::{self, ZRAM0, ZSWAP_PARAMS};
+use crate::rep;
 
 pub const SWAPFILE: &str = "/swapfile-zswaptop-e2e";
 pub const SWAPFILE_MIB: u64 = 1536;
 pub const CGROUP_NAME: &str = "zswaptop-e2e";
 pub const CGROUP_LIMIT: u64 = 256 * 1024 * 1024;
 const V1_MEMORY: &str = "/sys/fs/cgroup/memory";
+/// Where zram devices are added (`hot_add`) and removed (`hot_remove`).
+pub const ZRAM_CONTROL: &str = "/sys/class/zram-control";
 
 /// What the test has changed so far, in the order it must be undone.
 #[derive(Debug, Default)]
@@ -35,6 +39,8 @@ pub struct Changes {
     pub v2_subtree_enabled: Option<PathBuf>,
     pub zram_initialised: bool,
     pub zram_saved_algorithm: Option<String>,
+    /// zram devices added through [`ZRAM_CONTROL`] and not removed yet.
+    pub zram_added: Vec<u32>,
     pub workload_pid: Option<i32>,
     pub torn_down: bool,
 }
@@ -48,6 +54,7 @@ pub static CHANGES: Mutex<Changes> = Mutex::new(Changes {
     v2_subtree_enabled: None,
     zram_initialised: false,
     zram_saved_algorithm: None,
+    zram_added: Vec::new(),
     workload_pid: None,
     torn_down: false,
 });
@@ -73,6 +80,71 @@ pub fn run(prog: &str, args: &[&str]) -> Result<String> {
         );
     }
     Ok(String::from_utf8_lossy(&out.stdout).to_string())
+}
+
+/// The machine made ready for the phases: debugfs mounted, the writable zswap parameters saved
+/// (each is put back), the swapfile on, the memory cgroup made. Each step is recorded in
+/// [`Changes`] as it is made, so a failure part-way is undone as well.
+pub fn setup() -> Result<Cgroup> {
+    mount_debugfs()?;
+    save_params()?;
+    create_swapfile()?;
+    let cg = Cgroup::create()?;
+    println!(
+        "setup: debugfs mounted, zswap parameters saved, {SWAPFILE} ({SWAPFILE_MIB} MiB) on, {}",
+        cg.describe()
+    );
+    Ok(cg)
+}
+
+/// Teardown, then the machine compared with its state before the test (`baseline`); the rows go
+/// to the table.
+pub fn restore(baseline: Option<&Baseline>) {
+    let errors = teardown();
+    let mut r = rep();
+    r.phase("teardown — the machine is as it was");
+    r.check(
+        "teardown steps all succeeded",
+        errors.is_empty(),
+        &errors.join("; "),
+        "no errors",
+    );
+    let Some(before) = baseline else {
+        return;
+    };
+    match Baseline::read() {
+        Ok(after) => {
+            let diffs = diff_baseline(before, &after);
+            let shown = |b: &Baseline| {
+                format!(
+                    "{} swap rows, {} params, {} cgroups",
+                    b.swapon.lines().count(),
+                    b.params.len(),
+                    b.cgroups.len()
+                )
+            };
+            r.check(
+                "swapon --show, zswap parameters, cgroup tree, zram0, debugfs as before",
+                diffs.is_empty(),
+                &shown(&after),
+                &shown(before),
+            );
+            for line in &diffs {
+                r.note(line);
+            }
+            println!("after teardown: swapon --show {:?}", after.swapon.trim());
+            println!("after teardown: zswap parameters {:?}", after.params);
+            println!("after teardown: cgroups {:?}", after.cgroups);
+        }
+        Err(e) => {
+            r.check(
+                "reading the machine state after teardown",
+                false,
+                &format!("{e:#}"),
+                "ok",
+            );
+        }
+    }
 }
 
 /// The machine state the test promises to leave as it found it.
@@ -413,19 +485,54 @@ pub fn zram_setup(disksize: &str) -> Result<String> {
     Ok(chosen)
 }
 
+/// A new zram device (recorded for teardown); its number.
+pub fn zram_hot_add() -> Result<u32> {
+    let id: u32 = kernel::read_trim(format!("{ZRAM_CONTROL}/hot_add"))?
+        .parse()
+        .context("hot_add answered no number")?;
+    changes().zram_added.push(id);
+    Ok(id)
+}
+
+/// Removes zram device `id`.
+pub fn zram_hot_remove(id: u32) -> Result<()> {
+    kernel::write_str(format!("{ZRAM_CONTROL}/hot_remove"), &id.to_string())?;
+    changes().zram_added.retain(|&a| a != id);
+    Ok(())
+}
+
+/// Removes every zram device the test added and has not removed; what failed, one a device.
+pub fn zram_remove_added() -> Vec<String> {
+    let ids = changes().zram_added.clone();
+    let mut errors = Vec::new();
+    for id in ids {
+        match zram_hot_remove(id) {
+            Ok(()) => println!("teardown: hot_remove zram{id}: ok"),
+            Err(e) => {
+                println!("teardown: hot_remove zram{id}: ERROR {e:#}");
+                errors.push(format!("hot_remove zram{id}: {e:#}"));
+            }
+        }
+    }
+    errors
+}
+
 pub fn set_workload(pid: Option<i32>) {
     changes().workload_pid = pid;
 }
 
 /// Undoes everything recorded in [`CHANGES`], once. Safe to call from any thread, any number of times.
 pub fn teardown() -> Vec<String> {
+    if changes().torn_down {
+        return Vec::new();
+    }
+    let mut errors = zram_remove_added();
     let mut c = changes();
     if c.torn_down {
-        return Vec::new();
+        return errors;
     }
     c.torn_down = true;
     let started = Instant::now();
-    let mut errors = Vec::new();
     let mut step = |what: &str, r: Result<()>| {
         match &r {
             Ok(()) => println!("teardown: {what}: ok"),

@@ -1,11 +1,13 @@
 //! End-to-end test of `zswaptop --once --json` against the live kernel under real memory pressure.
 //!
 //! A `harness = false` test binary. Run as root on Linux with zswap and a memory cgroup, it:
-//! sets up a swapfile, a 256 MiB memory cgroup and a workload with known page contents, drives the
-//! kernel through four phases (zswap absorbs, writeback, zram, no root) and compares every value
-//! zswaptop prints with the kernel files read right before and right after it. Everything it
-//! changes is undone on success, failure, panic, SIGINT/SIGTERM and timeout, and the machine's swap,
-//! zswap parameters and cgroup tree are compared with their state before the test.
+//! sets up a swapfile, a 256 MiB memory cgroup and a workload with known page contents
+//! (`machine`, `workload`), drives the kernel through its phases in order, one file each under
+//! `phases/` (zswap absorbs, writeback, zram, no root, the advisor, record and replay, zram
+//! devices churned), and compares every value zswaptop prints with the kernel files read right
+//! before and right after it (`checks`, `kernel`, `report`). Everything it changes is undone on
+//! success, failure, panic, SIGINT/SIGTERM and timeout (`machine::restore`), and the machine's
+//! swap, zswap parameters and cgroup tree are compared with their state before the test.
 //!
 //! It changes the machine's swap, zswap parameters, zram and cgroups while it runs, so plain
 //! `cargo test` never runs it: it needs `ZSWAPTOP_E2E=1` (`.ci/run` sets it). Without that, and
@@ -20,13 +22,12 @@
 //! - `ZSWAPTOP_E2E_PHASES=advise`: only the advisor's phase (`advise.rs`), after the same setup.
 //! - `ZSWAPTOP_E2E_ROLE=workload`: internal, this binary acting as the workload.
 
-mod advise;
 mod capture;
-mod churn;
+mod checks;
+mod context;
 mod kernel;
 mod machine;
 mod phases;
-mod record;
 mod report;
 mod workload;
 
@@ -37,7 +38,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 
 use report::Report;
 
@@ -117,54 +118,10 @@ fn timeout() -> Duration {
     Duration::from_secs(secs)
 }
 
-/// Teardown, then compare the machine with its state before the test. Prints, records rows.
+/// The machine put back and compared with `baseline`; the table's summary.
 fn finish(baseline: Option<&machine::Baseline>) {
-    let mut errors = churn::teardown();
-    errors.extend(machine::teardown());
-    let mut r = rep();
-    r.phase("teardown — the machine is as it was");
-    r.check(
-        "teardown steps all succeeded",
-        errors.is_empty(),
-        &errors.join("; "),
-        "no errors",
-    );
-    if let Some(before) = baseline {
-        match machine::Baseline::read() {
-            Ok(after) => {
-                let diffs = machine::diff_baseline(before, &after);
-                let shown = |b: &machine::Baseline| {
-                    format!(
-                        "{} swap rows, {} params, {} cgroups",
-                        b.swapon.lines().count(),
-                        b.params.len(),
-                        b.cgroups.len()
-                    )
-                };
-                r.check(
-                    "swapon --show, zswap parameters, cgroup tree, zram0, debugfs as before",
-                    diffs.is_empty(),
-                    &shown(&after),
-                    &shown(before),
-                );
-                for line in &diffs {
-                    r.note(line);
-                }
-                println!("after teardown: swapon --show {:?}", after.swapon.trim());
-                println!("after teardown: zswap parameters {:?}", after.params);
-                println!("after teardown: cgroups {:?}", after.cgroups);
-            }
-            Err(e) => {
-                r.check(
-                    "reading the machine state after teardown",
-                    false,
-                    &format!("{e:#}"),
-                    "ok",
-                );
-            }
-        }
-    }
-    r.summary();
+    machine::restore(baseline);
+    rep().summary();
 }
 
 fn run_test() -> ExitCode {
@@ -243,47 +200,9 @@ fn setup_and_run() -> Result<()> {
     if !bin.exists() {
         bail!("{} does not exist (cargo build first)", bin.display());
     }
-    machine::mount_debugfs()?;
-    machine::save_params()?;
-    machine::create_swapfile()?;
-    let cg = machine::Cgroup::create()?;
-    println!(
-        "setup: debugfs mounted, zswap parameters saved, {} ({} MiB) on, {}",
-        machine::SWAPFILE,
-        machine::SWAPFILE_MIB,
-        cg.describe()
-    );
-    let tmp = tempfile::Builder::new()
-        .prefix("zswaptop-e2e-")
-        .tempdir()
-        .context("tempdir")?;
-    let nobody_bin = phases::nobody_binary(&bin, tmp.path())?;
-    let save = std::env::var_os("ZSWAPTOP_E2E_SAVE_FIXTURES").map(PathBuf::from);
-    if let Some(dir) = &save {
-        std::fs::create_dir_all(dir)?;
-    }
-    // Absolute: zswaptop runs with / as its working directory.
-    let save = save.map(std::fs::canonicalize).transpose()?;
-    if let Some(dir) = &save {
-        println!("setup: fixtures are saved to {}", dir.display());
-    }
-    record::start(tmp.path());
-    let ctx = phases::Ctx {
-        bin: bin.clone(),
-        nobody_bin,
-        ps: kernel::page_size(),
-        cg,
-        tmp,
-        save,
-    };
-    let done = phases::run_all(&ctx);
-    if phases::advise_only() {
-        // The advisor's phase alone: no recorded --once runs, no device churn.
-        return done;
-    }
-    record::check(&bin);
-    let churned = churn::run();
-    done.and(churned)
+    let cg = machine::setup()?;
+    let ctx = context::Ctx::new(bin, cg)?;
+    phases::run(&ctx)
 }
 
 fn spawn_watchdog(baseline: machine::Baseline) {

@@ -56,7 +56,7 @@
 //!    counter as a share of another. The unit is the model's: pages, percent, microseconds and
 //!    milliseconds are turned into bytes, ratios and seconds by the exposition.
 //! 3. A panel, if the dashboard shows it beyond a graph (`ui/panels/`).
-//! 4. Tests: `tests/registry.rs` checks that every entry reaches each output it claims on the
+//! 4. Tests: `tests/integration/registry.rs` checks that every entry reaches each output it claims on the
 //!    fixture trees (a figure none of them holds needs one that does) and shows how figures of
 //!    each shape are declared.
 
