@@ -51,15 +51,6 @@ pub const LAYERS: &[&str] = &[
     "layers",
 ];
 
-/// The one import up the layers: the app keeps which view is shown as the registry's [`View`]
-/// (`crate::ui::views::View`), and asks it what that view scrolls, scans and sorts
-/// (`View::tab`). The registry and the views are drawing code (each view draws itself), so the
-/// one list of views stays in one file, and a new view is a file and a line; the app reaches
-/// nothing else of `ui`. (layer, the path it may import).
-///
-/// [`View`]: crate::ui::views::View
-pub const UPWARD: &[(&str, &str)] = &[("app", "ui::views::View")];
-
 type ModPath = Vec<String>;
 
 fn segments(entry: &str) -> ModPath {
@@ -352,11 +343,7 @@ fn violations(
         .into_iter()
         .filter_map(|Import { line, path }| {
             let shown = format!("crate::{}", path.join("::"));
-            let allowed = UPWARD
-                .iter()
-                .any(|(layer, up)| LAYERS[own] == *layer && path.starts_with(&segments(up)));
             match layer_of(&path) {
-                Some(_) if allowed => None,
                 Some(l) if l > own => Some(format!(
                     "{name}:{line} ({}) imports {shown} ({}, above it)",
                     LAYERS[own], LAYERS[l]

@@ -11,6 +11,7 @@ mod settings;
 mod signals;
 mod terminal;
 mod tty;
+pub mod view;
 
 use std::time::Duration;
 
@@ -22,10 +23,10 @@ pub use keys::Action;
 use lists::{CgroupSort, List, ListState, ProcSort, SortFilter};
 pub use settings::Settings;
 
-pub use crate::ui::views::View;
+pub use view::View;
 
 /// A pane that scrolls: a view's, by its place among the view's panes
-/// ([`crate::ui::views::Tab::panes`]).
+/// ([`View::panes`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pane {
     pub view: View,
@@ -205,7 +206,7 @@ impl App {
                 .iter()
                 .map(|v| {
                     let laid = Laid { max: 0, page: PAGE };
-                    vec![Scroll { offset: 0, laid }; v.tab().panes().len()]
+                    vec![Scroll { offset: 0, laid }; v.panes().len()]
                 })
                 .collect(),
             size: (80, 24),
@@ -323,7 +324,7 @@ impl App {
     /// The scans the visible view needs (the processes while the processes view is shown, the
     /// cgroup tree while the cgroups view is). Nothing else scans.
     pub fn extras(&self) -> Extras {
-        self.view.tab().scans(self)
+        self.view.scans(self)
     }
 
     /// How old the cgroup list is at the last tick, when it is carried from an earlier one.
@@ -347,7 +348,7 @@ impl App {
 
     /// The pane the scroll keys move in the current view.
     pub fn pane(&self) -> Option<Pane> {
-        let n = self.view.tab().panes().len();
+        let n = self.view.panes().len();
         let focus = self.focus.get(self.view.index()).copied().unwrap_or(0);
         (n > 0).then(|| Pane::new(self.view, focus.min(n - 1)))
     }
@@ -526,7 +527,7 @@ impl App {
 
     /// Move the focus to the next pane of the view shown (or the one before).
     fn focus_next(&mut self, forward: bool) {
-        let n = self.view.tab().panes().len();
+        let n = self.view.panes().len();
         if let Some(f) = self.focus.get_mut(self.view.index())
             && n > 1
         {
@@ -546,14 +547,14 @@ impl App {
 
     /// The sort and filter of the list view shown, if it is one.
     fn list(&self) -> Option<&dyn SortFilter> {
-        Some(match self.view.tab().list()? {
+        Some(match self.view.list()? {
             List::Processes => &self.procs,
             List::Cgroups => &self.cgroups,
         })
     }
 
     fn list_mut(&mut self) -> Option<&mut dyn SortFilter> {
-        Some(match self.view.tab().list()? {
+        Some(match self.view.list()? {
             List::Processes => &mut self.procs,
             List::Cgroups => &mut self.cgroups,
         })

@@ -7,11 +7,10 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use super::{Tab, View};
-use crate::app::lists::{self, List};
+use crate::app::lists;
 use crate::app::{App, Laid};
 use crate::display as f;
 use crate::error::Reason;
-use crate::sources::Extras;
 use crate::ui::kept::Kept;
 use crate::ui::theme::Theme;
 use crate::ui::widgets::list::{self as frame, MIN_NAME, PAUSED};
@@ -20,30 +19,11 @@ use crate::ui::widgets::{self, Col, bold, dim, raw};
 pub struct Cgroups;
 
 impl Tab for Cgroups {
-    fn name(&self) -> &'static str {
-        "cgroups"
-    }
-
-    fn panes(&self) -> &'static [&'static str] {
-        &["cgroups"]
-    }
-
     fn lay_out(&self, app: &App, body: Rect, panes: &mut [Laid]) {
         let note = note_lines(app, usize::from(body.width), app.settings.ascii).len();
         if let Some(p) = panes.first_mut() {
             *p = frame::laid(app.cgroup_order.len(), body, note);
         }
-    }
-
-    fn scans(&self, _app: &App) -> Extras {
-        Extras {
-            cgroups: true,
-            ..Extras::default()
-        }
-    }
-
-    fn list(&self) -> Option<List> {
-        Some(List::Cgroups)
     }
 
     fn keys(&self) -> &'static [(&'static str, &'static str)] {

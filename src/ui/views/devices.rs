@@ -29,14 +29,6 @@ pub const ZRAM: Pane = Pane {
 };
 
 impl Tab for Devices {
-    fn name(&self) -> &'static str {
-        "devices"
-    }
-
-    fn panes(&self) -> &'static [&'static str] {
-        &["swap", "zram"]
-    }
-
     /// The tables scroll until their last swap area is at the top, the zram half until its
     /// last device is; a page is the areas (or devices) shown less one.
     fn lay_out(&self, app: &App, body: Rect, panes: &mut [Laid]) {

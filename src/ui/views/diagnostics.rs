@@ -10,7 +10,6 @@ use super::{Tab, View};
 use crate::app::{App, Laid};
 use crate::display as f;
 use crate::model::Snapshot;
-use crate::sources::Extras;
 use crate::ui::kept::Kept;
 use crate::ui::panels::finding_counts;
 use crate::ui::theme::Theme;
@@ -20,14 +19,6 @@ use crate::ui::widgets::{bold, dim, raw};
 pub struct Diagnostics;
 
 impl Tab for Diagnostics {
-    fn name(&self) -> &'static str {
-        "diagnostics"
-    }
-
-    fn panes(&self) -> &'static [&'static str] {
-        &["diagnostics"]
-    }
-
     /// The text scrolls until its last line is at the bottom.
     fn lay_out(&self, app: &App, body: Rect, panes: &mut [Laid]) {
         let t = Theme::new(false, app.settings.ascii);
@@ -39,14 +30,6 @@ impl Tab for Diagnostics {
                     .saturating_sub(rows),
                 page: rows.saturating_sub(1).max(1),
             };
-        }
-    }
-
-    /// The settings (tunables, THP, zswap's parameters) are read on every tick while shown.
-    fn scans(&self, _app: &App) -> Extras {
-        Extras {
-            settings: true,
-            ..Extras::default()
         }
     }
 

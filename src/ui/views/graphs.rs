@@ -12,10 +12,6 @@ use crate::ui::theme::Theme;
 pub struct Graphs;
 
 impl Tab for Graphs {
-    fn name(&self) -> &'static str {
-        "graphs"
-    }
-
     fn keys(&self) -> &'static [(&'static str, &'static str)] {
         &[("[  ]", "shorter / longer time window")]
     }

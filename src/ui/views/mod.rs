@@ -1,12 +1,11 @@
-//! The dashboard's views, one file each, every one a [`Tab`]: its name, how it draws the body of
-//! the screen, the panes that scroll in it and how far, the scans it needs, its keys. The
-//! registry below lists them once, in order: that order is the tabs' in the bottom line, Tab's,
-//! and the number keys' (the first view is 1). It makes [`View`], the name of a view that the
-//! app keeps and the keys carry; [`View::tab`] is what the view does.
+//! The dashboard's views, one file each, every one a [`Tab`]: how it draws the body of the
+//! screen, how far its panes scroll, its keys. The app's registry of views ([`View`],
+//! `crate::app::view`) lists them once, in order, with what the app needs of each (name, panes,
+//! list, scans); [`View::tab`] maps each to its file here.
 //!
 //! Everything that goes through the views asks the registry: the footer's tabs and the mouse
 //! clicks on them, the number keys, the help, the scroll limits the loop measures, the scans the
-//! sampler runs. A new view is a file here and a line in the registry.
+//! sampler runs. A new view is a file here, a line in the app's registry and one in `tab`.
 
 pub mod cgroups;
 pub mod devices;
@@ -20,39 +19,20 @@ use ratatui::layout::Rect;
 
 use super::kept::Kept;
 use super::theme::Theme;
+pub use crate::app::View;
 use crate::app::keys;
-use crate::app::lists::List;
 use crate::app::{App, Laid};
-use crate::sources::Extras;
 
-/// A view of the dashboard.
+/// How a view of the dashboard draws itself. What the app knows of it (its name, panes, list,
+/// scans) is in the app's registry of views ([`View::about`]).
 pub trait Tab: Sync {
-    /// Its name, in the bottom line's tabs and in the help.
-    fn name(&self) -> &'static str;
-
     /// Draw the view into `body`, the rows between the header and the bottom line. A part of it
     /// that is a kept panel goes through `kept`.
     fn draw(&self, buf: &mut Buffer, body: Rect, app: &App, t: &Theme, kept: &mut Kept);
 
-    /// What each of its panes that scroll holds, by pane (none: the view does not scroll).
-    /// With more than one, Left and Right move the focus between them.
-    fn panes(&self) -> &'static [&'static str] {
-        &[]
-    }
-
     /// How far each pane scrolls in `body`, and how far PgUp/PgDn move it (one [`Laid`] a pane,
     /// measured only while the view is shown).
     fn lay_out(&self, _app: &App, _body: Rect, _panes: &mut [Laid]) {}
-
-    /// The scans the sampler runs while the view is shown (none but the fast reads by default).
-    fn scans(&self, _app: &App) -> Extras {
-        Extras::default()
-    }
-
-    /// The list the sort and filter keys change while it is shown, if the view is one.
-    fn list(&self) -> Option<List> {
-        None
-    }
 
     /// Keys of its own for the help: (keys, what they do). A line two views share is listed
     /// once, naming both.
@@ -61,74 +41,18 @@ pub trait Tab: Sync {
     }
 }
 
-/// The registry: `View::Name: the view's Tab,` a line each, in the order of the tabs.
-macro_rules! registry {
-    ($($(#[$doc:meta])* $view:ident: $tab:expr,)+) => {
-        /// The dashboard's views, as the registry lists them (Tab and the number keys switch).
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub enum View {
-            $($(#[$doc])* $view,)+
-        }
-
-        impl View {
-            /// Every view, in the registry's order.
-            pub const ALL: [View; [$(stringify!($view)),+].len()] = [$(View::$view),+];
-
-            /// What the view is and does.
-            pub fn tab(self) -> &'static dyn Tab {
-                match self {
-                    $(View::$view => &$tab,)+
-                }
-            }
-        }
-    };
-}
-
-registry! {
-    /// Everything at a glance.
-    Overview: overview::Overview,
-    /// The four graphs, large.
-    Graphs: graphs::Graphs,
-    /// Swap devices (with their I/O) and zram devices in full.
-    Devices: devices::Devices,
-    /// Every finding in full, and the tunables.
-    Diagnostics: diagnostics::Diagnostics,
-    /// The processes with the most swap (scanned only while shown).
-    Processes: processes::Processes,
-    /// Memory, swap and zswap per cgroup, v1 without zswap (the tree is walked only while shown).
-    Cgroups: cgroups::Cgroups,
-}
-
 impl View {
-    pub fn name(self) -> &'static str {
-        self.tab().name()
-    }
-
-    /// Its place in the registry, from 0.
-    pub fn index(self) -> usize {
-        View::ALL.iter().position(|&v| v == self).unwrap_or(0)
-    }
-
-    /// Its number in the bottom line, from 1: the key that shows it, up to 9.
-    pub fn number(self) -> usize {
-        self.index() + 1
-    }
-
-    /// The view a number key shows.
-    pub fn numbered(key: char) -> Option<View> {
-        let n = key.to_digit(10)? as usize;
-        n.checked_sub(1).and_then(|i| View::ALL.get(i)).copied()
-    }
-
-    /// The next view (or the one before), wrapping around.
-    pub fn next(self, forward: bool) -> View {
-        let n = View::ALL.len();
-        let i = if forward {
-            self.index() + 1
-        } else {
-            self.index() + n - 1
-        };
-        View::ALL[i % n]
+    /// How the view draws: every view of the app's registry has its file here (the match is
+    /// exhaustive, so a view without one does not compile).
+    pub fn tab(self) -> &'static dyn Tab {
+        match self {
+            View::Overview => &overview::Overview,
+            View::Graphs => &graphs::Graphs,
+            View::Devices => &devices::Devices,
+            View::Diagnostics => &diagnostics::Diagnostics,
+            View::Processes => &processes::Processes,
+            View::Cgroups => &cgroups::Cgroups,
+        }
     }
 }
 
@@ -145,7 +69,7 @@ pub fn help() -> Vec<(String, String)> {
         out.push((numbers.join(" "), names.join(" / ")));
     }
     for v in View::ALL {
-        let panes = v.tab().panes();
+        let panes = v.panes();
         if panes.len() > 1 {
             out.push((
                 "Left  Right".to_string(),
@@ -175,23 +99,6 @@ pub fn help() -> Vec<(String, String)> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn numbers_and_names_come_from_the_registry() {
-        for (i, v) in View::ALL.into_iter().enumerate() {
-            assert_eq!(v.index(), i);
-            assert_eq!(View::numbered(char::from(b'1' + i as u8)), Some(v));
-            assert_eq!(v.next(true).next(false), v);
-        }
-        assert_eq!(View::numbered('0'), None);
-        assert_eq!(View::numbered('x'), None);
-        assert_eq!(View::Cgroups.next(true), View::Overview, "Tab wraps around");
-        let names: Vec<&str> = View::ALL.iter().map(|v| v.name()).collect();
-        let mut unique = names.clone();
-        unique.sort_unstable();
-        unique.dedup();
-        assert_eq!(names.len(), unique.len(), "{names:?}");
-    }
-
     /// Each view's panes are measured while it is shown, one limit a pane, a page at least a
     /// row; the scans follow the view.
     #[test]
@@ -207,9 +114,9 @@ mod tests {
                 panic!("not a layout");
             };
             assert_eq!(view, v);
-            assert_eq!(panes.len(), v.tab().panes().len(), "{v:?}");
+            assert_eq!(panes.len(), v.panes().len(), "{v:?}");
             assert!(panes.iter().all(|p| p.page >= 1), "{v:?}: {panes:?}");
-            assert_eq!(app.extras(), v.tab().scans(&app), "{v:?}");
+            assert_eq!(app.extras(), v.scans(&app), "{v:?}");
         }
     }
 

@@ -37,10 +37,6 @@ const SECTIONS: &[&dyn Section] = &[
 pub struct Overview;
 
 impl Tab for Overview {
-    fn name(&self) -> &'static str {
-        "overview"
-    }
-
     fn draw(&self, buf: &mut Buffer, body: Rect, app: &App, t: &Theme, kept: &mut Kept) {
         let cx = Cx {
             app,

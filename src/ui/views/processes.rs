@@ -6,11 +6,10 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 
 use super::{Tab, View};
-use crate::app::lists::{self, List};
-use crate::app::{App, Laid, TOP_PROCESSES};
+use crate::app::lists;
+use crate::app::{App, Laid};
 use crate::display as f;
 use crate::model::status::CMDLINE;
-use crate::sources::Extras;
 use crate::ui::kept::Kept;
 use crate::ui::theme::Theme;
 use crate::ui::widgets::list::{self as frame, MIN_NAME, PAUSED};
@@ -19,31 +18,11 @@ use crate::ui::widgets::{self, Col, bold, dim};
 pub struct Processes;
 
 impl Tab for Processes {
-    fn name(&self) -> &'static str {
-        "processes"
-    }
-
-    fn panes(&self) -> &'static [&'static str] {
-        &["processes"]
-    }
-
     fn lay_out(&self, app: &App, body: Rect, panes: &mut [Laid]) {
         let note = frame::note_lines(NOTE, usize::from(body.width), app.settings.ascii).len();
         if let Some(p) = panes.first_mut() {
             *p = frame::laid(app.proc_order.len(), body, note);
         }
-    }
-
-    /// Every process's status, the top ones kept (`--top N`, else [`TOP_PROCESSES`]).
-    fn scans(&self, app: &App) -> Extras {
-        Extras {
-            top_processes: Some(app.settings.extras.top_processes.unwrap_or(TOP_PROCESSES)),
-            ..Extras::default()
-        }
-    }
-
-    fn list(&self) -> Option<List> {
-        Some(List::Processes)
     }
 
     fn keys(&self) -> &'static [(&'static str, &'static str)] {

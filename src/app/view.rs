@@ -1,0 +1,160 @@
+//! The dashboard's views as the app knows them: the list of views, in the order of the tabs,
+//! Tab's and the number keys' (the first view is 1), and what the app needs of each — its name,
+//! the panes that scroll in it, the list its sort and filter keys change, and the scans the
+//! sampler runs while it is shown. How a view draws and lays itself out is the ui's
+//! (`crate::ui::views`, one file a view, each a `Tab`); `View::tab` there matches every view
+//! listed here, so a view listed without its drawing does not compile.
+//!
+//! The app keeps which view is shown and changes it on keys; it never draws. That is why the
+//! list is here and not beside the drawing: the state sits below the ui (`crate::layers`).
+
+use super::lists::List;
+use super::{App, TOP_PROCESSES};
+use crate::sources::Extras;
+
+/// What the app knows of a view.
+pub struct About {
+    /// Its name, in the bottom line's tabs, the help, and the configuration.
+    pub name: &'static str,
+    /// What each of its panes that scroll holds, by pane (none: the view does not scroll).
+    /// With more than one, Left and Right move the focus between them.
+    pub panes: &'static [&'static str],
+    /// The list the sort and filter keys change while it is shown, if the view is one.
+    pub list: Option<List>,
+    /// The scans the sampler runs while the view is shown, beyond the fast reads.
+    pub scans: fn(&App) -> Extras,
+}
+
+fn fast_reads(_: &App) -> Extras {
+    Extras::default()
+}
+
+/// The registry: `Name: About { … },` a view each, in the order of the tabs.
+macro_rules! views {
+    ($($(#[$doc:meta])* $view:ident: $about:expr,)+) => {
+        /// The dashboard's views, as the registry lists them (Tab and the number keys switch).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum View {
+            $($(#[$doc])* $view,)+
+        }
+
+        impl View {
+            /// Every view, in the registry's order.
+            pub const ALL: [View; [$(stringify!($view)),+].len()] = [$(View::$view),+];
+
+            /// What the app knows of the view.
+            pub fn about(self) -> &'static About {
+                match self {
+                    $(View::$view => {
+                        const ABOUT: About = $about;
+                        &ABOUT
+                    })+
+                }
+            }
+        }
+    };
+}
+
+views! {
+    /// Everything at a glance.
+    Overview: About { name: "overview", panes: &[], list: None, scans: fast_reads },
+    /// The four graphs, large.
+    Graphs: About { name: "graphs", panes: &[], list: None, scans: fast_reads },
+    /// Swap devices (with their I/O) and zram devices in full.
+    Devices: About { name: "devices", panes: &["swap", "zram"], list: None, scans: fast_reads },
+    /// Every finding in full, and the tunables (read while shown).
+    Diagnostics: About {
+        name: "diagnostics",
+        panes: &["diagnostics"],
+        list: None,
+        scans: |_| Extras { settings: true, ..Extras::default() },
+    },
+    /// The processes with the most swap (scanned only while shown: every process's status, the
+    /// top ones kept, `--top N`, else [`TOP_PROCESSES`]).
+    Processes: About {
+        name: "processes",
+        panes: &["processes"],
+        list: Some(List::Processes),
+        scans: |app| Extras {
+            top_processes: Some(app.settings.extras.top_processes.unwrap_or(TOP_PROCESSES)),
+            ..Extras::default()
+        },
+    },
+    /// Memory, swap and zswap per cgroup, v1 without zswap (the tree is walked only while shown).
+    Cgroups: About {
+        name: "cgroups",
+        panes: &["cgroups"],
+        list: Some(List::Cgroups),
+        scans: |_| Extras { cgroups: true, ..Extras::default() },
+    },
+}
+
+impl View {
+    pub fn name(self) -> &'static str {
+        self.about().name
+    }
+
+    /// The panes that scroll in it.
+    pub fn panes(self) -> &'static [&'static str] {
+        self.about().panes
+    }
+
+    /// The list its sort and filter keys change, if it is one.
+    pub fn list(self) -> Option<List> {
+        self.about().list
+    }
+
+    /// The scans the sampler runs while it is shown.
+    pub fn scans(self, app: &App) -> Extras {
+        (self.about().scans)(app)
+    }
+
+    /// Its place in the registry, from 0.
+    pub fn index(self) -> usize {
+        View::ALL.iter().position(|&v| v == self).unwrap_or(0)
+    }
+
+    /// Its number in the bottom line, from 1: the key that shows it, up to 9.
+    pub fn number(self) -> usize {
+        self.index() + 1
+    }
+
+    /// The view a number key shows.
+    pub fn numbered(key: char) -> Option<View> {
+        let n = key.to_digit(10)? as usize;
+        n.checked_sub(1).and_then(|i| View::ALL.get(i)).copied()
+    }
+
+    /// The next view (or the one before), wrapping around.
+    pub fn next(self, forward: bool) -> View {
+        let n = View::ALL.len();
+        let i = if forward {
+            self.index() + 1
+        } else {
+            self.index() + n - 1
+        };
+        View::ALL[i % n]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_and_names_come_from_the_registry() {
+        for (i, v) in View::ALL.into_iter().enumerate() {
+            assert_eq!(v.index(), i);
+            assert_eq!(View::numbered(char::from(b'1' + i as u8)), Some(v));
+            assert_eq!(v.next(true).next(false), v);
+        }
+        assert_eq!(View::numbered('0'), None);
+        assert_eq!(View::numbered('x'), None);
+        assert_eq!(View::Cgroups.next(true), View::Overview, "Tab wraps around");
+        let names: Vec<&str> = View::ALL.iter().map(|v| v.name()).collect();
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(names.len(), unique.len(), "{names:?}");
+    }
+}
