@@ -49,9 +49,16 @@ pub struct Options {
     pub json: bool,
 }
 
-/// The JSON document: `{"advise": …}`.
+/// The version of `advise --json`'s shape: raised when a field changes meaning or goes away
+/// (a new field does not raise it).
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The JSON document: `{"schema_version": 1, "advise": …}`.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Document {
+    /// The shape's version ([`SCHEMA_VERSION`]).
+    #[schemars(extend("const" = SCHEMA_VERSION))]
+    pub schema_version: u32,
     pub advise: Advice,
 }
 
@@ -324,7 +331,10 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> anyhow::Result<()> {
     }
     let written = if opts.json {
         crate::report::json::serialize(
-            &Document { advise: advice },
+            &Document {
+                schema_version: SCHEMA_VERSION,
+                advise: advice,
+            },
             crate::report::json::Layout::Pretty,
             out,
         )
