@@ -130,6 +130,12 @@ pub fn hostile_sample(i: u64) -> Sample {
     // What the clock said while reading (when, and how long it took) varies from run to run:
     // fixed, so the file is the same every time it is made.
     s.cgroups_age_ns = 0;
+    // A cgroup's inode is the checkout's (the tree's directories): numbered instead.
+    if let Some(Ok(cgroups)) = s.cgroups.as_mut() {
+        for (n, c) in cgroups.iter_mut().enumerate() {
+            c.inode = 1000 + n as u64;
+        }
+    }
     if let Ok(z) = s.zoneinfo.as_mut() {
         z.read_ns = s.monotonic_ns;
         z.cost_ns = 0;
