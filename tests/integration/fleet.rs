@@ -4,8 +4,10 @@
 //! (All: both hosts; a repeated panel: one), returns one series per host and per bucket, device
 //! or cgroup its legend splits by (a host whose exposition lacks a metric the query reads, as a
 //! value the kernel does not give is absent, has none), names the host in its legend unless the
-//! panel is repeated per host, and stacks only within one host; the cgroup series sum to the leaves' zswap, each page
-//! once. SKIPPED without Prometheus; loopback only, every process stopped at the end.
+//! panel is repeated per host, and stacks only within one host; the cgroup series sum to the
+//! leaves' zswap, each page once. Also: node_exporter's defaults against the README's list of
+//! what it already has, and the breakdown's bucket count wherever it is said. SKIPPED without
+//! Prometheus or node_exporter; loopback only, every process stopped at the end.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
