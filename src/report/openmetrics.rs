@@ -8,6 +8,10 @@
 //! percentages as ratios, PSI's microseconds as seconds: [`factor`]), and, on each sample of a
 //! counter or an info, `_total` or `_info` ([`suffix`], the one place either is added).
 //!
+//! `_ratio` is Prometheus' word for a share from 0 to 1 (its naming guide: "Percent: ratio,
+//! values are 0–1"); a quotient that exceeds 1 (a compression ratio: 2.4 bytes stored per pool
+//! byte) has no base unit and is named `_factor` (`zswaptop_zswap_compression_factor`).
+//!
 //! A value the kernel did not give is left out, never written as 0; a family with no value
 //! at all is left out whole (no `# HELP` for a metric that has no sample).
 
@@ -77,11 +81,13 @@ struct Exposed {
     points: Vec<Point>,
 }
 
-/// The stem of a figure's name: its id, a zswap debugfs file's under `zswap_debugfs_`.
-/// Renaming one series is one arm here (`_ if m.id == "nr_zspages" => "zsmalloc_pages".into(),`).
+/// The stem of a figure's name: its id, a zswap debugfs file's under `zswap_debugfs_`, a
+/// quotient's (`Unit::Ratio`, above 1) with `_factor` for `_ratio`. Renaming one series is one arm
+/// here (`_ if m.id == "nr_zspages" => "zsmalloc_pages".into(),`).
 fn stem(m: &Metric) -> Cow<'static, str> {
     match m.read {
         Read::Debugfs(file) => format!("zswap_debugfs_{file}").into(),
+        _ if m.unit == Unit::Ratio => format!("{}_factor", m.id.trim_end_matches("_ratio")).into(),
         _ => m.id.into(),
     }
 }
@@ -106,14 +112,14 @@ pub fn name(m: &Metric) -> String {
 }
 
 /// The base unit a figure is exported in (its `# UNIT` and its name's last word), `None` when
-/// it has none.
+/// it has none (a quotient above 1 included: `ratio` is 0 to 1).
 pub fn unit(u: Unit) -> Option<&'static str> {
     match u {
         Unit::Bytes | Unit::Pages => Some("bytes"),
         Unit::BytesPerSec => Some("bytes_per_second"),
-        Unit::Ratio | Unit::Share | Unit::Percent => Some("ratio"),
+        Unit::Share | Unit::Percent => Some("ratio"),
         Unit::Seconds | Unit::Milliseconds | Unit::Microseconds => Some("seconds"),
-        Unit::Events | Unit::Number => None,
+        Unit::Ratio | Unit::Events | Unit::Number => None,
     }
 }
 
@@ -421,8 +427,16 @@ mod tests {
             Some("zswaptop_bypassed_zswap_bytes_per_second")
         );
         assert_eq!(
-            named("zswap_pool_limit_used_ratio").as_deref(),
-            Some("zswaptop_zswap_pool_limit_used_ratio")
+            named("psi_memory_avg_ratio").as_deref(),
+            Some("zswaptop_psi_memory_avg_ratio")
+        );
+        assert_eq!(
+            named("zswap_compression_ratio").as_deref(),
+            Some("zswaptop_zswap_compression_factor")
+        );
+        assert_eq!(
+            named("zram_effective_ratio").as_deref(),
+            Some("zswaptop_zram_effective_factor")
         );
         assert_eq!(named("build").as_deref(), Some("zswaptop_build"));
     }
@@ -465,6 +479,70 @@ mod tests {
         assert!(
             info.contains("max_pool_percent=") && !info.contains("not-a-label"),
             "{info}"
+        );
+    }
+
+    /// `_ratio` is 0 to 1 (Prometheus' naming guide): on every fixture tree, no sample of a
+    /// `_ratio` family lies outside it, and the quotients that do exceed 1 are `_factor`s.
+    #[test]
+    fn no_ratio_series_exceeds_one() {
+        let mut factors_above_one = 0;
+        for entry in std::fs::read_dir("tests/fixtures").unwrap() {
+            let dir = entry.unwrap().path();
+            if !dir.join("proc").is_dir() {
+                continue;
+            }
+            let extras = crate::sources::Extras {
+                cgroups: true,
+                ..crate::sources::Extras::default()
+            };
+            let root = crate::root::Root::at(&dir);
+            let snap =
+                crate::pipeline::snapshot(&crate::sources::collect_with(&root, extras), None);
+            let mut text = String::new();
+            render(&snap, Flavor::Prometheus, &mut text);
+            for line in text.lines().filter(|l| !l.starts_with('#')) {
+                let (series, value) = line.rsplit_once(' ').unwrap();
+                let name = series.split('{').next().unwrap();
+                let value: f64 = value.parse().unwrap();
+                if name.ends_with("_ratio") {
+                    assert!((0.0..=1.0).contains(&value), "{dir:?}: {line}");
+                }
+                if name.ends_with("_factor") && value > 1.0 {
+                    factors_above_one += 1;
+                }
+            }
+        }
+        assert!(factors_above_one > 10, "{factors_above_one}");
+        for m in metrics::reaching(Output::Exposition) {
+            assert_eq!(
+                name(m).ends_with("_ratio"),
+                matches!(m.unit, Unit::Share | Unit::Percent),
+                "{}",
+                m.id
+            );
+        }
+    }
+
+    /// PSI's averages are one family (`zswaptop_psi_memory_avg_ratio{line,window}`): no other
+    /// family repeats one of them.
+    #[test]
+    fn psi_averages_are_exported_once() {
+        let s = fixture("linux-6.18-pcp");
+        let mut text = String::new();
+        render(&s, Flavor::Prometheus, &mut text);
+        let avg10 = s.psi.as_ref().unwrap().some_avg10 / 100.0;
+        let with_that_value: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.starts_with('#') && l.contains("psi"))
+            .filter(|l| l.rsplit_once(' ').unwrap().1.parse::<f64>().unwrap() == avg10)
+            .collect();
+        assert_eq!(
+            with_that_value,
+            [format!(
+                "zswaptop_psi_memory_avg_ratio{{line=\"some\",window=\"10\"}} {avg10}"
+            )],
+            "{text}"
         );
     }
 

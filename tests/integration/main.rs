@@ -19,6 +19,7 @@ mod depth;
 mod diagnostics;
 mod dispatch;
 mod environment;
+mod fleet;
 mod formulas;
 mod fuzz;
 mod fuzz_recordings;

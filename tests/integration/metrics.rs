@@ -17,8 +17,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use common::skip;
-
 fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_zswaptop"))
 }
@@ -40,7 +38,7 @@ fn exposition(root: Option<&Path>, format: &str) -> String {
 }
 
 /// The sample lines' metric names.
-fn sample_names(text: &str) -> BTreeSet<String> {
+pub(crate) fn sample_names(text: &str) -> BTreeSet<String> {
     text.lines()
         .filter(|l| !l.starts_with('#') && !l.is_empty())
         .map(|l| l.split(['{', ' ']).next().unwrap().to_string())
@@ -48,7 +46,7 @@ fn sample_names(text: &str) -> BTreeSet<String> {
 }
 
 /// `tool` on PATH.
-fn find(tool: &str) -> Option<PathBuf> {
+pub(crate) fn find(tool: &str) -> Option<PathBuf> {
     std::env::var("PATH")
         .unwrap_or_default()
         .split(':')
@@ -59,15 +57,16 @@ fn find(tool: &str) -> Option<PathBuf> {
 /// `tool` on PATH, or the running test says SKIPPED and returns.
 macro_rules! need {
     ($tool:expr) => {
-        match find($tool) {
+        match $crate::metrics::find($tool) {
             Some(path) => path,
-            None => skip!(
+            None => $crate::common::skip!(
                 "{} is not installed (Debian: apt-get install prometheus prometheus-node-exporter)",
                 $tool
             ),
         }
     };
 }
+pub(crate) use need;
 
 #[test]
 fn a_missing_value_is_absent_never_zero() {
@@ -251,7 +250,7 @@ fn textfile_is_replaced_whole() {
 // --- processes on loopback -----------------------------------------------------------------
 
 /// A child process killed and reaped when dropped.
-struct Guard(Child);
+pub(crate) struct Guard(pub(crate) Child);
 
 impl Drop for Guard {
     fn drop(&mut self) {
@@ -261,7 +260,7 @@ impl Drop for Guard {
 }
 
 /// A loopback port free right now.
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -270,7 +269,7 @@ fn free_port() -> u16 {
 }
 
 /// `zswaptop serve` on a loopback port the kernel picks; its address.
-fn serve(root: Option<&Path>) -> (Guard, String) {
+pub(crate) fn serve(root: Option<&Path>) -> (Guard, String) {
     serve_with(root, &[], None)
 }
 
@@ -343,7 +342,7 @@ fn exchange(mut stream: impl Read + Write, request: &str) -> Result<(u16, String
     Ok((code, head.to_string(), body.to_string()))
 }
 
-fn get(addr: &str, path: &str, accept: Option<&str>) -> (u16, String, String) {
+pub(crate) fn get(addr: &str, path: &str, accept: Option<&str>) -> (u16, String, String) {
     let accept = accept
         .map(|a| format!("Accept: {a}\r\n"))
         .unwrap_or_default();
@@ -354,7 +353,7 @@ fn get(addr: &str, path: &str, accept: Option<&str>) -> (u16, String, String) {
 }
 
 /// Prometheus's instant query API: the result list.
-fn query(prom: &str, q: &str) -> Vec<serde_json::Value> {
+pub(crate) fn query(prom: &str, q: &str) -> Vec<serde_json::Value> {
     let enc: String = form_urlencoded::byte_serialize(q.as_bytes()).collect();
     let (code, _, body) = get(prom, &format!("/api/v1/query?query={enc}"), None);
     let v: serde_json::Value =
@@ -363,7 +362,7 @@ fn query(prom: &str, q: &str) -> Vec<serde_json::Value> {
     v["data"]["result"].as_array().cloned().unwrap_or_default()
 }
 
-fn scalar_of(r: &serde_json::Value) -> f64 {
+pub(crate) fn scalar_of(r: &serde_json::Value) -> f64 {
     r["value"][1].as_str().unwrap().parse().unwrap()
 }
 
@@ -376,7 +375,7 @@ fn meminfo_kb(key: &str) -> Option<u64> {
 }
 
 /// The `zswaptop_…` metric names an expression reads.
-fn metrics_in(expr: &str) -> BTreeSet<String> {
+pub(crate) fn metrics_in(expr: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     let mut rest = expr;
     while let Some(i) = rest.find("zswaptop_") {
@@ -438,8 +437,9 @@ fn prometheus_scrapes_serve() {
     bracket.check("Zswap", pool);
     bracket.check("Zswapped", value("zswaptop_zswap_stored_bytes"));
     assert_eq!(
-        value("zswaptop_memory_total_bytes"),
-        (meminfo_kb("MemTotal").unwrap() * 1024) as f64
+        value("sum(zswaptop_memory_breakdown_bytes)"),
+        (meminfo_kb("MemTotal").unwrap() * 1024) as f64,
+        "the buckets sum to MemTotal"
     );
     assert_eq!(
         value("zswaptop_swap_total_bytes"),
@@ -599,7 +599,7 @@ fn node_exporter_reads_the_textfile() {
             "{name} missing from node_exporter"
         );
     }
-    assert!(body.contains("zswaptop_memory_total_bytes "), "{body}");
+    assert!(body.contains("zswaptop_memory_breakdown_bytes{"), "{body}");
     assert!(body.contains("node_textfile_scrape_error 0"), "{body}");
 }
 
@@ -790,7 +790,7 @@ fn slow_clients(addr: String, n: usize, stop: Arc<AtomicBool>) -> std::thread::J
 
 /// A Prometheus (the binary `tool`) on a free loopback port with `config` (prometheus.yml's
 /// text) and its data in `dir`; its address, once it answers ready.
-fn prometheus(tool: &Path, dir: &Path, config: &str) -> (Guard, String) {
+pub(crate) fn prometheus(tool: &Path, dir: &Path, config: &str) -> (Guard, String) {
     std::fs::write(dir.join("prometheus.yml"), config).unwrap();
     let prom = format!("127.0.0.1:{}", free_port());
     let guard = Guard(

@@ -53,7 +53,8 @@
 //!    in recordings), [`debugfs_gauge`] or [`debugfs_counter`] for a zswap debugfs file,
 //!    [`exported`] for a figure only the exposition carries (single-valued or labelled). Add
 //!    `.graphed(…)` to draw it on a dashboard graph and keep its history, `.part_of(…)` to show a
-//!    counter as a share of another. The unit is the model's: pages, percent, microseconds and
+//!    counter as a share of another, `.unexported()` to keep a value node_exporter's defaults
+//!    already export out of the exposition (and add it to the README's list). The unit is the model's: pages, percent, microseconds and
 //!    milliseconds are turned into bytes, ratios and seconds by the exposition.
 //! 3. A panel, if the dashboard shows it beyond a graph (`ui/panels/`).
 //! 4. Tests: `tests/integration/registry.rs` checks that every entry reaches each output it claims on the
@@ -325,6 +326,19 @@ impl Metric {
     pub const fn part_of(self, id: &'static str) -> Metric {
         Metric {
             part_of: Some(id),
+            ..self
+        }
+    }
+
+    /// Left out of the exposition: node_exporter's default collectors export the same value
+    /// (the README's Prometheus section lists them), or another family of the exposition holds
+    /// it. Its other outputs stay.
+    pub const fn unexported(self) -> Metric {
+        Metric {
+            shown: Shown {
+                exposition: false,
+                ..self.shown
+            },
             ..self
         }
     }

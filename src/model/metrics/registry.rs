@@ -4,7 +4,7 @@
 //! The single values come first (what the dashboard graphs and a recording keeps, then the zswap
 //! debugfs files and pressure), then the figures only the exposition carries, most of them
 //! labelled. Every label is bounded: a bucket, a swap area, a disk, a zram device, one of the
-//! top [`TOP_CGROUPS`] cgroups, a finding id, a source.
+//! top [`TOP_CGROUPS`] leaf cgroups, a finding id, a source.
 
 use super::{
     GraphId, Hue, Kind, Metric, Point, Read, Unit, counter, debugfs_counter, debugfs_gauge,
@@ -13,7 +13,8 @@ use super::{
 use crate::model::owners::CgroupRow;
 use crate::model::{DeviceIo, Severity, Snapshot, Zram};
 
-/// How many cgroups (by zswap pool bytes; on cgroup v1, by memory) get series of their own.
+/// How many cgroups (leaves, by zswap pool bytes; on cgroup v1, by memory) get series of their
+/// own.
 pub const TOP_CGROUPS: usize = 10;
 
 fn labelled(pairs: &[(&str, &str)], value: f64) -> Point {
@@ -51,21 +52,40 @@ fn zram_pages(s: &Snapshot, f: impl Fn(&Zram) -> Option<u64>) -> Vec<Point> {
     zram(s, |z| f(z).map(|p| p as f64 * ps))
 }
 
-/// The cgroups with the largest zswap pools, largest first, the root left out. cgroup v1 has no
-/// zswap figures: there, the cgroups with the most memory.
+/// The leaf cgroups with the largest zswap pools, largest first. cgroup v1 has no zswap
+/// figures: there, the leaves with the most memory.
+///
+/// A cgroup's memory.stat counts its descendants' pages too, so a parent and its child both
+/// listed would count the child's pages twice in a `sum`. Only leaves are listed: cgroups no
+/// other cgroup of the tree read sits under (a cgroup whose children have no memory files, or
+/// lie below the walk's depth limit, is a leaf here and holds its subtree). No listed cgroup is
+/// then inside another, so summing the series counts each page at most once; what is charged to
+/// a parent itself (a removed child's pages) is in no series.
 fn top_cgroups(s: &Snapshot) -> Vec<&CgroupRow> {
     let Some(c) = &s.cgroups else {
         return Vec::new();
     };
+    let parents: std::collections::HashSet<&str> =
+        c.list.iter().filter_map(|r| parent(&r.path)).collect();
     let key = |r: &CgroupRow| c.rank_bytes(r);
     let mut rows: Vec<_> = c
         .list
         .iter()
-        .filter(|r| r.path != "/" && key(r).is_some_and(|z| z > 0))
+        .filter(|r| r.path != "/" && !parents.contains(r.path.as_str()))
+        .filter(|r| key(r).is_some_and(|z| z > 0))
         .collect();
     rows.sort_by(|a, b| key(b).cmp(&key(a)).then(a.path.cmp(&b.path)));
     rows.truncate(TOP_CGROUPS);
     rows
+}
+
+/// The path of the cgroup `path` sits in (`/` for a top-level one); `None` for the root.
+fn parent(path: &str) -> Option<&str> {
+    match path.trim_end_matches('/').rsplit_once('/') {
+        Some(("", name)) if !name.is_empty() => Some("/"),
+        Some((dir, _)) if !dir.is_empty() => Some(dir),
+        _ => None,
+    }
 }
 
 fn cgroup(s: &Snapshot, f: fn(&CgroupRow) -> Option<u64>) -> Vec<Point> {
@@ -102,7 +122,8 @@ pub static REGISTRY: &[Metric] = &[
         Unit::Bytes,
         "Memory available for new work without swapping (meminfo MemAvailable).",
         Read::Snapshot(|s| s.memory.available_bytes.map(|v| v as f64)),
-    ),
+    )
+    .unexported(),
     // --- zswap pool ------------------------------------------------------------------------
     gauge(
         "zswap_pool_bytes",
@@ -222,7 +243,8 @@ pub static REGISTRY: &[Metric] = &[
         Unit::Events,
         "Major page faults (vmstat pgmajfault).",
         Read::Vmstat(|v| v.pgmajfault),
-    ),
+    )
+    .unexported(),
     counter(
         "workingset_refault_anon",
         "workingset_refault_anon",
@@ -250,7 +272,8 @@ pub static REGISTRY: &[Metric] = &[
         Unit::Events,
         "Processes killed by the OOM killer (vmstat oom_kill).",
         Read::Vmstat(|v| v.oom_kill),
-    ),
+    )
+    .unexported(),
     gauge(
         "nr_zspages",
         "nr_zspages",
@@ -352,7 +375,8 @@ pub static REGISTRY: &[Metric] = &[
         Unit::Percent,
         "Share of the last 10 s some tasks stalled on memory, as the kernel averages it (PSI some avg10).",
         Read::Snapshot(|s| s.psi.as_ref().map(|p| p.some_avg10)),
-    ),
+    )
+    .unexported(),
     counter(
         "psi_some_stalled",
         "PSI some stalled",
@@ -372,24 +396,10 @@ pub static REGISTRY: &[Metric] = &[
     // the parameters and the findings (the JSON has each as its model field) ==================
     // --- memory -------------------------------------------------------------------------------
     exported(
-        "memory_total_bytes",
-        Kind::Gauge,
-        Unit::Bytes,
-        "Usable RAM (meminfo MemTotal).",
-        Read::Snapshot(|s| s.memory.total_bytes.map(|v| v as f64)),
-    ),
-    exported(
-        "memory_free_bytes",
-        Kind::Gauge,
-        Unit::Bytes,
-        "RAM nothing uses (meminfo MemFree).",
-        Read::Snapshot(|s| s.memory.free_bytes.map(|v| v as f64)),
-    ),
-    exported(
         "memory_breakdown_bytes",
         Kind::Gauge,
         Unit::Bytes,
-        "Where RAM is: ten buckets that sum to MemTotal (an unknown bucket's memory is in unaccounted).",
+        "Where RAM is: eleven buckets that sum to MemTotal (a bucket the kernel does not give is left out, its memory in unaccounted).",
         Read::Labelled {
             labels: &["bucket"],
             points: |s| {
@@ -458,13 +468,6 @@ pub static REGISTRY: &[Metric] = &[
         Unit::Bytes,
         "Room left in the pool before its limit.",
         Read::Snapshot(|s| s.zswap.pool_headroom_bytes.map(|v| v as f64)),
-    ),
-    exported(
-        "zswap_pool_limit_used_ratio",
-        Kind::Gauge,
-        Unit::Share,
-        "The pool's size as a share of its limit (1 is full).",
-        Read::Snapshot(|s| s.zswap.pool_limit_used_percent.map(|p| p / 100.0)),
     ),
     exported(
         "zswap_saved_bytes",
@@ -873,12 +876,12 @@ pub static REGISTRY: &[Metric] = &[
             },
         },
     ),
-    // --- cgroups: the largest zswap pools (v2), the most memory (v1, without zswap) ----------
+    // --- cgroups: the leaves with the largest zswap pools (v2), the most memory (v1) --------
     exported(
         "cgroup_zswap_bytes",
         Kind::Gauge,
         Unit::Bytes,
-        "zswap pool memory of the cgroups with the largest pools (memory.stat zswap, top 10).",
+        "zswap pool memory of the leaf cgroups with the largest pools (memory.stat zswap, top 10): no series is inside another, so their sum counts no page twice.",
         Read::Labelled {
             labels: &["cgroup"],
             points: |s| cgroup(s, |r| r.zswap_bytes),
@@ -888,7 +891,7 @@ pub static REGISTRY: &[Metric] = &[
         "cgroup_zswapped_bytes",
         Kind::Gauge,
         Unit::Bytes,
-        "Uncompressed size of what zswap holds for those cgroups (memory.stat zswapped).",
+        "Uncompressed size of what zswap holds for those leaf cgroups (memory.stat zswapped).",
         Read::Labelled {
             labels: &["cgroup"],
             points: |s| cgroup(s, |r| r.zswapped_bytes),
@@ -898,7 +901,7 @@ pub static REGISTRY: &[Metric] = &[
         "cgroup_memory_bytes",
         Kind::Gauge,
         Unit::Bytes,
-        "memory.current of those cgroups (cgroup v1: memory.usage_in_bytes).",
+        "memory.current of those leaf cgroups (cgroup v1, the leaves with the most memory: memory.usage_in_bytes).",
         Read::Labelled {
             labels: &["cgroup"],
             points: |s| cgroup(s, |r| r.memory_current_bytes),
@@ -908,7 +911,7 @@ pub static REGISTRY: &[Metric] = &[
         "cgroup_swap_bytes",
         Kind::Gauge,
         Unit::Bytes,
-        "memory.swap.current of those cgroups (cgroup v1: memory.stat total_swap).",
+        "memory.swap.current of those leaf cgroups (cgroup v1: memory.stat total_swap).",
         Read::Labelled {
             labels: &["cgroup"],
             points: |s| cgroup(s, |r| r.swap_current_bytes),
@@ -974,32 +977,86 @@ mod tests {
     use super::super::get;
     use super::*;
 
-    /// cgroup v1: the top cgroups by memory, with memory and swap series and no zswap ones.
-    #[test]
-    fn cgroup_v1_series_are_memory_and_swap() {
+    fn snapshot_with_cgroups(fixture: &str) -> Snapshot {
         let root = crate::root::Root::at(format!(
-            "{}/tests/fixtures/linux-6.18-cgroup-v1",
+            "{}/tests/fixtures/{fixture}",
             env!("CARGO_MANIFEST_DIR")
         ));
         let extras = crate::sources::Extras {
             cgroups: true,
             ..Default::default()
         };
-        let snap = Snapshot::derive(&crate::sources::collect_with(&root, extras), None);
+        Snapshot::derive(&crate::sources::collect_with(&root, extras), None)
+    }
+
+    /// The `cgroup` label of each point, in order.
+    fn paths(points: &[Point]) -> Vec<&str> {
+        points.iter().map(|p| p.labels[0].1.as_str()).collect()
+    }
+
+    /// cgroup v1: the top leaf cgroups by memory, with memory and swap series and no zswap ones;
+    /// /process_api (the three containers' parent, 7.8 GB) is not listed beside its children.
+    #[test]
+    fn cgroup_v1_series_are_memory_and_swap() {
+        let snap = snapshot_with_cgroups("linux-6.18-cgroup-v1");
         let family = |id: &str| get(id).unwrap().points(&snap);
         let memory = family("cgroup_memory_bytes");
-        let paths: Vec<&str> = memory.iter().map(|p| p.labels[0].1.as_str()).collect();
         assert_eq!(
-            paths[..2],
+            paths(&memory),
             [
-                "/process_api",
-                "/process_api/0c34a129a0605314addad4c1319e0b59"
+                "/process_api/0c34a129a0605314addad4c1319e0b59",
+                "/process_api/73c108e86a56bcc6f3932cc7cb39f5ce",
+                "/process_api/fa7207a3a5979b752673e25e05125d6d",
             ]
         );
-        assert_eq!(memory.len(), 4, "the root left out");
-        assert_eq!(memory[0].value, 7_847_694_336.0);
-        assert_eq!(family("cgroup_swap_bytes").len(), 4);
+        assert_eq!(memory[0].value, 3_786_076_160.0);
+        assert_eq!(family("cgroup_swap_bytes").len(), 3);
         assert!(family("cgroup_zswap_bytes").is_empty());
         assert!(family("cgroup_zswapped_bytes").is_empty());
+    }
+
+    /// cgroup v2: memory.stat counts a cgroup's descendants, so the tree's five nested cgroups
+    /// down to app-firefox-1234.scope all say 40 MB. Only the leaves are series: none inside
+    /// another, their sum no more than the root's (what the parents hold themselves is in none).
+    #[test]
+    fn cgroup_series_are_leaves_a_sum_counts_once() {
+        let snap = snapshot_with_cgroups("depth-cgroup-v2");
+        let zswap = get("cgroup_zswap_bytes").unwrap().points(&snap);
+        assert_eq!(
+            paths(&zswap),
+            [
+                "/system.slice/postgresql.service",
+                "/user.slice/user-1000.slice/user@1000.service/app.slice/app-firefox-1234.scope",
+                "/system.slice/nginx.service",
+                "/system.slice/systemd-journald.service",
+                "/init.scope",
+            ]
+        );
+        for a in paths(&zswap) {
+            for b in paths(&zswap) {
+                assert!(!b.starts_with(&format!("{a}/")), "{b} is inside {a}");
+            }
+        }
+        let sum: f64 = zswap.iter().map(|p| p.value).sum();
+        assert_eq!(sum, 191_704_800.0);
+        let root = snap.cgroups.as_ref().unwrap().list[0].zswap_bytes.unwrap();
+        assert!(sum <= root as f64, "{sum} > the root's {root}");
+        // The same cgroups in every cgroup family.
+        for id in [
+            "cgroup_zswapped_bytes",
+            "cgroup_memory_bytes",
+            "cgroup_swap_bytes",
+        ] {
+            let p = get(id).unwrap().points(&snap);
+            assert!(paths(&p).iter().all(|c| paths(&zswap).contains(c)), "{id}");
+        }
+    }
+
+    #[test]
+    fn parents() {
+        assert_eq!(parent("/"), None);
+        assert_eq!(parent("/a.slice"), Some("/"));
+        assert_eq!(parent("/a.slice/b.service"), Some("/a.slice"));
+        assert_eq!(parent("/a.slice/b.service/"), Some("/a.slice"));
     }
 }
