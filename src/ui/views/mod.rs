@@ -64,8 +64,10 @@ pub trait Tab: Sync {
 /// The registry: `View::Name: the view's Tab,` a line each, in the order of the tabs.
 macro_rules! registry {
     ($($(#[$doc:meta])* $view:ident: $tab:expr,)+) => {
-        /// The dashboard's views, as the registry lists them (Tab and the number keys switch).
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        /// The dashboard's views, as the registry lists them (Tab and the number keys switch);
+        /// the configuration file names them in lower case (`view = "graphs"`).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+        #[serde(rename_all = "lowercase")]
         pub enum View {
             $($(#[$doc])* $view,)+
         }
