@@ -20,6 +20,8 @@ use crate::sources::Extras;
 use crate::sources::sampler::MIN_INTERVAL;
 use crate::{advise, app, record, report, serve, watch};
 
+mod man;
+
 /// What `--help` ends with: where the rest is.
 const EPILOGUE: &str = "In the dashboard, press ? for its keys. The manual: man zswaptop (or zswaptop man | man -l -). \
 Defaults come from ~/.config/zswaptop/config.toml (zswaptop config prints them).";
@@ -811,58 +813,8 @@ fn fish(cmd: &clap::Command, script: &str) -> String {
 /// The manual page (roff), written to `out` once made whole in memory.
 pub fn man(out: &mut impl Write) -> std::io::Result<()> {
     let mut text = Vec::new();
-    man_page(&Cli::command(), &mut text)?;
+    man::page(&Cli::command(), &mut text)?;
     out.write_all(&text)
-}
-
-/// The manual page: clap_mangen's sections, with the commands described in place (its own
-/// SUBCOMMANDS section points at a page per command, which zswaptop does not have).
-fn man_page(cmd: &clap::Command, out: &mut Vec<u8>) -> std::io::Result<()> {
-    let man = clap_mangen::Man::new(cmd.clone());
-    man.render_title(out)?;
-    man.render_name_section(out)?;
-    man.render_synopsis_section(out)?;
-    man.render_description_section(out)?;
-    man.render_options_section(out)?;
-    let mut roff = roff::Roff::new();
-    roff.control("SH", ["COMMANDS"]);
-    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
-        roff.control("TP", []);
-        let mut usage = vec![roff::bold(format!("zswaptop {}", sub.get_name()))];
-        for arg in sub.get_positionals() {
-            let name = arg.get_value_names().and_then(|v| v.first()).map_or_else(
-                || arg.get_id().to_string().to_uppercase(),
-                ToString::to_string,
-            );
-            usage.push(roff::roman(" "));
-            usage.push(roff::italic(name));
-        }
-        roff.text(usage);
-        let mut about = sub
-            .get_long_about()
-            .or(sub.get_about())
-            .map(ToString::to_string)
-            .unwrap_or_default();
-        for arg in sub.get_positionals() {
-            let values: Vec<String> = arg
-                .get_possible_values()
-                .iter()
-                .map(|v| v.get_name().to_string())
-                .collect();
-            if !values.is_empty() {
-                about.push_str(&format!(" ({}: {})", arg.get_id(), values.join(", ")));
-            }
-        }
-        // A long description's paragraphs (record's says what a recording holds) stay apart.
-        for (i, paragraph) in about.split("\n\n").enumerate() {
-            if i > 0 {
-                roff.control("IP", []);
-            }
-            roff.text([roff::roman(paragraph.replace('\n', " "))]);
-        }
-    }
-    roff.to_writer(out)?;
-    man.render_version_section(out)
 }
 
 #[cfg(test)]
