@@ -59,13 +59,17 @@ fn value_name(arg: &Arg) -> String {
     )
 }
 
-/// `-i, --interval SECONDS`, `--once`, or a positional's `PATH`.
-fn spelling(arg: &Arg) -> Vec<Inline> {
+/// `-i, --interval SECONDS`, `--once`, or a positional's `PATH`; without `short`, the long name
+/// only where there is one (`--interval SECONDS`, as the synopsis shows it).
+fn spelling(arg: &Arg, short: bool) -> Vec<Inline> {
     if arg.is_positional() {
         return vec![italic(value_name(arg))];
     }
     let mut out = Vec::new();
-    if let Some(s) = arg.get_short() {
+    if let Some(s) = arg
+        .get_short()
+        .filter(|_| short || arg.get_long().is_none())
+    {
         out.push(bold(format!("-{s}")));
         if arg.get_long().is_some() {
             out.push(roman(", "));
@@ -94,15 +98,7 @@ fn usage(name: &str, cmd: &Command) -> Vec<Inline> {
         if !required {
             out.push(roman("["));
         }
-        if let Some(l) = arg.get_long() {
-            out.push(bold(format!("--{l}")));
-            if arg.get_action().takes_values() {
-                out.push(roman(" "));
-                out.push(italic(value_name(arg)));
-            }
-        } else {
-            out.extend(spelling(arg));
-        }
+        out.extend(spelling(arg, false));
         if !required {
             out.push(roman("]"));
         }
@@ -165,7 +161,7 @@ fn options(roff: &mut Roff, cmd: &Command) {
     let top = cmd.get_name() == "zswaptop";
     for arg in shown(cmd).filter(|a| top || a.get_id() != "help") {
         roff.control("TP", []);
-        roff.text(spelling(arg));
+        roff.text(spelling(arg, true));
         roff.text([roman(about(arg))]);
     }
 }
