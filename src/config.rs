@@ -385,16 +385,27 @@ impl Config {
              # it. `zswaptop config > FILE` writes this file; zswaptop itself never writes one.\n",
         );
         let _ = match read_from {
-            Some(p) => writeln!(out, "# Read from: {}", p.display()),
+            // A path from outside (--config, HOME), on its way to a terminal.
+            Some(p) => writeln!(
+                out,
+                "# Read from: {}",
+                crate::sanitize::visible(&p.display().to_string())
+            ),
             None => writeln!(out, "# Read from: no file (the built-in defaults)"),
         };
         let table = toml::Table::try_from(self).unwrap_or_default();
+        let defaults = toml::Table::try_from(Config::default()).unwrap_or_default();
         for (name, about, keys) in DOCS {
             let _ = write!(out, "\n# {about}\n[{name}]\n");
             let values = table.get(*name).and_then(toml::Value::as_table);
+            let default = defaults.get(*name).and_then(toml::Value::as_table);
             for (key, doc) in *keys {
                 out.push('\n');
-                for line in wrap(doc, 98) {
+                let doc = match default.and_then(|t| t.get(*key)) {
+                    Some(d) => format!("{doc} Default: {d}."),
+                    None => doc.to_string(),
+                };
+                for line in wrap(&doc, 98) {
                     let _ = writeln!(out, "# {line}");
                 }
                 if let Some(v) = values.and_then(|t| t.get(*key)) {
@@ -600,6 +611,17 @@ mod tests {
         assert_eq!(back, c);
         assert!(warnings.is_empty());
         assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
+        // Each key's comment says its default, whatever the value in effect.
+        assert!(
+            text.contains("# \"overview\".\nview = \"cgroups\""),
+            "{text}"
+        );
+        // The file's name is made safe: it goes to a terminal.
+        let named = c.commented(Some(Path::new("/tmp/\u{1b}[2Jx.toml")));
+        assert!(
+            !named.contains('\u{1b}') && named.contains(r"\x1b[2Jx.toml"),
+            "{named}"
+        );
         let d = Config::default().commented(None);
         assert_eq!(parse(&d, "printed").unwrap().0, Config::default());
     }
