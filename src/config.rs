@@ -216,6 +216,8 @@ pub enum ConfigError {
     },
     #[error("configuration file {path}: larger than {MAX_BYTES} bytes: not a configuration file")]
     TooLarge { path: String },
+    #[error("configuration file {path}: not a regular file")]
+    NotAFile { path: String },
     #[error("configuration file {path}: not UTF-8 text")]
     NotText { path: String },
     #[error("configuration file {path}, line {line}, column {column}: {}{message}", key.as_ref().map(|k| format!("{k}: ")).unwrap_or_default())]
@@ -276,7 +278,14 @@ fn read(path: &Path, required: bool) -> Result<Loaded, ConfigError> {
         )],
         ..Loaded::default()
     };
-    let file = match std::fs::File::open(path) {
+    // Opened without blocking, so that a FIFO in its place cannot hang zswaptop before it
+    // refuses it as not a file.
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let opened = std::fs::File::options()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(path);
+    let file = match opened {
         Ok(f) => f,
         Err(e) if !required && e.kind() == std::io::ErrorKind::NotFound => {
             return Ok(Loaded::default());
@@ -286,9 +295,13 @@ fn read(path: &Path, required: bool) -> Result<Loaded, ConfigError> {
         }
         Err(e) => return Err(io(e)),
     };
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() {
+        return Err(ConfigError::NotAFile { path: shown });
+    }
     if !required {
         use std::os::unix::fs::MetadataExt as _;
-        let owner = file.metadata().map_err(io)?.uid();
+        let owner = meta.uid();
         let me = crate::sys::euid();
         if owner != me && owner != 0 {
             return Ok(skip(format!(
@@ -689,6 +702,22 @@ mod tests {
             ConfigError::NotText { .. }
         ));
         assert_eq!(load(&Source::None).unwrap(), Loaded::default());
+        // A directory, or a FIFO (which must not hang the reader), is refused.
+        assert!(matches!(
+            load(&Source::File(dir.path().to_path_buf())).unwrap_err(),
+            ConfigError::NotAFile { .. }
+        ));
+        let fifo = dir.path().join("fifo.toml");
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .unwrap();
+        assert!(matches!(
+            read(&fifo, false).unwrap_err(),
+            ConfigError::NotAFile { .. }
+        ));
         // In the default place, no file is no configuration.
         assert_eq!(
             read(&dir.path().join("none"), false).unwrap(),
