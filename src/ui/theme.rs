@@ -37,11 +37,12 @@ pub fn color(h: Hue) -> Color {
 }
 
 /// `c` as the light theme shows it: the pale colours, which fade into a white background,
-/// replaced by their darker kin.
+/// replaced by their darker kin. Light blue becomes dark grey rather than blue: the traffic
+/// graph draws both a blue and a light blue series (a test keeps each graph's series apart).
 fn on_light(c: Color) -> Color {
     match c {
         Color::LightYellow | Color::Yellow => Color::Yellow,
-        Color::LightBlue => Color::Blue,
+        Color::LightBlue => Color::DarkGray,
         Color::LightMagenta => Color::Magenta,
         Color::LightCyan => Color::Cyan,
         Color::LightGreen => Color::Green,
@@ -267,6 +268,28 @@ mod tests {
         ] {
             let fg = light.series(h).fg.unwrap();
             assert!(!pale.contains(&fg), "{h:?} is {fg:?}");
+        }
+    }
+
+    /// In every theme with colour, the series of one graph have colours of their own.
+    #[test]
+    fn a_graphs_series_keep_their_colours_apart() {
+        use crate::model::metrics::{GraphId, in_graph};
+        for palette in [Palette::Default, Palette::Light] {
+            let t = Theme::of(palette, true, false);
+            for g in [
+                GraphId::Pool,
+                GraphId::Ratio,
+                GraphId::Traffic,
+                GraphId::Psi,
+            ] {
+                let mut seen: Vec<Option<Color>> = Vec::new();
+                for m in in_graph(g) {
+                    let fg = m.series.map(|s| t.series(s.hue).fg).unwrap_or_default();
+                    assert!(!seen.contains(&fg), "{palette:?} {g:?}: {} {fg:?}", m.id);
+                    seen.push(fg);
+                }
+            }
         }
     }
 }
