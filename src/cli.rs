@@ -12,11 +12,19 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 /// built from when built from a checkout (build.rs).
 pub const VERSION: &str = env!("ZSWAPTOP_VERSION");
 
+use crate::app::Palette;
+use crate::config::{self, Config};
 use crate::record::export::ExportFormat;
 use crate::report::OutputFormat;
 use crate::sources::Extras;
-use crate::sources::sampler::{DEFAULT_INTERVAL, MIN_INTERVAL};
+use crate::sources::sampler::MIN_INTERVAL;
 use crate::{advise, app, record, report, serve, watch};
+
+mod man;
+
+/// What `--help` ends with: where the rest is.
+const EPILOGUE: &str = "In the dashboard, press ? for its keys. The manual: man zswaptop (or zswaptop man | man -l -). \
+Defaults come from ~/.config/zswaptop/config.toml (zswaptop config prints them).";
 
 /// zswaptop: where your memory really is when zswap or zram compresses it.
 #[derive(Debug, Parser)]
@@ -25,6 +33,8 @@ use crate::{advise, app, record, report, serve, watch};
     version = VERSION,
     about,
     long_about = None,
+    after_help = EPILOGUE,
+    max_term_width = 100,
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
@@ -83,22 +93,27 @@ pub struct Cli {
     #[arg(long, overrides_with = "color")]
     pub no_color: bool,
 
+    /// The colours: default, light (for a light background) or mono (none). Overrides the
+    /// configuration's theme.
+    #[arg(long, value_name = "THEME", value_parser = theme_parser())]
+    pub theme: Option<Palette>,
+
     /// Draw with ASCII characters only.
     #[arg(long)]
     pub ascii: bool,
 
     /// With --once: list the N processes using the most swap (with their estimated zswap share).
     /// N is at least 1: without --top no process is listed.
-    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    #[arg(long, value_name = "N", value_parser = parse_top)]
     pub top: Option<usize>,
 
     /// With --once: show memory, swap and zswap per cgroup (zswap on cgroup v2 only).
     #[arg(long)]
     pub cgroups: bool,
 
-    /// How much history the dashboard graphs keep, in minutes.
-    #[arg(long, value_name = "MINUTES", default_value_t = 10.0)]
-    pub history: f64,
+    /// How much history the dashboard graphs keep, in minutes (default 10).
+    #[arg(long, value_name = "MINUTES")]
+    pub history: Option<f64>,
 
     /// Leave the mouse to the terminal (no clicking tabs or scrolling with the wheel; the
     /// terminal's own text selection works).
@@ -124,6 +139,32 @@ pub struct Cli {
         allow_hyphen_values = true
     )]
     pub at: Option<String>,
+
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+/// Which configuration file to read.
+#[derive(Debug, Clone, Default, PartialEq, clap::Args)]
+pub struct ConfigArgs {
+    /// Read the configuration from PATH instead of ~/.config/zswaptop/config.toml
+    /// ($XDG_CONFIG_HOME/zswaptop/config.toml).
+    #[arg(long, value_name = "PATH", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+
+    /// Read no configuration file: the built-in defaults.
+    #[arg(long)]
+    pub no_config: bool,
+}
+
+impl ConfigArgs {
+    fn source(&self) -> config::Source {
+        match (&self.config, self.no_config) {
+            (_, true) => config::Source::None,
+            (Some(p), false) => config::Source::File(p.clone()),
+            (None, false) => config::Source::Default,
+        }
+    }
 }
 
 /// What `zswaptop COMMAND` does instead of the dashboard.
@@ -152,6 +193,10 @@ pub enum Command {
     },
     /// Print the manual page (roff) to stdout: `zswaptop man | man -l -` shows it.
     Man,
+    /// Print the configuration in effect as a commented configuration file (every key, its
+    /// default or the file's value): `zswaptop config > ~/.config/zswaptop/config.toml` starts
+    /// one.
+    Config(ConfigArgs),
     /// Append samples to PATH (a file, or a directory of rotated files under a size cap) until
     /// stopped (SIGINT or SIGTERM: exit 0 after the last sample is on disk).
     ///
@@ -210,7 +255,7 @@ pub struct RecordArgs {
     #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = parse_max_size)]
     pub max_size: u64,
     /// Also record the N processes using the most swap.
-    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    #[arg(long, value_name = "N", value_parser = parse_top)]
     pub top: Option<usize>,
     /// With --top: keep the processes' command lines too (they can hold tokens and passwords;
     /// left out by default).
@@ -229,18 +274,23 @@ pub struct ReplayArgs {
     /// Start at this moment (as --at) instead of the recording's start.
     #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     pub at: Option<String>,
-    /// How much history the graphs keep, in minutes.
-    #[arg(long, value_name = "MINUTES", default_value_t = 10.0)]
-    pub history: f64,
+    /// How much history the graphs keep, in minutes (default 10).
+    #[arg(long, value_name = "MINUTES")]
+    pub history: Option<f64>,
     /// Draw with ASCII characters only.
     #[arg(long)]
     pub ascii: bool,
     /// Never use colour.
     #[arg(long)]
     pub no_color: bool,
+    /// The colours: default, light or mono.
+    #[arg(long, value_name = "THEME", value_parser = theme_parser())]
+    pub theme: Option<Palette>,
     /// Leave the mouse to the terminal.
     #[arg(long)]
     pub no_mouse: bool,
+    #[command(flatten)]
+    pub config: ConfigArgs,
     /// A recording file or directory.
     pub path: PathBuf,
 }
@@ -260,6 +310,22 @@ pub struct ExportArgs {
     /// csv or jsonl.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: ExportFormat,
+}
+
+/// `--theme`: the themes' names (which completions offer).
+fn theme_parser() -> impl clap::builder::TypedValueParser<Value = Palette> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(Palette::ALL.map(Palette::name))
+        .map(|s| Palette::named(&s).unwrap_or_default())
+}
+
+/// `--top N`: a count of at least 1, said in words when it is not.
+fn parse_top(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("N must be at least 1 (without --top no process is listed)".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err("N must be a whole number of processes, at least 1".into()),
+    }
 }
 
 fn parse_size(s: &str) -> Result<u64, String> {
@@ -329,6 +395,8 @@ pub enum Mode {
     Completions(clap_complete::Shell),
     /// `zswaptop man`.
     Man,
+    /// `zswaptop config`: the configuration in effect, as a commented file.
+    Config(String),
     /// `zswaptop advise`.
     Advise(advise::Options),
 }
@@ -381,6 +449,8 @@ pub struct Env {
     pub stdout_tty: bool,
     /// The locale's character set is UTF-8 (otherwise the dashboard draws with ASCII).
     pub utf8: bool,
+    /// TERM is `dumb`: no colour, and no dashboard (it moves the cursor).
+    pub dumb: bool,
 }
 
 impl Env {
@@ -390,6 +460,7 @@ impl Env {
             no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
             stdout_tty: std::io::stdout().is_terminal(),
             utf8: crate::ui::locale_is_utf8(|k| std::env::var(k).ok()),
+            dumb: std::env::var_os("TERM").is_some_and(|t| t == "dumb"),
         }
     }
 }
@@ -408,6 +479,13 @@ pub enum UsageError {
     Root(String),
     #[error("--textfile writes the Prometheus text format: drop --json and --format")]
     TextfileFormat,
+    #[error(
+        "the dashboard needs a terminal that can move its cursor, and TERM=dumb says this one \
+         cannot: use --once or --watch, or set TERM to the terminal's type (xterm-256color)"
+    )]
+    DumbTerminal,
+    #[error(transparent)]
+    Config(#[from] config::ConfigError),
     #[error(transparent)]
     WebConfig(#[from] serve::WebConfigError),
 }
@@ -433,10 +511,36 @@ pub fn parse(env: &Env) -> Result<Mode, u8> {
             return Err(u8::try_from(plain.exit_code()).unwrap_or(2));
         }
     };
-    Mode::from_cli(cli, env).map_err(|e| {
+    let fail = |e: UsageError| {
         crate::console::error(e);
         2
-    })
+    };
+    let loaded = config::load(&cli.config_source()).map_err(|e| fail(e.into()))?;
+    for w in &loaded.warnings {
+        crate::console::warn(w);
+    }
+    // The rules judge by the configuration's thresholds from the first sample on.
+    crate::diagnostics::thresholds::set(loaded.config.thresholds.clone());
+    if let Some(Command::Config(_)) = cli.command {
+        return Ok(Mode::Config(
+            loaded.config.commented(loaded.path.as_deref()),
+        ));
+    }
+    Mode::from_cli_with(cli, env, &loaded.config).map_err(fail)
+}
+
+impl Cli {
+    /// The configuration file the command line asks for: the dashboard's, `--once`'s and
+    /// `--watch`'s, `replay`'s and `config`'s; the other commands read none (`serve`, `record`,
+    /// `export`, `advise` run on the built-in thresholds, the same on every machine).
+    fn config_source(&self) -> config::Source {
+        match &self.command {
+            None => self.config.source(),
+            Some(Command::Replay(args)) => args.config.source(),
+            Some(Command::Config(args)) => args.source(),
+            Some(_) => config::Source::None,
+        }
+    }
 }
 
 /// The dashboard's settings for the command line `args` (the program's name first), where
@@ -448,6 +552,7 @@ pub fn dashboard_settings(args: &[&str], no_color: bool) -> Option<app::Settings
         no_color,
         stdout_tty: true,
         utf8: true,
+        dumb: false,
     };
     match Mode::from_cli(Cli::try_parse_from(args).ok()?, &env).ok()? {
         Mode::Dashboard { settings, .. } => Some(settings),
@@ -463,7 +568,7 @@ fn seconds(s: f64, max_secs: f64) -> Option<Duration> {
 
 /// Minutes of history as a duration, when they are a positive number up to a day.
 fn history(minutes: f64) -> Result<Duration, UsageError> {
-    if minutes.is_finite() && minutes > 0.0 && minutes <= 1440.0 {
+    if minutes.is_finite() && minutes > 0.0 && minutes <= config::MAX_HISTORY_MINUTES {
         Ok(Duration::from_secs_f64(minutes * 60.0))
     } else {
         Err(UsageError::History(minutes))
@@ -479,17 +584,31 @@ fn root_dir(root: Option<PathBuf>) -> Result<Option<PathBuf>, UsageError> {
 }
 
 impl Mode {
-    /// The mode `cli` asks for, its settings checked, in the environment `env`.
+    /// The mode `cli` asks for, its settings checked, in the environment `env`, on the built-in
+    /// defaults (no configuration file).
     pub fn from_cli(cli: Cli, env: &Env) -> Result<Mode, UsageError> {
+        Mode::from_cli_with(cli, env, &Config::default())
+    }
+
+    /// The mode `cli` asks for, over the configuration `conf`: the defaults, then `conf`, then
+    /// the environment `env`, then the command line.
+    pub fn from_cli_with(cli: Cli, env: &Env, conf: &Config) -> Result<Mode, UsageError> {
         if let Some(command) = cli.command {
-            return Mode::of_command(command, env);
+            return Mode::of_command(command, env, conf);
         }
+        let dash = &conf.dashboard;
         // A sampling interval; with --once, two samples this far apart.
         let interval = match cli.interval {
-            Some(s) => Some(seconds(s, 86_400.0).ok_or(UsageError::Interval(s))?),
+            Some(s) => {
+                Some(seconds(s, config::MAX_INTERVAL_SECONDS).ok_or(UsageError::Interval(s))?)
+            }
             None => None,
         };
-        let history = history(cli.history)?;
+        // The configuration's interval is the dashboard's and --watch's (--once takes one
+        // sample unless -i asks for two).
+        let every = interval.unwrap_or(Duration::from_secs_f64(dash.interval));
+        let history = history(cli.history.unwrap_or(dash.history))?;
+        let theme = cli.theme.unwrap_or(dash.theme);
         let root = root_dir(cli.root)?;
         let extras = Extras {
             top_processes: cli.top,
@@ -499,8 +618,9 @@ impl Mode {
         let once = cli.once || cli.from.is_some() || cli.full;
         let color = |dashboard: bool| match (cli.no_color, cli.color) {
             (true, _) | (false, ColorWhen::Never) => false,
+            _ if theme == Palette::Mono => false,
             (false, ColorWhen::Always) => true,
-            (false, ColorWhen::Auto) => !env.no_color && (env.stdout_tty || dashboard),
+            (false, ColorWhen::Auto) => !env.no_color && !env.dumb && (env.stdout_tty || dashboard),
         };
         let format = match (cli.format, cli.json, &cli.textfile) {
             (Some(_), _, Some(_)) | (_, true, Some(_)) => return Err(UsageError::TextfileFormat),
@@ -522,7 +642,7 @@ impl Mode {
                 options: watch::Options {
                     json: cli.json,
                     count: cli.count,
-                    interval: interval.unwrap_or(DEFAULT_INTERVAL),
+                    interval: every,
                 },
             },
             (None, Some(format)) => Mode::Once(Once {
@@ -543,22 +663,27 @@ impl Mode {
                     },
                 },
             }),
+            (None, None) if env.dumb => return Err(UsageError::DumbTerminal),
             (None, None) => Mode::Dashboard {
                 root,
                 settings: app::Settings {
-                    interval,
+                    interval: Some(every),
                     color: color(true),
+                    theme,
                     ascii: cli.ascii || !env.utf8,
                     history,
-                    mouse: !cli.no_mouse,
+                    mouse: dash.mouse && !cli.no_mouse,
                     extras,
+                    view: dash.view,
+                    proc_sort: dash.processes_sort,
+                    cgroup_sort: dash.cgroups_sort,
                 },
                 record: cli.record,
             },
         })
     }
 
-    fn of_command(command: Command, env: &Env) -> Result<Mode, UsageError> {
+    fn of_command(command: Command, env: &Env, conf: &Config) -> Result<Mode, UsageError> {
         Ok(match command {
             Command::Serve {
                 listen,
@@ -577,6 +702,7 @@ impl Mode {
             }
             Command::Completions { shell } => Mode::Completions(shell),
             Command::Man => Mode::Man,
+            Command::Config(_) => Mode::Config(conf.commented(None)),
             Command::Record(args) => Mode::Record(record::recorder::Options {
                 interval: seconds(args.interval, 366.0 * 86_400.0)
                     .ok_or(UsageError::Interval(args.interval))?,
@@ -590,18 +716,27 @@ impl Mode {
                 command_lines: args.command_lines,
                 root: args.root,
             }),
-            Command::Replay(args) => Mode::Replay {
-                settings: app::Settings {
-                    interval: Some(app::replay::TICK),
-                    color: !(args.no_color || env.no_color),
-                    ascii: args.ascii || !env.utf8,
-                    history: history(args.history)?,
-                    mouse: !args.no_mouse,
-                    extras: Extras::default(),
-                },
-                path: args.path,
-                at: args.at,
-            },
+            Command::Replay(_) if env.dumb => return Err(UsageError::DumbTerminal),
+            Command::Replay(args) => {
+                let dash = &conf.dashboard;
+                let theme = args.theme.unwrap_or(dash.theme);
+                Mode::Replay {
+                    settings: app::Settings {
+                        interval: Some(app::replay::TICK),
+                        color: !(args.no_color || env.no_color || theme == Palette::Mono),
+                        theme,
+                        ascii: args.ascii || !env.utf8,
+                        history: history(args.history.unwrap_or(dash.history))?,
+                        mouse: dash.mouse && !args.no_mouse,
+                        extras: Extras::default(),
+                        view: dash.view,
+                        proc_sort: dash.processes_sort,
+                        cgroup_sort: dash.cgroups_sort,
+                    },
+                    path: args.path,
+                    at: args.at,
+                }
+            }
             Command::Export(args) => Mode::Export(record::export::Options {
                 from: args.from,
                 since: args.since,
@@ -621,66 +756,65 @@ impl Mode {
 /// The completion script for `shell`, written to `out` once made whole in memory (clap_complete
 /// panics on a write error, and `zswaptop completions bash | head` must not).
 pub fn completions(shell: clap_complete::Shell, out: &mut impl Write) -> std::io::Result<()> {
+    // A value that is neither a path nor one of a list (an address, a number, a time) is said to
+    // be "other", so that no shell offers file names for it (clap_complete leaves a value with
+    // no hint to the shell's default: file names).
+    let no_files = |a: clap::Arg| {
+        if a.get_value_hint() == clap::ValueHint::Unknown
+            && a.get_action().takes_values()
+            && !a.is_positional()
+        {
+            a.value_hint(clap::ValueHint::Other)
+        } else {
+            a
+        }
+    };
+    let mut cmd = Cli::command()
+        .mut_args(no_files)
+        .mut_subcommands(|s| s.mut_args(no_files));
     let mut text = Vec::new();
-    clap_complete::generate(shell, &mut Cli::command(), "zswaptop", &mut text);
+    clap_complete::generate(shell, &mut cmd, "zswaptop", &mut text);
+    if shell == clap_complete::Shell::Fish {
+        text = fish(&cmd, &String::from_utf8_lossy(&text)).into_bytes();
+    }
     out.write_all(&text)
+}
+
+/// clap_complete's fish script, made to offer values where it offers file names:
+///
+/// - after an option of the dashboard that takes a value (`zswaptop --format ␠`), its test for
+///   "no command yet" runs fish's argparse over the line, which fails on the option left without
+///   its value, and then nothing of the dashboard's applies: that failure still means no command
+///   yet;
+/// - a command's positional values (`completions ␠`: the shells) are not in it at all.
+fn fish(cmd: &clap::Command, script: &str) -> String {
+    const ARGPARSE: &str = "2>/dev/null\n    or return\n";
+    let mut out = script.replacen(ARGPARSE, "2>/dev/null\n    or return 0\n", 1);
+    for sub in cmd.get_subcommands() {
+        for arg in sub.get_positionals() {
+            let values: Vec<String> = arg
+                .get_possible_values()
+                .iter()
+                .filter(|v| !v.is_hide_set())
+                .map(|v| v.get_name().to_string())
+                .collect();
+            if !values.is_empty() {
+                out.push_str(&format!(
+                    "complete -c zswaptop -n \"__fish_zswaptop_using_subcommand {}\" -f -a \"{}\"\n",
+                    sub.get_name(),
+                    values.join(" ")
+                ));
+            }
+        }
+    }
+    out
 }
 
 /// The manual page (roff), written to `out` once made whole in memory.
 pub fn man(out: &mut impl Write) -> std::io::Result<()> {
     let mut text = Vec::new();
-    man_page(&Cli::command(), &mut text)?;
+    man::page(&Cli::command(), &mut text)?;
     out.write_all(&text)
-}
-
-/// The manual page: clap_mangen's sections, with the commands described in place (its own
-/// SUBCOMMANDS section points at a page per command, which zswaptop does not have).
-fn man_page(cmd: &clap::Command, out: &mut Vec<u8>) -> std::io::Result<()> {
-    let man = clap_mangen::Man::new(cmd.clone());
-    man.render_title(out)?;
-    man.render_name_section(out)?;
-    man.render_synopsis_section(out)?;
-    man.render_description_section(out)?;
-    man.render_options_section(out)?;
-    let mut roff = roff::Roff::new();
-    roff.control("SH", ["COMMANDS"]);
-    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
-        roff.control("TP", []);
-        let mut usage = vec![roff::bold(format!("zswaptop {}", sub.get_name()))];
-        for arg in sub.get_positionals() {
-            let name = arg.get_value_names().and_then(|v| v.first()).map_or_else(
-                || arg.get_id().to_string().to_uppercase(),
-                ToString::to_string,
-            );
-            usage.push(roff::roman(" "));
-            usage.push(roff::italic(name));
-        }
-        roff.text(usage);
-        let mut about = sub
-            .get_long_about()
-            .or(sub.get_about())
-            .map(ToString::to_string)
-            .unwrap_or_default();
-        for arg in sub.get_positionals() {
-            let values: Vec<String> = arg
-                .get_possible_values()
-                .iter()
-                .map(|v| v.get_name().to_string())
-                .collect();
-            if !values.is_empty() {
-                about.push_str(&format!(" ({}: {})", arg.get_id(), values.join(", ")));
-            }
-        }
-        // A long description's paragraphs (record's says what a recording holds) stay apart.
-        for (i, paragraph) in about.split("\n\n").enumerate() {
-            if i > 0 {
-                roff.control("IP", []);
-            }
-            roff.text([roff::roman(paragraph.replace('\n', " "))]);
-        }
-    }
-    roff.to_writer(out)?;
-    man.render_version_section(out)
 }
 
 #[cfg(test)]
@@ -691,6 +825,7 @@ mod tests {
         no_color: false,
         stdout_tty: false,
         utf8: true,
+        dumb: false,
     };
 
     fn parse(args: &[&str]) -> Result<Mode, UsageError> {
@@ -887,7 +1022,7 @@ mod tests {
             watch::Options {
                 json: false,
                 count: None,
-                interval: DEFAULT_INTERVAL
+                interval: crate::sources::sampler::DEFAULT_INTERVAL
             }
         );
         assert_eq!(
@@ -939,10 +1074,146 @@ mod tests {
             other => panic!("{other:?}"),
         }
         let d = dashboard_settings(&["zswaptop"], false).unwrap();
-        assert!(d.color && d.mouse && !d.ascii && d.interval.is_none());
+        assert!(d.color && d.mouse && !d.ascii);
+        assert_eq!(d.interval, Some(Duration::from_secs(1)));
         assert_eq!(d.history, Duration::from_secs(600));
         assert!(!dashboard_settings(&["zswaptop"], true).unwrap().color);
         assert_eq!(dashboard_settings(&["zswaptop", "--once"], true), None);
+    }
+
+    /// `--top 0` says what is wrong in words, not as clap's range of integers.
+    #[test]
+    fn top_is_at_least_one_in_words() {
+        for args in [
+            &["zswaptop", "--top", "0"][..],
+            &["zswaptop", "record", "--top", "0", "x"],
+        ] {
+            let e = Cli::try_parse_from(args).unwrap_err().to_string();
+            assert!(e.contains("N must be at least 1"), "{e}");
+            assert!(!e.contains("18446744073709551615"), "{e}");
+        }
+        let e = Cli::try_parse_from(["zswaptop", "--top", "many"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("a whole number"), "{e}");
+    }
+
+    /// Built-in defaults < the configuration file < the environment < the command line.
+    #[test]
+    fn the_configuration_file_under_the_command_line() {
+        let mut conf = Config::default();
+        conf.dashboard.interval = 3.0;
+        conf.dashboard.history = 2.0;
+        conf.dashboard.theme = Palette::Light;
+        conf.dashboard.mouse = false;
+        conf.dashboard.view = app::View::Graphs;
+        conf.dashboard.processes_sort = app::lists::ProcSort::Pid;
+        let mode = |args: &[&str], env: &Env| {
+            let mut v = vec!["zswaptop"];
+            v.extend_from_slice(args);
+            Mode::from_cli_with(Cli::parse_from(v), env, &conf).unwrap()
+        };
+        let tty = Env {
+            stdout_tty: true,
+            ..ENV
+        };
+        match mode(&[], &tty) {
+            Mode::Dashboard { settings: s, .. } => {
+                assert_eq!(s.interval, Some(Duration::from_secs(3)));
+                assert_eq!(s.history, Duration::from_secs(120));
+                assert_eq!((s.theme, s.color, s.mouse), (Palette::Light, true, false));
+                assert_eq!(s.view, app::View::Graphs);
+                assert_eq!(s.proc_sort, app::lists::ProcSort::Pid);
+            }
+            other => panic!("{other:?}"),
+        }
+        match mode(&["-i", "0.5", "--history", "1", "--theme", "mono"], &tty) {
+            Mode::Dashboard { settings: s, .. } => {
+                assert_eq!(s.interval, Some(Duration::from_millis(500)));
+                assert_eq!(s.history, Duration::from_secs(60));
+                assert_eq!((s.theme, s.color), (Palette::Mono, false));
+            }
+            other => panic!("{other:?}"),
+        }
+        // NO_COLOR over the file's theme: a theme, but no colour.
+        let no_color = Env {
+            no_color: true,
+            ..tty
+        };
+        match mode(&[], &no_color) {
+            Mode::Dashboard { settings: s, .. } => assert!(!s.color),
+            other => panic!("{other:?}"),
+        }
+        // --watch samples at the file's interval; --once takes one sample.
+        match mode(&["--watch"], &tty) {
+            Mode::Watch { options, .. } => assert_eq!(options.interval, Duration::from_secs(3)),
+            other => panic!("{other:?}"),
+        }
+        match mode(&["--once"], &tty) {
+            Mode::Once(Once {
+                of: Moment::Live { interval, .. },
+                ..
+            }) => assert_eq!(interval, None),
+            other => panic!("{other:?}"),
+        }
+        match mode(&["replay", "x.zsr"], &tty) {
+            Mode::Replay { settings: s, .. } => {
+                assert_eq!(
+                    (s.theme, s.mouse, s.view),
+                    (Palette::Light, false, app::View::Graphs)
+                );
+                assert_eq!(s.history, Duration::from_secs(120));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// TERM=dumb: no colour in a report, even on a terminal; no dashboard (it moves the cursor).
+    #[test]
+    fn a_dumb_terminal() {
+        let dumb = Env {
+            dumb: true,
+            stdout_tty: true,
+            ..ENV
+        };
+        let run = |args: &[&str]| {
+            let mut v = vec!["zswaptop"];
+            v.extend_from_slice(args);
+            Mode::from_cli(Cli::parse_from(v), &dumb)
+        };
+        match run(&["--once"]).unwrap() {
+            Mode::Once(o) => assert!(!o.color),
+            other => panic!("{other:?}"),
+        }
+        match run(&["--once", "--color=always"]).unwrap() {
+            Mode::Once(o) => assert!(o.color, "asked for"),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(run(&[]).unwrap_err(), UsageError::DumbTerminal));
+        assert!(matches!(
+            run(&["replay", "x.zsr"]).unwrap_err(),
+            UsageError::DumbTerminal
+        ));
+        assert!(matches!(run(&["--watch"]).unwrap(), Mode::Watch { .. }));
+    }
+
+    /// The mono theme means no colour in a report either.
+    #[test]
+    fn the_mono_theme_has_no_colour() {
+        let tty = Env {
+            stdout_tty: true,
+            ..ENV
+        };
+        match Mode::from_cli(
+            Cli::parse_from(["zswaptop", "--once", "--theme", "mono"]),
+            &tty,
+        )
+        .unwrap()
+        {
+            Mode::Once(o) => assert!(!o.color),
+            other => panic!("{other:?}"),
+        }
+        assert!(Cli::try_parse_from(["zswaptop", "--theme", "blue"]).is_err());
     }
 
     #[test]
@@ -965,6 +1236,7 @@ mod tests {
                 no_color,
                 stdout_tty,
                 utf8: true,
+                dumb: false,
             };
             match Mode::from_cli(Cli::parse_from(["zswaptop", "--once"]), &env).unwrap() {
                 Mode::Once(o) => o.color,
@@ -985,6 +1257,7 @@ mod tests {
                 no_color,
                 stdout_tty,
                 utf8: true,
+                dumb: false,
             };
             match Mode::from_cli(Cli::parse_from(v), &env).unwrap() {
                 Mode::Once(o) => o.color,

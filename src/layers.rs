@@ -47,6 +47,7 @@ pub const LAYERS: &[&str] = &[
     "app::terminal",
     "app::signals",
     "app::run",
+    "config",
     "cli",
     "layers",
 ];

@@ -11,6 +11,7 @@
 pub mod advise;
 pub mod app;
 pub mod cli;
+pub mod config;
 pub mod console;
 pub mod diagnostics;
 pub mod display;
@@ -75,6 +76,7 @@ pub fn run(mode: Mode) -> anyhow::Result<()> {
         Mode::Export(options) => to_stdout(|out| record::export::export(&options, out)),
         Mode::Completions(shell) => to_stdout(|out| Ok(cli::completions(shell, out)?)),
         Mode::Man => to_stdout(|out| Ok(cli::man(out)?)),
+        Mode::Config(text) => to_stdout(|out| Ok(out.write_all(text.as_bytes())?)),
         Mode::Advise(options) => to_stdout(|out| advise::run(&options, out)),
     }
 }

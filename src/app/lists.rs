@@ -10,8 +10,10 @@ use std::cmp::Ordering;
 
 use crate::model::owners::{CgroupRow, ProcessRow};
 
-/// The processes view's sort keys, in the order `s` cycles through them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The processes view's sort keys, in the order `s` cycles through them (the configuration
+/// file names them in lower case: `processes_sort = "rss"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ProcSort {
     Swap,
     Rss,
@@ -45,8 +47,10 @@ impl ProcSort {
     }
 }
 
-/// The cgroups view's sort keys: the tree (path order, indented), or a column, largest first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The cgroups view's sort keys: the tree (path order, indented), or a column, largest first
+/// (the configuration file names them in lower case: `cgroups_sort = "tree"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum CgroupSort {
     Zswap,
     Zswapped,

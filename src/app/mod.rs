@@ -21,7 +21,7 @@ use crate::sources::sampler::{DEFAULT_INTERVAL, MIN_INTERVAL};
 use crate::sources::{Extras, Sample};
 pub use keys::Action;
 use lists::{CgroupSort, List, ListState, ProcSort, SortFilter};
-pub use settings::Settings;
+pub use settings::{Palette, Settings};
 
 pub use view::View;
 
@@ -191,6 +191,8 @@ impl App {
         let shown = crate::pipeline::snapshot(&first, None);
         history.push_snapshot(first.monotonic_ns, &shown);
         let window = settings.history;
+        let (view, proc_sort, cgroup_sort) =
+            (settings.view, settings.proc_sort, settings.cgroup_sort);
         App {
             settings,
             interval,
@@ -200,7 +202,7 @@ impl App {
             newest: None,
             prev: first,
             samples: 1,
-            view: View::ALL[0],
+            view,
             focus: vec![0; View::ALL.len()],
             panes: View::ALL
                 .iter()
@@ -210,8 +212,8 @@ impl App {
                 })
                 .collect(),
             size: (80, 24),
-            procs: ListState::new(ProcSort::Swap),
-            cgroups: ListState::new(CgroupSort::Zswap),
+            procs: ListState::new(proc_sort),
+            cgroups: ListState::new(cgroup_sort),
             prompt: false,
             proc_order: Vec::new(),
             cgroup_order: Vec::new(),
@@ -713,8 +715,6 @@ mod tests {
     fn app() -> App {
         App::new(settings(), sample("linux-6.18-idle", 100))
     }
-
-    use lists::{CgroupSort, ProcSort};
 
     #[test]
     fn rates_are_pending_until_the_second_sample() {

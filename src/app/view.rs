@@ -32,8 +32,10 @@ fn fast_reads(_: &App) -> Extras {
 /// The registry: `Name: About { … },` a view each, in the order of the tabs.
 macro_rules! views {
     ($($(#[$doc:meta])* $view:ident: $about:expr,)+) => {
-        /// The dashboard's views, as the registry lists them (Tab and the number keys switch).
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        /// The dashboard's views, as the registry lists them (Tab and the number keys switch);
+        /// the configuration file names them in lower case (`view = "graphs"`).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+        #[serde(rename_all = "lowercase")]
         pub enum View {
             $($(#[$doc])* $view,)+
         }
@@ -156,5 +158,14 @@ mod tests {
         unique.sort_unstable();
         unique.dedup();
         assert_eq!(names.len(), unique.len(), "{names:?}");
+    }
+
+    /// The configuration file names a view as the tabs do.
+    #[test]
+    fn the_configuration_spells_views_as_the_tabs() {
+        for v in View::ALL {
+            let named: View = serde_json::from_value(serde_json::json!(v.name())).unwrap();
+            assert_eq!(named, v);
+        }
     }
 }

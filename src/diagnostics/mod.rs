@@ -70,7 +70,12 @@ pub fn judge(mut snap: Snapshot) -> Snapshot {
 
 /// Run every rule. Findings come sorted crit → warn → info, then by id.
 pub fn evaluate(snap: &Snapshot) -> Vec<Finding> {
-    let ctx = Ctx { snap };
+    evaluate_with(snap, thresholds::active())
+}
+
+/// Run every rule with the thresholds `t`.
+pub fn evaluate_with(snap: &Snapshot, t: &thresholds::Thresholds) -> Vec<Finding> {
+    let ctx = Ctx { snap, t };
     let mut out: Vec<Finding> = RULES.iter().filter_map(|rule| rule(&ctx)).collect();
     sort(&mut out);
     out
@@ -130,12 +135,18 @@ impl Setup {
 
 /// The setup detected in a snapshot.
 pub fn setup(snap: &Snapshot) -> Setup {
-    Ctx { snap }.setup()
+    Ctx {
+        snap,
+        t: thresholds::active(),
+    }
+    .setup()
 }
 
 /// What the rules look at, with helpers.
 pub(crate) struct Ctx<'a> {
     pub snap: &'a Snapshot,
+    /// The thresholds to judge by.
+    pub t: &'a thresholds::Thresholds,
 }
 
 impl Ctx<'_> {

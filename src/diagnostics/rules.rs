@@ -2,7 +2,6 @@
 
 use std::fmt::Write as _;
 
-use super::thresholds as t;
 use super::{Ctx, compressors, tunables};
 use crate::display as f;
 use crate::error::Reason;
@@ -342,10 +341,11 @@ pub fn zram_lru_inversion(c: &Ctx) -> Option<Finding> {
 }
 
 /// Why zram device `z` counts as full (its swap slots or its mem_limit at
-/// [`t::ZRAM_NEAR_FULL_PERCENT`] or more), or `None` while it has room.
+/// [`zram_near_full_percent`](super::thresholds::Thresholds::zram_near_full_percent) or more), or `None` while it has room.
 fn zram_full(c: &Ctx, z: &SwapDevice) -> Option<String> {
     let share = |part: u64, whole: u64| (whole > 0).then(|| part as f64 * 100.0 / whole as f64);
-    if let Some(p) = share(z.used_bytes, z.size_bytes).filter(|&p| p >= t::ZRAM_NEAR_FULL_PERCENT) {
+    if let Some(p) = share(z.used_bytes, z.size_bytes).filter(|&p| p >= c.t.zram_near_full_percent)
+    {
         return Some(format!(
             "{} is {p:.1}% full ({} of its {} disksize in use)",
             z.path,
@@ -357,7 +357,7 @@ fn zram_full(c: &Ctx, z: &SwapDevice) -> Option<String> {
     let m = c.snap.zram.iter().find(|m| m.device == name)?;
     let (used, limit) = (m.mem_used_bytes?, m.mem_limit_bytes.filter(|&l| l > 0)?);
     share(used, limit)
-        .filter(|&p| p >= t::ZRAM_NEAR_FULL_PERCENT)
+        .filter(|&p| p >= c.t.zram_near_full_percent)
         .map(|p| {
             format!(
                 "{name} uses {} of its mem_limit {} ({p:.1}%)",
@@ -421,7 +421,7 @@ pub fn page_cluster(c: &Ctx) -> Option<Finding> {
 pub fn swappiness_low(c: &Ctx) -> Option<Finding> {
     let sw = c.vm("swappiness")?;
     let setup = c.setup();
-    if sw >= t::SWAPPINESS_LOW || !setup.compressed() {
+    if sw >= c.t.swappiness_low || !setup.compressed() {
         return None;
     }
     let suggested = tunables::swappiness_for(setup).0;
@@ -431,7 +431,7 @@ pub fn swappiness_low(c: &Ctx) -> Option<Finding> {
     };
     Some(finding(
         "swappiness-low",
-        if sw <= t::SWAPPINESS_VERY_LOW {
+        if sw <= c.t.swappiness_very_low {
             Severity::Warn
         } else {
             Severity::Info
@@ -482,7 +482,7 @@ fn near_full(c: &Ctx) -> bool {
     c.snap
         .zswap
         .pool_limit_used_percent
-        .is_some_and(|p| p >= t::POOL_NEAR_FULL_PERCENT)
+        .is_some_and(|p| p >= c.t.pool_near_full_percent)
 }
 
 pub fn shrinker_off(c: &Ctx) -> Option<Finding> {
@@ -582,7 +582,7 @@ pub fn pool_full(c: &Ctx) -> Option<Finding> {
     let raise = z.max_pool_percent.and_then(|p| {
         let next = (p.saturating_mul(3) / 2)
             .max(p.saturating_add(5))
-            .min(t::MAX_POOL_PERCENT_SUGGESTION_CAP);
+            .min(c.t.max_pool_percent_suggestion_cap);
         (next > p).then_some(next)
     });
     let mut fix = match raise {
@@ -636,8 +636,8 @@ pub fn poor_compression(c: &Ctx) -> Option<Finding> {
     let mut zram_hit: Vec<&str> = Vec::new();
 
     let stored = z.stored_bytes.unwrap_or(0);
-    if stored >= t::MIN_STORED_FOR_RATIO_BYTES {
-        if let Some(r) = z.compression_ratio.filter(|&r| r < t::POOR_RATIO) {
+    if stored >= c.t.min_stored_for_ratio_bytes {
+        if let Some(r) = z.compression_ratio.filter(|&r| r < c.t.poor_ratio) {
             poor_ratio = true;
             zswap_hit = true;
             ev.push(format!(
@@ -648,7 +648,7 @@ pub fn poor_compression(c: &Ctx) -> Option<Finding> {
             ));
         }
         if let Some(share) = f::share(z.incompressible_bytes, z.stored_bytes)
-            .filter(|&s| s >= t::INCOMPRESSIBLE_SHARE_PERCENT)
+            .filter(|&s| s >= c.t.incompressible_share_percent)
         {
             zswap_hit = true;
             ev.push(format!(
@@ -666,7 +666,7 @@ pub fn poor_compression(c: &Ctx) -> Option<Finding> {
         } else {
             0.0
         };
-        if rej > 0.0 && share >= t::REJECT_POOR_SHARE_PERCENT {
+        if rej > 0.0 && share >= c.t.reject_poor_share_percent {
             zswap_hit = true;
             ev.push(format!(
                 "reject_compress_poor {} over {:.1}s: {} of store attempts compressed too poorly \
@@ -679,11 +679,11 @@ pub fn poor_compression(c: &Ctx) -> Option<Finding> {
     }
     for zr in c.snap.zram.iter().filter(|zr| zr.is_swap) {
         let orig = zr.orig_data_bytes.unwrap_or(0);
-        if orig < t::MIN_STORED_FOR_RATIO_BYTES {
+        if orig < c.t.min_stored_for_ratio_bytes {
             continue;
         }
         let mut hit = false;
-        if let Some(r) = zr.effective_ratio.filter(|&r| r < t::POOR_RATIO) {
+        if let Some(r) = zr.effective_ratio.filter(|&r| r < c.t.poor_ratio) {
             poor_ratio = true;
             hit = true;
             ev.push(format!(
@@ -696,7 +696,7 @@ pub fn poor_compression(c: &Ctx) -> Option<Finding> {
         }
         let huge = zr.huge_pages.map(|h| h.saturating_mul(c.page_size()));
         if let Some(share) =
-            f::share(huge, Some(orig)).filter(|&s| s >= t::INCOMPRESSIBLE_SHARE_PERCENT)
+            f::share(huge, Some(orig)).filter(|&s| s >= c.t.incompressible_share_percent)
         {
             hit = true;
             ev.push(format!(
@@ -913,7 +913,7 @@ pub fn swap_too_small(c: &Ctx) -> Option<Finding> {
     }
     let used = c.snap.swap.used_bytes;
     let used_pct = f::share(used, Some(total));
-    let full = used_pct.is_some_and(|p| p >= t::SWAP_NEARLY_FULL_PERCENT);
+    let full = used_pct.is_some_and(|p| p >= c.t.swap_nearly_full_percent);
     let ratio_note = if c.snap.capacity.ratio_assumed {
         "assumed: the pool is empty"
     } else {
@@ -1105,7 +1105,7 @@ pub fn decompress_fail(c: &Ctx) -> Option<Finding> {
 pub fn thrashing(c: &Ctx) -> Option<Finding> {
     let rates = c.snap.rates.as_ref()?;
     let psi = c.snap.psi.as_ref()?;
-    if psi.full_avg10 < t::THRASHING_PSI_FULL_AVG10 {
+    if psi.full_avg10 < c.t.thrashing_psi_full_avg10 {
         return None;
     }
     let zin = rates.zswpin_bytes_per_sec;
@@ -1114,7 +1114,7 @@ pub fn thrashing(c: &Ctx) -> Option<Finding> {
         return None;
     }
     let swapin = zin.unwrap_or(0.0) + din.unwrap_or(0.0);
-    if swapin < t::THRASHING_SWAPIN_BYTES_PER_SEC {
+    if swapin < c.t.thrashing_swapin_bytes_per_sec {
         return None;
     }
     let mut ev = vec![format!(
@@ -1137,7 +1137,7 @@ pub fn thrashing(c: &Ctx) -> Option<Finding> {
     ));
     Some(finding(
         "thrashing",
-        if psi.full_avg10 >= t::THRASHING_PSI_FULL_AVG10_CRIT {
+        if psi.full_avg10 >= c.t.thrashing_psi_full_avg10_crit {
             Severity::Crit
         } else {
             Severity::Warn

@@ -53,3 +53,163 @@ pub const PAGE_CLUSTER_DEFAULT: i64 = 3;
 /// A zram device counts as full from 90 % of its disksize (swap slots) or of its mem_limit: the
 /// kernel then sends newer pages to the next, lower-priority swap area.
 pub const ZRAM_NEAR_FULL_PERCENT: f64 = 90.0;
+
+/// The thresholds the rules judge by: the constants above unless the configuration file
+/// (`[thresholds]`, [`crate::config`]) sets others. Each field is named as its constant, in lower
+/// case.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Thresholds {
+    pub pool_near_full_percent: f64,
+    pub poor_ratio: f64,
+    pub min_stored_for_ratio_bytes: u64,
+    pub incompressible_share_percent: f64,
+    pub reject_poor_share_percent: f64,
+    pub swappiness_low: i64,
+    pub swappiness_very_low: i64,
+    pub thrashing_psi_full_avg10: f64,
+    pub thrashing_psi_full_avg10_crit: f64,
+    pub thrashing_swapin_bytes_per_sec: f64,
+    pub swap_nearly_full_percent: f64,
+    pub max_pool_percent_suggestion_cap: u64,
+    pub zram_near_full_percent: f64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Thresholds {
+        Thresholds {
+            pool_near_full_percent: POOL_NEAR_FULL_PERCENT,
+            poor_ratio: POOR_RATIO,
+            min_stored_for_ratio_bytes: MIN_STORED_FOR_RATIO_BYTES,
+            incompressible_share_percent: INCOMPRESSIBLE_SHARE_PERCENT,
+            reject_poor_share_percent: REJECT_POOR_SHARE_PERCENT,
+            swappiness_low: SWAPPINESS_LOW,
+            swappiness_very_low: SWAPPINESS_VERY_LOW,
+            thrashing_psi_full_avg10: THRASHING_PSI_FULL_AVG10,
+            thrashing_psi_full_avg10_crit: THRASHING_PSI_FULL_AVG10_CRIT,
+            thrashing_swapin_bytes_per_sec: THRASHING_SWAPIN_BYTES_PER_SEC,
+            swap_nearly_full_percent: SWAP_NEARLY_FULL_PERCENT,
+            max_pool_percent_suggestion_cap: MAX_POOL_PERCENT_SUGGESTION_CAP,
+            zram_near_full_percent: ZRAM_NEAR_FULL_PERCENT,
+        }
+    }
+}
+
+impl Thresholds {
+    /// The first field whose value makes no sense, and why: (field, what it must be).
+    pub fn check(&self) -> Result<(), (&'static str, &'static str)> {
+        let percent = |v: f64| v.is_finite() && (0.0..=100.0).contains(&v);
+        let percents = [
+            ("pool_near_full_percent", self.pool_near_full_percent),
+            (
+                "incompressible_share_percent",
+                self.incompressible_share_percent,
+            ),
+            ("reject_poor_share_percent", self.reject_poor_share_percent),
+            ("thrashing_psi_full_avg10", self.thrashing_psi_full_avg10),
+            (
+                "thrashing_psi_full_avg10_crit",
+                self.thrashing_psi_full_avg10_crit,
+            ),
+            ("swap_nearly_full_percent", self.swap_nearly_full_percent),
+            ("zram_near_full_percent", self.zram_near_full_percent),
+        ];
+        if let Some((key, _)) = percents.iter().find(|(_, v)| !percent(*v)) {
+            return Err((key, "a percentage from 0 to 100"));
+        }
+        if !(self.poor_ratio.is_finite() && self.poor_ratio >= 1.0) {
+            return Err(("poor_ratio", "a ratio of at least 1"));
+        }
+        if !(self.thrashing_swapin_bytes_per_sec.is_finite()
+            && self.thrashing_swapin_bytes_per_sec >= 0.0)
+        {
+            return Err((
+                "thrashing_swapin_bytes_per_sec",
+                "a number of bytes a second, 0 or more",
+            ));
+        }
+        if !(0..=200).contains(&self.swappiness_low) {
+            return Err(("swappiness_low", "a swappiness from 0 to 200"));
+        }
+        if !(0..=self.swappiness_low).contains(&self.swappiness_very_low) {
+            return Err((
+                "swappiness_very_low",
+                "a swappiness from 0 to swappiness_low",
+            ));
+        }
+        if self.thrashing_psi_full_avg10_crit < self.thrashing_psi_full_avg10 {
+            return Err((
+                "thrashing_psi_full_avg10_crit",
+                "at least thrashing_psi_full_avg10",
+            ));
+        }
+        if !(1..=100).contains(&self.max_pool_percent_suggestion_cap) {
+            return Err((
+                "max_pool_percent_suggestion_cap",
+                "a percentage from 1 to 100",
+            ));
+        }
+        Ok(())
+    }
+}
+
+static ACTIVE: std::sync::OnceLock<Thresholds> = std::sync::OnceLock::new();
+
+/// The thresholds of this run: those [`set`] was given, or the defaults. Set once, before the
+/// first sample, by the dispatcher; the rules read them through [`crate::diagnostics::judge`],
+/// and [`crate::diagnostics::evaluate_with`] takes others (the tests').
+pub fn active() -> &'static Thresholds {
+    ACTIVE.get_or_init(Thresholds::default)
+}
+
+/// Make `t` this run's thresholds. Only the first call counts (a later one, or one after the
+/// rules ran, leaves them as they were): `false` then.
+pub fn set(t: Thresholds) -> bool {
+    ACTIVE.set(t).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Snapshot;
+    use crate::root::Root;
+
+    /// The rules judge by the thresholds they are given: the loaded tree's zswap ratio (1.95:1)
+    /// is poor only by a stricter standard than the default 1.5.
+    #[test]
+    fn the_rules_judge_by_the_thresholds_given() {
+        let sample = crate::sources::collect(&Root::at(format!(
+            "{}/tests/fixtures/linux-6.18-loaded",
+            env!("CARGO_MANIFEST_DIR")
+        )));
+        let snap = Snapshot::derive(&sample, None);
+        let ids = |t: &Thresholds| -> Vec<String> {
+            crate::diagnostics::evaluate_with(&snap, t)
+                .into_iter()
+                .map(|f| f.id)
+                .collect()
+        };
+        let poor = "poor-compression".to_string();
+        assert!(!ids(&Thresholds::default()).contains(&poor));
+        let strict = Thresholds {
+            poor_ratio: 2.5,
+            ..Thresholds::default()
+        };
+        assert!(ids(&strict).contains(&poor));
+    }
+
+    #[test]
+    fn the_defaults_are_sane_and_nonsense_is_named() {
+        assert_eq!(Thresholds::default().check(), Ok(()));
+        let t = Thresholds {
+            swappiness_very_low: 70,
+            ..Thresholds::default()
+        };
+        assert_eq!(t.check().unwrap_err().0, "swappiness_very_low");
+        let t = Thresholds {
+            poor_ratio: f64::NAN,
+            ..Thresholds::default()
+        };
+        assert_eq!(t.check().unwrap_err().0, "poor_ratio");
+    }
+}

@@ -42,7 +42,7 @@ pub fn render(buf: &mut Buffer, area: Rect, app: &App) {
 /// Draw into a buffer, leaving out the panels `kept` says the terminal shows already (the
 /// dashboard's frames; see [`kept`]).
 pub fn render_kept(buf: &mut Buffer, area: Rect, app: &App, kept: &mut Kept) {
-    let t = Theme::new(app.settings.color, app.settings.ascii);
+    let t = Theme::of(app.settings.theme, app.settings.color, app.settings.ascii);
     // The help is drawn over the panels: nothing is kept under it.
     kept.begin(!app.help);
     if area.width == 0 || area.height == 0 {

@@ -1,10 +1,13 @@
 //! Styles and symbols. Colours are the terminal's own 16 (never fixed RGB), used only as
-//! accents on the default foreground and for backgrounds of bar segments, so the screen reads
-//! on dark and light backgrounds alike. Without colour (NO_COLOR, `--no-color`) only bold, dim
-//! and reverse remain; in ASCII mode every symbol has a 7-bit stand-in.
+//! accents on the default foreground and for backgrounds of bar segments. The default theme
+//! reads on dark and light backgrounds alike; the light theme ([`Palette::Light`]) trades the
+//! pale colours (bright yellow, blue and magenta, grey) for their darker kin, which read better
+//! on a white background. Without colour (NO_COLOR, `--no-color`, TERM=dumb, the mono theme) only
+//! bold, dim and reverse remain; in ASCII mode every symbol has a 7-bit stand-in.
 
 use ratatui::style::{Color, Modifier, Style};
 
+pub use crate::app::Palette;
 use crate::model::Severity;
 use crate::model::memory::BUCKETS;
 use crate::model::metrics::Hue;
@@ -13,6 +16,7 @@ use crate::model::metrics::Hue;
 pub struct Theme {
     pub color: bool,
     pub ascii: bool,
+    pub palette: Palette,
 }
 
 /// The terminal colour for a catalogue hue.
@@ -32,14 +36,47 @@ pub fn color(h: Hue) -> Color {
     }
 }
 
+/// `c` as the light theme shows it: the pale colours, which fade into a white background,
+/// replaced by their darker kin. Light blue becomes dark grey rather than blue: the traffic
+/// graph draws both a blue and a light blue series (a test keeps each graph's series apart).
+fn on_light(c: Color) -> Color {
+    match c {
+        Color::LightYellow | Color::Yellow => Color::Yellow,
+        Color::LightBlue => Color::DarkGray,
+        Color::LightMagenta => Color::Magenta,
+        Color::LightCyan => Color::Cyan,
+        Color::LightGreen => Color::Green,
+        Color::Gray | Color::White => Color::DarkGray,
+        other => other,
+    }
+}
+
 impl Theme {
+    /// The default theme, with colour or without.
     pub fn new(color: bool, ascii: bool) -> Theme {
-        Theme { color, ascii }
+        Theme::of(Palette::Default, color, ascii)
+    }
+
+    /// The theme `palette`; the mono theme never has colour.
+    pub fn of(palette: Palette, color: bool, ascii: bool) -> Theme {
+        Theme {
+            color: color && palette != Palette::Mono,
+            ascii,
+            palette,
+        }
+    }
+
+    /// The colour `c` as this theme shows it.
+    pub fn hue(&self, c: Color) -> Color {
+        match self.palette {
+            Palette::Light => on_light(c),
+            Palette::Default | Palette::Mono => c,
+        }
     }
 
     fn fg(&self, c: Color) -> Style {
         if self.color {
-            Style::new().fg(c)
+            Style::new().fg(self.hue(c))
         } else {
             Style::new()
         }
@@ -103,6 +140,8 @@ impl Theme {
     /// The bar colour of breakdown bucket `i` (in `BUCKETS` order), with colour on.
     pub fn bucket_bg(&self, i: usize) -> Option<Color> {
         if self.color {
+            // The same in every theme: a swatch carries a black glyph, readable on any of them,
+            // and the pale colours keep the buckets apart.
             BUCKETS.get(i).map(|b| color(b.hue))
         } else {
             None
@@ -197,5 +236,60 @@ mod tests {
             assert_eq!(s.bg, None);
         }
         assert_eq!(t.bucket_bg(0), None);
+    }
+
+    /// The mono theme has no colour even when colour is allowed; the light theme draws no text
+    /// in a pale colour.
+    #[test]
+    fn the_themes_colours() {
+        let mono = Theme::of(Palette::Mono, true, false);
+        assert!(!mono.color);
+        assert_eq!(mono.pool().fg, None);
+        let light = Theme::of(Palette::Light, true, false);
+        let pale = [
+            Color::LightYellow,
+            Color::LightBlue,
+            Color::LightMagenta,
+            Color::Gray,
+            Color::White,
+        ];
+        for h in [
+            Hue::Green,
+            Hue::Cyan,
+            Hue::Blue,
+            Hue::LightBlue,
+            Hue::Yellow,
+            Hue::LightYellow,
+            Hue::Magenta,
+            Hue::LightMagenta,
+            Hue::Red,
+            Hue::Gray,
+            Hue::DarkGray,
+        ] {
+            let fg = light.series(h).fg.unwrap();
+            assert!(!pale.contains(&fg), "{h:?} is {fg:?}");
+        }
+    }
+
+    /// In every theme with colour, the series of one graph have colours of their own.
+    #[test]
+    fn a_graphs_series_keep_their_colours_apart() {
+        use crate::model::metrics::{GraphId, in_graph};
+        for palette in [Palette::Default, Palette::Light] {
+            let t = Theme::of(palette, true, false);
+            for g in [
+                GraphId::Pool,
+                GraphId::Ratio,
+                GraphId::Traffic,
+                GraphId::Psi,
+            ] {
+                let mut seen: Vec<Option<Color>> = Vec::new();
+                for m in in_graph(g) {
+                    let fg = m.series.map(|s| t.series(s.hue).fg).unwrap_or_default();
+                    assert!(!seen.contains(&fg), "{palette:?} {g:?}: {} {fg:?}", m.id);
+                    seen.push(fg);
+                }
+            }
+        }
     }
 }

@@ -14,6 +14,7 @@ mod common;
 mod advise;
 mod churn;
 mod commands;
+mod config;
 mod containment;
 mod depth;
 mod diagnostics;
