@@ -19,9 +19,11 @@
 //!
 //! `cargo bench --bench record -- export`: what `zswaptop export` costs per row written, as
 //! thread CPU time into a sink, for csv and jsonl: over assets/demo.zsr (a real recording,
-//! every record changing), and over 1 MiB of one keyframe (the depth-cgroup-v2 fixture with
-//! its 20 processes and cgroup tree) followed by empty deltas, the most records a MiB can hold
-//! (scripts/fuzz-recordings.sh makes the same file).
+//! every record changing); over 1 MiB of one keyframe (the depth-cgroup-v2 fixture with its 20
+//! processes and cgroup tree) followed by empty deltas, the most records a MiB can hold
+//! (scripts/fuzz-recordings.sh makes the same file); and over 1 MiB of that sample recorded
+//! again and again a second apart, no keyframe after the first: the smallest deltas that
+//! change something (its two clocks), each a sample rebuilt and a row made.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -274,9 +276,8 @@ fn open_day(path: &Path) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// 1 MiB of records: one keyframe of the depth-cgroup-v2 fixture (its 20 processes with their
-/// command lines, its cgroup tree), then empty deltas.
-fn empty_deltas(path: &Path) -> Result<(), Box<dyn std::error::Error>> {
+/// The depth-cgroup-v2 fixture's sample with its 20 processes and its cgroup tree.
+fn fixture_sample() -> Sample {
     let root = Root::at(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/depth-cgroup-v2"
@@ -286,7 +287,13 @@ fn empty_deltas(path: &Path) -> Result<(), Box<dyn std::error::Error>> {
         cgroups: true,
         settings: false,
     };
-    let sample = sources::collect_with(&root, extras);
+    sources::collect_with(&root, extras)
+}
+
+/// 1 MiB of records: one keyframe of the depth-cgroup-v2 fixture (its 20 processes with their
+/// command lines, its cgroup tree), then empty deltas.
+fn empty_deltas(path: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    let sample = fixture_sample();
     let _ = std::fs::remove_file(path);
     let opts = WriterOptions {
         command_lines: true,
@@ -312,6 +319,26 @@ fn empty_deltas(path: &Path) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+/// 1 MiB of the fixture's sample recorded a second apart, with one keyframe: each delta moves
+/// the two clocks and nothing else.
+fn clocks_only(path: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    let mut s = fixture_sample();
+    let _ = std::fs::remove_file(path);
+    let opts = WriterOptions {
+        command_lines: true,
+        keyframe_every: u32::MAX,
+        keyframe_interval: Duration::from_secs(u64::MAX / 4),
+        ..WriterOptions::default()
+    };
+    let mut w = Writer::open(path, opts)?;
+    while std::fs::metadata(path)?.len() < 1 << 20 {
+        w.append(&s)?;
+        s.unix_ms += 1000;
+        s.monotonic_ns += 1_000_000_000;
+    }
+    Ok(())
+}
+
 /// The export's CPU per row and per MiB of file, for each format.
 fn export_rows() -> Result<(), Box<dyn std::error::Error>> {
     use zswaptop::record::export::{self, ExportFormat, Options};
@@ -319,10 +346,13 @@ fn export_rows() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all(&out)?;
     let empty = out.join("empty-deltas-1m.zsr");
     empty_deltas(&empty)?;
+    let ticking = out.join("clocks-only-1m.zsr");
+    clocks_only(&ticking)?;
     let demo = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.zsr"));
     for (name, path) in [
         ("assets/demo.zsr", &demo),
         ("1 MiB of empty deltas", &empty),
+        ("1 MiB of deltas moving the clocks only", &ticking),
     ] {
         let rows = Reader::open(path)?.len();
         let mib = std::fs::metadata(path)?.len() as f64 / f64::from(1 << 20);
@@ -344,5 +374,6 @@ fn export_rows() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     let _ = std::fs::remove_file(&empty);
+    let _ = std::fs::remove_file(&ticking);
     Ok(())
 }
