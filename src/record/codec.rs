@@ -1131,6 +1131,38 @@ mod tests {
         assert_eq!(check_frame(&g), FrameCheck::Bad);
     }
 
+    /// The generation moves with what a record changes, bit for bit: a float set to the same
+    /// bits moves nothing, 0.0 becoming -0.0 (equal by `==`, printed apart) moves it, and so do
+    /// a slot added and a slot removed.
+    #[test]
+    fn the_generation_moves_with_every_change_and_only_then() {
+        let f = |bits: u64| {
+            let mut p = vec![1, 0, T_F64];
+            p.extend_from_slice(&bits.to_le_bytes());
+            p.extend_from_slice(&[0, 0]);
+            p
+        };
+        let mut slots = Slots::default();
+        slots
+            .read_keyframe(&[1, 0, T_F64, 0, 0, 0, 0, 0, 0, 0, 0])
+            .unwrap();
+        let g = slots.generation();
+        slots.read_delta(&[0, 0, 0]).unwrap();
+        slots.read_delta(&f(0)).unwrap();
+        assert_eq!(slots.generation(), g);
+        slots.read_delta(&f((-0.0f64).to_bits())).unwrap();
+        assert!(slots.generation() > g);
+        let g = slots.generation();
+        slots.read_delta(&[0, 1, 1, SEG_SOME, T_NULL, 0]).unwrap();
+        assert!(slots.generation() > g);
+        let g = slots.generation();
+        slots.read_delta(&[0, 0, 1, 1]).unwrap();
+        assert!(slots.generation() > g);
+        let g = slots.generation();
+        slots.read_delta(&[0, 0, 1, 1]).unwrap();
+        assert_eq!(slots.generation(), g, "a slot removed again");
+    }
+
     #[test]
     fn bad_payloads_are_errors() {
         let mut slots = Slots::default();

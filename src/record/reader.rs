@@ -3,7 +3,7 @@
 //! Opening reads each file once, checks every record's length and checksum and keeps, per
 //! record, its wall time and place (about 32 bytes); nothing is decoded. A sample is rebuilt
 //! from its keyframe forward, and a cursor makes stepping forward (replay, export) cost one
-//! record each.
+//! record each; a record that changes nothing gives the sample before it again, unrebuilt.
 //!
 //! Records stay in the order they were recorded. When the wall clock went backwards, [`at`]
 //! picks the record with the latest wall time at or before the time asked (the later record on
