@@ -16,6 +16,14 @@
 //!    the end, and the peak RSS.
 //!
 //! `record open PATH` is the child's part.
+//!
+//! `cargo bench --bench record -- export`: what `zswaptop export` costs per row written, as
+//! thread CPU time into a sink, for csv and jsonl: over assets/demo.zsr (a real recording,
+//! every record changing); over 1 MiB of one keyframe (the depth-cgroup-v2 fixture with its 20
+//! processes and cgroup tree) followed by empty deltas, the most records a MiB can hold
+//! (scripts/fuzz-recordings.sh makes the same file); and over 1 MiB of that sample recorded
+//! again and again a second apart, no keyframe after the first: the smallest deltas that
+//! change something (its two clocks), each a sample rebuilt and a row made.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -32,6 +40,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if args.first().map(String::as_str) == Some("open") {
         let path = args.get(1).ok_or("open PATH")?;
         return open_day(Path::new(path));
+    }
+    if args.first().map(String::as_str) == Some("export") {
+        return export_rows();
     }
     let seconds: u64 = args.first().and_then(|a| a.parse().ok()).unwrap_or(60);
     let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-record");
@@ -262,5 +273,107 @@ fn open_day(path: &Path) -> Result<(), Box<dyn std::error::Error>> {
         r.warnings().len(),
     );
     assert_eq!(e.position, r.len() - 1);
+    Ok(())
+}
+
+/// The depth-cgroup-v2 fixture's sample with its 20 processes and its cgroup tree.
+fn fixture_sample() -> Sample {
+    let root = Root::at(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/depth-cgroup-v2"
+    ));
+    let extras = Extras {
+        top_processes: Some(20),
+        cgroups: true,
+        settings: false,
+    };
+    sources::collect_with(&root, extras)
+}
+
+/// 1 MiB of records: one keyframe of the depth-cgroup-v2 fixture (its 20 processes with their
+/// command lines, its cgroup tree), then empty deltas.
+fn empty_deltas(path: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    let sample = fixture_sample();
+    let _ = std::fs::remove_file(path);
+    let opts = WriterOptions {
+        command_lines: true,
+        ..WriterOptions::default()
+    };
+    let mut w = Writer::open(path, opts)?;
+    w.append(&sample)?;
+    drop(w);
+    let one = std::fs::read(path)?;
+    let scan = codec::scan(&one[..], codec::HEADER_LEN as u64)?;
+    let &(at, key) = scan.frames.first().ok_or("no keyframe written")?;
+    let mut bytes = one[..at as usize + key.len].to_vec();
+    let mut n = 1;
+    while bytes.len() < 1 << 20 {
+        bytes.extend(codec::frame(
+            codec::KIND_DELTA,
+            sample.unix_ms + n as u64 * 1000,
+            &[0, 0, 0],
+        ));
+        n += 1;
+    }
+    std::fs::write(path, &bytes)?;
+    Ok(())
+}
+
+/// 1 MiB of the fixture's sample recorded a second apart, with one keyframe: each delta moves
+/// the two clocks and nothing else.
+fn clocks_only(path: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    let mut s = fixture_sample();
+    let _ = std::fs::remove_file(path);
+    let opts = WriterOptions {
+        command_lines: true,
+        keyframe_every: u32::MAX,
+        keyframe_interval: Duration::from_secs(u64::MAX / 4),
+        ..WriterOptions::default()
+    };
+    let mut w = Writer::open(path, opts)?;
+    while std::fs::metadata(path)?.len() < 1 << 20 {
+        w.append(&s)?;
+        s.unix_ms += 1000;
+        s.monotonic_ns += 1_000_000_000;
+    }
+    Ok(())
+}
+
+/// The export's CPU per row and per MiB of file, for each format.
+fn export_rows() -> Result<(), Box<dyn std::error::Error>> {
+    use zswaptop::record::export::{self, ExportFormat, Options};
+    let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-record");
+    std::fs::create_dir_all(&out)?;
+    let empty = out.join("empty-deltas-1m.zsr");
+    empty_deltas(&empty)?;
+    let ticking = out.join("clocks-only-1m.zsr");
+    clocks_only(&ticking)?;
+    let demo = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.zsr"));
+    for (name, path) in [
+        ("assets/demo.zsr", &demo),
+        ("1 MiB of empty deltas", &empty),
+        ("1 MiB of deltas moving the clocks only", &ticking),
+    ] {
+        let rows = Reader::open(path)?.len();
+        let mib = std::fs::metadata(path)?.len() as f64 / f64::from(1 << 20);
+        for format in [ExportFormat::Csv, ExportFormat::Jsonl] {
+            let opts = Options {
+                from: path.clone(),
+                since: None,
+                until: None,
+                format,
+            };
+            let t = thread_cpu_ns();
+            export::export(&opts, &mut std::io::sink())?;
+            let cpu = (thread_cpu_ns() - t) as f64 / 1e9;
+            println!(
+                "export {format:?} of {name} ({rows} rows, {mib:.2} MiB): {cpu:.2} s CPU, {:.1} us per row, {:.2} s per MiB",
+                cpu / rows as f64 * 1e6,
+                cpu / mib,
+            );
+        }
+    }
+    let _ = std::fs::remove_file(&empty);
+    let _ = std::fs::remove_file(&ticking);
     Ok(())
 }

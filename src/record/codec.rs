@@ -517,6 +517,14 @@ const T_CENTI_DIFF: u8 = 11;
 const T_UNIT: u8 = 12;
 
 impl Leaf {
+    /// The same value, bit for bit (`==` takes 0.0 for -0.0 and NaN for unequal to itself).
+    fn identical(&self, other: &Leaf) -> bool {
+        match (self, other) {
+            (Leaf::F64(a), Leaf::F64(b)) => a.to_bits() == b.to_bits(),
+            _ => self == other,
+        }
+    }
+
     fn float(f: f64) -> Leaf {
         let c = (f * 100.0).round();
         if c.abs() < 9.0e15 && c / 100.0 == f && !(f == 0.0 && f.is_sign_negative()) {
@@ -783,9 +791,18 @@ fn insert(
 pub struct Slots {
     paths: Vec<Vec<u8>>,
     values: Vec<Option<Leaf>>,
+    /// Moves on with every keyframe read and every delta that changes a slot: equal
+    /// generations hold the same sample, so a reader rebuilds it only when this moved.
+    generation: u64,
 }
 
 impl Slots {
+    /// Which state the slots are in: it moves on whenever what they hold may have changed
+    /// (a keyframe, a delta that changes, adds or removes a slot, or one that failed part way).
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
     /// Rebuild the sample the slots hold.
     pub fn sample(&self) -> Result<Sample, DecodeError> {
         let mut root = Value::Map(BTreeMap::new());
@@ -801,6 +818,7 @@ impl Slots {
 
     /// Read a keyframe payload: every slot, replacing what was there.
     pub fn read_keyframe(&mut self, payload: &[u8]) -> Result<(), DecodeError> {
+        self.generation += 1;
         self.paths.clear();
         self.values.clear();
         let mut input = Input::new(payload);
@@ -833,19 +851,27 @@ impl Slots {
                 .values
                 .get_mut(id)
                 .ok_or_else(|| bad(format!("slot {id} does not exist")))?;
-            *slot = Some(Leaf::get(&mut input, slot.as_ref())?);
+            let leaf = Leaf::get(&mut input, slot.as_ref())?;
+            if !slot.as_ref().is_some_and(|old| old.identical(&leaf)) {
+                self.generation += 1;
+            }
+            *slot = Some(leaf);
         }
         let added = input.len()?;
         for _ in 0..added {
+            self.generation += 1;
             self.add(&mut input)?;
         }
         let removed = input.len()?;
         for _ in 0..removed {
             let id = input.len()?;
-            *self
+            let slot = self
                 .values
                 .get_mut(id)
-                .ok_or_else(|| bad(format!("slot {id} does not exist")))? = None;
+                .ok_or_else(|| bad(format!("slot {id} does not exist")))?;
+            if slot.take().is_some() {
+                self.generation += 1;
+            }
         }
         trailing(&input)
     }
@@ -1103,6 +1129,38 @@ mod tests {
         let mut g = f.clone();
         g[12] ^= 0x10;
         assert_eq!(check_frame(&g), FrameCheck::Bad);
+    }
+
+    /// The generation moves with what a record changes, bit for bit: a float set to the same
+    /// bits moves nothing, 0.0 becoming -0.0 (equal by `==`, printed apart) moves it, and so do
+    /// a slot added and a slot removed.
+    #[test]
+    fn the_generation_moves_with_every_change_and_only_then() {
+        let f = |bits: u64| {
+            let mut p = vec![1, 0, T_F64];
+            p.extend_from_slice(&bits.to_le_bytes());
+            p.extend_from_slice(&[0, 0]);
+            p
+        };
+        let mut slots = Slots::default();
+        slots
+            .read_keyframe(&[1, 0, T_F64, 0, 0, 0, 0, 0, 0, 0, 0])
+            .unwrap();
+        let g = slots.generation();
+        slots.read_delta(&[0, 0, 0]).unwrap();
+        slots.read_delta(&f(0)).unwrap();
+        assert_eq!(slots.generation(), g);
+        slots.read_delta(&f((-0.0f64).to_bits())).unwrap();
+        assert!(slots.generation() > g);
+        let g = slots.generation();
+        slots.read_delta(&[0, 1, 1, SEG_SOME, T_NULL, 0]).unwrap();
+        assert!(slots.generation() > g);
+        let g = slots.generation();
+        slots.read_delta(&[0, 0, 1, 1]).unwrap();
+        assert!(slots.generation() > g);
+        let g = slots.generation();
+        slots.read_delta(&[0, 0, 1, 1]).unwrap();
+        assert_eq!(slots.generation(), g, "a slot removed again");
     }
 
     #[test]

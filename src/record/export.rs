@@ -56,27 +56,87 @@ pub fn once_from(
 }
 
 /// One `--once --json` object on one line, with `recorded`: which sample it is.
+fn write_json_line(m: &Moment, snap: &Snapshot, out: &mut impl Write) -> anyhow::Result<()> {
+    let mut line = Vec::new();
+    JsonLine::of(snap)?.write(m.position, m.sample.unix_ms, &mut line, out)
+}
+
+/// A snapshot's JSON line around its `recorded` member: the part before and the part after, so
+/// the rows of one snapshot at different positions are written without serializing it again.
 ///
 /// The object is the snapshot's JSON read back into a `serde_json::Value`, as export's lines have
 /// been made since they were first written: so its keys are sorted (a `Value`'s maps are ordered
 /// by key), and a float is the one serde_json reads back from its shortest form, which can be an
 /// ulp off the snapshot's (`serde_json::to_value` would keep the exact float and change those
-/// digits in the output).
-fn write_json_line(m: &Moment, snap: &Snapshot, out: &mut impl Write) -> anyhow::Result<()> {
-    let mut buf = Vec::new();
-    json::serialize(snap, json::Layout::Line, &mut buf)?;
-    let mut v: serde_json::Value = serde_json::from_slice(&buf)?;
-    if let Some(o) = v.as_object_mut() {
-        o.insert(
-            "recorded".into(),
-            serde_json::json!({
-                "position": m.position,
-                "unix_ms": m.sample.unix_ms,
-                "time": time::rfc3339_utc(m.sample.unix_ms),
-            }),
-        );
+/// digits in the output). `recorded` sits in key order among the snapshot's members.
+struct JsonLine {
+    /// `{` and the members whose keys sort before `recorded`, then `,` if there are any.
+    head: Vec<u8>,
+    /// `,` and the members whose keys sort after `recorded`, if there are any, then `}`.
+    tail: Vec<u8>,
+}
+
+impl JsonLine {
+    const KEY: &str = "recorded";
+
+    fn of(snap: &Snapshot) -> anyhow::Result<JsonLine> {
+        let mut buf = Vec::new();
+        json::serialize(snap, json::Layout::Line, &mut buf)?;
+        let serde_json::Value::Object(members) = serde_json::from_slice(&buf)? else {
+            anyhow::bail!("a snapshot's JSON is not an object");
+        };
+        let (mut before, mut after) = (serde_json::Map::new(), serde_json::Map::new());
+        for (k, v) in members {
+            match k.as_str().cmp(Self::KEY) {
+                std::cmp::Ordering::Less => before.insert(k, v),
+                std::cmp::Ordering::Greater => after.insert(k, v),
+                std::cmp::Ordering::Equal => None,
+            };
+        }
+        let compact = |map: serde_json::Map<String, serde_json::Value>| -> io::Result<Vec<u8>> {
+            let mut b = Vec::new();
+            json::serialize(&map, json::Layout::Line, &mut b)?;
+            b.pop(); // the newline
+            Ok(b)
+        };
+        // `{"a":1,"b":2}` less its `}`, or `{` alone.
+        let mut head = compact(before)?;
+        head.pop();
+        if head.len() > 1 {
+            head.push(b',');
+        }
+        // `{"s":3}` less its `{`, or `}` alone.
+        let mut tail = compact(after)?;
+        if tail.len() > 2 {
+            tail[0] = b',';
+        } else {
+            tail.remove(0);
+        }
+        Ok(JsonLine { head, tail })
     }
-    Ok(json::serialize(&v, json::Layout::Line, out)?)
+
+    /// The line of the sample at `position`, built in `line` and written in one write.
+    fn write(
+        &self,
+        position: usize,
+        unix_ms: u64,
+        line: &mut Vec<u8>,
+        out: &mut impl Write,
+    ) -> anyhow::Result<()> {
+        let recorded = serde_json::json!({
+            "position": position,
+            "unix_ms": unix_ms,
+            "time": time::rfc3339_utc(unix_ms),
+        });
+        line.clear();
+        line.extend_from_slice(&self.head);
+        line.extend_from_slice(b"\"recorded\":");
+        json::serialize(&recorded, json::Layout::Line, line)?;
+        line.pop();
+        line.extend_from_slice(&self.tail);
+        line.push(b'\n');
+        Ok(out.write_all(line)?)
+    }
 }
 
 /// What `zswaptop export` was asked for.
@@ -104,15 +164,39 @@ pub enum ExportFormat {
 pub fn export(args: &Options, out: &mut impl Write) -> anyhow::Result<()> {
     let mut r = open(&args.from)?;
     let said = r.warnings().len();
+    write_rows(&mut r, args, out)?;
+    // What reading the records found (the warnings of the opening were said then).
+    for w in &r.warnings()[said..] {
+        crate::console::warn(w);
+    }
+    Ok(out.flush()?)
+}
+
+/// What [`write_rows`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Exported {
+    /// Rows written (after the CSV header).
+    pub rows: usize,
+    /// Rows made through the pipeline; each of the others was the row before it again, over
+    /// the same two samples.
+    pub made: usize,
+}
+
+/// The rows `args` asks for from `r` (CSV with its header; `args.from` is not looked at).
+pub fn write_rows(
+    r: &mut Reader,
+    args: &Options,
+    out: &mut impl Write,
+) -> anyhow::Result<Exported> {
     let since = args
         .since
         .as_deref()
-        .map(|t| parse_time(&r, t))
+        .map(|t| parse_time(r, t))
         .transpose()?;
     let until = args
         .until
         .as_deref()
-        .map(|t| parse_time(&r, t))
+        .map(|t| parse_time(r, t))
         .transpose()?;
     if args.format == ExportFormat::Csv {
         let mut header = vec![
@@ -127,11 +211,20 @@ pub fn export(args: &Options, out: &mut impl Write) -> anyhow::Result<()> {
     let (lo, hi) = (ms(since).unwrap_or(0), ms(until).unwrap_or(u64::MAX));
     let in_range = |r: &Reader, p: usize| r.unix_ms(p).is_some_and(|u| (lo..=hi).contains(&u));
     // Each row's rates are over the sample recorded just before it (in recorded order), as
-    // for the live dashboard; samples are decoded in order, so each costs one record.
-    let mut prev: Option<Sample> = None;
+    // for the live dashboard; samples are decoded in order, so each costs one record. Each
+    // sample goes with the reader's count of rebuilds after it was read: equal counts, the
+    // same build, the same sample bit for bit.
+    let mut prev: Option<(Sample, u64)> = None;
+    // The last row made, with the builds it was made of: a row over the same two builds is
+    // that row again (the pipeline is a function of the two samples alone), written without
+    // deriving, judging and formatting it again. A run of records that change nothing (the
+    // most records a MiB can hold) costs a copy a row.
+    let mut last: Option<((Option<u64>, u64), Row)> = None;
+    let mut line = Vec::new();
+    let mut done = Exported { rows: 0, made: 0 };
     for p in 0..r.len() {
-        let wanted = in_range(&r, p);
-        if !wanted && !in_range(&r, p + 1) {
+        let wanted = in_range(r, p);
+        if !wanted && !in_range(r, p + 1) {
             prev = None;
             continue;
         }
@@ -141,28 +234,40 @@ pub fn export(args: &Options, out: &mut impl Write) -> anyhow::Result<()> {
             prev = None;
             continue;
         };
-        let m = Moment {
-            position: p,
-            prev: prev.take(),
-            sample,
-        };
+        let build = r.rebuilds();
         if wanted {
-            let snap = crate::pipeline::snapshot(&m.sample, m.prev.as_ref());
-            match args.format {
-                ExportFormat::Csv => write_csv_row(&m.sample, &snap, out)?,
-                ExportFormat::Jsonl => write_json_line(&m, &snap, out)?,
+            let made_of = (prev.as_ref().map(|(_, b)| *b), build);
+            let row = match last.take() {
+                Some((k, row)) if k == made_of => row,
+                _ => {
+                    done.made += 1;
+                    let snap = crate::pipeline::snapshot(&sample, prev.as_ref().map(|(s, _)| s));
+                    match args.format {
+                        ExportFormat::Csv => Row::Csv(csv_row(&sample, &snap)?),
+                        ExportFormat::Jsonl => Row::Jsonl(JsonLine::of(&snap)?),
+                    }
+                }
+            };
+            match &row {
+                Row::Csv(bytes) => out.write_all(bytes)?,
+                Row::Jsonl(j) => j.write(p, sample.unix_ms, &mut line, out)?,
             }
+            last = Some((made_of, row));
+            done.rows += 1;
         }
-        prev = Some(m.sample);
+        prev = Some((sample, build));
     }
-    // What reading the records found (the warnings of the opening were said then).
-    for w in &r.warnings()[said..] {
-        crate::console::warn(w);
-    }
-    Ok(out.flush()?)
+    Ok(done)
 }
 
-fn write_csv_row(s: &Sample, snap: &Snapshot, out: &mut impl Write) -> io::Result<()> {
+/// A row of export, made once for each pair of samples.
+enum Row {
+    Csv(Vec<u8>),
+    Jsonl(JsonLine),
+}
+
+fn csv_row(s: &Sample, snap: &Snapshot) -> io::Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(1024);
     let time = time::rfc3339_utc(s.unix_ms).unwrap_or_default();
     let interval = snap
         .rates
@@ -177,5 +282,6 @@ fn write_csv_row(s: &Sample, snap: &Snapshot, out: &mut impl Write) -> io::Resul
             None => write!(out, ",")?,
         }
     }
-    writeln!(out)
+    writeln!(out)?;
+    Ok(out)
 }

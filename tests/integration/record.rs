@@ -263,6 +263,56 @@ fn export_jsonl_is_one_once_json_object_per_sample() {
     }
 }
 
+/// The bytes export writes for assets/demo.zsr and the crafted hostile-strings recording: as
+/// CSV, pinned by length and CRC-32; as JSON lines, each the line made whole from its
+/// snapshot, as export made them before it made one row for each pair of samples and wrote the
+/// line around its `recorded` member (the JSON is not pinned: the floats serde_json reads back
+/// depend on its features, which the test build's dependencies change). A change to what a row
+/// holds changes the CSV's pins on purpose.
+#[test]
+fn export_writes_the_bytes_it_always_wrote() {
+    use zswaptop::report::json::{self, Layout};
+    let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.zsr");
+    let hostile = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/recording-hostile-strings.zsr"
+    );
+    for (path, len, crc) in [(demo, 54_575, 0x2d3e_ba0b), (hostile, 1_619, 0x2eb6_b0f7)] {
+        let out = stdout(bin().args(["export", "--format", "csv", "--from", path]));
+        assert_eq!(
+            (out.len(), crc32fast::hash(out.as_bytes())),
+            (len, crc),
+            "{path} as CSV"
+        );
+        let out = stdout(bin().args(["export", "--format", "jsonl", "--from", path]));
+        let mut whole = Vec::new();
+        let mut r = Reader::open(path).unwrap();
+        let mut prev: Option<Sample> = None;
+        for p in 0..r.len() {
+            let Ok(s) = r.sample(p) else {
+                prev = None;
+                continue;
+            };
+            let snap = zswaptop::pipeline::snapshot(&s, prev.as_ref());
+            let mut buf = Vec::new();
+            json::serialize(&snap, Layout::Line, &mut buf).unwrap();
+            let mut v: serde_json::Value = serde_json::from_slice(&buf).unwrap();
+            v.as_object_mut().unwrap().insert(
+                "recorded".into(),
+                serde_json::json!({
+                    "position": p,
+                    "unix_ms": s.unix_ms,
+                    "time": zswaptop::record::time::rfc3339_utc(s.unix_ms),
+                }),
+            );
+            json::serialize(&v, Layout::Line, &mut whole).unwrap();
+            prev = Some(s);
+        }
+        assert!(out.lines().count() > 2, "{path}");
+        assert!(out.as_bytes() == whole, "{path} as JSON lines");
+    }
+}
+
 fn replay_app(path: &Path, start: usize) -> (App, ReplaySource) {
     let settings = zswaptop::cli::dashboard_settings(&["zswaptop"], true).unwrap();
     let reader = Reader::open(path).unwrap();

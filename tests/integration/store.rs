@@ -1073,3 +1073,128 @@ fn the_largest_sequence_number_does_not_overflow() {
     let name = w.current_file().unwrap().to_string_lossy().into_owned();
     assert!(name.ends_with(&format!("-{}.zsr", u64::MAX)), "{name}");
 }
+
+/// A recording of one keyframe (the depth-cgroup-v2 fixture with its processes and cgroups,
+/// or the payload given) followed by `n` deltas of `delta`, as scripts/fuzz-recordings.sh
+/// makes them: a delta of `[0, 0, 0]` changes, adds and removes nothing, and at 20 bytes is
+/// the smallest record, so such a file holds the most records a MiB can.
+fn keyframe_then(path: &Path, keyframe: Option<&[u8]>, n: u64, delta: &[u8]) {
+    let mut bytes = match keyframe {
+        Some(payload) => {
+            let mut b = codec::header(codec::VERSION).to_vec();
+            b.extend(codec::frame(codec::KIND_KEYFRAME, T0, payload));
+            b
+        }
+        None => {
+            write_all(path, exact(), &moving("depth-cgroup-v2", 1));
+            fs::read(path).unwrap()
+        }
+    };
+    for i in 1..=n {
+        bytes.extend(codec::frame(codec::KIND_DELTA, T0 + i * 1000, delta));
+    }
+    fs::write(path, bytes).unwrap();
+}
+
+/// Records that change nothing give the sample before them again without rebuilding it from
+/// its slots (the rebuild, a tree and a deserialization of every slot, was most of what a row
+/// of export cost), and export makes one row through the pipeline for each pair of samples it
+/// has not seen last: 2,000 empty deltas are 1 rebuild and 2 rows made (the first, without
+/// rates, and the second, over a sample equal to it), whatever their number. A delta that
+/// changes a slot is a rebuild and a row made; one that sets a slot to the value it has is not.
+#[test]
+fn records_that_change_nothing_cost_no_rebuild_and_no_row() {
+    use zswaptop::record::export::{ExportFormat, Options, write_rows};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("empty-deltas.zsr");
+    keyframe_then(&path, None, 2000, &[0, 0, 0]);
+    let first = moving("depth-cgroup-v2", 1).remove(0);
+    let mut r = Reader::open(&path).unwrap();
+    assert_eq!((r.len(), kinds(&r)), (2001, vec![]));
+    for p in 0..r.len() {
+        assert_eq!(r.sample(p).unwrap(), first, "record {p}");
+    }
+    assert_eq!(r.rebuilds(), 1);
+    for format in [ExportFormat::Csv, ExportFormat::Jsonl] {
+        let opts = Options {
+            from: path.clone(),
+            since: None,
+            until: None,
+            format,
+        };
+        let mut r = Reader::open(&path).unwrap();
+        let mut out = Vec::new();
+        let done = write_rows(&mut r, &opts, &mut out).unwrap();
+        assert_eq!(
+            (done.rows, done.made, r.rebuilds()),
+            (2001, 2, 1),
+            "{format:?}"
+        );
+        // Each row is the one made for its pair: the second made, with its own position.
+        let text = String::from_utf8(out).unwrap();
+        let rows: Vec<&str> = text
+            .lines()
+            .skip(usize::from(format == ExportFormat::Csv))
+            .collect();
+        assert_eq!(rows.len(), 2001);
+        if format == ExportFormat::Jsonl {
+            let line = |i: usize| serde_json::from_str::<serde_json::Value>(rows[i]).unwrap();
+            let (mut a, mut b) = (line(1), line(2000));
+            assert_eq!(a["recorded"]["position"], 1);
+            assert_eq!(b["recorded"]["position"], 2000);
+            a["recorded"]["position"] = 0.into();
+            b["recorded"]["position"] = 0.into();
+            assert_eq!(a, b);
+            assert_ne!(rows[0], rows[1], "the first row has no rates");
+        } else {
+            assert!(rows[1..].iter().all(|row| *row == rows[1]));
+        }
+    }
+
+    // Samples that each move a counter: every record is a rebuild and a row made.
+    let path = dir.path().join("moving.zsr");
+    write_all(&path, exact(), &moving("depth-cgroup-v2", 30));
+    let mut r = Reader::open(&path).unwrap();
+    let opts = Options {
+        from: path.clone(),
+        since: None,
+        until: None,
+        format: ExportFormat::Csv,
+    };
+    let done = write_rows(&mut r, &opts, &mut std::io::sink()).unwrap();
+    assert_eq!((done.rows, done.made, r.rebuilds()), (30, 30, 30));
+}
+
+/// A keyframe whose slots make no sample, then records that change nothing: each is skipped
+/// with its own warning, at one rebuild in all (they were each rebuilt from the keyframe on,
+/// and each warning searched for among the others: 8,000 records took 3 s, quadratic).
+#[test]
+fn records_over_a_keyframe_that_is_no_sample_cost_one_rebuild() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("not-a-sample.zsr");
+    // One slot, at the root (an empty path), holding the number 0.
+    keyframe_then(&path, Some(&[1, 0, 3, 0]), 3000, &[0, 0, 0]);
+    let mut r = Reader::open(&path).unwrap();
+    assert_eq!(r.len(), 3001);
+    for p in 0..r.len() {
+        let e = r.sample(p).unwrap_err().to_string();
+        assert!(e.contains("not a sample"), "{e}");
+    }
+    assert_eq!(r.rebuilds(), 1);
+    // Each said once, however often it is asked for (a moment reads the record before too).
+    for p in [1, 1500, 3000] {
+        assert!(r.moment(p).is_err());
+    }
+    assert_eq!(kinds(&r), vec![WarningKind::Undecodable; 3001]);
+
+    // A delta that sets the slot to the value it holds (a difference of 0) changes nothing;
+    // one that moves it (a difference of 1) is a rebuild each.
+    for (delta, rebuilds) in [([1, 0, 10, 0, 0, 0], 1), ([1, 0, 10, 2, 0, 0], 51)] {
+        keyframe_then(&path, Some(&[1, 0, 3, 0]), 50, &delta);
+        let mut r = Reader::open(&path).unwrap();
+        for p in 0..r.len() {
+            assert!(r.sample(p).is_err());
+        }
+        assert_eq!(r.rebuilds(), rebuilds, "{delta:?}");
+    }
+}
