@@ -338,30 +338,11 @@ fn node_exporter_has_what_the_readme_says() {
     let table = readme_duplicates();
     let theirs: BTreeSet<&String> = table.iter().flat_map(|(_, t, _)| t).collect();
     assert_eq!(theirs.len(), 12, "{table:?}");
-    let addr = format!("127.0.0.1:{}", crate::metrics::free_port());
-    let _exporter = crate::metrics::Guard(
-        std::process::Command::new(exporter)
-            .arg(format!("--web.listen-address={addr}"))
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let (_exporter, addr, _) = crate::metrics::node_exporter(&exporter, &[]);
     let node = || {
-        let start = Instant::now();
-        loop {
-            if std::net::TcpStream::connect(&addr).is_ok() {
-                let (code, _, body) = get(&addr, "/metrics", None);
-                if code == 200 {
-                    return samples(&body);
-                }
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(30),
-                "node_exporter did not start"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        let (code, _, body) = get(&addr, "/metrics", None);
+        assert_eq!(code, 200, "node_exporter: {body}");
+        samples(&body)
     };
     let (_serve, ours_addr) = serve(None);
     let before = node();

@@ -268,6 +268,42 @@ pub(crate) fn free_port() -> u16 {
         .port()
 }
 
+/// node_exporter started with `args` on a free loopback port: its guard, its address and its
+/// first answer. A port picked free can be taken by another test before node_exporter binds it
+/// (then node_exporter exits, or the answer is another server's): it is started again on
+/// another port, up to five times.
+pub(crate) fn node_exporter(exporter: &Path, args: &[&str]) -> (Guard, String, String) {
+    for _ in 0..5 {
+        let addr = format!("127.0.0.1:{}", free_port());
+        let mut guard = Guard(
+            Command::new(exporter)
+                .arg(format!("--web.listen-address={addr}"))
+                .args(args)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap(),
+        );
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(30) {
+            if guard.0.try_wait().unwrap().is_some() {
+                break;
+            }
+            if TcpStream::connect(&addr).is_ok() {
+                let (code, _, body) = get(&addr, "/metrics", None);
+                if code == 200 && body.contains("node_exporter_build_info") {
+                    return (guard, addr, body);
+                }
+                if code == 200 {
+                    break;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    panic!("node_exporter did not start on a free port in five tries");
+}
+
 /// `zswaptop serve` on a loopback port the kernel picks; its address.
 pub(crate) fn serve(root: Option<&Path>) -> (Guard, String) {
     serve_with(root, &[], None)
@@ -562,36 +598,15 @@ fn node_exporter_reads_the_textfile() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
-    let addr = format!("127.0.0.1:{}", free_port());
-    let _exporter = Guard(
-        Command::new(exporter)
-            .arg(format!("--web.listen-address={addr}"))
-            .arg("--collector.disable-defaults")
-            .arg("--collector.textfile")
-            .arg(format!(
-                "--collector.textfile.directory={}",
-                dir.path().display()
-            ))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
+    let textfile = format!("--collector.textfile.directory={}", dir.path().display());
+    let (_exporter, _, body) = node_exporter(
+        &exporter,
+        &[
+            "--collector.disable-defaults",
+            "--collector.textfile",
+            &textfile,
+        ],
     );
-    let start = Instant::now();
-    let body = loop {
-        if let Ok(mut s) = TcpStream::connect(&addr) {
-            drop(s.write_all(b""));
-            let (code, _, body) = get(&addr, "/metrics", None);
-            if code == 200 {
-                break body;
-            }
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "node_exporter did not start"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    };
     let ours = std::fs::read_to_string(dir.path().join("zswaptop.prom")).unwrap();
     for name in sample_names(&ours) {
         assert!(
