@@ -6,8 +6,11 @@
 //! `--once --json` schema (docs/json-schema.md).
 
 pub mod capacity;
+pub mod cost;
 pub mod families;
+pub mod faults;
 pub mod findings;
+pub mod forecast;
 pub mod memory;
 pub mod metrics;
 pub mod owners;
