@@ -18,11 +18,13 @@
 //! - `ZSWAPTOP_E2E_TIMEOUT_SECS`: the watchdog (default 300).
 //! - `ZSWAPTOP_E2E_WORKLOAD_MIB`: the workload size (default 768).
 //! - `ZSWAPTOP_E2E_PHASES=advise`: only the advisor's phase (`advise.rs`), after the same setup.
+//! - `ZSWAPTOP_E2E_PHASES=forecast`: only the forecast phase (`forecast.rs`), after the same setup.
 //! - `ZSWAPTOP_E2E_ROLE=workload`: internal, this binary acting as the workload.
 
 mod advise;
 mod capture;
 mod churn;
+mod forecast;
 mod kernel;
 mod machine;
 mod phases;
@@ -53,6 +55,15 @@ pub fn rep() -> std::sync::MutexGuard<'static, Report> {
 }
 
 fn main() -> ExitCode {
+    if std::env::var(workload::ROLE_VAR).as_deref() == Ok(forecast::ROLE_FILLER) {
+        return match forecast::filler() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("filler: {e:#}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     if std::env::var(workload::ROLE_VAR).as_deref() == Ok(workload::ROLE_WORKLOAD) {
         return match workload::run() {
             Ok(()) => ExitCode::SUCCESS,
@@ -113,13 +124,14 @@ fn timeout() -> Duration {
     let secs = std::env::var("ZSWAPTOP_E2E_TIMEOUT_SECS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(300);
+        .unwrap_or(300 + forecast::BUDGET_SECS);
     Duration::from_secs(secs)
 }
 
 /// Teardown, then compare the machine with its state before the test. Prints, records rows.
 fn finish(baseline: Option<&machine::Baseline>) {
     let mut errors = churn::teardown();
+    errors.extend(forecast::teardown());
     errors.extend(machine::teardown());
     let mut r = rep();
     r.phase("teardown — the machine is as it was");
@@ -276,6 +288,9 @@ fn setup_and_run() -> Result<()> {
         tmp,
         save,
     };
+    if forecast::only() {
+        return forecast::run(&ctx);
+    }
     let done = phases::run_all(&ctx);
     if phases::advise_only() {
         // The advisor's phase alone: no recorded --once runs, no device churn.
@@ -283,7 +298,8 @@ fn setup_and_run() -> Result<()> {
     }
     record::check(&bin);
     let churned = churn::run();
-    done.and(churned)
+    let forecast = forecast::run(&ctx);
+    done.and(churned).and(forecast)
 }
 
 fn spawn_watchdog(baseline: machine::Baseline) {
