@@ -6,7 +6,10 @@
 //! `--once --json` schema (docs/json-schema.md).
 
 pub mod capacity;
+pub mod cost;
+pub mod faults;
 pub mod findings;
+pub mod forecast;
 pub mod memory;
 pub mod metrics;
 pub mod owners;
