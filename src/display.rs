@@ -743,6 +743,81 @@ pub fn unavailable(s: &crate::model::Snapshot) -> Vec<crate::model::Missing> {
     items
 }
 
+/// A time to come, rounded as a forecast deserves: `~45 s`, `~4 min`, `~3 h`, `~2 d`.
+pub fn about(secs: f64) -> String {
+    if !secs.is_finite() || secs < 0.0 {
+        return MISSING.to_string();
+    }
+    let (v, unit) = if secs < 90.0 {
+        (secs, "s")
+    } else if secs < 90.0 * 60.0 {
+        (secs / 60.0, "min")
+    } else if secs < 48.0 * 3600.0 {
+        (secs / 3600.0, "h")
+    } else {
+        (secs / 86_400.0, "d")
+    };
+    format!("~{} {unit}", v.round().max(1.0))
+}
+
+/// The time a forecast's points cover, as [`span`] words it (`5m`, `10s`); 0 s for a value
+/// that is not a time.
+pub fn window(secs: f64) -> String {
+    let secs = if secs.is_finite() {
+        secs.clamp(0.0, 1e9)
+    } else {
+        0.0
+    };
+    span(std::time::Duration::from_secs_f64(secs))
+}
+
+/// A forecast in words, with its basis: "full in ~4 min (~3 min–~6 min) at the last 5m's
+/// rate", "full now", "not filling (last 5m)", "no forecast yet (one sample)", or why none.
+pub fn forecast(f: &crate::model::forecast::Forecast) -> String {
+    use crate::model::forecast::ForecastState;
+    let basis = window(f.window_seconds);
+    match &f.state {
+        ForecastState::Filling => {
+            let range = match (f.earliest, f.latest) {
+                (Some(a), Some(b)) => format!(" ({}–{})", about(a), about(b)),
+                _ => String::new(),
+            };
+            let at = f.seconds.map_or_else(|| MISSING.to_string(), about);
+            format!("full in {at}{range} at the last {basis}'s rate")
+        }
+        ForecastState::Full => "full now".to_string(),
+        ForecastState::NotFilling => format!("not filling (last {basis})"),
+        ForecastState::TooFew => "no forecast yet (one sample)".to_string(),
+        ForecastState::Unknown(why) => format!("no forecast: {why}"),
+    }
+}
+
+/// Is zswap helping, and what a miss costs, over the interval: "zswap served 94 % of
+/// swap-ins; disk swap 3.2 ms a read" (the device's average per request). `None` without an
+/// interval.
+pub fn hit_line(s: &Snapshot) -> Option<String> {
+    s.rates.as_ref()?;
+    let mut parts = Vec::new();
+    if s.zswap.available {
+        parts.push(match s.zswap.swapin_hit_ratio {
+            Some(h) => format!("zswap served {:.0} % of swap-ins", h * 100.0),
+            None => "no swap-ins".to_string(),
+        });
+    }
+    // The disk area swapped to first (highest priority) that completed reads.
+    let disk = s
+        .swap
+        .devices
+        .iter()
+        .filter(|d| !d.is_zram)
+        .filter_map(|d| Some((d.priority, d.read_latency_ms?)))
+        .max_by_key(|(p, _)| *p);
+    if let Some((_, ms)) = disk {
+        parts.push(format!("disk swap {ms:.1} ms a read (device average)"));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

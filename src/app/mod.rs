@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use crate::history::History;
 use crate::model::Snapshot;
+use crate::model::owners::ProcessRank;
 use crate::sources::sampler::{DEFAULT_INTERVAL, MIN_INTERVAL};
 use crate::sources::{Extras, Sample};
 pub use keys::Action;
@@ -176,6 +177,8 @@ pub struct App {
     pub clear_requested: bool,
     /// Replaying a recording: the time cursor (`None`: live).
     pub replay: Option<replay::Cursor>,
+    /// The pipeline with the forecasts' window, fed every sample.
+    stream: crate::pipeline::Stream,
 }
 
 impl App {
@@ -187,7 +190,8 @@ impl App {
             .max(MIN_INTERVAL);
         let mut history = History::new(settings.history);
         history.reserve(samples_in(settings.history, interval));
-        let shown = crate::pipeline::snapshot(&first, None);
+        let mut stream = crate::pipeline::Stream::default();
+        let shown = stream.snapshot(&first, None);
         history.push_snapshot(first.monotonic_ns, &shown);
         let window = settings.history;
         App {
@@ -223,6 +227,7 @@ impl App {
             running: true,
             clear_requested: false,
             replay: None,
+            stream,
         }
     }
 
@@ -250,9 +255,11 @@ impl App {
         self.newest = None;
         self.frozen_history = None;
         self.paused = false;
+        // The points of the time left behind are not the recording's before the new cursor.
+        self.stream.clear();
         if from_start {
             // The recording's first sample: no rates, as live.
-            self.shown = crate::pipeline::snapshot(&base, None);
+            self.shown = self.stream.snapshot(&base, None);
             self.history.push_snapshot(base.monotonic_ns, &self.shown);
             self.refresh_lists();
         }
@@ -354,6 +361,15 @@ impl App {
 
     /// Recompute the list views' rows after the snapshot, a sort or a filter changed.
     fn refresh_lists(&mut self) {
+        if !self.procs.chosen
+            && let Some(p) = &self.shown.processes
+        {
+            // Who is faulting now leads while anything faults; else who holds the most swap.
+            self.procs.sort = match p.sorted_by {
+                ProcessRank::MajorFaultsPerSec => ProcSort::Faults,
+                ProcessRank::SwapBytes => ProcSort::Swap,
+            };
+        }
         self.proc_order = match &self.shown.processes {
             Some(p) => lists::process_order(&p.top, &self.procs),
             None => Vec::new(),
@@ -433,7 +449,7 @@ impl App {
         let carried =
             s.cgroups_read_ns().is_some() && s.cgroups_read_ns() == self.prev.cgroups_read_ns();
         let list = if carried { s.cgroups.take() } else { None };
-        let mut snap = crate::pipeline::snapshot(&s, Some(&self.prev));
+        let mut snap = self.stream.snapshot(&s, Some(&self.prev));
         self.history.push_snapshot(s.monotonic_ns, &snap);
         let mut pending = !matches!(self.prev.cgroups, Some(Ok(_)));
         if carried {

@@ -16,9 +16,11 @@
 //!   fault (the kernel merges pages into requests; readahead reads several pages per fault).
 //!   The millisecond fields are u32 in the kernel and wrap (`blockstat::ticks_delta`).
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::rates::{Rates, counter_delta};
+use crate::sanitize::Sanitize;
 use crate::sources::Sample;
 use crate::sources::blockstat::{IoTimes, ticks_delta};
 
@@ -61,7 +63,7 @@ pub fn swap_ins(rates: &Rates, page_size: u64) -> SwapIns {
 }
 
 /// What became of the pages swapped out over an interval (per second).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Sanitize, JsonSchema)]
 pub struct StoreAcceptance {
     /// Stored in zswap (`zswpout`, pages).
     pub accepted_pages_per_sec: Option<f64>,

@@ -22,9 +22,11 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::Snapshot;
+use crate::sanitize::Sanitize;
 
 /// The window the dashboard forecasts over by default: the last five minutes of samples.
 pub const DEFAULT_WINDOW_SECONDS: f64 = 300.0;
@@ -34,7 +36,7 @@ pub const DEFAULT_WINDOW_SECONDS: f64 = 300.0;
 pub const MAX_POINTS: usize = 4096;
 
 /// What a forecast found.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Sanitize)]
 pub enum ForecastState {
     /// Used grows at a rate distinguishable from 0: `seconds` is set.
     Filling,
@@ -63,7 +65,8 @@ impl ForecastState {
 
 /// The time until a store is full, with its range and basis. Serialised through
 /// [`ForecastJson`]: the state as a name, with a reason whenever `seconds` is null.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Sanitize, JsonSchema)]
+#[schemars(with = "ForecastJson")]
 pub struct Forecast {
     /// Seconds from the last point until used reaches the limit at the fitted rate; 0 when
     /// full; `None` unless filling or full.
@@ -117,18 +120,32 @@ impl Forecast {
 }
 
 /// The JSON form of a [`Forecast`].
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
+#[schemars(
+    description = "The time until a store is full at its fill rate over the window: `seconds` (null unless filling or full, `reason` says why), the range from the rate's 95 % interval, and the basis (the points and the time they cover)."
+)]
 pub struct ForecastJson {
+    /// Seconds until used reaches the limit at the fitted rate; 0 when full.
+    #[schemars(range(min = 0))]
     pub seconds: Option<f64>,
+    /// At the upper end of the rate's 95 % interval (none from two points).
+    #[schemars(range(min = 0))]
     pub earliest_seconds: Option<f64>,
+    /// At the lower end of the rate's 95 % interval.
+    #[schemars(range(min = 0))]
     pub latest_seconds: Option<f64>,
+    /// The time the points cover: the basis of the rate.
+    #[schemars(range(min = 0))]
     pub window_seconds: f64,
     pub points: usize,
+    /// The least-squares slope of used bytes over time.
     pub rate_bytes_per_sec: Option<f64>,
     pub rate_stderr_bytes_per_sec: Option<f64>,
     pub used_bytes: Option<f64>,
     pub limit_bytes: Option<f64>,
+    #[schemars(extend("enum" = ["filling", "not_filling", "full", "too_few_samples", "unknown"]))]
     pub state: &'static str,
+    /// Why `seconds` is null.
     pub reason: Option<String>,
 }
 
@@ -285,16 +302,14 @@ fn from_sums(
     }
 }
 
-/// One target's points over the window, with running sums so that a push and the prune it
-/// implies cost O(1) amortised: a point leaving the window is subtracted from the sums, and the
-/// sums are rebuilt from the points (relative to the oldest) once as many points have left as
-/// the window holds, so that rounding cannot build up over a long run.
+/// One target's points over the window. The fit is made from the points each time it is asked
+/// for (O(n), n ≤ [`MAX_POINTS`]; a 5-minute window at one sample a second is 300 points), not
+/// from running sums: the same points always give the same forecast to the last bit, whatever
+/// came before them, so `export` (which has read every row before) and `--once --from` (which
+/// reads only the window) say the same.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Series {
     points: VecDeque<(f64, f64)>,
-    origin: (f64, f64),
-    sums: Sums,
-    removed: usize,
     limit: Option<f64>,
     /// Why the limit is unknown, when it is.
     no_limit: Option<String>,
@@ -309,47 +324,19 @@ impl Series {
             return;
         }
         match self.points.back().copied() {
-            Some((last_t, _)) if t < last_t => self.clear(),
-            Some((last_t, last_y)) if t == last_t => {
+            Some((last_t, _)) if t < last_t => self.points.clear(),
+            Some((last_t, _)) if t == last_t => {
                 self.points.pop_back();
-                self.sums
-                    .add(last_t - self.origin.0, last_y - self.origin.1, -1.0);
             }
             _ => {}
         }
-        if self.points.is_empty() {
-            self.origin = (t, used);
-            self.sums = Sums::default();
-            self.removed = 0;
-        }
         self.points.push_back((t, used));
-        self.sums.add(t - self.origin.0, used - self.origin.1, 1.0);
-        while let Some(&(t0, y0)) = self.points.front() {
+        while let Some(&(t0, _)) = self.points.front() {
             if t - t0 <= window && self.points.len() <= MAX_POINTS {
                 break;
             }
             self.points.pop_front();
-            self.sums.add(t0 - self.origin.0, y0 - self.origin.1, -1.0);
-            self.removed += 1;
         }
-        if self.removed > self.points.len() {
-            self.rebuild();
-        }
-    }
-
-    fn clear(&mut self) {
-        self.points.clear();
-        self.sums = Sums::default();
-        self.removed = 0;
-    }
-
-    fn rebuild(&mut self) {
-        self.origin = self.points.front().copied().unwrap_or((0.0, 0.0));
-        self.sums = Sums::default();
-        for &(t, y) in &self.points {
-            self.sums.add(t - self.origin.0, y - self.origin.1, 1.0);
-        }
-        self.removed = 0;
     }
 
     /// How many points the series holds.
@@ -363,29 +350,33 @@ impl Series {
 
     /// The forecast against the latest limit given.
     pub fn forecast(&self) -> Forecast {
-        let first = self.points.front().map(|p| p.0);
-        let last = self.points.back().copied();
         let Some(limit) = self.limit else {
             let why = self
                 .no_limit
                 .clone()
                 .unwrap_or_else(|| "the limit is unknown".to_string());
+            let (first, last) = (self.points.front(), self.points.back());
             return Forecast {
                 used_bytes: last.map(|p| p.1),
                 points: self.points.len(),
                 window_seconds: match (first, last) {
-                    (Some(a), Some((b, _))) => b - a,
+                    (Some(a), Some(b)) => b.0 - a.0,
                     _ => 0.0,
                 },
                 ..Forecast::empty(ForecastState::Unknown(why))
             };
         };
-        from_sums(&self.sums, self.origin, first, last, limit)
+        let (a, b) = self.points.as_slices();
+        if b.is_empty() {
+            forecast(a, limit)
+        } else {
+            forecast(&self.points.iter().copied().collect::<Vec<_>>(), limit)
+        }
     }
 }
 
 /// What a forecast is about.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Sanitize)]
 pub enum Target {
     /// The zswap pool against `max_pool_percent` of RAM: refusals start there.
     ZswapPool,
@@ -574,7 +565,7 @@ impl Forecaster {
 }
 
 /// One swap area's forecast.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Sanitize, JsonSchema)]
 pub struct AreaForecast {
     pub path: String,
     #[serde(flatten)]
@@ -582,7 +573,7 @@ pub struct AreaForecast {
 }
 
 /// Which of a zram device's two limits comes first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Sanitize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ZramBound {
     /// Its slots: orig_data_size reaches disksize.
@@ -593,7 +584,7 @@ pub enum ZramBound {
 
 /// A zram device's forecast: its slots and, when mem_limit is set, its memory; the earlier of
 /// the two, and which.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Sanitize, JsonSchema)]
 pub struct ZramForecast {
     pub device: String,
     /// The earlier of the two (`null` when neither is filling or full, see `forecast.reason`).
@@ -628,7 +619,7 @@ impl ZramForecast {
 }
 
 /// Every forecast of a sample, as `--once --json` and the views show them.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Sanitize, JsonSchema)]
 pub struct Forecasts {
     /// The window the rates are taken over (each forecast says what its points covered).
     pub window_seconds: f64,

@@ -129,16 +129,21 @@ pub fn export(args: &Options, out: &mut impl Write) -> anyhow::Result<()> {
     // Each row's rates are over the sample recorded just before it (in recorded order), as
     // for the live dashboard; samples are decoded in order, so each costs one record.
     let mut prev: Option<Sample> = None;
+    // The last row's snapshot: the forecasts over the next row's interval take its stores'
+    // sizes from it rather than deriving its sample again.
+    let mut last: Option<Snapshot> = None;
     for p in 0..r.len() {
         let wanted = in_range(&r, p);
         if !wanted && !in_range(&r, p + 1) {
             prev = None;
+            last = None;
             continue;
         }
         // A record that does not decode is in the reader's warnings (printed below); the
         // next row then has no rates.
         let Ok(sample) = r.sample(p) else {
             prev = None;
+            last = None;
             continue;
         };
         let m = Moment {
@@ -146,13 +151,25 @@ pub fn export(args: &Options, out: &mut impl Write) -> anyhow::Result<()> {
             prev: prev.take(),
             sample,
         };
-        if wanted {
-            let snap = crate::pipeline::snapshot(&m.sample, m.prev.as_ref());
+        last = if wanted {
+            let derived;
+            let over = match (m.prev.as_ref(), last.as_ref()) {
+                (Some(p), Some(s)) => Some((p, s)),
+                (Some(p), None) => {
+                    derived = Snapshot::derive(p, None);
+                    Some((p, &derived))
+                }
+                (None, _) => None,
+            };
+            let snap = crate::pipeline::snapshot_over(&m.sample, over);
             match args.format {
                 ExportFormat::Csv => write_csv_row(&m.sample, &snap, out)?,
                 ExportFormat::Jsonl => write_json_line(&m, &snap, out)?,
             }
-        }
+            Some(snap)
+        } else {
+            None
+        };
         prev = Some(m.sample);
     }
     // What reading the records found (the warnings of the opening were said then).

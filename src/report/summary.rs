@@ -34,6 +34,7 @@ pub fn lines(s: &Snapshot, st: Style) -> Vec<String> {
     fixed.extend(memory(s, st));
     fixed.extend(zswap(s, st));
     fixed.extend(swap(s, st));
+    fixed.extend(outlook(s, st));
     let zram = zram(s, st);
     let findings = findings(s, st);
     let unavailable = unavailable(s, st);
@@ -278,6 +279,62 @@ fn swap(s: &Snapshot, st: Style) -> Vec<String> {
         parts[1].push(':');
     }
     vec![join(&parts)]
+}
+
+/// With an interval, one line: when the pool and swap will be full at the interval's rate,
+/// and whether zswap is helping ("zswap served 94 % of swap-ins; disk swap 3.2 ms a read").
+fn outlook(s: &Snapshot, st: Style) -> Vec<String> {
+    if s.rates.is_none() {
+        return Vec::new();
+    }
+    use crate::model::forecast::{Forecast, ForecastState};
+    let stores = [
+        ("pool", s.forecast.zswap_pool.as_ref()),
+        ("swap", s.forecast.swap.as_ref()),
+    ];
+    let stores: Vec<(&str, &Forecast)> = stores
+        .into_iter()
+        .filter_map(|(n, f)| Some((n, f?)))
+        .collect();
+    let hit = f::hit_line(s);
+    if stores.is_empty() && hit.is_none() {
+        return Vec::new();
+    }
+    // In full ("pool full in ~4 min (~3 min–~6 min) at the last 10s's rate;"), or short with
+    // the basis said once ("pool full in ~4 min, swap not filling (10s's rate);").
+    let mut long = vec![st.head("OUTLOOK")];
+    long.extend(
+        stores
+            .iter()
+            .map(|(n, f)| format!("{n} {};", f::forecast(f))),
+    );
+    long.extend(hit.clone());
+    let short_one = |f: &Forecast| match (&f.state, f.seconds) {
+        (ForecastState::Filling, Some(secs)) => format!("full in {}", f::about(secs)),
+        (ForecastState::Full, _) => "full now".to_string(),
+        (ForecastState::NotFilling, _) => "not filling".to_string(),
+        _ => f::MISSING.to_string(),
+    };
+    let window = stores.first().map_or(0.0, |(_, f)| f.window_seconds);
+    let mut short = vec![st.head("OUTLOOK")];
+    let said: Vec<String> = stores
+        .iter()
+        .map(|(n, f)| format!("{n} {}", short_one(f)))
+        .collect();
+    if !said.is_empty() {
+        short.push(format!(
+            "{} ({}'s rate);",
+            said.join(", "),
+            f::window(window)
+        ));
+    }
+    short.extend(hit.map(|h| h.replace(" (device average)", "")));
+    for form in [&mut long, &mut short] {
+        if let Some(last) = form.last_mut() {
+            *last = last.trim_end_matches(';').to_string();
+        }
+    }
+    vec![fit(&[long, short])]
 }
 
 fn zram(s: &Snapshot, st: Style) -> Vec<String> {
