@@ -1,26 +1,27 @@
 //! What happens next and what it costs, on the kernel: the forecasts, the swap-in hit ratio, the
-//! device latency, who is faulting, and the writeback-stalled finding, each against what the
-//! kernel did.
+//! device latency, who is faulting, and the writeback-stalled finding, each read from
+//! `zswaptop --once --json -i N` and checked against what the kernel did.
 //!
-//! 1. The zswap pool filled at a steady rate inside a memory cgroup (max_pool_percent 1): the
-//!    forecast made 30 s into the fill must lie within ±25 % of the time `pool_limit_hit` really
-//!    started rising.
+//! 1. The zswap pool filled at a steady rate inside a memory cgroup (max_pool_percent 1):
+//!    `forecast.zswap_pool_full_seconds` of a `--once -i 30` started as the pool starts growing
+//!    (the forecast made 30 s in) must lie within ±25 % of the time `pool_limit_hit` really
+//!    started rising after its second sample.
 //! 2. A swap area (a loop device, so that no other I/O shares its counters) filled at a steady
-//!    rate with zswap off: the same for the time the area was full.
-//! 3. The filler writes half of its pages back (swap-ins from the loop device, the evicted pages
-//!    stored in zswap) and reads them again (loads from zswap): the hit ratio and the loop
-//!    device's latencies equal what this test computes from /proc/vmstat and /proc/diskstats
-//!    read around the interval, and the filler leads the processes by major faults per second.
+//!    rate with zswap off: the same with `forecast.swap_areas[]` and the time the area was full.
+//! 3. The filler faults a quarter of its pages back (swap-ins from the loop device, the evicted
+//!    pages stored in zswap) and reads them again (loads from zswap) during a `--once -i 10
+//!    --top 10`: `zswap.swapin_hit_ratio` and the loop device's `read_latency_ms` /
+//!    `write_latency_ms` equal what this test computes from /proc/vmstat and /proc/diskstats
+//!    read around the run, and the filler leads `processes.top` sorted by
+//!    `major_faults_per_sec`, at the rate its /proc/PID/stat gives.
 //! 4. The pool full and refusing with the shrinker on while nothing can be written back, then
-//!    the same with writeback possible: the finding fires in the first interval and stays quiet
-//!    in one where pages were written back. Both pairs of samples are captured as fixture trees.
-//!
-//! The figures come from the library in-process, through [`figures`]: the one function to point
-//! at `--once --json` once the forecast, hit ratio, latency and faults are in its output.
+//!    the same with writeback possible: `writeback-stalled` is among `diagnostics` of the first
+//!    interval and not of one where pages were written back. Both intervals are captured as
+//!    fixture trees when the run saves fixtures.
 //!
 //! Everything made here (processes, cgroups, the loop device and its file) is undone by
-//! [`teardown`], which `main` runs with the rest; the zswap parameters are put back by the
-//! machine's own teardown.
+//! [`teardown`], which the machine's teardown runs (`machine::teardown`); the zswap parameters
+//! are put back by the machine's teardown itself.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -30,20 +31,13 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
+use serde_json::Value;
 
-use zswaptop::diagnostics;
-use zswaptop::model::Snapshot;
-use zswaptop::model::cost::{self, AreaLatency};
-use zswaptop::model::faults::{self, ProcessFaultRate};
-use zswaptop::model::forecast::{Forecast, ForecastState, Forecaster, Target, observe};
-use zswaptop::root::Root;
-use zswaptop::sources::sampler::{SampleSource, Sampler};
-use zswaptop::sources::{self, Extras, Sample};
-
+use crate::context::{Ctx, run_zswaptop};
 use crate::kernel::{self, ZSWAP_DEBUGFS};
 use crate::machine::{self, CgroupKind};
-use crate::phases::Ctx;
 use crate::rep;
+use crate::report::{self, f, s as text};
 
 /// The role of this binary acting as the filler.
 pub const ROLE_FILLER: &str = "filler";
@@ -419,51 +413,47 @@ fn loop_area() -> Result<String> {
     Ok(dev)
 }
 
-// ------------------------------------------------------------------------------- figures
+// ------------------------------------------------------------------------------- zswaptop
 
-/// What zswaptop says over an interval, from two library samples: the place to read
-/// `--once --json` instead once these figures are in it.
-struct Figures {
-    /// zswap.swapin_hit_ratio
-    hit_ratio: Option<f64>,
-    /// swap.devices[].read_latency_ms / write_latency_ms
-    latencies: Vec<AreaLatency>,
-    /// processes.top[].major_faults_per_sec, most first
-    faulting: Vec<ProcessFaultRate>,
-    /// diagnostics[].id
-    findings: Vec<String>,
-}
+/// A `zswaptop --once --json -i SECS` running in a thread while the test drives the kernel.
+struct Run(std::thread::JoinHandle<Result<(Value, Instant)>>);
 
-fn figures(prev: &Sample, curr: &Sample) -> Figures {
-    let snap = diagnostics::judged(Snapshot::derive(curr, Some(prev)));
-    Figures {
-        hit_ratio: snap.rates.as_ref().and_then(cost::swapin_hit_ratio),
-        latencies: cost::swap_area_latencies(prev, curr),
-        faulting: curr
-            .faults
-            .as_ref()
-            .map(faults::faulting)
-            .unwrap_or_default(),
-        findings: snap.diagnostics.iter().map(|f| f.id.clone()).collect(),
+impl Run {
+    /// Start it with `extra` arguments; the run's samples are recorded like every other root
+    /// run of the test (`context::run_zswaptop`).
+    fn start(bin: &Path, secs: u64, extra: &[&str]) -> Run {
+        let bin = bin.to_path_buf();
+        let mut args = vec!["-i".to_string(), secs.to_string()];
+        args.extend(extra.iter().map(|a| (*a).to_string()));
+        Run(std::thread::spawn(move || {
+            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+            let (json, status) = run_zswaptop(&bin, &refs, false)?;
+            let ended = Instant::now();
+            if !status.success() {
+                bail!(
+                    "zswaptop --once --json {} exited with {status}",
+                    refs.join(" ")
+                );
+            }
+            Ok((json, ended))
+        }))
     }
-}
 
-/// forecast.zswap_pool_full_seconds and forecast.swap_areas[] (with their basis) as a front end
-/// feeding one point a sample would give them.
-fn forecast_of(forecaster: &Forecaster, target: &Target) -> Forecast {
-    forecaster.forecast(target)
-}
-
-fn seconds(sample: &Sample) -> f64 {
-    sample.monotonic_ns as f64 / 1e9
-}
-
-fn now() -> f64 {
-    zswaptop::sys::monotonic_ns() as f64 / 1e9
+    /// Its JSON, and when it ended: its second sample, the one its forecasts are made at, was
+    /// taken just before.
+    fn wait(self) -> Result<(Value, Instant)> {
+        self.0
+            .join()
+            .map_err(|_| anyhow!("the zswaptop run's thread panicked"))?
+    }
 }
 
 fn debugfs(name: &str) -> Result<u64> {
     Ok(kernel::read_trim(format!("{ZSWAP_DEBUGFS}/{name}"))?.parse()?)
+}
+
+fn show(v: Option<f64>) -> String {
+    v.map_or("null".to_string(), |v| format!("{v:.4}"))
 }
 
 // ------------------------------------------------------------------------------- the phase
@@ -472,34 +462,44 @@ pub fn run(ctx: &Ctx) -> Result<()> {
     rep().phase("forecast — when will it be full, is zswap helping, who is faulting");
     clean_leftovers(ctx)?;
     let fill = cgroup(ctx, "fill")?;
-    pool_fill(&fill)?;
+    pool_fill(ctx, &fill)?;
     let area = loop_area()?;
-    let filler = swap_fill(&fill, &area)?;
-    costs(filler, &area)?;
+    let filler = swap_fill(ctx, &fill, &area)?;
+    costs(ctx, filler, &area)?;
     writeback_stalled(ctx)
 }
 
-/// Check a forecast made at `made_at` against the time the limit was really reached.
-fn check_forecast(name: &str, f: &Forecast, made_at: f64, full_at: f64) {
-    let remaining = full_at - made_at;
-    let predicted = f.seconds.unwrap_or(f64::NAN);
+/// Check a forecast (`forecast`: its JSON object, `seconds` the JSON name the checks read) made
+/// at `made_at` against the time the limit was really reached.
+fn check_forecast(
+    name: &str,
+    forecast: Option<&Value>,
+    seconds: Option<f64>,
+    made_at: Instant,
+    full_at: Instant,
+) {
+    let remaining = full_at.duration_since(made_at).as_secs_f64();
+    let field = |k: &str| forecast.and_then(|v| f(v, k));
+    let predicted = seconds.unwrap_or(f64::NAN);
     let error = (predicted - remaining) / remaining;
     let mut r = rep();
     r.note(&format!(
-        "{name}: forecast {:.1} s (range {:.1} … {:.1} s) from {} points over {:.1} s at {:.0} B/s; \
+        "{name}: forecast {predicted:.1} s (range {} … {} s) from {} points over {} s at {} B/s; \
          really full {remaining:.1} s later: error {:+.1} %",
-        predicted,
-        f.earliest.unwrap_or(f64::NAN),
-        f.latest.unwrap_or(f64::NAN),
-        f.points,
-        f.window_seconds,
-        f.rate_bytes_per_sec.unwrap_or(f64::NAN),
+        show(field("earliest_seconds")),
+        show(field("latest_seconds")),
+        show(field("points")),
+        show(field("window_seconds")),
+        show(field("rate_bytes_per_sec")),
         error * 100.0
     ));
+    let state = forecast
+        .and_then(|v| text(v, "state"))
+        .unwrap_or("<missing>");
     r.check(
         &format!("{name}: state 30 s in is filling"),
-        f.state == ForecastState::Filling,
-        f.state.label(),
+        state == "filling",
+        state,
         "filling",
     );
     r.check(
@@ -511,20 +511,16 @@ fn check_forecast(name: &str, f: &Forecast, made_at: f64, full_at: f64) {
 }
 
 /// The pool filled at a steady rate to max_pool_percent 1 (step 1).
-fn pool_fill(fill: &Path) -> Result<()> {
+fn pool_fill(ctx: &Ctx, fill: &Path) -> Result<()> {
     kernel::set_param("enabled", "Y")?;
     kernel::set_param("shrinker_enabled", "N")?;
     kernel::set_param("accept_threshold_percent", "90")?;
     kernel::set_param("max_pool_percent", "1")?;
     let hits0 = debugfs("pool_limit_hit")?;
-    let root = Root::live();
     let mut filler = Filler::spawn(fill, BURST_MIB, BURST_MIB + 1200, 10.0)?;
     filler.wait_for("steady", Duration::from_secs(30))?;
     let pool0 = debugfs("pool_total_size")?;
-    let mut forecaster = Forecaster::default();
-    let mut started: Option<f64> = None;
-    let mut made: Option<(f64, Forecast)> = None;
-    let mut next_sample = now();
+    let mut run: Option<(Instant, Run)> = None;
     let deadline = Instant::now() + Duration::from_secs(240);
     let full_at = loop {
         if Instant::now() > deadline {
@@ -532,27 +528,24 @@ fn pool_fill(fill: &Path) -> Result<()> {
             bail!("the pool did not reach its limit within 240 s");
         }
         if debugfs("pool_limit_hit")? > hits0 {
-            break now();
+            break Instant::now();
         }
-        if now() >= next_sample {
-            next_sample += 1.0;
-            let s = sources::collect(&root);
-            let snap = Snapshot::derive(&s, None);
-            // The window starts when the pool starts growing.
-            if started.is_none() && snap.zswap.pool_bytes.is_some_and(|p| p > pool0 + MIB) {
-                started = Some(seconds(&s));
-            }
-            if let Some(t0) = started {
-                forecaster.push(seconds(&s), &observe(&snap));
-                if made.is_none() && seconds(&s) - t0 >= FORECAST_AT.as_secs_f64() {
-                    made = Some((seconds(&s), forecast_of(&forecaster, &Target::ZswapPool)));
-                }
-            }
+        // The forecast's interval starts when the pool starts growing.
+        if run.is_none() && debugfs("pool_total_size")? > pool0 + MIB {
+            run = Some((
+                Instant::now(),
+                Run::start(&ctx.bin, FORECAST_AT.as_secs(), &[]),
+            ));
         }
         std::thread::sleep(Duration::from_millis(100));
     };
     filler.stop();
-    let Some((at, f)) = made else {
+    let Some((started, run)) = run else {
+        rep().check("pool: the pool grew", false, "it did not", "> 1 MiB");
+        return Ok(());
+    };
+    let (json, made_at) = run.wait()?;
+    if made_at > full_at {
         rep().check(
             "pool: a forecast 30 s into the fill",
             false,
@@ -560,25 +553,28 @@ fn pool_fill(fill: &Path) -> Result<()> {
             "30 s of filling",
         );
         return Ok(());
-    };
+    }
     rep().note(&format!(
         "pool: {:.1} MiB at the start of the fill; forecast made {:.1} s into its growth, limit hit \
          {:.1} s in",
         pool0 as f64 / MIB as f64,
-        at - started.unwrap_or(at),
-        full_at - started.unwrap_or(at)
+        made_at.duration_since(started).as_secs_f64(),
+        full_at.duration_since(started).as_secs_f64()
     ));
-    check_forecast("pool", &f, at, full_at);
+    check_forecast(
+        "pool",
+        report::at(&json, "forecast.zswap_pool"),
+        f(&json, "forecast.zswap_pool_full_seconds"),
+        made_at,
+        full_at,
+    );
     Ok(())
 }
 
 /// The loop swap area filled at a steady rate with zswap off (step 2). Returns the filler, its
 /// pages on the area and past it, for the next step.
-fn swap_fill(fill: &Path, area: &str) -> Result<Filler> {
+fn swap_fill(ctx: &Ctx, fill: &Path, area: &str) -> Result<Filler> {
     kernel::set_param("enabled", "N")?;
-    let root = Root::live();
-    let size_kb =
-        |rows: &[kernel::SwapRow]| rows.iter().find(|r| r.path == area).map(|r| r.size_kb);
     let others = |rows: &[kernel::SwapRow]| -> u64 {
         rows.iter()
             .filter(|r| r.path != area)
@@ -586,16 +582,16 @@ fn swap_fill(fill: &Path, area: &str) -> Result<Filler> {
             .sum()
     };
     let rows0 = kernel::read_swaps()?;
-    let size = size_kb(&rows0).ok_or_else(|| anyhow!("{area} is not in /proc/swaps"))?;
+    let size = rows0
+        .iter()
+        .find(|r| r.path == area)
+        .map(|r| r.size_kb)
+        .ok_or_else(|| anyhow!("{area} is not in /proc/swaps"))?;
     let others0 = others(&rows0);
     let mut filler = Filler::spawn(fill, BURST_MIB, BURST_MIB + LOOP_MIB + 96, 8.0)?;
     filler.wait_for("steady", Duration::from_secs(30))?;
-    let mut forecaster = Forecaster::default();
-    let mut started: Option<f64> = None;
-    let mut made: Option<(f64, Forecast)> = None;
-    let mut next_sample = now();
+    let mut run: Option<(Instant, Run)> = None;
     let deadline = Instant::now() + Duration::from_secs(240);
-    let target = Target::SwapArea(area.to_string());
     let full_at = loop {
         if Instant::now() > deadline {
             bail!("{area} was not full within 240 s");
@@ -607,33 +603,46 @@ fn swap_fill(fill: &Path, area: &str) -> Result<Filler> {
             .map_or(0, |r| r.used_kb);
         // Full: every slot but a last megabyte taken, or pages going to the next area.
         if used + 1024 >= size || others(&rows) > others0 + 1024 {
-            break now();
+            break Instant::now();
         }
-        if now() >= next_sample {
-            next_sample += 1.0;
-            let s = sources::collect(&root);
-            let snap = Snapshot::derive(&s, None);
-            if started.is_none() && used > 1024 {
-                started = Some(seconds(&s));
-            }
-            if let Some(t0) = started {
-                forecaster.push(seconds(&s), &observe(&snap));
-                if made.is_none() && seconds(&s) - t0 >= FORECAST_AT.as_secs_f64() {
-                    made = Some((seconds(&s), forecast_of(&forecaster, &target)));
-                }
-            }
+        if run.is_none() && used > 1024 {
+            run = Some((
+                Instant::now(),
+                Run::start(&ctx.bin, FORECAST_AT.as_secs(), &[]),
+            ));
         }
         std::thread::sleep(Duration::from_millis(100));
     };
-    match made {
-        Some((at, f)) => check_forecast("swap area", &f, at, full_at),
+    match run {
+        Some((started, run)) => {
+            let (json, made_at) = run.wait()?;
+            let entry = report::at(&json, "forecast.swap_areas")
+                .and_then(Value::as_array)
+                .and_then(|a| a.iter().find(|e| text(e, "path") == Some(area)));
+            if made_at > full_at {
+                rep().check(
+                    "swap area: a forecast 30 s into the fill",
+                    false,
+                    "the area was full sooner",
+                    "30 s of filling",
+                );
+            } else {
+                rep().note(&format!(
+                    "swap area {area}: forecast made {:.1} s into its filling, full {:.1} s in",
+                    made_at.duration_since(started).as_secs_f64(),
+                    full_at.duration_since(started).as_secs_f64()
+                ));
+                check_forecast(
+                    "swap area",
+                    entry,
+                    entry.and_then(|e| f(e, "seconds")),
+                    made_at,
+                    full_at,
+                );
+            }
+        }
         None => {
-            rep().check(
-                "swap area: a forecast 30 s into the fill",
-                false,
-                "the area was full sooner",
-                "30 s of filling",
-            );
+            rep().check("swap area: it filled", false, "it did not", "> 1 MiB used");
         }
     }
     filler.wait_for("filled", Duration::from_secs(120))?;
@@ -653,7 +662,7 @@ fn diskstats(device: &str) -> Result<[u64; 4]> {
     bail!("{device} is not in /proc/diskstats")
 }
 
-/// What the test reads itself around a library sample.
+/// What the test reads itself around a zswaptop run.
 struct Around {
     zswpin: u64,
     pswpin: u64,
@@ -663,10 +672,17 @@ struct Around {
 
 fn around(device: &str, pid: u32) -> Result<Around> {
     let k = kernel::Kernel::read()?;
-    let stat = std::fs::read(format!("/proc/{pid}/stat"))?;
-    let majflt = zswaptop::sources::processes::parse_stat(&stat)
-        .ok_or_else(|| anyhow!("/proc/{pid}/stat"))?
-        .major_faults;
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    // Field 12 (majflt), counted after the name's closing parenthesis (field 2).
+    let after_name = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest)
+        .ok_or_else(|| anyhow!("/proc/{pid}/stat has no name"))?;
+    let majflt = after_name
+        .split_whitespace()
+        .nth(9)
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| anyhow!("/proc/{pid}/stat: no majflt"))?;
     Ok(Around {
         zswpin: k.vm("zswpin").unwrap_or(0),
         pswpin: k.vm("pswpin").unwrap_or(0),
@@ -675,34 +691,33 @@ fn around(device: &str, pid: u32) -> Result<Around> {
     })
 }
 
-/// Swap-ins from the loop area and from zswap (step 3): the hit ratio, the loop device's
-/// latency, the filler's major faults.
-fn costs(mut filler: Filler, area: &str) -> Result<()> {
+/// Swap-ins from the loop area and from zswap during one `--once -i 10 --top 10` (step 3): the
+/// hit ratio, the loop device's latency, the filler's major faults.
+fn costs(ctx: &Ctx, mut filler: Filler, area: &str) -> Result<()> {
+    const INTERVAL: u64 = 10;
     kernel::set_param("max_pool_percent", "20")?;
     kernel::set_param("enabled", "Y")?;
     let device = area.trim_start_matches("/dev/");
-    let mut sampler = Sampler::full(Root::live());
-    let extras = Extras {
-        top_processes: Some(10),
-        ..Extras::default()
-    };
-    let base = sampler.next(None, extras);
     let before = around(device, filler.pid)?;
-    let s0 = sampler.next(Some(&base), extras);
-    let before_after = around(device, filler.pid)?;
-    // Half of the pages come back from the loop area (written again, so evicted ones are
+    let t0 = Instant::now();
+    let run = Run::start(&ctx.bin, INTERVAL, &["--top", "10"]);
+    // Its first sample is taken within a second of starting.
+    std::thread::sleep(Duration::from_millis(1500));
+    // A quarter of the pages come back from the loop area (written again, so evicted ones are
     // stored in zswap), then are read again: those evicted meanwhile come from zswap.
-    let touched = filler.command("touch 0 50", Duration::from_secs(120))?;
-    let read = filler.command("read 0 50", Duration::from_secs(120))?;
-    let after_before = around(device, filler.pid)?;
-    let s1 = sampler.next(Some(&s0), extras);
+    let touched = filler.command("touch 0 25", Duration::from_secs(60))?;
+    let read = filler.command("read 0 25", Duration::from_secs(60))?;
+    let busy = t0.elapsed();
+    let (json, _) = run.wait()?;
     let after = around(device, filler.pid)?;
-    rep().note(&format!("filler {}: {touched}; {read}", filler.pid));
-    let fig = figures(&s0, &s1);
-    let still = |a: &Around, b: &Around| {
-        (a.zswpin, a.pswpin, a.disk, a.majflt) == (b.zswpin, b.pswpin, b.disk, b.majflt)
-    };
-    let quiet = still(&before, &before_after) && still(&after_before, &after);
+    rep().note(&format!(
+        "filler {}: {touched}; {read}; done {:.1} s after the run started",
+        filler.pid,
+        busy.as_secs_f64()
+    ));
+    // The commands ran inside the run's interval: what the test read around it is what the
+    // run saw, but for the machine's own background (a few pages at most).
+    let inside = busy < Duration::from_secs(INTERVAL);
     let dz = after.zswpin - before.zswpin;
     let dp = after.pswpin - before.pswpin;
     let ratio = dz as f64 / (dz + dp).max(1) as f64;
@@ -710,76 +725,79 @@ fn costs(mut filler: Filler, area: &str) -> Result<()> {
     let [r1, rms1, w1, wms1] = after.disk;
     let read_ms = (r1 > r0).then(|| (rms1 - rms0) as f64 / (r1 - r0) as f64);
     let write_ms = (w1 > w0).then(|| (wms1 - wms0) as f64 / (w1 - w0) as f64);
-    let lat = fig.latencies.iter().find(|l| l.path == area);
-    let interval = seconds(&s1) - seconds(&s0);
+    let dev = report::at(&json, "swap.devices")
+        .and_then(Value::as_array)
+        .and_then(|a| a.iter().find(|d| text(d, "path") == Some(area)));
+    let hit = f(&json, "zswap.swapin_hit_ratio");
+    let lat_read = dev.and_then(|d| f(d, "read_latency_ms"));
+    let lat_write = dev.and_then(|d| f(d, "write_latency_ms"));
+    let interval = f(&json, "processes.faults_interval_seconds").unwrap_or(f64::NAN);
     let faults_per_sec = (after.majflt - before.majflt) as f64 / interval;
-    // Exact when nothing moved between the test's reads and the library's; else within what
-    // moved.
-    let tol = if quiet { 1e-9 } else { 0.01 };
+    let top = report::at(&json, "processes.top.0");
     let mut r = rep();
     r.note(&format!(
-        "over {interval:.2} s: zswpin +{dz}, pswpin +{dp} pages (hit ratio {ratio:.4}); {device}: \
-         {} reads in {} ms, {} writes in {} ms; filler majflt +{}{}",
+        "over the run: zswpin +{dz}, pswpin +{dp} pages (hit ratio {ratio:.4}); {device}: {} reads \
+         in {} ms, {} writes in {} ms; filler majflt +{} over {interval:.2} s",
         r1 - r0,
         rms1 - rms0,
         w1 - w0,
         wms1 - wms0,
         after.majflt - before.majflt,
-        if quiet {
-            ""
-        } else {
-            " (counters moved between the test's reads and the library's)"
-        }
     ));
-    let show = |v: Option<f64>| v.map_or("null".to_string(), |v| format!("{v:.4}"));
+    r.check(
+        "the faults ran inside the run's interval",
+        inside,
+        &format!("{:.1} s", busy.as_secs_f64()),
+        &format!("< {INTERVAL} s"),
+    );
     r.check(
         "swap-ins from both zswap and the loop device in the interval",
         dz > 0 && dp > 0,
         &format!("+{dz} / +{dp}"),
         "> 0 / > 0",
     );
-    r.check(
-        "hit ratio: zswaptop vs Δzswpin / (Δzswpin + Δpswpin) from /proc/vmstat",
-        fig.hit_ratio.is_some_and(|h| (h - ratio).abs() <= tol),
-        &show(fig.hit_ratio),
-        &format!("{ratio:.4}"),
-    );
-    let lat_read = lat.and_then(|l| l.latency.read_ms);
-    let lat_write = lat.and_then(|l| l.latency.write_ms);
-    let same = |a: Option<f64>, b: Option<f64>| match (a, b) {
-        (Some(a), Some(b)) => (a - b).abs() <= tol * b.max(1.0),
+    // Within what the rest of the machine may add over the interval.
+    let close = |a: Option<f64>, b: Option<f64>, rel: f64| match (a, b) {
+        (Some(a), Some(b)) => (a - b).abs() <= rel * b.abs().max(1e-9),
         (None, None) => true,
         _ => false,
     };
     r.check(
-        &format!("{device} read latency: zswaptop vs Δms reading / Δreads from /proc/diskstats"),
-        read_ms.is_some() && same(lat_read, read_ms),
+        "zswap.swapin_hit_ratio vs Δzswpin / (Δzswpin + Δpswpin) from /proc/vmstat",
+        hit.is_some_and(|h| (h - ratio).abs() <= 0.005),
+        &show(hit),
+        &format!("{ratio:.4}"),
+    );
+    r.check(
+        &format!("{device} read_latency_ms vs Δms reading / Δreads from /proc/diskstats"),
+        read_ms.is_some() && close(lat_read, read_ms, 0.02),
         &show(lat_read),
         &show(read_ms),
     );
     r.check(
-        &format!("{device} write latency: zswaptop vs Δms writing / Δwrites"),
-        same(lat_write, write_ms),
+        &format!("{device} write_latency_ms vs Δms writing / Δwrites"),
+        close(lat_write, write_ms, 0.02),
         &show(lat_write),
         &show(write_ms),
     );
-    let top = fig.faulting.first();
     r.check(
-        "the filler leads the processes by major faults per second",
-        top.is_some_and(|p| p.pid == filler.pid),
-        &top.map_or("none".to_string(), |p| {
-            format!("pid {} at {:.0}/s", p.pid, p.major_faults_per_sec)
-        }),
+        "processes sorted by major faults per second",
+        text(&json, "processes.sorted_by") == Some("major_faults_per_sec"),
+        text(&json, "processes.sorted_by").unwrap_or("<missing>"),
+        "major_faults_per_sec",
+    );
+    let top_pid = top.and_then(|t| report::u(t, "pid"));
+    let top_rate = top.and_then(|t| f(t, "major_faults_per_sec"));
+    r.check(
+        "the filler leads processes.top",
+        top_pid == Some(u64::from(filler.pid)),
+        &format!("pid {top_pid:?} at {}/s", show(top_rate)),
         &format!("pid {}", filler.pid),
     );
     r.check(
-        "its rate: zswaptop vs Δmajflt from /proc/PID/stat over the interval",
-        top.is_some_and(|p| {
-            (p.major_faults_per_sec - faults_per_sec).abs() <= tol * faults_per_sec.max(1.0)
-        }),
-        &top.map_or("none".to_string(), |p| {
-            format!("{:.1}", p.major_faults_per_sec)
-        }),
+        "its major_faults_per_sec vs Δmajflt from /proc/PID/stat over the interval",
+        close(top_rate, Some(faults_per_sec), 0.02),
+        &show(top_rate),
         &format!("{faults_per_sec:.1}"),
     );
     drop(r);
@@ -800,8 +818,43 @@ fn capture(ctx: &Ctx, name: &str) -> Result<Option<PathBuf>> {
     Ok(Some(dest))
 }
 
+/// One `--once -i SECS` with the kernel read (and, when saving fixtures, captured) right
+/// before and after: its findings' ids and the debugfs counters' changes.
+fn interval(ctx: &Ctx, secs: u64, names: (&str, &str)) -> Result<(Vec<String>, [u64; 3], f64)> {
+    let k0 = kernel::Kernel::read()?;
+    capture(ctx, names.0)?;
+    let (json, status) = run_zswaptop(&ctx.bin, &["-i", &secs.to_string()], false)?;
+    if !status.success() {
+        bail!("zswaptop --once --json -i {secs} exited with {status}");
+    }
+    let k1 = kernel::Kernel::read()?;
+    capture(ctx, names.1)?;
+    let d = |key: &str| {
+        k1.dbg(key)
+            .unwrap_or(0)
+            .saturating_sub(k0.dbg(key).unwrap_or(0))
+    };
+    let findings = report::at(&json, "diagnostics")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| text(x, "id").map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok((
+        findings,
+        [
+            d("written_back_pages"),
+            d("reject_reclaim_fail"),
+            d("pool_limit_hit"),
+        ],
+        f(&json, "interval_seconds").unwrap_or(f64::NAN),
+    ))
+}
+
 /// The pool at its limit with the shrinker on: what makes it refuse, and whether anything is
-/// written back.
+/// written back (step 4).
 fn writeback_stalled(ctx: &Ctx) -> Result<()> {
     kernel::set_param("enabled", "Y")?;
     kernel::set_param("accept_threshold_percent", "90")?;
@@ -837,49 +890,20 @@ fn writeback_stalled(ctx: &Ctx) -> Result<()> {
     let mut pusher = Filler::spawn(&b, BURST_MIB, BURST_MIB + 900, 8.0)?;
     pusher.wait_for("steady", Duration::from_secs(30))?;
     std::thread::sleep(Duration::from_secs(5));
-    let root = Root::live();
-    let pair = |gap: Duration, names: Option<(&str, &str)>| -> Result<(Sample, Sample, [u64; 3])> {
-        let k0 = kernel::Kernel::read()?;
-        let s0 = sources::collect(&root);
-        if let Some((n, _)) = names {
-            capture(ctx, n)?;
-        }
-        std::thread::sleep(gap);
-        let k1 = kernel::Kernel::read()?;
-        let s1 = sources::collect(&root);
-        if let Some((_, n)) = names {
-            capture(ctx, n)?;
-        }
-        let d = |key: &str| {
-            k1.dbg(key)
-                .unwrap_or(0)
-                .saturating_sub(k0.dbg(key).unwrap_or(0))
-        };
-        Ok((
-            s0,
-            s1,
-            [
-                d("written_back_pages"),
-                d("reject_reclaim_fail"),
-                d("pool_limit_hit"),
-            ],
-        ))
-    };
-    let (s0, s1, [wb, fail, hits]) = pair(
-        Duration::from_secs(10),
-        Some((
+    let (findings, [wb, fail, hits], secs) = interval(
+        ctx,
+        10,
+        (
             "linux-6.18-writeback-stalled",
             "linux-6.18-writeback-stalled-t1",
-        )),
+        ),
     )?;
-    let fig = figures(&s0, &s1);
-    let fired = fig.findings.iter().any(|f| f == "writeback-stalled");
+    let fired = findings.iter().any(|f| f == "writeback-stalled");
     {
         let mut r = rep();
         r.note(&format!(
-            "writeback impossible, over 10 s: written_back_pages +{wb}, reject_reclaim_fail +{fail}, \
-             pool_limit_hit +{hits}; findings {:?}",
-            fig.findings
+            "writeback impossible, over {secs:.1} s: written_back_pages +{wb}, reject_reclaim_fail \
+             +{fail}, pool_limit_hit +{hits}; diagnostics {findings:?}"
         ));
         r.check(
             "nothing written back while the holder cannot take pages back",
@@ -888,13 +912,13 @@ fn writeback_stalled(ctx: &Ctx) -> Result<()> {
             "+0",
         );
         r.check(
-            "writeback-stalled fires",
+            "writeback-stalled is among the diagnostics",
             fired == (wb == 0),
             &format!("{fired}"),
             &format!("{}", wb == 0),
         );
     }
-    // Writeback possible again: pairs of samples until one holds pages written back.
+    // Writeback possible again: intervals until one holds pages written back.
     match ctx.cg.kind {
         CgroupKind::V2 => kernel::write_str(a.join("memory.zswap.writeback"), "1")?,
         CgroupKind::V1 => {
@@ -905,27 +929,26 @@ fn writeback_stalled(ctx: &Ctx) -> Result<()> {
     let deadline = Instant::now() + Duration::from_secs(120);
     let mut flowing = None;
     while Instant::now() < deadline && !pusher.said("filled") {
-        let (s0, s1, [wb, _, _]) = pair(
-            Duration::from_secs(6),
-            Some((
+        let (findings, [wb, _, _], secs) = interval(
+            ctx,
+            6,
+            (
                 "linux-6.18-writeback-flowing",
                 "linux-6.18-writeback-flowing-t1",
-            )),
+            ),
         )?;
         if wb > 0 {
-            flowing = Some((s0, s1, wb));
+            flowing = Some((findings, wb, secs));
             break;
         }
     }
     match flowing {
-        Some((s0, s1, wb)) => {
-            let fig = figures(&s0, &s1);
-            let fired = fig.findings.iter().any(|f| f == "writeback-stalled");
+        Some((findings, wb, secs)) => {
+            let fired = findings.iter().any(|f| f == "writeback-stalled");
             let mut r = rep();
             r.note(&format!(
-                "writeback possible: {wb} pages written back over {:.1} s; findings {:?}",
-                seconds(&s1) - seconds(&s0),
-                fig.findings
+                "writeback possible: {wb} pages written back over {secs:.1} s; diagnostics \
+                 {findings:?}"
             ));
             r.check(
                 "writeback-stalled stays quiet while pages are written back",
