@@ -176,6 +176,61 @@ mod tests {
         assert!(quoted(&done, r"lz\x9b2J"));
     }
 
+    /// The loaded tree's pool grown by `mib` MiB, `secs` seconds later.
+    fn grown(base: &Sample, secs: u64, mib: u64) -> Sample {
+        let mut s = base.clone();
+        s.monotonic_ns += secs * 1_000_000_000;
+        s.unix_ms += secs * 1000;
+        if let Ok(m) = s.meminfo.as_mut() {
+            m.zswap = m.zswap.map(|p| p + mib * 1_048_576);
+        }
+        s
+    }
+
+    /// One sample: every store followed, none forecast ("too few"). Two: over their interval,
+    /// by hand: 498.7 MiB of a 4.7 GiB limit growing 10 MiB in 10 s. A stream over a window:
+    /// every sample in it counts, and the window is what it says.
+    #[test]
+    fn forecasts_over_the_interval_or_the_stream_window() {
+        let a = sample("linux-6.18-loaded");
+        let one = snapshot(&a, None);
+        let pool = one.forecast.zswap_pool.as_ref().unwrap();
+        assert_eq!(pool.state, forecast::ForecastState::TooFew);
+        assert_eq!(one.forecast.zswap_pool_full_seconds, None);
+        let b = grown(&a, 10, 10);
+        let two = snapshot(&b, Some(&a));
+        let pool = two.forecast.zswap_pool.as_ref().unwrap();
+        let limit = two.zswap.pool_limit_bytes.unwrap() as f64;
+        let used = two.zswap.pool_bytes.unwrap() as f64;
+        let by_hand = (limit - used) / (1_048_576.0);
+        assert_eq!((pool.points, pool.window_seconds), (2, 10.0));
+        assert_eq!(two.forecast.window_seconds, 10.0);
+        assert!(
+            (two.forecast.zswap_pool_full_seconds.unwrap() - by_hand).abs() < 1e-6,
+            "{pool:?}"
+        );
+        let mut stream = Stream::default();
+        stream.snapshot(&a, None);
+        stream.snapshot(&b, Some(&a));
+        let c = grown(&a, 20, 20);
+        let three = stream.snapshot(&c, Some(&b));
+        let pool = three.forecast.zswap_pool.as_ref().unwrap();
+        assert_eq!((pool.points, pool.window_seconds), (3, 20.0));
+        assert_eq!(
+            three.forecast.window_seconds,
+            forecast::DEFAULT_WINDOW_SECONDS
+        );
+        assert_eq!(pool.state, forecast::ForecastState::Filling);
+        // A perfect line: no spread, so the range closes on the time.
+        assert_eq!(pool.earliest.map(f64::round), pool.seconds.map(f64::round));
+        stream.clear();
+        let again = stream.snapshot(&c, None);
+        assert_eq!(
+            again.forecast.zswap_pool.unwrap().state,
+            forecast::ForecastState::TooFew
+        );
+    }
+
     #[test]
     fn take_fills_rates_with_an_interval_only() {
         let root = Root::at(format!(

@@ -877,6 +877,36 @@ mod tests {
         assert_eq!(a.procs.sort, ProcSort::Swap, "each view keeps its own");
     }
 
+    /// The processes view ranks by faults/s while anything faults and by swap otherwise, until
+    /// a sort key is pressed: then the chosen sort stays.
+    #[test]
+    fn the_default_sort_follows_who_is_faulting_until_one_is_chosen() {
+        use crate::model::owners::{ProcessRank, Processes};
+        let list = |rank| Processes {
+            scanned: 1,
+            with_swap: 0,
+            total_swap_bytes: 0,
+            top: Vec::new(),
+            sorted_by: rank,
+            faulting: None,
+            faults_interval_seconds: None,
+            unreadable: None,
+        };
+        let mut a = app();
+        a.shown.processes = Some(list(ProcessRank::MajorFaultsPerSec));
+        a.refresh_lists();
+        assert_eq!(a.procs.sort, ProcSort::Faults);
+        a.shown.processes = Some(list(ProcessRank::SwapBytes));
+        a.refresh_lists();
+        assert_eq!(a.procs.sort, ProcSort::Swap);
+        a.update(Msg::Key(Action::Show(View::Processes)));
+        a.update(Msg::Key(Action::SortNext));
+        assert_eq!(a.procs.sort, ProcSort::Rss);
+        a.shown.processes = Some(list(ProcessRank::MajorFaultsPerSec));
+        a.refresh_lists();
+        assert_eq!(a.procs.sort, ProcSort::Rss, "the chosen sort stays");
+    }
+
     #[test]
     fn the_filter_prompt() {
         let mut a = app();

@@ -21,7 +21,6 @@ use serde::Serialize;
 
 use super::rates::{Rates, counter_delta};
 use crate::sanitize::Sanitize;
-use crate::sources::Sample;
 use crate::sources::blockstat::{IoTimes, ticks_delta};
 
 /// The share of swap-ins served from zswap over the interval of `rates`, 0–1; `None` without
@@ -36,30 +35,6 @@ pub fn swapin_hit_ratio(rates: &Rates) -> Option<f64> {
 fn share(a: f64, b: f64) -> Option<f64> {
     let total = a + b;
     (total > 0.0 && total.is_finite()).then(|| a / total)
-}
-
-/// Where the pages swapped in over an interval came from (pages per second).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SwapIns {
-    /// Loads from zswap (`zswpin`).
-    pub from_zswap_pages_per_sec: Option<f64>,
-    /// Reads from a swap device (`pswpin`).
-    pub from_device_pages_per_sec: Option<f64>,
-    /// Zero-filled pages, from neither (`swpin_zero`, 6.12+).
-    pub zero_filled_pages_per_sec: Option<f64>,
-    /// The share served from zswap (see [`swapin_hit_ratio`]).
-    pub hit_ratio: Option<f64>,
-}
-
-/// The swap-ins of the interval `rates` covers; `page_size` turns the rates' bytes into pages.
-pub fn swap_ins(rates: &Rates, page_size: u64) -> SwapIns {
-    let pages = |b: Option<f64>| b.map(|b| b / page_size.max(1) as f64);
-    SwapIns {
-        from_zswap_pages_per_sec: pages(rates.zswpin_bytes_per_sec),
-        from_device_pages_per_sec: pages(rates.pswpin_bytes_per_sec),
-        zero_filled_pages_per_sec: pages(rates.swpin_zero_bytes_per_sec),
-        hit_ratio: swapin_hit_ratio(rates),
-    }
 }
 
 /// What became of the pages swapped out over an interval (per second).
@@ -134,35 +109,6 @@ pub fn io_latency(prev: &IoTimes, curr: &IoTimes) -> IoLatency {
     }
 }
 
-/// One swap area's device latency.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct AreaLatency {
-    /// The area as `/proc/swaps` names it.
-    pub path: String,
-    /// The block device holding it (a swapfile's: the device of its filesystem), whose
-    /// average over all its requests this is.
-    pub device: String,
-    #[serde(flatten)]
-    pub latency: IoLatency,
-}
-
-/// The latency of the device under each swap area of `curr`, over the interval from `prev`;
-/// an area whose device is unknown, or unread in either sample, is left out.
-pub fn swap_area_latencies(prev: &Sample, curr: &Sample) -> Vec<AreaLatency> {
-    curr.swap_devices
-        .iter()
-        .filter_map(|area| {
-            let dev = &area.device.as_ref()?.name;
-            let (p, c) = (prev.block_times.get(dev)?, curr.block_times.get(dev)?);
-            Some(AreaLatency {
-                path: area.path.clone(),
-                device: dev.clone(),
-                latency: io_latency(p, c),
-            })
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,18 +139,9 @@ mod tests {
 
     /// 94 pages a second from zswap, 6 from disk: 94 %.
     #[test]
-    fn hit_ratio_and_swap_ins() {
+    fn hit_ratio() {
         let r = rates(94.0 * 4096.0, 6.0 * 4096.0, 0.0, 0.0);
         assert_eq!(swapin_hit_ratio(&r), Some(0.94));
-        let s = swap_ins(&r, 4096);
-        assert_eq!(
-            (
-                s.from_zswap_pages_per_sec,
-                s.from_device_pages_per_sec,
-                s.zero_filled_pages_per_sec
-            ),
-            (Some(94.0), Some(6.0), Some(1.0))
-        );
         assert_eq!(
             swapin_hit_ratio(&rates(0.0, 0.0, 0.0, 0.0)),
             None,
@@ -261,22 +198,19 @@ mod tests {
             s
         };
         let (a, b) = (sample("linux-6.18-idle"), sample("linux-6.18-loaded"));
-        let l = swap_area_latencies(&a, &b);
-        assert_eq!(l.len(), 1);
-        assert_eq!(
-            (l[0].path.as_str(), l[0].device.as_str()),
-            ("/swapfile-test", "vda")
-        );
-        assert_eq!(
-            (l[0].latency.reads, l[0].latency.writes),
-            (Some(3398), Some(37_012))
-        );
-        assert!((l[0].latency.read_ms.unwrap() - 766.0 / 3398.0).abs() < 1e-12);
-        assert!((l[0].latency.write_ms.unwrap() - 13_323.0 / 37_012.0).abs() < 1e-12);
-        // A device read in one sample only: left out.
+        let latency = |curr: &crate::sources::Sample| {
+            let snap = crate::model::Snapshot::derive(curr, Some(&a));
+            let d = &snap.swap.devices[0];
+            (d.path.clone(), d.read_latency_ms, d.write_latency_ms)
+        };
+        let (path, read, write) = latency(&b);
+        assert_eq!(path, "/swapfile-test");
+        assert!((read.unwrap() - 766.0 / 3398.0).abs() < 1e-12);
+        assert!((write.unwrap() - 13_323.0 / 37_012.0).abs() < 1e-12);
+        // A device read in one sample only: no latency.
         let mut c = b.clone();
         c.block_times.clear();
-        assert!(swap_area_latencies(&a, &c).is_empty());
+        assert_eq!(latency(&c), ("/swapfile-test".to_string(), None, None));
     }
 
     #[test]

@@ -141,8 +141,9 @@ pub struct ForecastJson {
     /// The least-squares slope of used bytes over time.
     pub rate_bytes_per_sec: Option<f64>,
     pub rate_stderr_bytes_per_sec: Option<f64>,
-    pub used_bytes: Option<f64>,
-    pub limit_bytes: Option<f64>,
+    /// The last point's used size and the limit, in whole bytes as every size in the JSON.
+    pub used_bytes: Option<u64>,
+    pub limit_bytes: Option<u64>,
     #[schemars(extend("enum" = ["filling", "not_filling", "full", "too_few_samples", "unknown"]))]
     pub state: &'static str,
     /// Why `seconds` is null.
@@ -159,12 +160,21 @@ impl Serialize for Forecast {
             points: self.points,
             rate_bytes_per_sec: self.rate_bytes_per_sec,
             rate_stderr_bytes_per_sec: self.rate_stderr,
-            used_bytes: self.used_bytes,
-            limit_bytes: self.limit_bytes,
+            used_bytes: self.used_bytes.map(whole_bytes),
+            limit_bytes: self.limit_bytes.map(whole_bytes),
             state: self.state.label(),
             reason: self.reason(),
         }
         .serialize(s)
+    }
+}
+
+/// A size the forecast holds as a float (its points are fitted as floats), as whole bytes.
+fn whole_bytes(v: f64) -> u64 {
+    if v.is_finite() && v > 0.0 {
+        v.round() as u64
+    } else {
+        0
     }
 }
 

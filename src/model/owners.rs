@@ -430,6 +430,150 @@ mod tests {
         assert_eq!(p.total_swap_bytes, 700);
     }
 
+    fn fault(pid: u32, delta: Option<u64>) -> crate::sources::processes::FaultRow {
+        crate::sources::processes::FaultRow {
+            pid,
+            start_time_ticks: 1,
+            major_faults: 100,
+            major_faults_delta: delta,
+        }
+    }
+
+    /// While anything faults: the swap list and the processes faulting most together, ranked
+    /// by faults per second (2 s of deltas), as long as the swap list; a process new since the
+    /// baseline (no delta) last. Without an interval: the swap list as it is, no rates.
+    #[test]
+    fn ranked_by_faults_while_anything_faults() {
+        use crate::sources::processes::{FaultScan, Faulting};
+        let scan = ProcScan {
+            scanned: 9,
+            with_swap: 3,
+            total_swap_bytes: 700,
+            top: vec![proc(2, 400, None), proc(3, 200, None), proc(4, 100, None)],
+            unreadable: None,
+            commands_not_recorded: false,
+        };
+        let faults = FaultScan {
+            age_ns: 0,
+            interval_ns: Some(2_000_000_000),
+            faulting: vec![
+                Faulting {
+                    process: proc(7, 0, None),
+                    faults: fault(7, Some(600)),
+                },
+                Faulting {
+                    process: proc(3, 200, None),
+                    faults: fault(3, Some(40)),
+                },
+            ],
+            faulting_count: 2,
+            swap_list: vec![Some(fault(2, None)), Some(fault(3, Some(40))), None],
+            unreadable: None,
+        };
+        let p = processes(&scan, Some(&faults), Some(350), Some(700));
+        assert_eq!(p.sorted_by, ProcessRank::MajorFaultsPerSec);
+        assert_eq!(
+            (p.faulting, p.faults_interval_seconds),
+            (Some(2), Some(2.0))
+        );
+        let order: Vec<(u32, Option<f64>)> = p
+            .top
+            .iter()
+            .map(|r| (r.pid, r.major_faults_per_sec))
+            .collect();
+        assert_eq!(
+            order,
+            [(7, Some(300.0)), (3, Some(20.0)), (2, None)],
+            "kept as many as the swap list: pid 4 (no stat, least swap) left out"
+        );
+        // The faulting process outside the swap list is estimated as the others are.
+        assert_eq!(p.top[0].estimate_from.as_deref(), Some("global ratio"));
+        let quiet = FaultScan {
+            interval_ns: None,
+            faulting: Vec::new(),
+            faulting_count: 0,
+            ..faults
+        };
+        let p = processes(&scan, Some(&quiet), Some(350), Some(700));
+        assert_eq!(p.sorted_by, ProcessRank::SwapBytes);
+        assert_eq!(p.faulting, None);
+        assert!(p.top.iter().all(|r| r.major_faults_per_sec.is_none()));
+        assert_eq!(p.top.iter().map(|r| r.pid).collect::<Vec<_>>(), [2, 3, 4]);
+    }
+
+    fn cg(path: &str, inode: u64, zin: u64, pin: Option<u64>, maj: u64) -> CgroupSample {
+        CgroupSample {
+            path: path.into(),
+            inode,
+            zswpin: Some(zin),
+            pswpin: pin,
+            pgmajfault: Some(maj),
+            ..Default::default()
+        }
+    }
+
+    /// A cgroup's swap-ins over 2 s: from zswap and from a device, its hit ratio and its major
+    /// faults; none for a kernel without pswpin, a restarted cgroup or a new one; on v1 only
+    /// the major faults.
+    #[test]
+    fn cgroup_swap_ins_with_restarts_and_v1() {
+        let prev = [
+            cg("/a", 1, 100, Some(10), 50),
+            cg("/b", 2, 0, None, 0),
+            cg("/r", 3, 500, Some(0), 0),
+        ];
+        let curr = [
+            // 180 pages from zswap and 20 from disk in 2 s: 90/s and 10/s, 90 %.
+            cg("/a", 1, 280, Some(30), 250),
+            cg("/b", 2, 40, None, 8),
+            // Restarted: a new inode, counters from 0.
+            cg("/r", 4, 5, Some(0), 0),
+            cg("/new", 5, 1, Some(1), 1),
+        ];
+        let r = cgroups(&curr, Some(&prev), 2.0, 4096);
+        let page = 4096.0;
+        assert_eq!(
+            (
+                r[0].zswpin_bytes_per_sec,
+                r[0].pswpin_bytes_per_sec,
+                r[0].swapin_hit_ratio,
+                r[0].major_faults_per_sec
+            ),
+            (Some(90.0 * page), Some(10.0 * page), Some(0.9), Some(100.0))
+        );
+        assert_eq!(
+            (
+                r[1].zswpin_bytes_per_sec,
+                r[1].pswpin_bytes_per_sec,
+                r[1].swapin_hit_ratio
+            ),
+            (Some(20.0 * page), None, None)
+        );
+        for row in &r[2..] {
+            assert_eq!(
+                (row.zswpin_bytes_per_sec, row.major_faults_per_sec),
+                (None, None),
+                "{}",
+                row.path
+            );
+        }
+        let v1 = |maj| CgroupSample {
+            path: "/x".into(),
+            pgmajfault: Some(maj),
+            version: 1,
+            ..Default::default()
+        };
+        let r = cgroups(&[v1(30)], Some(&[v1(10)]), 1.0, 4096);
+        assert_eq!(
+            (
+                r[0].zswpin_bytes_per_sec,
+                r[0].swapin_hit_ratio,
+                r[0].major_faults_per_sec
+            ),
+            (None, None, Some(20.0))
+        );
+    }
+
     #[test]
     fn restarted_cgroup_has_no_rate() {
         let old = CgroupSample {
