@@ -81,9 +81,9 @@ impl Stream {
         make_safe(diagnostics::judge(snap))
     }
 
-    /// Feed one derived snapshot of `sample` without finishing it.
-    /// The targets are named as made safe, so that a snapshot already made safe and one not
-    /// yet name a swap area or a device alike (making safe twice changes nothing).
+    /// Feed one derived snapshot of `sample` without finishing it. The targets are named as
+    /// made safe, so that a snapshot already made safe and one not yet name a swap area or a
+    /// device alike (making safe twice changes nothing).
     fn observe(&mut self, snap: &Snapshot, sample: &Sample) {
         let mut seen = forecast::observe(snap);
         seen.iter_mut().for_each(|o| o.target.sanitize());
