@@ -185,3 +185,22 @@ fn sanitize(bencher: Bencher, tree: &str) {
             s
         });
 }
+
+/// The processes view's scan of every process on the running system: the swap list alone
+/// (`/proc/PID/status`), and with every process's major faults (`/proc/PID/stat` as well, and
+/// the deltas against the scan before). The difference is what the faults column costs.
+#[divan::bench(args = [false, true])]
+fn scan_processes_live(bencher: Bencher, faults: bool) {
+    use zswaptop::sources::processes;
+    let root = Root::live();
+    if faults {
+        let (_, _, mut counts) = processes::scan_with_faults(&root, 10, 0, None);
+        bencher.bench_local(|| {
+            let (list, f, c) = processes::scan_with_faults(&root, 10, 1, Some(&counts));
+            counts = c;
+            (list, f)
+        });
+    } else {
+        bencher.bench_local(|| processes::scan(&root, 10));
+    }
+}

@@ -743,9 +743,135 @@ pub fn unavailable(s: &crate::model::Snapshot) -> Vec<crate::model::Missing> {
     items
 }
 
+/// A time to come, rounded as a forecast deserves: `~45 s`, `~4 min`, `~3 h`, `~2 d`.
+pub fn about(secs: f64) -> String {
+    if !secs.is_finite() || secs < 0.0 {
+        return MISSING.to_string();
+    }
+    let (v, unit) = if secs < 90.0 {
+        (secs, "s")
+    } else if secs < 90.0 * 60.0 {
+        (secs / 60.0, "min")
+    } else if secs < 48.0 * 3600.0 {
+        (secs / 3600.0, "h")
+    } else {
+        (secs / 86_400.0, "d")
+    };
+    format!("~{} {unit}", v.round().max(1.0))
+}
+
+/// The time a forecast's points cover, as [`span`] words it (`5m`, `10s`); 0 s for a value
+/// that is not a time.
+pub fn window(secs: f64) -> String {
+    let secs = if secs.is_finite() {
+        secs.clamp(0.0, 1e9)
+    } else {
+        0.0
+    };
+    // To the nearest second: a 0.99 s interval is "1s", not "0s".
+    span(std::time::Duration::from_secs(secs.round() as u64))
+}
+
+/// A forecast in words, with its basis: "full in ~4 min (~3 min–~6 min) at the last 5m's
+/// rate", "full now", "not filling (last 5m)", "no forecast yet (one sample)", or why none.
+pub fn forecast(f: &crate::model::forecast::Forecast) -> String {
+    use crate::model::forecast::ForecastState;
+    let basis = window(f.window_seconds);
+    match &f.state {
+        ForecastState::Filling => {
+            // A range that rounds to the time itself says nothing more.
+            let range = match (f.earliest.map(about), f.latest.map(about)) {
+                (Some(a), Some(b)) if a != b => format!(" ({a}–{b})"),
+                _ => String::new(),
+            };
+            let at = f.seconds.map_or_else(|| MISSING.to_string(), about);
+            format!("full in {at}{range} at the last {basis}'s rate")
+        }
+        ForecastState::Full => "full now".to_string(),
+        ForecastState::NotFilling => format!("not filling (last {basis})"),
+        ForecastState::TooFew => "no forecast yet (one sample)".to_string(),
+        ForecastState::Unknown(why) => format!("no forecast: {why}"),
+    }
+}
+
+/// Is zswap helping, and what a miss costs, over the interval: "zswap served 94 % of
+/// swap-ins; disk swap 3.2 ms a read" (the device's average per request). `None` without an
+/// interval.
+pub fn hit_line(s: &Snapshot) -> Option<String> {
+    s.rates.as_ref()?;
+    let mut parts = Vec::new();
+    if s.zswap.available {
+        parts.push(match s.zswap.swapin_hit_ratio {
+            Some(h) => format!("zswap served {:.0} % of swap-ins", h * 100.0),
+            None => "no swap-ins".to_string(),
+        });
+    }
+    // The disk area swapped to first (highest priority) that completed reads.
+    let disk = s
+        .swap
+        .devices
+        .iter()
+        .filter(|d| !d.is_zram)
+        .filter_map(|d| Some((d.priority, d.read_latency_ms?)))
+        .max_by_key(|(p, _)| *p);
+    if let Some((_, ms)) = disk {
+        parts.push(format!("disk swap {ms:.1} ms a read (device average)"));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A forecast in words: filling with its range and basis, two points without a range,
+    /// the other states, and times rounded as a forecast deserves.
+    #[test]
+    fn forecasts_in_words() {
+        use crate::model::forecast::{ForecastState, forecast as fit};
+        let mib = 1_048_576.0;
+        // 2 MiB/s, 121 s from the last point (model::forecast's own worked example).
+        let line: Vec<(f64, f64)> = (0..30)
+            .map(|i| (f64::from(i), (100.0 + 2.0 * f64::from(i)) * mib))
+            .collect();
+        let f = fit(&line, 400.0 * mib);
+        assert_eq!(forecast(&f), "full in ~2 min at the last 29s's rate");
+        // Noisy (model::forecast's hand-worked five points): 10.3 s, 7.1 … 18.9 s.
+        let noisy: Vec<(f64, f64)> = [10.0, 12.0, 15.0, 15.0, 19.0]
+            .iter()
+            .enumerate()
+            .map(|(i, y)| (i as f64, y * mib))
+            .collect();
+        assert_eq!(
+            forecast(&fit(&noisy, 40.0 * mib)),
+            "full in ~10 s (~7 s–~19 s) at the last 4s's rate"
+        );
+        let two = fit(&[(0.0, 0.0), (300.0, 100.0)], 400.0);
+        assert_eq!(forecast(&two), "full in ~15 min at the last 5m's rate");
+        let flat = fit(&[(0.0, 5.0), (60.0, 5.0), (120.0, 5.0)], 10.0);
+        assert_eq!(flat.state, ForecastState::NotFilling);
+        assert_eq!(forecast(&flat), "not filling (last 2m)");
+        assert_eq!(forecast(&fit(&[(0.0, 9.0), (1.0, 10.0)], 10.0)), "full now");
+        assert_eq!(
+            forecast(&fit(&[(0.0, 1.0)], 10.0)),
+            "no forecast yet (one sample)"
+        );
+        assert_eq!(
+            [
+                about(44.6),
+                about(89.0),
+                about(240.0),
+                about(5400.0),
+                about(3.0 * 86_400.0)
+            ],
+            ["~45 s", "~89 s", "~4 min", "~2 h", "~3 d"]
+        );
+        assert_eq!(about(f64::NAN), MISSING);
+        assert_eq!(
+            (window(f64::NAN), window(0.99)),
+            ("0s".to_string(), "1s".to_string())
+        );
+    }
 
     #[test]
     fn sizes() {

@@ -9,18 +9,91 @@
 //! The dashboard (live and replayed), `--once` (live and `--from`), `--watch`, `--textfile`,
 //! `serve`, `export` and `advise` all call it; none derives or judges on its own, so no output
 //! can show a figure the others do not, or a string that was not made safe.
+//!
+//! The forecasts need more than two samples: a front end that takes sample after sample (the
+//! dashboard, live and replayed, `--watch`, `serve`) keeps a [`Stream`], the same three steps
+//! with a [`Forecaster`] fed one point per sample over a window (5 minutes by default) between
+//! the first two. [`snapshot`] is a stream of its one or two samples: the forecasts over the
+//! interval (`--once -i N`, `--once --from`, each row of `export`, which is one `--once --from`
+//! a row), or "too few samples" from one.
 
 use std::time::Duration;
 
 use crate::diagnostics;
 use crate::model::Snapshot;
+use crate::model::forecast::{self, Forecaster};
 use crate::sanitize::Sanitize;
 use crate::sources::sampler::SampleSource;
 use crate::sources::{Extras, Sample};
 
-/// The finished snapshot of `curr`, with rates over `prev` when there is one.
+/// The finished snapshot of `curr`, with rates over `prev` when there is one, and the
+/// forecasts over the two (the window is the interval).
 pub fn snapshot(curr: &Sample, prev: Option<&Sample>) -> Snapshot {
-    make_safe(diagnostics::judge(Snapshot::derive(curr, prev)))
+    match prev {
+        Some(p) => snapshot_over(curr, Some((p, &Snapshot::derive(p, None)))),
+        None => snapshot_over(curr, None),
+    }
+}
+
+/// [`snapshot`], given a snapshot of `prev` already made (any: the forecasts take only the
+/// stores' sizes and limits from it, which do not depend on rates), so that a front end going
+/// through a recording row by row derives each sample once.
+pub fn snapshot_over(curr: &Sample, prev: Option<(&Sample, &Snapshot)>) -> Snapshot {
+    let mut stream = match prev {
+        Some((p, snap)) => {
+            let dt = seconds(curr) - seconds(p);
+            let mut s = Stream::new(if dt > 0.0 { dt } else { 0.0 });
+            s.observe(snap, p);
+            s
+        }
+        None => Stream::default(),
+    };
+    stream.snapshot(curr, prev.map(|(p, _)| p))
+}
+
+/// A sample's time as the forecasts take it: CLOCK_MONOTONIC (or the recording's) in seconds.
+fn seconds(s: &Sample) -> f64 {
+    s.monotonic_ns as f64 / 1e9
+}
+
+/// The pipeline with a memory: [`snapshot`]'s steps, and between derive and the rules each
+/// store's used size fed to a [`Forecaster`], whose forecasts over the window replace the
+/// one-sample ones. One per front end that takes sample after sample.
+#[derive(Debug, Clone, Default)]
+pub struct Stream {
+    forecaster: Forecaster,
+}
+
+impl Stream {
+    /// Forecasts over the last `window_seconds` of samples (a window of 0 or less, or not a
+    /// number: the default, [`forecast::DEFAULT_WINDOW_SECONDS`]).
+    pub fn new(window_seconds: f64) -> Stream {
+        Stream {
+            forecaster: Forecaster::new(window_seconds),
+        }
+    }
+
+    /// The finished snapshot of `curr` (rates over `prev`), its forecasts over the window.
+    pub fn snapshot(&mut self, curr: &Sample, prev: Option<&Sample>) -> Snapshot {
+        let mut snap = Snapshot::derive(curr, prev);
+        self.observe(&snap, curr);
+        snap.forecast = self.forecaster.forecasts();
+        make_safe(diagnostics::judge(snap))
+    }
+
+    /// Feed one derived snapshot of `sample` without finishing it. The targets are named as
+    /// made safe, so that a snapshot already made safe and one not yet name a swap area or a
+    /// device alike (making safe twice changes nothing).
+    fn observe(&mut self, snap: &Snapshot, sample: &Sample) {
+        let mut seen = forecast::observe(snap);
+        seen.iter_mut().for_each(|o| o.target.sanitize());
+        self.forecaster.push(seconds(sample), &seen);
+    }
+
+    /// Forget the points (a replay jumped back, a recording's gap).
+    pub fn clear(&mut self) {
+        self.forecaster.clear();
+    }
 }
 
 /// Step 3: every string of the snapshot made safe for a terminal (a control or format character
@@ -101,6 +174,61 @@ mod tests {
         let done = snapshot(&s, None);
         assert!(!quoted(&done, hostile));
         assert!(quoted(&done, r"lz\x9b2J"));
+    }
+
+    /// The loaded tree's pool grown by `mib` MiB, `secs` seconds later.
+    fn grown(base: &Sample, secs: u64, mib: u64) -> Sample {
+        let mut s = base.clone();
+        s.monotonic_ns += secs * 1_000_000_000;
+        s.unix_ms += secs * 1000;
+        if let Ok(m) = s.meminfo.as_mut() {
+            m.zswap = m.zswap.map(|p| p + mib * 1_048_576);
+        }
+        s
+    }
+
+    /// One sample: every store followed, none forecast ("too few"). Two: over their interval,
+    /// by hand: 498.7 MiB of a 4.7 GiB limit growing 10 MiB in 10 s. A stream over a window:
+    /// every sample in it counts, and the window is what it says.
+    #[test]
+    fn forecasts_over_the_interval_or_the_stream_window() {
+        let a = sample("linux-6.18-loaded");
+        let one = snapshot(&a, None);
+        let pool = one.forecast.zswap_pool.as_ref().unwrap();
+        assert_eq!(pool.state, forecast::ForecastState::TooFew);
+        assert_eq!(one.forecast.zswap_pool_full_seconds, None);
+        let b = grown(&a, 10, 10);
+        let two = snapshot(&b, Some(&a));
+        let pool = two.forecast.zswap_pool.as_ref().unwrap();
+        let limit = two.zswap.pool_limit_bytes.unwrap() as f64;
+        let used = two.zswap.pool_bytes.unwrap() as f64;
+        let by_hand = (limit - used) / (1_048_576.0);
+        assert_eq!((pool.points, pool.window_seconds), (2, 10.0));
+        assert_eq!(two.forecast.window_seconds, 10.0);
+        assert!(
+            (two.forecast.zswap_pool_full_seconds.unwrap() - by_hand).abs() < 1e-6,
+            "{pool:?}"
+        );
+        let mut stream = Stream::default();
+        stream.snapshot(&a, None);
+        stream.snapshot(&b, Some(&a));
+        let c = grown(&a, 20, 20);
+        let three = stream.snapshot(&c, Some(&b));
+        let pool = three.forecast.zswap_pool.as_ref().unwrap();
+        assert_eq!((pool.points, pool.window_seconds), (3, 20.0));
+        assert_eq!(
+            three.forecast.window_seconds,
+            forecast::DEFAULT_WINDOW_SECONDS
+        );
+        assert_eq!(pool.state, forecast::ForecastState::Filling);
+        // A perfect line: no spread, so the range closes on the time.
+        assert_eq!(pool.earliest.map(f64::round), pool.seconds.map(f64::round));
+        stream.clear();
+        let again = stream.snapshot(&c, None);
+        assert_eq!(
+            again.forecast.zswap_pool.unwrap().state,
+            forecast::ForecastState::TooFew
+        );
     }
 
     #[test]

@@ -79,12 +79,13 @@ pub fn watch(
 ) -> io::Result<()> {
     let start = Instant::now();
     let mut prev = None;
+    let mut stream = crate::pipeline::Stream::default();
     let mut rows_since_header = None;
     let mut last_height = None;
     let mut n: u64 = 0;
     while !stop.load(Ordering::Relaxed) {
         let sample = source.next(prev.as_ref(), Extras::default());
-        let snap = crate::pipeline::snapshot(&sample, prev.as_ref());
+        let snap = stream.snapshot(&sample, prev.as_ref());
         if opts.json {
             json::serialize(&snap, json::Layout::Line, out)?;
         } else {

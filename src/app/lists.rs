@@ -15,6 +15,8 @@ use crate::model::owners::{CgroupRow, ProcessRow};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ProcSort {
+    /// Major faults per second: the default while any process faults (until a sort is chosen).
+    Faults,
     Swap,
     Rss,
     Zswap,
@@ -23,7 +25,8 @@ pub enum ProcSort {
 }
 
 impl ProcSort {
-    pub const ALL: [ProcSort; 5] = [
+    pub const ALL: [ProcSort; 6] = [
+        ProcSort::Faults,
         ProcSort::Swap,
         ProcSort::Rss,
         ProcSort::Zswap,
@@ -33,6 +36,7 @@ impl ProcSort {
 
     pub fn label(self) -> &'static str {
         match self {
+            ProcSort::Faults => "faults/s",
             ProcSort::Swap => "swap",
             ProcSort::Rss => "rss",
             ProcSort::Zswap => "~in zswap",
@@ -43,7 +47,10 @@ impl ProcSort {
 
     /// Sizes read best largest first; pids and names in ascending order.
     pub fn descending(self) -> bool {
-        matches!(self, ProcSort::Swap | ProcSort::Rss | ProcSort::Zswap)
+        matches!(
+            self,
+            ProcSort::Faults | ProcSort::Swap | ProcSort::Rss | ProcSort::Zswap
+        )
     }
 }
 
@@ -136,10 +143,12 @@ impl<S: SortKey> SortFilter for ListState<S> {
     fn sort_by_next(&mut self, forward: bool) {
         self.sort = cycle(S::KEYS, self.sort, forward);
         self.reverse = false;
+        self.chosen = true;
     }
 
     fn reverse(&mut self) {
         self.reverse = !self.reverse;
+        self.chosen = true;
     }
 
     fn filter(&self) -> &str {
@@ -171,6 +180,8 @@ pub struct ListState<S> {
     pub reverse: bool,
     /// Case-insensitive text to match; empty keeps every row.
     pub filter: String,
+    /// A sort was chosen with the keys: the default no longer follows what the list holds.
+    pub chosen: bool,
 }
 
 impl<S> ListState<S> {
@@ -179,6 +190,7 @@ impl<S> ListState<S> {
             sort,
             reverse: false,
             filter: String::new(),
+            chosen: false,
         }
     }
 }
@@ -236,17 +248,20 @@ pub fn process_order(rows: &[ProcessRow], state: &ListState<ProcSort>) -> Vec<us
     let desc = state.sort.descending() != state.reverse;
     idx.sort_by(|&i, &j| {
         let (a, b) = (&rows[i], &rows[j]);
-        let o = match state.sort {
-            ProcSort::Swap => by(Some(a.swap_bytes), Some(b.swap_bytes), desc),
-            ProcSort::Rss => by(a.rss_bytes, b.rss_bytes, desc),
-            ProcSort::Zswap => by(a.zswap_estimate_bytes, b.zswap_estimate_bytes, desc),
-            ProcSort::Pid => by(Some(a.pid), Some(b.pid), desc),
-            ProcSort::Name => by(
-                Some(a.name.to_lowercase()),
-                Some(b.name.to_lowercase()),
-                desc,
-            ),
-        };
+        let o =
+            match state.sort {
+                ProcSort::Faults => by(a.major_faults_per_sec, b.major_faults_per_sec, desc)
+                    .then(by(Some(a.swap_bytes), Some(b.swap_bytes), true)),
+                ProcSort::Swap => by(Some(a.swap_bytes), Some(b.swap_bytes), desc),
+                ProcSort::Rss => by(a.rss_bytes, b.rss_bytes, desc),
+                ProcSort::Zswap => by(a.zswap_estimate_bytes, b.zswap_estimate_bytes, desc),
+                ProcSort::Pid => by(Some(a.pid), Some(b.pid), desc),
+                ProcSort::Name => by(
+                    Some(a.name.to_lowercase()),
+                    Some(b.name.to_lowercase()),
+                    desc,
+                ),
+            };
         o.then(a.pid.cmp(&b.pid))
     });
     idx
@@ -306,6 +321,7 @@ mod tests {
             estimate_from: Some("global ratio".into()),
             command: None,
             cgroup: None,
+            major_faults_per_sec: None,
         }
     }
 
@@ -327,6 +343,7 @@ mod tests {
             sort,
             reverse,
             filter: filter.into(),
+            chosen: true,
         };
         process_order(&r, &st).iter().map(|&i| r[i].pid).collect()
     }
@@ -377,6 +394,7 @@ mod tests {
             sort: ProcSort::Pid,
             reverse: false,
             filter: "äR".into(),
+            chosen: true,
         };
         assert_eq!(process_order(&r, &st), [0]);
     }
@@ -394,6 +412,9 @@ mod tests {
             zswpin_bytes_per_sec: None,
             zswpout_bytes_per_sec: None,
             zswpwb_bytes_per_sec: None,
+            pswpin_bytes_per_sec: None,
+            swapin_hit_ratio: None,
+            major_faults_per_sec: None,
             zswap_max_bytes: None,
             zswap_max_is_max: None,
             zswap_writeback: None,
@@ -413,6 +434,7 @@ mod tests {
             sort,
             reverse,
             filter: filter.into(),
+            chosen: true,
         };
         assert_eq!(
             cgroup_order(&r, &st(CgroupSort::Zswap, false, ""), false),
@@ -444,8 +466,14 @@ mod tests {
 
     #[test]
     fn cycling_wraps() {
-        assert_eq!(cycle(&ProcSort::ALL, ProcSort::Name, true), ProcSort::Swap);
-        assert_eq!(cycle(&ProcSort::ALL, ProcSort::Swap, false), ProcSort::Name);
+        assert_eq!(
+            cycle(&ProcSort::ALL, ProcSort::Name, true),
+            ProcSort::Faults
+        );
+        assert_eq!(
+            cycle(&ProcSort::ALL, ProcSort::Faults, false),
+            ProcSort::Name
+        );
         assert_eq!(
             cycle(&CgroupSort::ALL, CgroupSort::Zswap, true),
             CgroupSort::Zswapped

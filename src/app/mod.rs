@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use crate::history::History;
 use crate::model::Snapshot;
+use crate::model::owners::ProcessRank;
 use crate::sources::sampler::{DEFAULT_INTERVAL, MIN_INTERVAL};
 use crate::sources::{Extras, Sample};
 pub use keys::Action;
@@ -177,6 +178,8 @@ pub struct App {
     pub clear_requested: bool,
     /// Replaying a recording: the time cursor (`None`: live).
     pub replay: Option<replay::Cursor>,
+    /// The pipeline with the forecasts' window, fed every sample.
+    stream: crate::pipeline::Stream,
 }
 
 impl App {
@@ -188,7 +191,8 @@ impl App {
             .max(MIN_INTERVAL);
         let mut history = History::new(settings.history);
         history.reserve(samples_in(settings.history, interval));
-        let shown = crate::pipeline::snapshot(&first, None);
+        let mut stream = crate::pipeline::Stream::default();
+        let shown = stream.snapshot(&first, None);
         history.push_snapshot(first.monotonic_ns, &shown);
         let window = settings.history;
         let (view, proc_sort, cgroup_sort) =
@@ -226,6 +230,7 @@ impl App {
             running: true,
             clear_requested: false,
             replay: None,
+            stream,
         }
     }
 
@@ -253,9 +258,11 @@ impl App {
         self.newest = None;
         self.frozen_history = None;
         self.paused = false;
+        // The points of the time left behind are not the recording's before the new cursor.
+        self.stream.clear();
         if from_start {
             // The recording's first sample: no rates, as live.
-            self.shown = crate::pipeline::snapshot(&base, None);
+            self.shown = self.stream.snapshot(&base, None);
             self.history.push_snapshot(base.monotonic_ns, &self.shown);
             self.refresh_lists();
         }
@@ -357,6 +364,15 @@ impl App {
 
     /// Recompute the list views' rows after the snapshot, a sort or a filter changed.
     fn refresh_lists(&mut self) {
+        if !self.procs.chosen
+            && let Some(p) = &self.shown.processes
+        {
+            // Who is faulting now leads while anything faults; else who holds the most swap.
+            self.procs.sort = match p.sorted_by {
+                ProcessRank::MajorFaultsPerSec => ProcSort::Faults,
+                ProcessRank::SwapBytes => ProcSort::Swap,
+            };
+        }
         self.proc_order = match &self.shown.processes {
             Some(p) => lists::process_order(&p.top, &self.procs),
             None => Vec::new(),
@@ -436,7 +452,7 @@ impl App {
         let carried =
             s.cgroups_read_ns().is_some() && s.cgroups_read_ns() == self.prev.cgroups_read_ns();
         let list = if carried { s.cgroups.take() } else { None };
-        let mut snap = crate::pipeline::snapshot(&s, Some(&self.prev));
+        let mut snap = self.stream.snapshot(&s, Some(&self.prev));
         self.history.push_snapshot(s.monotonic_ns, &snap);
         let mut pending = !matches!(self.prev.cgroups, Some(Ok(_)));
         if carried {
@@ -860,6 +876,36 @@ mod tests {
         a.update(Msg::Key(Action::SortPrev));
         assert_eq!(a.cgroups.sort, CgroupSort::Tree);
         assert_eq!(a.procs.sort, ProcSort::Swap, "each view keeps its own");
+    }
+
+    /// The processes view ranks by faults/s while anything faults and by swap otherwise, until
+    /// a sort key is pressed: then the chosen sort stays.
+    #[test]
+    fn the_default_sort_follows_who_is_faulting_until_one_is_chosen() {
+        use crate::model::owners::{ProcessRank, Processes};
+        let list = |rank| Processes {
+            scanned: 1,
+            with_swap: 0,
+            total_swap_bytes: 0,
+            top: Vec::new(),
+            sorted_by: rank,
+            faulting: None,
+            faults_interval_seconds: None,
+            unreadable: None,
+        };
+        let mut a = app();
+        a.shown.processes = Some(list(ProcessRank::MajorFaultsPerSec));
+        a.refresh_lists();
+        assert_eq!(a.procs.sort, ProcSort::Faults);
+        a.shown.processes = Some(list(ProcessRank::SwapBytes));
+        a.refresh_lists();
+        assert_eq!(a.procs.sort, ProcSort::Swap);
+        a.update(Msg::Key(Action::Show(View::Processes)));
+        a.update(Msg::Key(Action::SortNext));
+        assert_eq!(a.procs.sort, ProcSort::Rss);
+        a.shown.processes = Some(list(ProcessRank::MajorFaultsPerSec));
+        a.refresh_lists();
+        assert_eq!(a.procs.sort, ProcSort::Rss, "the chosen sort stays");
     }
 
     #[test]

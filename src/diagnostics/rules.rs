@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use super::thresholds as t;
 use super::{Ctx, compressors, tunables};
 use crate::display as f;
 use crate::error::Reason;
@@ -517,6 +518,129 @@ pub fn shrinker_off(c: &Ctx) -> Option<Finding> {
          max_pool_percent, so cold pages keep their RAM in the pool for as long as they stay \
          unused. With shrinker_enabled=Y the kernel writes the coldest pool entries back to the \
          swap device under memory pressure (Documentation/admin-guide/mm/zswap.rst).",
+    ))
+}
+
+// --- writeback-stalled -----------------------------------------------------------------------
+
+/// The pool refused stores over the interval: `pool_limit_hit` rose, or nothing was stored while
+/// pages went to swap around zswap with the pool above its accept threshold (after a hit zswap
+/// refuses every store until the pool drains below that level, without counting a hit). The
+/// evidence line, or `None`.
+fn refusing(c: &Ctx) -> Option<String> {
+    if let Some(hits) = limit_hit_evidence(c) {
+        return Some(hits);
+    }
+    let r = c.snap.rates.as_ref()?;
+    let z = &c.snap.zswap;
+    let above_accept = matches!(
+        (z.pool_bytes, z.accept_threshold_bytes),
+        (Some(p), Some(a)) if p > a
+    );
+    let bypass = r.bypassed_zswap_bytes_per_sec.filter(|&b| b > 0.0)?;
+    (above_accept && r.zswpout_bytes_per_sec == Some(0.0)).then(|| {
+        format!(
+            "no page stored in zswap over {:.1}s (zswpout +0) while {} went to swap around it: \
+             the pool is above its accept threshold ({}), where zswap refuses every store until \
+             it drains below it",
+            r.interval_seconds,
+            f::rate(Some(bypass)),
+            f::bytes(z.accept_threshold_bytes)
+        )
+    })
+}
+
+pub fn writeback_stalled(c: &Ctx) -> Option<Finding> {
+    let z = &c.snap.zswap;
+    if !c.zswap_on() || z.shrinker_enabled != Some(true) {
+        return None;
+    }
+    let r = c.snap.rates.as_ref()?;
+    let dt = r.interval_seconds;
+    if dt < t::WRITEBACK_STALL_MIN_SECONDS {
+        return None;
+    }
+    // What left the pool for the swap device: debugfs, else vmstat zswpwb (6.8+). Unknown
+    // writeback proves nothing.
+    let (written, counter) = match c.debugfs_rate("written_back_pages") {
+        Some(w) => (w, "written_back_pages"),
+        None => (
+            r.zswpwb_bytes_per_sec? / c.page_size() as f64,
+            "vmstat zswpwb",
+        ),
+    };
+    if written > 0.0 {
+        return None;
+    }
+    let refused = refusing(c)?;
+    let mut ev = vec![
+        "shrinker_enabled = Y".to_string(),
+        pool_line(c),
+        refused,
+        format!("{counter} +0 over {dt:.1}s: nothing left the pool for the swap device"),
+    ];
+    match c.debugfs_rate("reject_reclaim_fail") {
+        Some(fail) if fail > 0.0 => ev.push(format!(
+            "reject_reclaim_fail rose by {:.0}: the kernel tried to write entries back and failed",
+            fail * dt
+        )),
+        Some(_) => ev.push("reject_reclaim_fail +0: no writeback failed either".to_string()),
+        None => {}
+    }
+    let version = c.snap.cgroups.as_ref().and_then(|cg| cg.version);
+    if version == Some(1) {
+        ev.push(
+            "the memory controller is on cgroup v1, which keeps no zswap figures per cgroup: the \
+             shrinker, which counts its work from them, finds nothing to write back"
+                .to_string(),
+        );
+    }
+    let mut fix = "Find what stops writeback.".to_string();
+    if version != Some(1) {
+        fix.push_str(
+            " On cgroup v2 a cgroup may have turned it off: `find /sys/fs/cgroup -name \
+             memory.zswap.writeback -exec grep -l '^0' {} +` lists them; turn it back on with \
+             `echo 1 | sudo tee /sys/fs/cgroup/CGROUP/memory.zswap.writeback`, and keep it with \
+             MemoryZSwapWriteback=yes in the unit (`sudo systemctl edit UNIT`, systemd 256 and \
+             later).",
+        );
+    }
+    fix.push_str(
+        " If `sudo cat /sys/kernel/debug/zswap/reject_reclaim_fail` rises, writeback is tried and \
+         fails: it reads each entry back into the memory of the cgroup it belongs to, which fails \
+         while that cgroup is at its limit with nothing it may reclaim (cgroup v1: \
+         memory.swappiness 0, or its OOM killer off in memory.oom_control).",
+    );
+    if version != Some(2) {
+        fix.push_str(&format!(
+            " On cgroup v1 the shrinker never writes back (mm/zswap.c counts its work from the \
+             cgroup's zswap figures, which v1 does not keep); cgroup v2 has them: to make that \
+             permanent, {}.",
+            cmdline("systemd.unified_cgroup_hierarchy=1")
+        ));
+    }
+    let raise = z
+        .max_pool_percent
+        .map(|p| (p.saturating_mul(3) / 2).max(p.saturating_add(5)))
+        .filter(|&n| Some(n) > z.max_pool_percent && n <= c.t.max_pool_percent_suggestion_cap);
+    if let Some(n) = raise {
+        fix.push_str(&format!(
+            " Meanwhile, room in the pool: {}.",
+            zswap_param_fix("max_pool_percent", &n.to_string(), &n.to_string())
+        ));
+    }
+    Some(finding(
+        "writeback-stalled",
+        Severity::Warn,
+        "zswap refuses new pages at its limit and writes none back: new pages go to disk while \
+         old ones keep the pool",
+        ev,
+        fix,
+        "A full pool is meant to make room by writing its coldest entries to the swap device: the \
+         shrinker does it under memory pressure and the pool-limit worker after a refusal, until \
+         the pool is below accept_threshold_percent. When neither writes anything back, every \
+         new page skips zswap and goes to the swap device while pages that may never be used \
+         again keep the pool.",
     ))
 }
 
@@ -1267,6 +1391,182 @@ pub fn swap_priorities(c: &Ctx) -> Option<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::model::Snapshot;
+
+    /// Two captured trees `secs` apart, as the model and the rules see them.
+    fn pair(first: &str, second: &str, secs: u64) -> Snapshot {
+        let read = |name: &str| {
+            crate::sources::collect(&crate::root::Root::at(format!(
+                "{}/tests/fixtures/{name}",
+                env!("CARGO_MANIFEST_DIR")
+            )))
+        };
+        let a = read(first);
+        let mut b = read(second);
+        b.monotonic_ns = a.monotonic_ns + secs * 1_000_000_000;
+        Snapshot::derive(&b, Some(&a))
+    }
+
+    fn stalled(c: &Snapshot) -> Option<Finding> {
+        writeback_stalled(&Ctx {
+            snap: c,
+            t: crate::diagnostics::thresholds::active(),
+        })
+    }
+
+    /// The captured pair (tests/fixtures/linux-6.18-writeback-stalled, -t1): 23444 pages to swap
+    /// around a pool that stored none and wrote none back, 7573 writebacks failed.
+    #[test]
+    fn writeback_stalled_fires_on_the_captured_pair() {
+        let snap = pair(
+            "linux-6.18-writeback-stalled",
+            "linux-6.18-writeback-stalled-t1",
+            10,
+        );
+        let f = stalled(&snap).expect("the rule fires");
+        assert_eq!(f.severity, Severity::Warn);
+        let ev = f.evidence.join("\n");
+        for want in [
+            "shrinker_enabled = Y",
+            "written_back_pages +0 over 10.0s",
+            "reject_reclaim_fail rose by 7573",
+            "no page stored in zswap over 10.0s (zswpout +0)",
+            "above its accept threshold",
+        ] {
+            assert!(ev.contains(want), "{want:?} not in:\n{ev}");
+        }
+        // Fixes name a command each and how to keep them; the why is two or three sentences.
+        assert!(
+            f.fix
+                .contains("`find /sys/fs/cgroup -name memory.zswap.writeback")
+        );
+        assert!(f.fix.contains("max_pool_percent"), "{}", f.fix);
+        assert!(f.fix.contains("keep"));
+        let sentences = f.why.matches(". ").count() + usize::from(f.why.ends_with('.'));
+        assert!((2..=3).contains(&sentences), "{}", f.why);
+        assert!(crate::diagnostics::RULE_IDS.contains(&f.id.as_str()));
+        assert!(
+            crate::diagnostics::evaluate(&snap)
+                .iter()
+                .any(|x| x.id == "writeback-stalled")
+        );
+    }
+
+    /// The pair captured once writeback was possible again: 2010 pages written back. Quiet.
+    #[test]
+    fn writeback_stalled_is_quiet_while_pages_are_written_back() {
+        let snap = pair(
+            "linux-6.18-writeback-flowing",
+            "linux-6.18-writeback-flowing-t1",
+            6,
+        );
+        assert!(
+            snap.rates
+                .as_ref()
+                .unwrap()
+                .debugfs_per_sec
+                .get("written_back_pages")
+                > Some(&0.0)
+        );
+        assert_eq!(stalled(&snap), None);
+    }
+
+    #[test]
+    fn writeback_stalled_needs_the_shrinker_an_interval_and_refusals() {
+        let base = pair(
+            "linux-6.18-writeback-stalled",
+            "linux-6.18-writeback-stalled-t1",
+            10,
+        );
+        let mut off = base.clone();
+        off.zswap.shrinker_enabled = Some(false);
+        assert_eq!(stalled(&off), None, "shrinker off: shrinker-off's business");
+        let mut zswap_off = base.clone();
+        zswap_off.zswap.enabled = Some(false);
+        assert_eq!(stalled(&zswap_off), None);
+        // One sample: nothing proves writeback is not rising.
+        let mut one = base.clone();
+        one.rates = None;
+        assert_eq!(stalled(&one), None);
+        // Too short an interval to judge.
+        let short = pair(
+            "linux-6.18-writeback-stalled",
+            "linux-6.18-writeback-stalled-t1",
+            2,
+        );
+        assert_eq!(stalled(&short), None);
+        // Below the accept threshold with nothing refused: zswap would take the pages.
+        let mut room = base.clone();
+        room.zswap.pool_bytes = room.zswap.accept_threshold_bytes.map(|a| a - 4096);
+        assert_eq!(stalled(&room), None);
+        // Stores accepted in the interval (no limit hit): not refusing.
+        let mut storing = base.clone();
+        storing.rates.as_mut().unwrap().zswpout_bytes_per_sec = Some(4096.0);
+        assert_eq!(stalled(&storing), None);
+        // A limit hit is a refusal wherever the pool is.
+        let mut hit = storing.clone();
+        hit.rates
+            .as_mut()
+            .unwrap()
+            .debugfs_per_sec
+            .insert("pool_limit_hit", 2.0);
+        assert!(stalled(&hit).is_some());
+    }
+
+    /// With the cgroup tree read, the fix speaks of that version only.
+    #[test]
+    fn writeback_stalled_fix_for_the_cgroup_version() {
+        let base = pair(
+            "linux-6.18-writeback-stalled",
+            "linux-6.18-writeback-stalled-t1",
+            10,
+        );
+        let with = |version: u8| {
+            let mut s = base.clone();
+            s.cgroups = Some(crate::model::owners::Cgroups {
+                available: true,
+                reason: None,
+                version: Some(version),
+                zswap_missing: None,
+                swap_missing: None,
+                list: Vec::new(),
+            });
+            stalled(&s).unwrap()
+        };
+        let unknown = stalled(&base).unwrap();
+        assert!(unknown.fix.contains("memory.zswap.writeback"));
+        assert!(unknown.fix.contains("systemd.unified_cgroup_hierarchy=1"));
+        let v1 = with(1);
+        assert!(!v1.fix.contains("memory.zswap.writeback"), "{}", v1.fix);
+        assert!(v1.fix.contains("systemd.unified_cgroup_hierarchy=1"));
+        assert!(v1.fix.contains("permanent"));
+        assert!(v1.evidence.iter().any(|e| e.contains("cgroup v1")));
+        let v2 = with(2);
+        assert!(v2.fix.contains("memory.zswap.writeback"));
+        assert!(!v2.fix.contains("unified_cgroup_hierarchy"), "{}", v2.fix);
+        assert!(!v2.evidence.iter().any(|e| e.contains("cgroup v1")));
+    }
+
+    /// Without debugfs (not root), vmstat zswpwb says whether anything was written back.
+    #[test]
+    fn writeback_stalled_without_debugfs() {
+        let mut snap = pair(
+            "linux-6.18-writeback-stalled",
+            "linux-6.18-writeback-stalled-t1",
+            10,
+        );
+        snap.zswap.debugfs = None;
+        let rates = snap.rates.as_mut().unwrap();
+        rates.debugfs_per_sec = Default::default();
+        let f = stalled(&snap).expect("fires from vmstat");
+        let ev = f.evidence.join("\n");
+        assert!(ev.contains("vmstat zswpwb +0"), "{ev}");
+        assert!(!ev.contains("reject_reclaim_fail"), "{ev}");
+        // Neither counter: writeback unknown, no claim.
+        snap.rates.as_mut().unwrap().zswpwb_bytes_per_sec = None;
+        assert_eq!(stalled(&snap), None);
+    }
 
     #[test]
     fn values_become_one_shell_word() {

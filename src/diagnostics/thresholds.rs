@@ -54,6 +54,12 @@ pub const PAGE_CLUSTER_DEFAULT: i64 = 3;
 /// kernel then sends newer pages to the next, lower-priority swap area.
 pub const ZRAM_NEAR_FULL_PERCENT: f64 = 90.0;
 
+/// writeback-stalled judges an interval of at least 5 s: the pool-limit worker writes back in
+/// bursts (on 6.18, cgroup v1, a pool at max_pool_percent 1 under a steady 8 MiB/s of swap-out
+/// wrote 15588 pages in one 2 s interval after 34 s of nothing), so a one-second tick with no
+/// writeback says little.
+pub const WRITEBACK_STALL_MIN_SECONDS: f64 = 5.0;
+
 /// The thresholds the rules judge by: the constants above unless the configuration file
 /// (`[thresholds]`, [`crate::config`]) sets others. Each field is named as its constant, in lower
 /// case.

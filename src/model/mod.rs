@@ -6,7 +6,10 @@
 //! `--once --json` schema (docs/json-schema.md).
 
 pub mod capacity;
+pub mod cost;
+pub mod faults;
 pub mod findings;
+pub mod forecast;
 pub mod memory;
 pub mod metrics;
 pub mod owners;
@@ -57,6 +60,11 @@ pub struct Snapshot {
     pub swap: Swap,
     pub zram: Vec<Zram>,
     pub capacity: Capacity,
+    /// When each store will be full at its fill rate over the window: the zswap pool against
+    /// its limit, all swap, each swap area, each zram device (docs/forecast.md). From one sample
+    /// every forecast says there are too few; `--once -i N` forecasts over its interval, the
+    /// dashboard, `--watch`, `serve` and replay over the last 5 minutes of samples.
+    pub forecast: forecast::Forecasts,
     pub psi: Option<Psi>,
     /// The vmstat counters zswaptop uses (pages since boot; `null` where this kernel lacks one).
     pub vmstat: crate::sources::vmstat::VmstatSample,
@@ -177,10 +185,19 @@ impl Snapshot {
             zram_pool,
         );
         let rates = prev.and_then(|p| rates::derive(p, curr));
-        let processes = curr
-            .processes
-            .as_ref()
-            .map(|scan| owners::processes(scan, zswap.stored_bytes, swap.used_bytes));
+        let mut zswap = zswap;
+        if let Some(r) = &rates {
+            zswap.swapin_hit_ratio = cost::swapin_hit_ratio(r);
+            zswap.stores = Some(cost::store_acceptance(r, ps));
+        }
+        let processes = curr.processes.as_ref().map(|scan| {
+            owners::processes(
+                scan,
+                curr.faults.as_ref(),
+                zswap.stored_bytes,
+                swap.used_bytes,
+            )
+        });
         let cgroups = curr.cgroups.as_ref().map(|c| match c {
             Ok(list) => {
                 let prev_list =
@@ -202,7 +219,7 @@ impl Snapshot {
             },
         });
 
-        Snapshot {
+        let mut snap = Snapshot {
             schema_version: SCHEMA_VERSION,
             timestamp: timestamp(curr.unix_ms),
             interval_seconds: rates.as_ref().map(|r| r.interval_seconds),
@@ -214,6 +231,7 @@ impl Snapshot {
             swap,
             zram,
             capacity,
+            forecast: forecast::Forecasts::default(),
             psi: Psi::derive(curr),
             vmstat: curr.vmstat.clone().unwrap_or_default(),
             rates,
@@ -223,7 +241,13 @@ impl Snapshot {
             sources: status::source_statuses(curr),
             processes,
             cgroups,
-        }
+        };
+        // One sample: every store followed, each with too few points for a rate. A front end
+        // with history replaces it (`crate::pipeline::Stream`).
+        let mut one = forecast::Forecaster::default();
+        one.push(curr.monotonic_ns as f64 / 1e9, &forecast::observe(&snap));
+        snap.forecast = one.forecasts();
+        snap
     }
 }
 

@@ -5,11 +5,12 @@ use std::collections::HashMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::faults;
 use super::rates::counter_rate;
 use crate::error::Reason;
 use crate::sanitize::Sanitize;
 use crate::sources::cgroups::{CgroupSample, unit_name};
-use crate::sources::processes::ProcScan;
+use crate::sources::processes::{FaultScan, ProcSample, ProcScan};
 
 /// Serialised through [`ProcessesJson`]: with `/proc` unreadable the counts are unknown, so
 /// JSON says null rather than 0.
@@ -25,8 +26,16 @@ pub struct Processes {
     pub with_swap: usize,
     /// Σ VmSwap (shared pages count in every process that maps them).
     pub total_swap_bytes: u64,
-    /// Top processes by swap, largest first.
+    /// The top processes: by major faults per second, most first, while any process faults
+    /// (`sorted_by` says which); else by swap, largest first.
     pub top: Vec<ProcessRow>,
+    /// What `top` is ranked by.
+    pub sorted_by: ProcessRank,
+    /// How many processes took a major fault over the interval (`top` may hold fewer); `None`
+    /// without an interval.
+    pub faulting: Option<usize>,
+    /// The seconds the major-fault rates cover (the scan's interval); `None` without one.
+    pub faults_interval_seconds: Option<f64>,
     /// Why no process could be looked at (`/proc` unreadable): the counts above are unknown.
     pub unreadable: Option<Reason>,
 }
@@ -38,6 +47,10 @@ struct ProcessesJson<'a> {
     with_swap: Option<usize>,
     total_swap_bytes: Option<u64>,
     top: &'a [ProcessRow],
+    sorted_by: ProcessRank,
+    faulting: Option<usize>,
+    #[schemars(range(min = 0))]
+    faults_interval_seconds: Option<f64>,
     #[serde(
         skip_serializing_if = "Option::is_none",
         serialize_with = "crate::error::reason_text"
@@ -54,6 +67,9 @@ impl Serialize for Processes {
             with_swap: known.then_some(self.with_swap),
             total_swap_bytes: known.then_some(self.total_swap_bytes),
             top: &self.top,
+            sorted_by: self.sorted_by,
+            faulting: self.faulting.filter(|_| known),
+            faults_interval_seconds: self.faults_interval_seconds,
             unreadable: self.unreadable.clone(),
         }
         .serialize(s)
@@ -76,7 +92,32 @@ pub struct ProcessRow {
     pub command: Option<String>,
     /// The v2 cgroup, or on cgroup v1 the memory controller's.
     pub cgroup: Option<String>,
+    /// Major faults per second over the interval (`/proc/PID/stat` majflt): every fault that
+    /// waited for I/O, swap-ins from zswap or a device and file reads alike. `null` without an
+    /// interval, or for a process started (or a pid reused) since.
+    #[serde(default)]
+    #[schemars(range(min = 0))]
+    pub major_faults_per_sec: Option<f64>,
 }
+
+/// What the process list is ranked by.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, Sanitize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ProcessRank {
+    /// VmSwap, largest first.
+    #[default]
+    SwapBytes,
+    /// Major faults per second, most first (while any process faults).
+    MajorFaultsPerSec,
+}
+
+/// The line the views and `--once` say where a process's zswap estimate rests on the global
+/// ratio (no per-cgroup zswap figure: cgroup v1, or no cgroup swap).
+pub const GLOBAL_ESTIMATE_NOTE: &str = "zswap per process estimated from the global ratio \
+    (Zswapped ÷ swap used) applied to its swap: no per-cgroup zswap figure; after writeback it \
+    overstates processes whose pages went to disk";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Sanitize, JsonSchema)]
 pub struct Cgroups {
@@ -172,6 +213,21 @@ pub struct CgroupRow {
     pub zswpout_bytes_per_sec: Option<f64>,
     #[schemars(range(min = 0))]
     pub zswpwb_bytes_per_sec: Option<f64>,
+    /// Pages read back from a swap device (memory.stat `pswpin`, cgroup v2 where the kernel
+    /// lists it), in bytes per second; with `zswpin_bytes_per_sec`, the cgroup's swap-ins.
+    #[serde(default)]
+    #[schemars(range(min = 0))]
+    pub pswpin_bytes_per_sec: Option<f64>,
+    /// Of the cgroup's swap-ins, the share served from zswap (zswpin ÷ (zswpin + pswpin)), 0–1;
+    /// `null` without both counters or without swap-ins.
+    #[serde(default)]
+    #[schemars(range(min = 0, max = 1))]
+    pub swapin_hit_ratio: Option<f64>,
+    /// Every major fault of the cgroup per second (v2 `pgmajfault`, v1 `total_pgmajfault`:
+    /// swap-ins and file reads alike; v1 has no swap-in count of its own).
+    #[serde(default)]
+    #[schemars(range(min = 0))]
+    pub major_faults_per_sec: Option<f64>,
     /// The limit in bytes; `null` when there is none: `zswap_max_is_max` tells "max" from a
     /// kernel without the file.
     pub zswap_max_bytes: Option<u64>,
@@ -180,9 +236,12 @@ pub struct CgroupRow {
     pub zswap_writeback: Option<bool>,
 }
 
-/// Estimate each top process's zswap share.
+/// Estimate each top process's zswap share, and give it its major faults per second
+/// (`faults`, the same pass's). While any process faults the list is the swap list and the
+/// processes faulting most together, ranked by faults per second, as long as the swap list.
 pub fn processes(
     scan: &ProcScan,
+    faults: Option<&FaultScan>,
     global_zswapped: Option<u64>,
     global_swap_used: Option<u64>,
 ) -> Processes {
@@ -190,37 +249,68 @@ pub fn processes(
         (Some(z), Some(u)) if u > 0 => Some((z as f64 / u as f64).min(1.0)),
         _ => None,
     };
-    let top = scan
+    let row = |p: &ProcSample, rate: Option<f64>| {
+        let cg_share = match (p.cgroup_zswapped, p.cgroup_swap) {
+            (Some(z), Some(s)) if s > 0 => Some((z as f64 / s as f64).min(1.0)),
+            _ => None,
+        };
+        let (share, from) = match (cg_share, global) {
+            (Some(s), _) => (Some(s), Some("cgroup")),
+            (None, Some(g)) => (Some(g), Some("global ratio")),
+            _ => (None, None),
+        };
+        ProcessRow {
+            pid: p.pid,
+            name: p.name.clone(),
+            user: p.user.clone(),
+            rss_bytes: p.rss_bytes,
+            swap_bytes: p.swap_bytes,
+            zswap_estimate_bytes: share.map(|s| (p.swap_bytes as f64 * s).round() as u64),
+            estimate_from: from.map(str::to_string),
+            command: p.command.clone(),
+            cgroup: p.cgroup.clone(),
+            major_faults_per_sec: rate,
+        }
+    };
+    let rates = faults.map(faults::swap_list_rates).unwrap_or_default();
+    let mut top: Vec<ProcessRow> = scan
         .top
         .iter()
-        .map(|p| {
-            let cg_share = match (p.cgroup_zswapped, p.cgroup_swap) {
-                (Some(z), Some(s)) if s > 0 => Some((z as f64 / s as f64).min(1.0)),
-                _ => None,
-            };
-            let (share, from) = match (cg_share, global) {
-                (Some(s), _) => (Some(s), Some("cgroup")),
-                (None, Some(g)) => (Some(g), Some("global ratio")),
-                _ => (None, None),
-            };
-            ProcessRow {
-                pid: p.pid,
-                name: p.name.clone(),
-                user: p.user.clone(),
-                rss_bytes: p.rss_bytes,
-                swap_bytes: p.swap_bytes,
-                zswap_estimate_bytes: share.map(|s| (p.swap_bytes as f64 * s).round() as u64),
-                estimate_from: from.map(str::to_string),
-                command: p.command.clone(),
-                cgroup: p.cgroup.clone(),
-            }
-        })
+        .enumerate()
+        .map(|(i, p)| row(p, rates.get(i).copied().flatten()))
         .collect();
+    let mut sorted_by = ProcessRank::SwapBytes;
+    if let Some(f) = faults.filter(|f| faults::anything_faulting(f)) {
+        let keep = scan.top.len().max(f.faulting.len());
+        for (p, rate) in f
+            .faulting
+            .iter()
+            .map(|p| (p, faults::row_rate(&p.faults, f)))
+        {
+            if !top.iter().any(|r| r.pid == p.process.pid) {
+                top.push(row(&p.process, rate));
+            }
+        }
+        top.sort_by(|a, b| {
+            let r = |x: &ProcessRow| x.major_faults_per_sec.unwrap_or(-1.0);
+            r(b).total_cmp(&r(a))
+                .then(b.swap_bytes.cmp(&a.swap_bytes))
+                .then(a.pid.cmp(&b.pid))
+        });
+        top.truncate(keep);
+        sorted_by = ProcessRank::MajorFaultsPerSec;
+    }
+    let interval = faults.and_then(|f| f.interval_ns).map(|ns| ns as f64 / 1e9);
     Processes {
         scanned: scan.scanned,
         with_swap: scan.with_swap,
         total_swap_bytes: scan.total_swap_bytes,
         top,
+        sorted_by,
+        faulting: faults
+            .filter(|f| f.interval_ns.is_some())
+            .map(|f| f.faulting_count),
+        faults_interval_seconds: interval,
         unreadable: scan.unreadable.clone(),
     }
 }
@@ -267,6 +357,12 @@ pub fn cgroups(
                 zswpin_bytes_per_sec: rate(|c| c.zswpin),
                 zswpout_bytes_per_sec: rate(|c| c.zswpout),
                 zswpwb_bytes_per_sec: rate(|c| c.zswpwb),
+                pswpin_bytes_per_sec: rate(|c| c.pswpin),
+                swapin_hit_ratio: match (rate(|c| c.zswpin), rate(|c| c.pswpin)) {
+                    (Some(z), Some(d)) if z + d > 0.0 => Some(z / (z + d)),
+                    _ => None,
+                },
+                major_faults_per_sec: counter_rate(p.and_then(|p| p.pgmajfault), c.pgmajfault, dt),
                 zswap_max_bytes: c.zswap_max.flatten(),
                 zswap_max_is_max: c.zswap_max.map(|m| m.is_none()),
                 zswap_writeback: c.zswap_writeback,
@@ -280,6 +376,8 @@ fn events_went_back(p: &CgroupSample, c: &CgroupSample) -> bool {
         (p.zswpin, c.zswpin),
         (p.zswpout, c.zswpout),
         (p.zswpwb, c.zswpwb),
+        (p.pswpin, c.pswpin),
+        (p.pgmajfault, c.pgmajfault),
     ]
     .iter()
     .any(|pair| matches!(pair, (Some(a), Some(b)) if b < a))
@@ -288,7 +386,6 @@ fn events_went_back(p: &CgroupSample, c: &CgroupSample) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sources::processes::ProcSample;
 
     fn proc(pid: u32, swap: u64, cgroup: Option<&str>) -> ProcSample {
         ProcSample {
@@ -315,7 +412,7 @@ mod tests {
             unreadable: None,
             commands_not_recorded: false,
         };
-        let p = processes(&scan, Some(300), Some(1200));
+        let p = processes(&scan, None, Some(300), Some(1200));
         assert_eq!(p.top.len(), 2);
         assert_eq!(p.top[0].pid, 2);
         assert_eq!(
@@ -331,6 +428,150 @@ mod tests {
             "cgroup 50/100 of 200"
         );
         assert_eq!(p.total_swap_bytes, 700);
+    }
+
+    fn fault(pid: u32, delta: Option<u64>) -> crate::sources::processes::FaultRow {
+        crate::sources::processes::FaultRow {
+            pid,
+            start_time_ticks: 1,
+            major_faults: 100,
+            major_faults_delta: delta,
+        }
+    }
+
+    /// While anything faults: the swap list and the processes faulting most together, ranked
+    /// by faults per second (2 s of deltas), as long as the swap list; a process new since the
+    /// baseline (no delta) last. Without an interval: the swap list as it is, no rates.
+    #[test]
+    fn ranked_by_faults_while_anything_faults() {
+        use crate::sources::processes::{FaultScan, Faulting};
+        let scan = ProcScan {
+            scanned: 9,
+            with_swap: 3,
+            total_swap_bytes: 700,
+            top: vec![proc(2, 400, None), proc(3, 200, None), proc(4, 100, None)],
+            unreadable: None,
+            commands_not_recorded: false,
+        };
+        let faults = FaultScan {
+            age_ns: 0,
+            interval_ns: Some(2_000_000_000),
+            faulting: vec![
+                Faulting {
+                    process: proc(7, 0, None),
+                    faults: fault(7, Some(600)),
+                },
+                Faulting {
+                    process: proc(3, 200, None),
+                    faults: fault(3, Some(40)),
+                },
+            ],
+            faulting_count: 2,
+            swap_list: vec![Some(fault(2, None)), Some(fault(3, Some(40))), None],
+            unreadable: None,
+        };
+        let p = processes(&scan, Some(&faults), Some(350), Some(700));
+        assert_eq!(p.sorted_by, ProcessRank::MajorFaultsPerSec);
+        assert_eq!(
+            (p.faulting, p.faults_interval_seconds),
+            (Some(2), Some(2.0))
+        );
+        let order: Vec<(u32, Option<f64>)> = p
+            .top
+            .iter()
+            .map(|r| (r.pid, r.major_faults_per_sec))
+            .collect();
+        assert_eq!(
+            order,
+            [(7, Some(300.0)), (3, Some(20.0)), (2, None)],
+            "kept as many as the swap list: pid 4 (no stat, least swap) left out"
+        );
+        // The faulting process outside the swap list is estimated as the others are.
+        assert_eq!(p.top[0].estimate_from.as_deref(), Some("global ratio"));
+        let quiet = FaultScan {
+            interval_ns: None,
+            faulting: Vec::new(),
+            faulting_count: 0,
+            ..faults
+        };
+        let p = processes(&scan, Some(&quiet), Some(350), Some(700));
+        assert_eq!(p.sorted_by, ProcessRank::SwapBytes);
+        assert_eq!(p.faulting, None);
+        assert!(p.top.iter().all(|r| r.major_faults_per_sec.is_none()));
+        assert_eq!(p.top.iter().map(|r| r.pid).collect::<Vec<_>>(), [2, 3, 4]);
+    }
+
+    fn cg(path: &str, inode: u64, zin: u64, pin: Option<u64>, maj: u64) -> CgroupSample {
+        CgroupSample {
+            path: path.into(),
+            inode,
+            zswpin: Some(zin),
+            pswpin: pin,
+            pgmajfault: Some(maj),
+            ..Default::default()
+        }
+    }
+
+    /// A cgroup's swap-ins over 2 s: from zswap and from a device, its hit ratio and its major
+    /// faults; none for a kernel without pswpin, a restarted cgroup or a new one; on v1 only
+    /// the major faults.
+    #[test]
+    fn cgroup_swap_ins_with_restarts_and_v1() {
+        let prev = [
+            cg("/a", 1, 100, Some(10), 50),
+            cg("/b", 2, 0, None, 0),
+            cg("/r", 3, 500, Some(0), 0),
+        ];
+        let curr = [
+            // 180 pages from zswap and 20 from disk in 2 s: 90/s and 10/s, 90 %.
+            cg("/a", 1, 280, Some(30), 250),
+            cg("/b", 2, 40, None, 8),
+            // Restarted: a new inode, counters from 0.
+            cg("/r", 4, 5, Some(0), 0),
+            cg("/new", 5, 1, Some(1), 1),
+        ];
+        let r = cgroups(&curr, Some(&prev), 2.0, 4096);
+        let page = 4096.0;
+        assert_eq!(
+            (
+                r[0].zswpin_bytes_per_sec,
+                r[0].pswpin_bytes_per_sec,
+                r[0].swapin_hit_ratio,
+                r[0].major_faults_per_sec
+            ),
+            (Some(90.0 * page), Some(10.0 * page), Some(0.9), Some(100.0))
+        );
+        assert_eq!(
+            (
+                r[1].zswpin_bytes_per_sec,
+                r[1].pswpin_bytes_per_sec,
+                r[1].swapin_hit_ratio
+            ),
+            (Some(20.0 * page), None, None)
+        );
+        for row in &r[2..] {
+            assert_eq!(
+                (row.zswpin_bytes_per_sec, row.major_faults_per_sec),
+                (None, None),
+                "{}",
+                row.path
+            );
+        }
+        let v1 = |maj| CgroupSample {
+            path: "/x".into(),
+            pgmajfault: Some(maj),
+            version: 1,
+            ..Default::default()
+        };
+        let r = cgroups(&[v1(30)], Some(&[v1(10)]), 1.0, 4096);
+        assert_eq!(
+            (
+                r[0].zswpin_bytes_per_sec,
+                r[0].swapin_hit_ratio,
+                r[0].major_faults_per_sec
+            ),
+            (None, None, Some(20.0))
+        );
     }
 
     #[test]

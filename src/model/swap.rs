@@ -3,6 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::cost::io_latency;
 use super::rates::counter_rate;
 use super::zram::Zram;
 use crate::sanitize::Sanitize;
@@ -46,6 +47,16 @@ pub struct SwapDevice {
     pub priority_group: usize,
     /// I/O of `block_device` (all traffic, not only swap). Rates need two samples.
     pub io: Option<DeviceIo>,
+    /// The average time `block_device` took per read it completed over the interval (Δ ms
+    /// reading ÷ Δ reads, `/sys/block/*/stat`): the device's average over every request, swap or
+    /// not, per request and not per fault. `null` without an interval or without reads.
+    #[serde(default)]
+    #[schemars(range(min = 0))]
+    pub read_latency_ms: Option<f64>,
+    /// The same for writes (Δ ms writing ÷ Δ writes).
+    #[serde(default)]
+    #[schemars(range(min = 0))]
+    pub write_latency_ms: Option<f64>,
     /// Why `block_device` is unknown, when it is.
     pub unmapped: Option<String>,
     /// For a zram device: its writeback setting, for the diagnostics (not in the JSON).
@@ -130,6 +141,10 @@ impl Swap {
                         let block = backing
                             .and_then(|b| b.device.as_ref())
                             .map(|b| b.name.clone());
+                        let latency = block.as_deref().and_then(|name| {
+                            let p = prev?.block_times.get(name)?;
+                            Some(io_latency(p, curr.block_times.get(name)?))
+                        });
                         SwapDevice {
                             path: s.path.clone(),
                             kind: s.kind.clone(),
@@ -148,6 +163,8 @@ impl Swap {
                             io: block
                                 .as_deref()
                                 .and_then(|name| device_io(name, curr, prev)),
+                            read_latency_ms: latency.and_then(|l| l.read_ms),
+                            write_latency_ms: latency.and_then(|l| l.write_ms),
                             unmapped: backing.and_then(|b| b.unmapped.clone()),
                             zram_backing: backing.and_then(|b| b.zram.clone()),
                             block_device: block,

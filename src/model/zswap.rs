@@ -44,6 +44,13 @@ pub struct Zswap {
     /// Every file of /sys/kernel/debug/zswap by its kernel name, raw (pool_total_size in bytes,
     /// *_pages in pages, the rest events); `null` when the directory could not be read.
     pub debugfs: Option<DebugfsMap<u64>>,
+    /// Of the swap-ins over the interval, the share served from zswap: Δzswpin ÷ (Δzswpin +
+    /// Δpswpin), 0–1; `null` without an interval, without those counters, or without swap-ins.
+    #[schemars(range(min = 0, max = 1))]
+    pub swapin_hit_ratio: Option<f64>,
+    /// The stores over the interval: accepted by zswap against refused or bypassed; `null`
+    /// without an interval.
+    pub stores: Option<super::cost::StoreAcceptance>,
     pub unavailable: Vec<Missing>,
     /// Compressors registered with the crypto API (`/proc/crypto`), for the diagnostics (not in
     /// the JSON); `None` when it could not be read.
@@ -173,6 +180,9 @@ impl Zswap {
             parameters: params.map(|p| p.values.clone()).unwrap_or_default(),
             boot_parameters,
             debugfs: debugfs.map(|d| d.values.clone()),
+            // Over an interval: filled by `Snapshot::derive` from the rates.
+            swapin_hit_ratio: None,
+            stores: None,
             unavailable,
             registered_compressors: curr.crypto.as_ref().as_ref().ok().cloned(),
         }

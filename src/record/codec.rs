@@ -1026,11 +1026,28 @@ impl Encoder {
 }
 
 /// The serde tree of a sample as it is recorded: without the processes' command lines unless
-/// they are kept (they can hold secrets: tokens and passwords passed as arguments); the list
-/// then says they were not recorded, so a replay shows that rather than nothing.
+/// they are kept (they can hold secrets: tokens and passwords passed as arguments), those of
+/// the swap list and of the processes faulting most alike; the list then says they were not
+/// recorded, so a replay shows that rather than nothing.
 fn to_tree(sample: &Sample, command_lines: bool) -> Result<Value, DecodeError> {
     let mut value = serde_value::to_value(sample)
         .map_err(|e| bad(format!("sample does not serialize: {e}")))?;
+    if !command_lines && sample.faults.is_some() {
+        let scan = field(&mut value, "faults").and_then(|f| match f {
+            Value::Option(Some(scan)) => Some(scan.as_mut()),
+            _ => None,
+        });
+        let Some(Value::Map(scan)) = scan else {
+            return Err(bad("the faulting processes do not have their usual shape"));
+        };
+        if let Some(Value::Seq(list)) = scan.get_mut(&Value::String("faulting".into())) {
+            for f in list {
+                if let Some(command) = field(f, "process").and_then(|p| field(p, "command")) {
+                    *command = Value::Option(None);
+                }
+            }
+        }
+    }
     if !command_lines && sample.processes.is_some() {
         let scan = field(&mut value, "processes").and_then(|p| match p {
             Value::Option(Some(scan)) => Some(scan.as_mut()),

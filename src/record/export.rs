@@ -222,6 +222,9 @@ pub fn write_rows(
     let mut last: Option<((Option<u64>, u64), Row)> = None;
     let mut line = Vec::new();
     let mut done = Exported { rows: 0, made: 0 };
+    // The snapshot of the last row made, with its sample's build: the forecasts over the next
+    // row's interval take the stores' sizes from it rather than deriving that sample again.
+    let mut made: Option<(u64, Snapshot)> = None;
     for p in 0..r.len() {
         let wanted = in_range(r, p);
         if !wanted && !in_range(r, p + 1) {
@@ -241,11 +244,22 @@ pub fn write_rows(
                 Some((k, row)) if k == made_of => row,
                 _ => {
                     done.made += 1;
-                    let snap = crate::pipeline::snapshot(&sample, prev.as_ref().map(|(s, _)| s));
-                    match args.format {
+                    let derived;
+                    let over = match (prev.as_ref(), made.as_ref()) {
+                        (Some((p, b)), Some((m, snap))) if b == m => Some((p, snap)),
+                        (Some((p, _)), _) => {
+                            derived = Snapshot::derive(p, None);
+                            Some((p, &derived))
+                        }
+                        (None, _) => None,
+                    };
+                    let snap = crate::pipeline::snapshot_over(&sample, over);
+                    let row = match args.format {
                         ExportFormat::Csv => Row::Csv(csv_row(&sample, &snap)?),
                         ExportFormat::Jsonl => Row::Jsonl(JsonLine::of(&snap)?),
-                    }
+                    };
+                    made = Some((build, snap));
+                    row
                 }
             };
             match &row {

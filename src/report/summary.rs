@@ -34,6 +34,7 @@ pub fn lines(s: &Snapshot, st: Style) -> Vec<String> {
     fixed.extend(memory(s, st));
     fixed.extend(zswap(s, st));
     fixed.extend(swap(s, st));
+    fixed.extend(outlook(s, st));
     let zram = zram(s, st);
     let findings = findings(s, st);
     let unavailable = unavailable(s, st);
@@ -280,6 +281,79 @@ fn swap(s: &Snapshot, st: Style) -> Vec<String> {
     vec![join(&parts)]
 }
 
+/// With an interval, one line: when the pool and swap will be full at the interval's rate,
+/// and whether zswap is helping ("zswap served 94 % of swap-ins; disk swap 3.2 ms a read").
+fn outlook(s: &Snapshot, st: Style) -> Vec<String> {
+    if s.rates.is_none() {
+        return Vec::new();
+    }
+    use crate::model::forecast::{Forecast, ForecastState};
+    let stores = [
+        ("pool", s.forecast.zswap_pool.as_ref()),
+        ("swap", s.forecast.swap.as_ref()),
+    ];
+    let stores: Vec<(&str, &Forecast)> = stores
+        .into_iter()
+        .filter_map(|(n, f)| Some((n, f?)))
+        .collect();
+    let hit = f::hit_line(s);
+    if stores.is_empty() && hit.is_none() {
+        return Vec::new();
+    }
+    // In full ("pool full in ~4 min (~3 min–~6 min) at the last 10s's rate;"), or short with
+    // the basis said once ("pool full in ~4 min, swap not filling (10s's rate);").
+    let mut long = vec![st.head("OUTLOOK")];
+    long.extend(
+        stores
+            .iter()
+            .map(|(n, f)| format!("{n} {};", f::forecast(f))),
+    );
+    long.extend(hit.clone());
+    // Short: the stores that fill, their basis said once ("pool full in ~4 min (5m's rate)"),
+    // or those that do not; then the hit line without "(device average)", or only its share.
+    let filling: Vec<String> = stores
+        .iter()
+        .filter_map(|(n, f)| match (&f.state, f.seconds) {
+            (ForecastState::Filling, Some(secs)) => Some(format!("{n} full in {}", f::about(secs))),
+            (ForecastState::Full, _) => Some(format!("{n} full now")),
+            _ => None,
+        })
+        .collect();
+    let quiet: Vec<&str> = stores
+        .iter()
+        .filter(|(_, f)| f.state == ForecastState::NotFilling)
+        .map(|(n, _)| *n)
+        .collect();
+    let window = stores.first().map_or(0.0, |(_, f)| f.window_seconds);
+    let said = if !filling.is_empty() {
+        Some(format!(
+            "{} ({}'s rate);",
+            filling.join(", "),
+            f::window(window)
+        ))
+    } else if !quiet.is_empty() {
+        Some(format!("{} not filling;", quiet.join(", ")))
+    } else {
+        None
+    };
+    let mut short = vec![st.head("OUTLOOK")];
+    short.extend(said.clone());
+    short.extend(hit.as_ref().map(|h| h.replace(" (device average)", "")));
+    let mut shortest = vec![st.head("OUTLOOK")];
+    shortest.extend(said);
+    shortest.extend(
+        s.zswap
+            .swapin_hit_ratio
+            .map(|h| format!("{:.0} % of swap-ins from zswap", h * 100.0)),
+    );
+    for form in [&mut long, &mut short, &mut shortest] {
+        if let Some(last) = form.last_mut() {
+            *last = last.trim_end_matches(';').to_string();
+        }
+    }
+    vec![fit(&[long, short, shortest])]
+}
+
 fn zram(s: &Snapshot, st: Style) -> Vec<String> {
     // A device never set up holds nothing (the full report lists it).
     s.zram
@@ -352,4 +426,48 @@ fn unavailable(s: &Snapshot, st: Style) -> Vec<String> {
         out.push(f::clip(&format!("  to get it: {fix}"), WIDTH));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair() -> (crate::sources::Sample, crate::sources::Sample) {
+        let root = crate::root::Root::at(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/linux-6.18-loaded"
+        ));
+        let a = crate::sources::collect(&root);
+        let mut b = a.clone();
+        b.monotonic_ns += 10_000_000_000;
+        if let Ok(m) = b.meminfo.as_mut() {
+            m.zswap = m.zswap.map(|p| p + 10 * 1_048_576);
+        }
+        if let Ok(v) = b.vmstat.as_mut() {
+            (v.zswpin, v.pswpin) = (v.zswpin.map(|n| n + 94), v.pswpin.map(|n| n + 6));
+        }
+        (a, b)
+    }
+
+    /// With an interval, one OUTLOOK line within the width: the pool's forecast at the
+    /// interval's rate, swap's, and the share of swap-ins zswap served; without, none.
+    #[test]
+    fn one_outlook_line_with_an_interval() {
+        let st = Style { color: false };
+        let (a, b) = pair();
+        let one = crate::pipeline::snapshot(&a, None);
+        assert!(lines(&one, st).iter().all(|l| !l.starts_with("OUTLOOK")));
+        let two = crate::pipeline::snapshot(&b, Some(&a));
+        let said: Vec<String> = lines(&two, st)
+            .into_iter()
+            .filter(|l| l.starts_with("OUTLOOK"))
+            .collect();
+        assert_eq!(said.len(), 1, "{said:?}");
+        let l = &said[0];
+        assert!(text::visible_width(l) <= WIDTH, "{l}");
+        // (4.7 GiB limit − 508.7 MiB) at 1 MiB/s: ~72 min; 94 of 100 swap-ins from zswap.
+        assert!(l.contains("pool full in ~72 min (10s's rate)"), "{l}");
+        assert!(l.contains("zswap served 94 % of swap-ins"), "{l}");
+        assert!(!l.contains('…'), "{l}");
+    }
 }

@@ -630,10 +630,14 @@ pub(super) fn processes(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Re
         }
         return Ok(());
     }
+    let title = match p.sorted_by {
+        crate::model::owners::ProcessRank::MajorFaultsPerSec => "PROCESSES BY MAJOR FAULTS",
+        crate::model::owners::ProcessRank::SwapBytes => "PROCESSES BY SWAP",
+    };
     section(
         out,
         st,
-        "PROCESSES BY SWAP",
+        title,
         &format!(
             "{} of {} have swap, {} in all",
             p.with_swap,
@@ -644,14 +648,16 @@ pub(super) fn processes(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Re
     if p.top.is_empty() {
         return writeln!(out, "  no process has swapped memory");
     }
-    writeln!(
-        out,
+    // With an interval, major faults per second (the list is ranked by them while any
+    // process faults: `processes.sorted_by`).
+    let faults = p.faults_interval_seconds.is_some();
+    let head = format!(
         "  {:>7} {:<15} {:<9} {:>10} {:>10} {:>12}",
         "pid", "name", "user", "rss", "swap", "~in zswap"
-    )?;
+    );
+    writeln!(out, "{head}{}", if faults { "  faults/s" } else { "" })?;
     for r in &p.top {
-        writeln!(
-            out,
+        let row = format!(
             "  {:>7} {:<15} {:<9} {:>10} {:>10} {:>12}",
             r.pid,
             f::fit(&r.name, 15, false),
@@ -659,7 +665,15 @@ pub(super) fn processes(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Re
             f::bytes(r.rss_bytes),
             f::bytes_raw(r.swap_bytes),
             f::bytes(r.zswap_estimate_bytes),
-        )?;
+        );
+        let rate = r
+            .major_faults_per_sec
+            .map_or_else(|| f::MISSING.to_string(), |v| format!("{v:.1}"));
+        if faults {
+            writeln!(out, "{row} {rate:>9}")?;
+        } else {
+            writeln!(out, "{row}")?;
+        }
         if let Some(cmd) = &r.command {
             writeln!(out, "{:10}{}", "", st.dim(&f::fit(cmd, WIDTH - 10, false)))?;
         }
@@ -676,7 +690,19 @@ pub(super) fn processes(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Re
     } else {
         sources.join(" or ")
     };
-    let note = format!("~in zswap is an estimate ({from}); the kernel has no per-process figure");
+    let mut note =
+        format!("~in zswap is an estimate ({from}); the kernel has no per-process figure");
+    if sources.contains(&"global ratio") {
+        note.push_str(&format!(
+            ". global ratio: {}",
+            crate::model::owners::GLOBAL_ESTIMATE_NOTE
+        ));
+    }
+    if faults {
+        note.push_str(
+            ". faults/s: major faults (/proc/PID/stat majflt: swap-ins and file reads alike)",
+        );
+    }
     for line in f::wrap(&note, WIDTH, 2, 2) {
         writeln!(out, "  {}", st.dim(&line))?;
     }

@@ -62,6 +62,8 @@ struct Scraper {
     source: Sampler,
     /// The sample rates are taken from.
     base: Option<Sample>,
+    /// The forecasts' window over the samples taken.
+    stream: crate::pipeline::Stream,
     /// The last sample's time and its exposition in each format, rendered when first asked for.
     last: Option<(Instant, Arc<Snapshot>)>,
     bodies: [Option<Bytes>; 2],
@@ -106,7 +108,7 @@ impl Scraper {
             self.base.as_ref(),
             crate::report::metrics_extras(Extras::default()),
         );
-        let snap = Arc::new(crate::pipeline::snapshot(&curr, self.base.as_ref()));
+        let snap = Arc::new(self.stream.snapshot(&curr, self.base.as_ref()));
         let window = u64::try_from(MIN_RATE_WINDOW.as_nanos()).unwrap_or(u64::MAX);
         let old_enough = self
             .base
@@ -204,6 +206,7 @@ async fn serve(listener: std::net::TcpListener, root: Root, web: WebConfig) -> a
         scraper: Arc::new(tokio::sync::Mutex::new(Scraper {
             source: Sampler::full(root),
             base: None,
+            stream: crate::pipeline::Stream::default(),
             last: None,
             bodies: [None, None],
         })),

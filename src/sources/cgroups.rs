@@ -18,6 +18,14 @@
 //!   own), the count of swap slots charged, as v2's `memory.swap.current`. Only where swap is
 //!   accounted: the `memory.memsw.*` files exist. Without them the kernel charges no swap and
 //!   `total_swap` would read 0, so swap is unknown.
+//!
+//! Swap-ins per cgroup: v2's memory.stat counts, hierarchically, `zswpin` (pages loaded from
+//! zswap) and, where the kernel lists them among the memcg events (mm/memcontrol.c
+//! `memcg_vm_event_stat`: PSWPIN and PSWPOUT, documented in cgroup-v2.rst), `pswpin` and `pswpout`
+//! (pages read from and written to a swap device); each is read where present. v1's memory.stat
+//! has neither: its closest count is `total_pgmajfault` (every major fault of the cgroup and its
+//! children: swap-ins from zswap or a device, and file pages read from disk alike), read into
+//! `pgmajfault` as v2's own (hierarchical) `pgmajfault` is.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -43,6 +51,16 @@ pub struct CgroupSample {
     pub zswpin: Option<u64>,
     pub zswpout: Option<u64>,
     pub zswpwb: Option<u64>,
+    /// memory.stat `pswpin` / `pswpout` (pages read from / written to a swap device; v2, where
+    /// the kernel prints them).
+    #[serde(default)]
+    pub pswpin: Option<u64>,
+    #[serde(default)]
+    pub pswpout: Option<u64>,
+    /// Major faults (pages): v2 memory.stat `pgmajfault`, v1 `total_pgmajfault`; both count the
+    /// cgroup and its children.
+    #[serde(default)]
+    pub pgmajfault: Option<u64>,
     /// memory.zswap.max: `None` = file absent, `Some(None)` = "max".
     pub zswap_max: Option<Option<u64>>,
     pub zswap_writeback: Option<bool>,
@@ -215,6 +233,9 @@ pub fn read_one(root: &Root, mount: &Path, dir: &Path) -> Option<CgroupSample> {
             "zswpin" => s.zswpin = v,
             "zswpout" => s.zswpout = v,
             "zswpwb" => s.zswpwb = v,
+            "pswpin" => s.pswpin = v,
+            "pswpout" => s.pswpout = v,
+            "pgmajfault" => s.pgmajfault = v,
             _ => {}
         }
     }
@@ -248,10 +269,12 @@ pub fn read_one_v1(root: &Root, mount: &Path, dir: &Path) -> Option<CgroupSample
         Err(e) if e.reason.is_absent() && usage.is_ok() => Some(false),
         Err(_) => None,
     };
-    if s.swap_accounting == Some(true) {
-        s.swap_current = stat_items(&stat)
-            .find(|(k, _)| *k == "total_swap")
-            .and_then(|(_, v)| v);
+    for (k, v) in stat_items(&stat) {
+        match k {
+            "total_swap" if s.swap_accounting == Some(true) => s.swap_current = v,
+            "total_pgmajfault" => s.pgmajfault = v,
+            _ => {}
+        }
     }
     Some(s)
 }
@@ -330,7 +353,24 @@ mod tests {
             assert_eq!(c.swap_current, Some(0), "{}", c.path);
             assert_eq!((c.zswap, c.zswapped, c.zswpout), (None, None, None));
             assert_eq!((c.zswap_max, c.zswap_writeback), (None, None));
+            assert_eq!(
+                (c.pswpin, c.pswpout),
+                (None, None),
+                "v1 has no swap-in count"
+            );
         }
+        // total_pgmajfault, the hierarchical count, as in the captured memory.stat files.
+        let majflt: Vec<Option<u64>> = t.iter().map(|c| c.pgmajfault).collect();
+        assert_eq!(
+            majflt,
+            [
+                Some(5_611_526),
+                Some(270_082),
+                Some(8_598),
+                Some(1_168),
+                Some(842)
+            ]
+        );
     }
 
     /// A v1 tree: `total_swap` (hierarchical) is the swap, not the cgroup's own `swap`; without
@@ -422,7 +462,8 @@ mod tests {
         .unwrap();
         fs::write(
             svc.join("memory.stat"),
-            "anon 1\nzswap 40\nzswapped 120\nzswpin 5\nzswpout 9\n",
+            "anon 1\nzswap 40\nzswapped 120\nzswpin 5\nzswpout 9\npswpin 7\npswpout 11\n\
+             pgfault 900\npgmajfault 12\n",
         )
         .unwrap();
         fs::write(svc.join("memory.current"), "4096\n").unwrap();
@@ -441,6 +482,12 @@ mod tests {
         assert_eq!(t[1].zswap_max, Some(None));
         assert_eq!(t[1].zswap_writeback, Some(false));
         assert_eq!(t[1].swap_current, Some(8192));
+        assert_eq!(
+            (t[1].pswpin, t[1].pswpout, t[1].pgmajfault),
+            (Some(7), Some(11), Some(12))
+        );
+        // A kernel that does not list pswpin among the memcg events: unknown, not 0.
+        assert_eq!((t[0].pswpin, t[0].pgmajfault), (None, None));
     }
 
     /// A walk cut into slices reads what one walk reads, in the same order, and resumes where

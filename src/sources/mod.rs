@@ -64,9 +64,18 @@ pub struct Sample {
     /// I/O counters of the devices under the swap areas, by kernel name (`vda2`, `vda`).
     #[serde(default)]
     pub block_stats: BTreeMap<String, Reading<blockstat::BlockStat>>,
+    /// The requests those devices completed and the time spent on them, from the same reads
+    /// (a device whose `stat` could not be read is left out: `block_stats` says why).
+    #[serde(default)]
+    pub block_times: BTreeMap<String, blockstat::IoTimes>,
     /// Only when a view asks for it (see [`Extras`]).
     #[serde(default)]
     pub processes: Option<processes::ProcScan>,
+    /// Read with `processes`, in the same pass: the major faults of the processes that
+    /// faulted most since the scan before (when the caller kept that scan's counts: see
+    /// [`collect_fast_since`]) and of those in the swap list.
+    #[serde(default)]
+    pub faults: Option<processes::FaultScan>,
     /// Only when a view asks for it: the cgroup tree (v2, or v1's memory controller), or why
     /// there is none.
     #[serde(default)]
@@ -106,6 +115,17 @@ pub fn collect(root: &Root) -> Sample {
 
 /// Read every source once, plus the `extras` asked for.
 pub fn collect_with(root: &Root, extras: Extras) -> Sample {
+    collect_with_since(root, extras, None).0
+}
+
+/// [`collect_with`], the faults of the process scan (when `extras` ask for one) taken since
+/// `since`, the counts an earlier scan of the same root returned; with the counts of this
+/// scan, for the next.
+pub fn collect_with_since(
+    root: &Root,
+    extras: Extras,
+    since: Option<&processes::FaultCounts>,
+) -> (Sample, Option<processes::FaultCounts>) {
     let monotonic_ns = sys::monotonic_ns();
     let unix_ms = sys::unix_ms();
     let meminfo = meminfo::read(root);
@@ -127,7 +147,8 @@ pub fn collect_with(root: &Root, extras: Extras) -> Sample {
             source: "inferred from Zswapped / debugfs stored_pages".into(),
         };
     }
-    let (processes, cgroups) = read_extras(root, extras);
+    let (processes, faults, counts, cgroups) = read_extras(root, extras, monotonic_ns, since);
+    let (block_stats, block_times) = block_stats(root, &swap_devices);
     let sample = Sample {
         monotonic_ns,
         unix_ms,
@@ -144,15 +165,17 @@ pub fn collect_with(root: &Root, extras: Extras) -> Sample {
         tunables: Arc::new(tunables::read(root)),
         crypto: Arc::new(crypto::read(root)),
         zoneinfo: zoneinfo::read(root),
-        block_stats: block_stats(root, &swap_devices),
+        block_stats,
+        block_times,
         swap_devices,
         processes,
+        faults,
         cgroups_age_ns: 0,
         cgroups,
     };
     // What this tick did not read is gone or not shown: its kept descriptors are closed.
     root.sweep();
-    sample
+    (sample, counts)
 }
 
 /// One dashboard tick: what moves or is shown is read now, and what hardly ever changes comes
@@ -178,6 +201,17 @@ pub fn collect_with(root: &Root, extras: Extras) -> Sample {
 /// change, `collect_fast(root, &collect_with(root, x), x)` equals the full sample (timestamps
 /// aside).
 pub fn collect_fast(root: &Root, prev: &Sample, extras: Extras) -> Sample {
+    collect_fast_since(root, prev, extras, None).0
+}
+
+/// [`collect_fast`], the faults of the process scan taken since `since` (as
+/// [`collect_with_since`]).
+pub fn collect_fast_since(
+    root: &Root,
+    prev: &Sample,
+    extras: Extras,
+    since: Option<&processes::FaultCounts>,
+) -> (Sample, Option<processes::FaultCounts>) {
     let monotonic_ns = sys::monotonic_ns();
     let unix_ms = sys::unix_ms();
     let meminfo = meminfo::read(root);
@@ -241,7 +275,8 @@ pub fn collect_fast(root: &Root, prev: &Sample, extras: Extras) -> Sample {
         privileged: sys::euid() == 0,
         ..prev.host.clone()
     };
-    let (processes, cgroups) = read_extras(root, extras);
+    let (processes, faults, counts, cgroups) = read_extras(root, extras, monotonic_ns, since);
+    let (block_stats, block_times) = block_stats(root, &swap_devices);
     let sample = Sample {
         monotonic_ns,
         unix_ms,
@@ -266,15 +301,17 @@ pub fn collect_fast(root: &Root, prev: &Sample, extras: Extras) -> Sample {
         } else {
             prev.zoneinfo.clone()
         },
-        block_stats: block_stats(root, &swap_devices),
+        block_stats,
+        block_times,
         swap_devices,
         processes,
+        faults,
         cgroups_age_ns: 0,
         cgroups,
     };
     // What this tick did not read is gone or not shown: its kept descriptors are closed.
     root.sweep();
-    sample
+    (sample, counts)
 }
 
 /// debugfs, read as the zswap parameters allow (its reasons depend on them).
@@ -292,16 +329,32 @@ fn read_debugfs(root: &Root, params: &Reading<zswap::ZswapParams>) -> Reading<zs
     zswap::read_debugfs(root, present, enabled)
 }
 
-/// The scans only a view (or `--top`, `--cgroups`) asks for.
+/// The scans only a view (or `--top`, `--cgroups`) asks for; the process list's faults are
+/// taken since `since`.
+type ExtraScans = (
+    Option<processes::ProcScan>,
+    Option<processes::FaultScan>,
+    Option<processes::FaultCounts>,
+    Option<Reading<Vec<cgroups::CgroupSample>>>,
+);
+
 fn read_extras(
     root: &Root,
     extras: Extras,
-) -> (
-    Option<processes::ProcScan>,
-    Option<Reading<Vec<cgroups::CgroupSample>>>,
-) {
+    now_ns: u64,
+    since: Option<&processes::FaultCounts>,
+) -> ExtraScans {
+    let (procs, faults, counts) = match extras.top_processes {
+        Some(n) => {
+            let (p, f, c) = processes::scan_with_faults(root, n, now_ns, since);
+            (Some(p), Some(f), Some(c))
+        }
+        None => (None, None, None),
+    };
     (
-        extras.top_processes.map(|n| processes::scan(root, n)),
+        procs,
+        faults,
+        counts,
         extras
             .cgroups
             .then(|| cgroups::find(root).map(|tree| cgroups::read_tree(root, &tree))),
@@ -323,22 +376,30 @@ fn zram_in_use(z: &zram::ZramSample) -> bool {
     }
 }
 
-/// Read `stat` of each device and disk under the swap areas, once each.
-fn block_stats(
-    root: &Root,
-    devices: &[swapdev::SwapBacking],
-) -> BTreeMap<String, Reading<blockstat::BlockStat>> {
+/// Read `stat` of each device and disk under the swap areas, once each: the I/O counters and
+/// the request times.
+type BlockReadings = (
+    BTreeMap<String, Reading<blockstat::BlockStat>>,
+    BTreeMap<String, blockstat::IoTimes>,
+);
+
+fn block_stats(root: &Root, devices: &[swapdev::SwapBacking]) -> BlockReadings {
     let mut out = BTreeMap::new();
+    let mut times = BTreeMap::new();
     for d in devices {
         let own = d.device.iter().map(|b| (&b.name, b.stat_path()));
         let disks = d.disks.iter().map(|k| (&k.name, k.stat_path()));
         for (name, path) in own.chain(disks) {
             if !out.contains_key(name) {
-                out.insert(name.clone(), blockstat::read(root, &path));
+                let (stat, t) = blockstat::read_with_times(root, &path);
+                out.insert(name.clone(), stat);
+                if let Some(t) = t {
+                    times.insert(name.clone(), t);
+                }
             }
         }
     }
-    out
+    (out, times)
 }
 
 /// A captured tree without a `pagesize` file: Zswapped (bytes) ÷ stored_pages is the page size
@@ -426,6 +487,7 @@ mod tests {
         assert_ne!(before.swap_devices, full.swap_devices);
         assert_eq!(fast.swap_devices, full.swap_devices);
         assert_eq!(fast.block_stats, full.block_stats);
+        assert_eq!(fast.block_times, full.block_times);
         assert_eq!(fast.zram, full.zram);
         // What hardly changes still comes from the earlier sample.
         assert_eq!(fast.host.hostname, before.host.hostname);

@@ -1,6 +1,12 @@
 //! Processes that own swapped memory: `/proc/PID/status` (Name, Uid, VmRSS, VmSwap), scanned
 //! cheaply — only those four lines are parsed, one read per process, and nothing at all unless a
 //! view asks for it. Processes that vanish mid-scan or can't be read are skipped silently.
+//!
+//! Who is faulting pages back in now: [`scan_with_faults`] also reads `/proc/PID/stat` of every
+//! process for its major faults (field 12, `majflt`: faults that had to wait for I/O, swap-ins
+//! from zswap and from a swap device included) and its start time (field 22), keeping the
+//! counts of all of them ([`FaultScan::counts`]) so that the next scan can take each process's
+//! delta. A pid whose start time changed is another process: it gets no delta.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -52,46 +58,259 @@ pub struct ProcScan {
     pub commands_not_recorded: bool,
 }
 
+/// One process's major-fault count, as `/proc/PID/stat` gave it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcFaults {
+    pub pid: u32,
+    /// Field 22, `starttime`: clock ticks after boot. Another value under the same pid is
+    /// another process (the pid was reused): no delta is taken across it.
+    pub start_time_ticks: u64,
+    /// Field 12, `majflt`: faults that waited for I/O (a swap-in from zswap or a swap device, or
+    /// a file page read), since the process started.
+    pub major_faults: u64,
+}
+
+/// Every process's major-fault count at one scan: what the next scan takes its deltas against.
+/// Kept by the sampler between scans, not in a [`crate::sources::Sample`]: a row per process of
+/// the machine is no part of what a sample shows or a recording keeps.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FaultCounts {
+    /// CLOCK_MONOTONIC of the sample that scanned (ns): its `monotonic_ns`.
+    pub read_ns: u64,
+    /// In pid order.
+    pub counts: Vec<ProcFaults>,
+}
+
+impl FaultCounts {
+    /// The same process's count (same pid and start time), if it was scanned.
+    pub fn get(&self, pid: u32, start_time_ticks: u64) -> Option<u64> {
+        let i = self.counts.binary_search_by_key(&pid, |c| c.pid).ok()?;
+        let c = self.counts[i];
+        (c.start_time_ticks == start_time_ticks).then_some(c.major_faults)
+    }
+}
+
+/// One listed process's major faults, and how many it took since the baseline scan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FaultRow {
+    pub pid: u32,
+    pub start_time_ticks: u64,
+    /// `majflt` at this scan.
+    pub major_faults: u64,
+    /// `majflt` now less `majflt` at the baseline scan; `None` without a baseline, or when the
+    /// process was not in it (started since, or its pid belonged to another process then), or
+    /// when the count went back.
+    pub major_faults_delta: Option<u64>,
+}
+
+/// A process that took major faults since the baseline, with the details the swap list has.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Faulting {
+    /// Name, user, command and cgroup as in [`ProcScan::top`]; `swap_bytes` is 0 for a process
+    /// whose status has no VmSwap line.
+    pub process: ProcSample,
+    pub faults: FaultRow,
+}
+
+/// Major faults, read in the same pass over `/proc` as the swap list: the processes that
+/// faulted most since the scan before, and the faults of every process the swap list holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FaultScan {
+    /// How long before its sample this scan was taken (ns): 0 when in the sample's own tick,
+    /// more when the dashboard carries an earlier scan over ticks (scanning every process costs
+    /// more than its share of CPU on a large machine).
+    pub age_ns: u64,
+    /// The time between the baseline scan the deltas are taken against and this scan (ns),
+    /// each timed at the start of its sample: a delta ÷ this is a rate. `None` without a
+    /// baseline.
+    pub interval_ns: Option<u64>,
+    /// The processes with the most major faults since the baseline (at least one each), most
+    /// first, then by pid; at most as many as the swap list may hold.
+    pub faulting: Vec<Faulting>,
+    /// How many processes took a major fault since the baseline (the list may hold fewer).
+    pub faulting_count: usize,
+    /// The faults of each process in [`ProcScan::top`], in its order (`None` for one whose
+    /// `stat` could not be read).
+    pub swap_list: Vec<Option<FaultRow>>,
+    /// Why no process could be looked at (`/proc` unreadable).
+    #[serde(default)]
+    pub unreadable: Option<Reason>,
+}
+
+/// What zswaptop takes from `/proc/PID/stat`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatFields {
+    /// Field 2, `comm`, without its parentheses (at most 15 bytes, any bytes but NUL).
+    pub name: String,
+    pub major_faults: u64,
+    pub start_time_ticks: u64,
+}
+
+/// Parse `/proc/PID/stat`. The name (field 2) is in parentheses and may itself hold spaces and
+/// parentheses (`1 (a) (b) S …`), so the fields after it are counted from the last `)`.
+/// `None` when a field is not a number or the line ends before field 23 (every kernel prints
+/// more than 40 fields: a line cut inside `starttime` would give a wrong number).
+pub fn parse_stat(bytes: &[u8]) -> Option<StatFields> {
+    let open = bytes.iter().position(|&b| b == b'(')?;
+    let close = bytes.iter().rposition(|&b| b == b')')?;
+    if close <= open {
+        return None;
+    }
+    let name = String::from_utf8_lossy(&bytes[open + 1..close]).into_owned();
+    let rest = std::str::from_utf8(bytes.get(close + 1..)?).ok()?;
+    // Field 3 (state) is the first after the name: majflt (12) is the 10th, starttime (22) the 20th.
+    let mut fields = rest.split_ascii_whitespace();
+    let major_faults = fields.nth(9)?.parse().ok()?;
+    let start_time_ticks = fields.nth(9)?.parse().ok()?;
+    let _vsize = fields.next()?;
+    Some(StatFields {
+        name,
+        major_faults,
+        start_time_ticks,
+    })
+}
+
+/// The fault list of a scan at `read_ns` (whose counts are `now`) against `since`, and the
+/// faults of the processes in `swap_list`.
+fn faulting(
+    root: &Root,
+    now: &FaultCounts,
+    top_n: usize,
+    since: Option<&FaultCounts>,
+    swap_list: &[ProcSample],
+) -> FaultScan {
+    let row = |c: &ProcFaults| FaultRow {
+        pid: c.pid,
+        start_time_ticks: c.start_time_ticks,
+        major_faults: c.major_faults,
+        major_faults_delta: since
+            .and_then(|b| b.get(c.pid, c.start_time_ticks))
+            .and_then(|before| c.major_faults.checked_sub(before)),
+    };
+    let mut moved: Vec<FaultRow> = now
+        .counts
+        .iter()
+        .map(row)
+        .filter(|r| r.major_faults_delta.is_some_and(|d| d > 0))
+        .collect();
+    let faulting_count = moved.len();
+    moved.sort_by(|a, b| {
+        b.major_faults_delta
+            .cmp(&a.major_faults_delta)
+            .then(a.pid.cmp(&b.pid))
+    });
+    moved.truncate(top_n);
+    let mut details: Vec<ProcSample> = moved.iter().map(|r| process_now(root, r.pid)).collect();
+    fill_details(root, &mut details);
+    let swap_list = swap_list
+        .iter()
+        .map(|p| {
+            let i = now.counts.binary_search_by_key(&p.pid, |c| c.pid).ok()?;
+            Some(row(&now.counts[i]))
+        })
+        .collect();
+    FaultScan {
+        age_ns: 0,
+        interval_ns: since.and_then(|b| now.read_ns.checked_sub(b.read_ns)),
+        faulting: details
+            .into_iter()
+            .zip(moved)
+            .map(|(process, faults)| Faulting { process, faults })
+            .collect(),
+        faulting_count,
+        swap_list,
+        unreadable: None,
+    }
+}
+
+/// A listed process's name, uid, RSS and swap, read again (its status, else its `stat` name).
+fn process_now(root: &Root, pid: u32) -> ProcSample {
+    let mut buf = Vec::new();
+    let dir = root.proc(&pid.to_string());
+    let status = root
+        .read_into(&dir.join("status"), &mut buf, &Reason::absent(""))
+        .ok()
+        .and_then(|()| parse_status_any(pid, &buf));
+    status.unwrap_or_else(|| {
+        buf.clear();
+        let name = root
+            .read_into(&dir.join("stat"), &mut buf, &Reason::absent(""))
+            .ok()
+            .and_then(|()| parse_stat(&buf))
+            .map(|s| s.name)
+            .unwrap_or_default();
+        ProcSample {
+            pid,
+            name,
+            uid: None,
+            rss_bytes: None,
+            swap_bytes: 0,
+            user: None,
+            command: None,
+            cgroup: None,
+            cgroup_zswapped: None,
+            cgroup_swap: None,
+        }
+    })
+}
+
 /// Scan every process and keep the `top_n` largest swap users.
 pub fn scan(root: &Root, top_n: usize) -> ProcScan {
-    let (scanned, mut swapped) = match scan_all(root) {
-        Ok(found) => found,
-        Err(why) => {
-            return ProcScan {
-                unreadable: Some(why),
-                ..ProcScan::default()
-            };
+    match scan_all(root, false) {
+        Ok((scanned, swapped, _)) => rank(root, scanned, swapped, top_n),
+        Err(why) => unreadable(why),
+    }
+}
+
+/// [`scan`], and in the same pass over `/proc` the major faults of every process: the
+/// `top_n` processes that faulted most since `since` (the counts of an earlier scan of the
+/// same system), with their details filled in as the swap list's are, and the faults of each
+/// process in the swap list. `read_ns` is the CLOCK_MONOTONIC time of the sample scanning. The
+/// counts returned are what the next scan takes as `since`.
+pub fn scan_with_faults(
+    root: &Root,
+    top_n: usize,
+    read_ns: u64,
+    since: Option<&FaultCounts>,
+) -> (ProcScan, FaultScan, FaultCounts) {
+    match scan_all(root, true) {
+        Ok((scanned, swapped, mut counts)) => {
+            counts.sort_unstable_by_key(|c| c.pid);
+            let now = FaultCounts { read_ns, counts };
+            let list = rank(root, scanned, swapped, top_n);
+            let faults = faulting(root, &now, top_n, since, &list.top);
+            (list, faults, now)
         }
-    };
+        Err(why) => (
+            unreadable(why.clone()),
+            FaultScan {
+                unreadable: Some(why),
+                ..FaultScan::default()
+            },
+            FaultCounts {
+                read_ns,
+                counts: Vec::new(),
+            },
+        ),
+    }
+}
+
+fn unreadable(why: Reason) -> ProcScan {
+    ProcScan {
+        unreadable: Some(why),
+        ..ProcScan::default()
+    }
+}
+
+/// The swap list: the `top_n` largest of `swapped`, with user, command and cgroup filled in.
+fn rank(root: &Root, scanned: usize, mut swapped: Vec<ProcSample>, top_n: usize) -> ProcScan {
     swapped.sort_by(|a, b| b.swap_bytes.cmp(&a.swap_bytes).then(a.pid.cmp(&b.pid)));
     let with_swap = swapped.len();
     let total_swap_bytes = swapped
         .iter()
         .fold(0u64, |a, p| a.saturating_add(p.swap_bytes));
     swapped.truncate(top_n);
-    if !swapped.is_empty() {
-        let users = Users::load(root);
-        let v2 = super::cgroups::find_v2(root).ok();
-        // Many top processes share a cgroup (a service's workers): read each cgroup once.
-        let mut seen: HashMap<String, (Option<u64>, Option<u64>)> = HashMap::new();
-        for p in &mut swapped {
-            p.user = users.name(p.uid);
-            p.command = command_line(root, p.pid);
-            let Some(mount) = &v2 else {
-                p.cgroup = cgroup_v1_memory_path(root, p.pid);
-                continue;
-            };
-            p.cgroup = cgroup_v2_path(root, p.pid);
-            if let Some(path) = p.cgroup.as_deref() {
-                let (zswapped, swap) = *seen.entry(path.to_string()).or_insert_with(|| {
-                    super::cgroups::read_one(root, mount, &mount.join(path.trim_start_matches('/')))
-                        .map_or((None, None), |cg| (cg.zswapped, cg.swap_current))
-                });
-                p.cgroup_zswapped = zswapped;
-                p.cgroup_swap = swap;
-            }
-        }
-    }
+    fill_details(root, &mut swapped);
     ProcScan {
         scanned,
         with_swap,
@@ -102,14 +321,47 @@ pub fn scan(root: &Root, top_n: usize) -> ProcScan {
     }
 }
 
-/// Read `ROOT/proc/[0-9]*/status`. Kernel threads (no VmSwap line) and unreadable ones are skipped.
-fn scan_all(root: &Root) -> Result<(usize, Vec<ProcSample>), Reason> {
+/// User, command line and cgroup (with its zswap figures on cgroup v2) of each process listed.
+fn fill_details(root: &Root, list: &mut [ProcSample]) {
+    if list.is_empty() {
+        return;
+    }
+    let users = Users::load(root);
+    let v2 = super::cgroups::find_v2(root).ok();
+    // Many top processes share a cgroup (a service's workers): read each cgroup once.
+    let mut seen: HashMap<String, (Option<u64>, Option<u64>)> = HashMap::new();
+    for p in list {
+        p.user = users.name(p.uid);
+        p.command = command_line(root, p.pid);
+        let Some(mount) = &v2 else {
+            p.cgroup = cgroup_v1_memory_path(root, p.pid);
+            continue;
+        };
+        p.cgroup = cgroup_v2_path(root, p.pid);
+        if let Some(path) = p.cgroup.as_deref() {
+            let (zswapped, swap) = *seen.entry(path.to_string()).or_insert_with(|| {
+                super::cgroups::read_one(root, mount, &mount.join(path.trim_start_matches('/')))
+                    .map_or((None, None), |cg| (cg.zswapped, cg.swap_current))
+            });
+            p.cgroup_zswapped = zswapped;
+            p.cgroup_swap = swap;
+        }
+    }
+}
+
+/// Read `ROOT/proc/[0-9]*/status` (and with `faults`, `stat`). Kernel threads (no VmSwap line)
+/// and unreadable ones are left out of the swap list; a process whose `stat` reads is counted in
+/// the fault list whatever its status says.
+type Scanned = (usize, Vec<ProcSample>, Vec<ProcFaults>);
+
+fn scan_all(root: &Root, faults: bool) -> Result<Scanned, Reason> {
     let proc_dir = root.proc("");
     let rd = root
         .read_dir(&proc_dir)
         .map_err(|e| classify_io(&proc_dir, &e, &Reason::absent("/proc can't be listed")).reason)?;
     let mut scanned = 0;
     let mut swapped = Vec::new();
+    let mut counts = Vec::new();
     let mut buf = Vec::with_capacity(4096);
     for entry in rd.flatten() {
         let name = entry.file_name();
@@ -117,10 +369,24 @@ fn scan_all(root: &Root) -> Result<(usize, Vec<ProcSample>), Reason> {
             continue;
         };
         scanned += 1;
+        let dir = entry.path();
+        if faults {
+            buf.clear();
+            if root
+                .read_into(&dir.join("stat"), &mut buf, &Reason::absent(""))
+                .is_ok()
+                && let Some(st) = parse_stat(&buf)
+            {
+                counts.push(ProcFaults {
+                    pid,
+                    start_time_ticks: st.start_time_ticks,
+                    major_faults: st.major_faults,
+                });
+            }
+        }
         buf.clear();
-        let path = entry.path().join("status");
         if root
-            .read_into(&path, &mut buf, &Reason::absent(""))
+            .read_into(&dir.join("status"), &mut buf, &Reason::absent(""))
             .is_err()
         {
             continue;
@@ -135,11 +401,29 @@ fn scan_all(root: &Root) -> Result<(usize, Vec<ProcSample>), Reason> {
         // Every system runs at least init: an empty /proc is not mounted, not idle.
         return Err(Reason::absent("/proc lists no process (is /proc mounted?)"));
     }
-    Ok((scanned, swapped))
+    Ok((scanned, swapped, counts))
 }
 
 /// Parse the lines we need from a status file. `None` for kernel threads (no VmSwap).
 pub fn parse_status(pid: u32, bytes: &[u8]) -> Option<ProcSample> {
+    let (p, swap) = status_fields(pid, bytes);
+    Some(ProcSample {
+        swap_bytes: swap?,
+        ..p
+    })
+}
+
+/// A status file of a process that may have no swap (no VmSwap line: 0). `None` without a name.
+fn parse_status_any(pid: u32, bytes: &[u8]) -> Option<ProcSample> {
+    let (p, swap) = status_fields(pid, bytes);
+    (!p.name.is_empty()).then(|| ProcSample {
+        swap_bytes: swap.unwrap_or(0),
+        ..p
+    })
+}
+
+/// Name, Uid, VmRSS from a status file, and VmSwap on its own (`None` when absent or cut short).
+fn status_fields(pid: u32, bytes: &[u8]) -> (ProcSample, Option<u64>) {
     let text = String::from_utf8_lossy(bytes);
     let mut name = None;
     let mut uid = None;
@@ -161,18 +445,19 @@ pub fn parse_status(pid: u32, bytes: &[u8]) -> Option<ProcSample> {
             _ => {}
         }
     }
-    Some(ProcSample {
+    let p = ProcSample {
         pid,
         name: name.unwrap_or_default(),
         uid,
         rss_bytes: rss,
-        swap_bytes: swap?,
+        swap_bytes: 0,
         user: None,
         command: None,
         cgroup: None,
         cgroup_zswapped: None,
         cgroup_swap: None,
-    })
+    };
+    (p, swap)
 }
 
 fn kb(v: &str) -> Option<u64> {
@@ -401,6 +686,174 @@ mod tests {
             assert_eq!(users.name(Some(uid)), Some(expect.clone()), "uid {uid}");
             assert_eq!(users.name(Some(uid)), Some(expect), "uid {uid} cached");
         }
+    }
+
+    fn stat_fixture(name: &str) -> Vec<u8> {
+        std::fs::read(format!(
+            "{}/tests/fixtures/proc-stat/{name}.stat",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
+    }
+
+    /// Fields counted by hand in the captured lines (tests/fixtures/proc-stat/README.md).
+    #[test]
+    fn stat_files_of_the_capture() {
+        let s = parse_stat(&stat_fixture("swap-in")).unwrap();
+        assert_eq!(
+            (s.name.as_str(), s.major_faults, s.start_time_ticks),
+            ("python3", 10_696, 888_041)
+        );
+        let s = parse_stat(&stat_fixture("parentheses")).unwrap();
+        assert_eq!(
+            s.name, "x) y (z",
+            "the name keeps its spaces and parentheses"
+        );
+        assert_eq!((s.major_faults, s.start_time_ticks), (0, 846_487));
+        let s = parse_stat(&stat_fixture("kthreadd")).unwrap();
+        assert_eq!((s.name.as_str(), s.start_time_ticks), ("kthreadd", 24));
+        let s = parse_stat(&stat_fixture("zombie")).unwrap();
+        assert_eq!((s.major_faults, s.start_time_ticks), (0, 846_564));
+    }
+
+    #[test]
+    fn stat_lines_cut_short_or_garbled() {
+        let full = stat_fixture("swap-in");
+        // Cut anywhere before starttime: no figures rather than wrong ones.
+        let start_at = String::from_utf8_lossy(&full).find(" 888041 ").unwrap() + 1;
+        for cut in [0, 5, 20, 40, start_at, start_at + 3, start_at + 6] {
+            assert_eq!(parse_stat(&full[..cut]), None, "cut at {cut}");
+        }
+        assert!(parse_stat(&full[..start_at + 8]).is_some());
+        assert_eq!(
+            parse_stat(b"1 (a) S 1 2 3 4 5 6 7 8 x 10 11 12 13 14 15 16 17 18 19 20"),
+            None
+        );
+        assert_eq!(parse_stat(b"1 )a( S"), None);
+        assert_eq!(parse_stat(b"\xff\xfe"), None);
+    }
+
+    /// A tree of `n` processes with a stat and a status file each.
+    fn write_proc(
+        dir: &std::path::Path,
+        pid: u32,
+        name: &str,
+        majflt: u64,
+        start: u64,
+        swap_kb: Option<u64>,
+    ) {
+        let d = dir.join(format!("proc/{pid}"));
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(
+            d.join("stat"),
+            format!(
+                "{pid} ({name}) S 1 {pid} {pid} 0 -1 4194304 100 0 {majflt} 0 1 2 0 0 20 0 1 0 {start} 1000 10 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n"
+            ),
+        )
+        .unwrap();
+        let swap = swap_kb
+            .map(|k| format!("VmSwap:\t{k} kB\n"))
+            .unwrap_or_default();
+        std::fs::write(
+            d.join("status"),
+            format!("Name:\t{name}\nUid:\t0\t0\t0\t0\nVmRSS:\t100 kB\n{swap}"),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn faults_are_taken_per_process_since_the_scan_before() {
+        let t = tempfile::tempdir().unwrap();
+        let root = Root::at(t.path());
+        write_proc(t.path(), 10, "steady", 5, 100, Some(8));
+        write_proc(t.path(), 11, "faulting", 50, 200, None);
+        write_proc(t.path(), 12, "reused", 1000, 300, Some(4));
+        write_proc(t.path(), 13, "quiet", 7, 400, None);
+        let (swap0, first, counts0) = scan_with_faults(&root, 5, 1_000, None);
+        assert_eq!(swap0.with_swap, 2);
+        assert_eq!(counts0.counts.len(), 4);
+        assert_eq!(counts0.read_ns, 1_000);
+        assert_eq!((first.age_ns, first.interval_ns), (0, None));
+        assert!(first.faulting.is_empty(), "nothing to take a delta against");
+        // The swap list's rows have their counts, no delta yet.
+        let rows: Vec<(u32, u64, Option<u64>)> = first
+            .swap_list
+            .iter()
+            .flatten()
+            .map(|r| (r.pid, r.major_faults, r.major_faults_delta))
+            .collect();
+        assert_eq!(rows, vec![(10, 5, None), (12, 1000, None)]);
+        // Later: 11 took 450 faults, 10 took 1; pid 12 is another process now (new start
+        // time) with more faults than the old one had; 13 unchanged; 14 new.
+        write_proc(t.path(), 10, "steady", 6, 100, Some(8));
+        write_proc(t.path(), 11, "faulting", 500, 200, None);
+        write_proc(t.path(), 12, "reused", 5000, 301, Some(4));
+        write_proc(t.path(), 14, "new", 90, 500, None);
+        let (_, second, counts1) = scan_with_faults(&root, 5, 3_000, Some(&counts0));
+        assert_eq!(second.interval_ns, Some(2_000));
+        assert_eq!((counts1.read_ns, counts1.counts.len()), (3_000, 5));
+        let got: Vec<(u32, &str, u64, Option<u64>)> = second
+            .faulting
+            .iter()
+            .map(|f| {
+                (
+                    f.process.pid,
+                    f.process.name.as_str(),
+                    f.faults.major_faults,
+                    f.faults.major_faults_delta,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![(11, "faulting", 500, Some(450)), (10, "steady", 6, Some(1))]
+        );
+        assert_eq!(second.faulting_count, 2);
+        // The reused pid gets no delta in the swap list either.
+        let rows: Vec<(u32, Option<u64>)> = second
+            .swap_list
+            .iter()
+            .flatten()
+            .map(|r| (r.pid, r.major_faults_delta))
+            .collect();
+        assert_eq!(rows, vec![(10, Some(1)), (12, None)]);
+        // Details as the swap list's: a process without VmSwap has 0 swap and its name.
+        assert_eq!(second.faulting[0].process.swap_bytes, 0);
+        assert_eq!(second.faulting[1].process.swap_bytes, 8 * 1024);
+        assert_eq!(second.faulting[0].process.user.as_deref(), Some("0"));
+        // The list is bounded; the count still says how many faulted.
+        let (_, one, _) = scan_with_faults(&root, 1, 3_000, Some(&counts0));
+        assert_eq!((one.faulting.len(), one.faulting_count), (1, 2));
+        assert_eq!(one.faulting[0].process.pid, 11);
+        // A count that went back (another process by chance with the same start tick): no delta.
+        write_proc(t.path(), 11, "faulting", 3, 200, None);
+        let (_, back, _) = scan_with_faults(&root, 5, 4_000, Some(&counts1));
+        assert!(back.faulting.iter().all(|f| f.process.pid != 11));
+    }
+
+    #[test]
+    fn a_process_gone_between_the_scan_and_its_details_keeps_its_stat_name() {
+        let t = tempfile::tempdir().unwrap();
+        let root = Root::at(t.path());
+        write_proc(t.path(), 20, "worker", 1, 10, None);
+        let (_, _, counts) = scan_with_faults(&root, 3, 1, None);
+        write_proc(t.path(), 20, "worker", 9, 10, None);
+        std::fs::remove_file(t.path().join("proc/20/status")).unwrap();
+        let (swap, second, _) = scan_with_faults(&root, 3, 2, Some(&counts));
+        assert_eq!(swap.with_swap, 0);
+        assert_eq!(second.faulting.len(), 1);
+        assert_eq!(second.faulting[0].process.name, "worker");
+        assert_eq!(second.faulting[0].process.uid, None);
+    }
+
+    #[test]
+    fn an_unlistable_proc_says_why_in_both_lists() {
+        let t = tempfile::tempdir().unwrap();
+        let (swap, faults, counts) =
+            scan_with_faults(&Root::at(t.path().join("nothing")), 5, 1, None);
+        assert!(swap.unreadable.is_some());
+        assert_eq!(faults.unreadable, swap.unreadable);
+        assert!(counts.counts.is_empty());
     }
 
     #[test]

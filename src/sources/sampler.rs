@@ -24,6 +24,7 @@ use std::time::Duration;
 use crate::error::Reading;
 use crate::root::Root;
 use crate::sources::cgroups::{self, CgroupSample, Walk};
+use crate::sources::processes::FaultCounts;
 use crate::sources::{self, Extras, Sample};
 use crate::sys;
 
@@ -82,6 +83,9 @@ pub struct Sampler {
     cgroups: CgroupScan,
     /// The longest piece of cgroup walk ([`SLICE`]).
     slice: Duration,
+    /// Every process's major faults at the last process scan: the next scan's deltas are
+    /// taken against them. Dropped while no view scans.
+    fault_counts: Option<FaultCounts>,
 }
 
 impl Sampler {
@@ -95,6 +99,7 @@ impl Sampler {
             last_scan: None,
             cgroups: CgroupScan::default(),
             slice: SLICE,
+            fault_counts: None,
         }
     }
 
@@ -131,8 +136,14 @@ impl Sampler {
 
 impl SampleSource for Sampler {
     fn next(&mut self, prev: Option<&Sample>, extras: Extras) -> Sample {
+        if prev.is_none() || extras.top_processes.is_none() {
+            // A new run, or no scan: the next scan's faults start afresh.
+            self.fault_counts = None;
+        }
         if self.always_full {
-            let s = sources::collect_with(&self.root, extras);
+            let (s, counts) =
+                sources::collect_with_since(&self.root, extras, self.fault_counts.as_ref());
+            self.fault_counts = counts;
             self.last_full_ns = Some(s.monotonic_ns);
             return s;
         }
@@ -143,9 +154,11 @@ impl SampleSource for Sampler {
             .is_none_or(|t| now.saturating_sub(t) >= every);
         // A process list to carry, when the last scan was too recent for its cost.
         let carry = match (extras.top_processes, self.last_scan) {
-            (Some(_), Some((at, took))) if now.saturating_sub(at) < took * SCAN_SHARE => {
-                prev.and_then(|p| p.processes.clone())
-            }
+            (Some(_), Some((at, took))) if now.saturating_sub(at) < took * SCAN_SHARE => prev
+                .and_then(|p| {
+                    let faults = p.faults.clone().map(|f| (f, p.monotonic_ns));
+                    p.processes.clone().map(|list| (list, faults))
+                }),
             _ => None,
         };
         let mut ask = extras;
@@ -160,16 +173,26 @@ impl SampleSource for Sampler {
         } else {
             self.cgroups = CgroupScan::default();
         }
-        let mut s = match prev {
-            Some(p) if !full_due => sources::collect_fast(&self.root, p, ask),
+        let since = self.fault_counts.as_ref();
+        let (mut s, counts) = match prev {
+            Some(p) if !full_due => sources::collect_fast_since(&self.root, p, ask, since),
             _ => {
-                let s = sources::collect_with(&self.root, ask);
+                let (s, counts) = sources::collect_with_since(&self.root, ask, since);
                 self.last_full_ns = Some(s.monotonic_ns);
-                s
+                (s, counts)
             }
         };
-        if carry.is_some() {
-            s.processes = carry;
+        if counts.is_some() {
+            self.fault_counts = counts;
+        }
+        if let Some((list, faults)) = carry {
+            // The scan carried with its faults, now older by the time since the sample that
+            // had it: their rates stay those of that scan.
+            s.processes = Some(list);
+            s.faults = faults.map(|(mut f, then)| {
+                f.age_ns = f.age_ns.saturating_add(s.monotonic_ns.saturating_sub(then));
+                f
+            });
         } else if ask.top_processes.is_some() {
             self.last_scan = Some((now, sys::monotonic_ns().saturating_sub(now)));
         } else {
@@ -233,7 +256,7 @@ mod tests {
 
     #[test]
     fn a_costly_scan_waits_and_its_list_is_carried() {
-        let mut s = Sampler::new(Root::at("tests/fixtures/linux-6.18-loaded"));
+        let mut s = Sampler::new(Root::at("tests/fixtures/depth-many-processes"));
         let procs = Extras {
             top_processes: Some(10),
             cgroups: false,
@@ -253,14 +276,24 @@ mod tests {
             Some(4242),
             "carried"
         );
+        // Its faults with it, as old as the time since that scan: no new rate over it.
+        let (fa, fb) = (a.faults.as_ref().unwrap(), b.faults.as_ref().unwrap());
+        assert_eq!(fb.age_ns, b.monotonic_ns - a.monotonic_ns);
+        assert_eq!(
+            (&fb.faulting, fb.interval_ns),
+            (&fa.faulting, fa.interval_ns)
+        );
         assert_eq!(
             s.scan_every(Duration::from_secs(1)),
             Some(Duration::from_secs(500))
         );
-        // Once the wait is over, it scans again.
+        // Once the wait is over, it scans again, its faults taken since the carried scan.
         s.last_scan = Some((0, 1));
         let c = s.next(Some(&b), procs);
         assert_ne!(c.processes.as_ref().map(|p| p.scanned), Some(4242));
+        let fc = c.faults.as_ref().unwrap();
+        assert_eq!(fc.interval_ns, Some(c.monotonic_ns - a.monotonic_ns));
+        assert_eq!(fc.age_ns, 0);
         assert!(s.last_scan.is_some_and(|(at, _)| at >= b.monotonic_ns));
         // A scan that took 1 ms (well under 1/SCAN_SHARE of the interval) runs every tick. Set,
         // not measured: how long the fixture's scan takes depends on the machine's load.
@@ -278,7 +311,7 @@ mod tests {
     /// `--once` reads everything on every sample and never carries a process list over.
     #[test]
     fn the_full_sampler_never_takes_shortcuts() {
-        let mut s = Sampler::full(Root::at("tests/fixtures/linux-6.18-loaded"));
+        let mut s = Sampler::full(Root::at("tests/fixtures/depth-many-processes"));
         let procs = Extras {
             top_processes: Some(10),
             cgroups: false,
@@ -294,6 +327,12 @@ mod tests {
         let b = s.next(Some(&a_in), procs);
         assert_ne!(b.processes.as_ref().map(|p| p.scanned), Some(4242));
         assert_eq!(s.last_full_ns, Some(b.monotonic_ns), "a full sample");
+        // The second sample of `--once -i N` takes its faults since the first.
+        let (fa, fb) = (a.faults.as_ref().unwrap(), b.faults.as_ref().unwrap());
+        assert_eq!(
+            (fa.interval_ns, fb.interval_ns),
+            (None, Some(b.monotonic_ns - a.monotonic_ns))
+        );
     }
 
     #[test]

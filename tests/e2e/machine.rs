@@ -526,7 +526,10 @@ pub fn teardown() -> Vec<String> {
     if changes().torn_down {
         return Vec::new();
     }
-    let mut errors = zram_remove_added();
+    // The forecast phase's own processes, cgroups and loop swap area first: its processes hold
+    // swap on the areas below.
+    let mut errors = crate::phases::forecast::teardown();
+    errors.extend(zram_remove_added());
     let mut c = changes();
     if c.torn_down {
         return errors;

@@ -17,9 +17,11 @@
 //! Environment:
 //! - `ZSWAPTOP_E2E=1`: run (anything else: skip).
 //! - `ZSWAPTOP_E2E_SAVE_FIXTURES=DIR`: save the phase captures as DIR/e2e-phase* (default: a tempdir).
-//! - `ZSWAPTOP_E2E_TIMEOUT_SECS`: the watchdog (default 300).
+//! - `ZSWAPTOP_E2E_TIMEOUT_SECS`: the watchdog (default 300, and the forecast phase's
+//!   `BUDGET_SECS` more when it runs).
 //! - `ZSWAPTOP_E2E_WORKLOAD_MIB`: the workload size (default 768).
-//! - `ZSWAPTOP_E2E_PHASES=advise`: only the advisor's phase (`advise.rs`), after the same setup.
+//! - `ZSWAPTOP_E2E_PHASES=advise`: only the advisor's phase (`advise.rs`), after the same setup;
+//!   `=forecast`: only the forecast phase (`forecast.rs`).
 //! - `ZSWAPTOP_E2E_ROLE=workload`: internal, this binary acting as the workload.
 
 mod capture;
@@ -54,11 +56,21 @@ pub fn rep() -> std::sync::MutexGuard<'static, Report> {
 }
 
 fn main() -> ExitCode {
-    if std::env::var(workload::ROLE_VAR).as_deref() == Ok(workload::ROLE_WORKLOAD) {
+    let role = std::env::var(workload::ROLE_VAR);
+    if role.as_deref() == Ok(workload::ROLE_WORKLOAD) {
         return match workload::run() {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("workload: {e:#}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    if role.as_deref() == Ok(phases::forecast::ROLE_FILLER) {
+        return match phases::forecast::filler() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("filler: {e:#}");
                 ExitCode::FAILURE
             }
         };
@@ -114,7 +126,11 @@ fn timeout() -> Duration {
     let secs = std::env::var("ZSWAPTOP_E2E_TIMEOUT_SECS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(300);
+        .unwrap_or(if phases::advise_only() {
+            300
+        } else {
+            300 + phases::forecast::BUDGET_SECS
+        });
     Duration::from_secs(secs)
 }
 

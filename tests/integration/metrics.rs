@@ -203,7 +203,7 @@ fn promtool(promtool: &Path, args: &[&str]) -> String {
 fn promtool_checks_and_tests_the_alert_rules() {
     let tool = need!("promtool");
     let said = promtool(&tool, &["check", "rules", "zswaptop-alerts.yml"]);
-    assert!(said.contains("SUCCESS: 4 rules found"), "{said}");
+    assert!(said.contains("SUCCESS: 6 rules found"), "{said}");
     let said = promtool(&tool, &["test", "rules", "zswaptop-alerts.test.yml"]);
     assert!(said.contains("SUCCESS"), "{said}");
 }
@@ -551,10 +551,10 @@ fn prometheus_scrapes_serve() {
         }
         alerts += 1;
     }
-    assert_eq!(alerts, 4);
+    assert_eq!(alerts, 6);
     // Prometheus loaded and evaluated them without error.
     let (_, _, rules) = get(&prom, "/api/v1/rules", None);
-    assert_eq!(rules.matches("\"health\":\"ok\"").count(), 4, "{rules}");
+    assert_eq!(rules.matches("\"health\":\"ok\"").count(), 6, "{rules}");
     for e in &empty {
         eprintln!("expected empty on this machine: {e}");
     }

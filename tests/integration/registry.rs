@@ -41,24 +41,60 @@ fn trees() -> Vec<PathBuf> {
 
 /// Two reads of `tree` a second apart, the cgroups and the top processes scanned, and every zswap
 /// debugfs file there (those of older kernels and a later kernel's too, where the tree has
-/// debugfs at all): the judged snapshot of the second over the first.
+/// debugfs at all): the judged snapshot of the second over the first. The second has pages
+/// swapped in from zswap and from a device (a hit ratio needs swap-ins), requests completed on
+/// the swap devices (a latency) and zram devices a MiB fuller (a forecast). A tree captured
+/// as the second of a pair (`NAME-t1`) is read over its first (`NAME`) instead: what moved
+/// between two real readings (the pool and swap filling, the device's requests) gives the
+/// forecasts and latencies.
 fn snapshot(tree: &Path) -> (Sample, Snapshot) {
     let extras = Extras {
         top_processes: Some(5),
         cgroups: true,
         settings: true,
     };
-    let mut a = sources::collect_with(&Root::at(tree), extras);
-    if let Ok(d) = a.zswap_debugfs.as_mut() {
-        for file in DEBUGFS_FILES.iter().chain([&LATER_FILE]) {
-            if d.values.get(file).is_none() {
-                d.values.insert(file, 1);
+    let with_debugfs = |mut s: Sample| {
+        if let Ok(d) = s.zswap_debugfs.as_mut() {
+            for file in DEBUGFS_FILES.iter().chain([&LATER_FILE]) {
+                if d.values.get(file).is_none() {
+                    d.values.insert(file, 1);
+                }
             }
         }
-    }
-    let mut b = a.clone();
-    b.monotonic_ns += 1_000_000_000;
-    b.unix_ms += 1_000;
+        s
+    };
+    let name = tree.file_name().unwrap().to_string_lossy().to_string();
+    let (a, b) = match name.strip_suffix("-t1") {
+        Some(first) => {
+            let a = sources::collect_with(&Root::at(tree.with_file_name(first)), extras);
+            let mut b = sources::collect_with(&Root::at(tree), extras);
+            // Captured some seconds apart (their uptimes say 8.7 and 12.7 s).
+            b.monotonic_ns = a.monotonic_ns + 8_000_000_000;
+            b.unix_ms = a.unix_ms + 8_000;
+            (with_debugfs(a), with_debugfs(b))
+        }
+        None => {
+            let a = with_debugfs(sources::collect_with(&Root::at(tree), extras));
+            let mut b = a.clone();
+            b.monotonic_ns += 1_000_000_000;
+            b.unix_ms += 1_000;
+            if let Ok(v) = b.vmstat.as_mut() {
+                v.zswpin = v.zswpin.map(|n| n + 3);
+                v.pswpin = v.pswpin.map(|n| n + 1);
+            }
+            // Requests completed on the swap devices, and zram devices filling.
+            for t in b.block_times.values_mut() {
+                (t.reads, t.read_ms, t.writes, t.write_ms) =
+                    (t.reads + 4, t.read_ms + 10, t.writes + 2, t.write_ms + 3);
+            }
+            for z in &mut b.zram {
+                if let Ok(m) = z.mm_stat.as_mut() {
+                    m.orig_data_size += 1 << 20;
+                }
+            }
+            (a, b)
+        }
+    };
     let snap = zswaptop::pipeline::snapshot(&b, Some(&a));
     (b, snap)
 }

@@ -970,13 +970,34 @@ fn files_are_private_and_links_of_others_are_refused() {
 /// in the recording; with it, they are kept.
 #[test]
 fn command_lines_are_kept_only_when_asked() {
+    use zswaptop::sources::processes::{FaultRow, FaultScan, Faulting};
     let dir = tempfile::tempdir().unwrap();
-    let samples: Vec<Sample> = (0..3).map(crafted::hostile_sample).collect();
+    let mut samples: Vec<Sample> = (0..3).map(crafted::hostile_sample).collect();
     assert!(
         samples[0].processes.as_ref().unwrap().top[0]
             .command
             .is_some()
     );
+    // The processes faulting most carry their command lines too.
+    for s in &mut samples {
+        let mut process = s.processes.as_ref().unwrap().top[0].clone();
+        process.pid = 4242;
+        process.command = Some("sync-agent --token hunter2".into());
+        s.faults = Some(FaultScan {
+            interval_ns: Some(1_000_000_000),
+            faulting: vec![Faulting {
+                process,
+                faults: FaultRow {
+                    pid: 4242,
+                    start_time_ticks: 1,
+                    major_faults: 9,
+                    major_faults_delta: Some(9),
+                },
+            }],
+            faulting_count: 1,
+            ..FaultScan::default()
+        });
+    }
     let plain = dir.path().join("plain.zsr");
     write_all(&plain, WriterOptions::default(), &samples);
     let back = read_all(&mut Reader::open(&plain).unwrap());
@@ -984,11 +1005,15 @@ fn command_lines_are_kept_only_when_asked() {
         let scan = b.processes.as_ref().unwrap();
         assert!(scan.commands_not_recorded);
         assert!(scan.top.iter().all(|p| p.command.is_none()));
+        let faults = b.faults.as_ref().unwrap();
+        assert!(faults.faulting.iter().all(|f| f.process.command.is_none()));
         // Everything else is as it was.
         let mut a = a.clone();
         let ours = a.processes.as_mut().unwrap();
         ours.commands_not_recorded = true;
         ours.top.iter_mut().for_each(|p| p.command = None);
+        let faulting = &mut a.faults.as_mut().unwrap().faulting;
+        faulting.iter_mut().for_each(|f| f.process.command = None);
         assert_eq!(&a, b);
     }
     let bytes = fs::read(&plain).unwrap();

@@ -582,7 +582,7 @@ fn cgroups_80x24() {
     let term = screen(&a, 80, 24);
     let t = text(&term);
     assert!(
-        t.contains("wider: zswpwb/s zswap.max writeback"),
+        t.contains("wider: pswpin/s zswpwb/s majflt/s zswap.max writeback"),
         "narrow: the hidden columns are named: {t}"
     );
     snap("cgroups_80x24", &term);

@@ -11,7 +11,7 @@ use super::{
     exported, gauge,
 };
 use crate::model::owners::CgroupRow;
-use crate::model::{DeviceIo, Severity, Snapshot, Zram};
+use crate::model::{DeviceIo, Severity, Snapshot, SwapDevice, Zram};
 
 /// How many cgroups (leaves, by zswap pool bytes; on cgroup v1, by memory) get series of their
 /// own.
@@ -104,6 +104,19 @@ fn disks(s: &Snapshot) -> Vec<&DeviceIo> {
         }
     }
     seen
+}
+
+/// A swap area's device latency, labelled by the area and its block device.
+fn latency(s: &Snapshot, f: fn(&SwapDevice) -> Option<f64>) -> Vec<Point> {
+    s.swap
+        .devices
+        .iter()
+        .filter_map(|d| {
+            let v = f(d).filter(|v| v.is_finite())?;
+            let dev = d.block_device.as_deref()?;
+            Some(labelled(&[("area", d.path.as_str()), ("device", dev)], v))
+        })
+        .collect()
 }
 
 /// Every figure, in exposition order.
@@ -391,6 +404,28 @@ pub static REGISTRY: &[Metric] = &[
         "Time all tasks spent stalled on memory since boot (PSI full total).",
         Read::PsiTotal { full: true },
     ),
+    // --- when will it be full, is zswap helping -----------------------------------------------
+    gauge(
+        "zswap_pool_full_seconds",
+        "pool_full",
+        Unit::Seconds,
+        "Time until the zswap pool reaches its limit (refusals start there) at its fill rate over the forecast window; absent when not filling.",
+        Read::Snapshot(|s| s.forecast.zswap_pool_full_seconds),
+    ),
+    gauge(
+        "swap_full_seconds",
+        "swap_full",
+        Unit::Seconds,
+        "Time until all swap is used at its fill rate over the forecast window; absent when not filling.",
+        Read::Snapshot(|s| s.forecast.swap_full_seconds),
+    ),
+    gauge(
+        "zswap_swapin_hit_ratio",
+        "hit ratio",
+        Unit::Share,
+        "Of the swap-ins over the interval, the share served from zswap: zswpin ÷ (zswpin + pswpin).",
+        Read::Snapshot(|s| s.zswap.swapin_hit_ratio),
+    ),
     // ===== only in the exposition: the breakdown, what free hides, the pool against its limit,
     // the swap split, swap areas and their disks, zram in full, PSI averages, the top cgroups,
     // the parameters and the findings (the JSON has each as its model field) ==================
@@ -629,6 +664,43 @@ pub static REGISTRY: &[Metric] = &[
             },
         },
     ),
+    exported(
+        "swap_area_full_seconds",
+        Kind::Gauge,
+        Unit::Seconds,
+        "Time until a swap area is full at its fill rate over the forecast window; absent when not filling.",
+        Read::Labelled {
+            labels: &["area"],
+            points: |s| {
+                per(
+                    &s.forecast.swap_areas,
+                    "area",
+                    |a| a.path.as_str(),
+                    |a| a.forecast.seconds,
+                )
+            },
+        },
+    ),
+    exported(
+        "swap_area_read_latency_ms",
+        Kind::Gauge,
+        Unit::Milliseconds,
+        "The average time the device under a swap area took per read over the interval (/sys/block/*/stat: ms reading ÷ reads; all its I/O, per request, not per fault).",
+        Read::Labelled {
+            labels: &["area", "device"],
+            points: |s| latency(s, |d| d.read_latency_ms),
+        },
+    ),
+    exported(
+        "swap_area_write_latency_ms",
+        Kind::Gauge,
+        Unit::Milliseconds,
+        "The average time the device under a swap area took per write over the interval (ms writing ÷ writes; all its I/O, per request).",
+        Read::Labelled {
+            labels: &["area", "device"],
+            points: |s| latency(s, |d| d.write_latency_ms),
+        },
+    ),
     // --- zram ---------------------------------------------------------------------------------
     exported(
         "zram_device",
@@ -847,6 +919,23 @@ pub static REGISTRY: &[Metric] = &[
         Read::Labelled {
             labels: &["device"],
             points: |s| zram(s, |z| z.bd_writes_bytes.map(|v| v as f64)),
+        },
+    ),
+    exported(
+        "zram_full_seconds",
+        Kind::Gauge,
+        Unit::Seconds,
+        "Time until a zram device reaches the first of its disksize and mem_limit at its fill rate over the forecast window; absent when not filling.",
+        Read::Labelled {
+            labels: &["device"],
+            points: |s| {
+                per(
+                    &s.forecast.zram,
+                    "device",
+                    |z| z.device.as_str(),
+                    |z| z.full_seconds,
+                )
+            },
         },
     ),
     // --- pressure -----------------------------------------------------------------------------

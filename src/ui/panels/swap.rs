@@ -48,11 +48,13 @@ pub fn split_line(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
 /// The split of used swap, then one line per device.
 fn block(s: &Snapshot, t: &Theme, width: usize) -> Titled {
     let w = &s.swap;
-    let right = Line::from(vec![
+    let mut right = super::zswap::forecast_spans(s.forecast.swap.as_ref(), "", t);
+    right.extend([
         bold(t, f::bytes(w.used_bytes)),
         dim(t, " used of "),
         raw(f::bytes(w.total_bytes)),
     ]);
+    let right = Line::from(right);
     let mut lines = split_line(s, t, width);
     let min_lines = lines.len();
     if w.devices.is_empty() {
@@ -60,14 +62,22 @@ fn block(s: &Snapshot, t: &Theme, width: usize) -> Titled {
     }
     for d in &w.devices {
         let kind = if d.is_zram { "zram" } else { d.kind.as_str() };
-        lines.push(Line::from(vec![
+        let mut spans = vec![
             raw(widgets::fit(&d.path, (width / 3).max(12), t.ascii)),
             dim(t, format!("  {kind}  size ")),
             raw(f::bytes_raw(d.size_bytes)),
             dim(t, "  used "),
             bold(t, f::bytes_raw(d.used_bytes)),
             dim(t, format!("  prio {}", d.priority)),
-        ]));
+        ];
+        // The device's average per request over the interval (all its I/O, not per fault).
+        for (what, ms) in [("read", d.read_latency_ms), ("write", d.write_latency_ms)] {
+            if let Some(ms) = ms {
+                spans.push(dim(t, format!("  {what} ")));
+                spans.push(raw(format!("{ms:.1} ms")));
+            }
+        }
+        lines.push(Line::from(spans));
     }
     Titled {
         theme: *t,

@@ -45,10 +45,12 @@ fn block(s: &Snapshot, t: &Theme, width: usize) -> Titled {
             min_lines: 1,
         };
     }
-    let right = Line::from(vec![
-        dim(t, "pool limit used "),
+    let mut right = forecast_spans(s.forecast.zswap_pool.as_ref(), "pool ", t);
+    right.extend([
+        dim(t, "limit used "),
         bold(t, f::percent(z.pool_limit_used_percent)),
     ]);
+    let right = Line::from(right);
     let gauge_w = (width / 4).clamp(10, 40);
     let mut g = vec![dim(t, "pool ")];
     g.extend(widgets::gauge(
@@ -97,6 +99,17 @@ fn block(s: &Snapshot, t: &Theme, width: usize) -> Titled {
             ),
         ],
     ];
+    // Is zswap helping: of the swap-ins over the interval, the share it served.
+    if s.rates.is_some() {
+        facts.push(match z.swapin_hit_ratio {
+            Some(h) => vec![
+                dim(t, "swap-ins "),
+                bold(t, format!("{:.0}%", h * 100.0)),
+                dim(t, " from zswap"),
+            ],
+            None => vec![dim(t, "no swap-ins")],
+        });
+    }
     // Same-filled pages are zswap entries only up to 6.11; later kernels keep no such count.
     if z.same_filled_bytes.is_some() {
         facts.push(vec![
@@ -171,6 +184,33 @@ fn block(s: &Snapshot, t: &Theme, width: usize) -> Titled {
         lines,
         min_lines,
     }
+}
+
+/// A forecast for a panel's title, short, with its basis: "pool full in ~4 min (5m rate) · ",
+/// "pool not filling · ", or nothing before two samples.
+pub fn forecast_spans(
+    f: Option<&crate::model::forecast::Forecast>,
+    what: &str,
+    t: &Theme,
+) -> Vec<Span<'static>> {
+    use crate::model::forecast::ForecastState;
+    let Some(f) = f else {
+        return Vec::new();
+    };
+    let basis = f::window(f.window_seconds);
+    let said = match (&f.state, f.seconds) {
+        (ForecastState::Filling, Some(secs)) => vec![
+            dim(t, format!("{what}full in ")),
+            Span::styled(f::about(secs), t.warn()),
+            dim(t, format!(" ({basis} rate)")),
+        ],
+        (ForecastState::Full, _) => vec![Span::styled(format!("{what}full"), t.warn())],
+        (ForecastState::NotFilling, _) => vec![dim(t, format!("{what}not filling"))],
+        _ => return Vec::new(),
+    };
+    let mut out = said;
+    out.push(dim(t, t.sep()));
+    out
 }
 
 /// The swap-traffic figures as text, for layouts without the traffic graph.

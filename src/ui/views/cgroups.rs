@@ -35,7 +35,7 @@ impl Tab for Cgroups {
     }
 }
 
-const COLS: [Col; 11] = [
+const COLS: [Col; 13] = [
     Col::new("cgroup", 0, false),
     Col::new("memory", 7, true),
     Col::new("swap", 7, true),
@@ -43,18 +43,23 @@ const COLS: [Col; 11] = [
     Col::new("zswapped", 8, true),
     Col::new("ratio", 6, true),
     Col::new("zswpin/s", 8, true),
+    Col::new("pswpin/s", 8, true),
     Col::new("zswpout/s", 9, true),
     Col::new("zswpwb/s", 8, true),
+    Col::new("majflt/s", 8, true),
     Col::new("zswap.max", 9, true),
     Col::new("writeback", 9, false),
 ];
-const KEEP: [usize; 11] = [0, 3, 4, 5, 2, 1, 7, 6, 8, 9, 10];
+const KEEP: [usize; 13] = [0, 3, 4, 5, 2, 1, 8, 6, 7, 10, 9, 11, 12];
 
 const NOTE: &str = "zswap: compressed bytes charged to the cgroup · zswapped: those pages' \
-                       original size · ratio: zswapped ÷ zswap · rates per second";
+                       original size · ratio: zswapped ÷ zswap · swap-ins: zswpin/s from zswap, \
+                       pswpin/s from a swap device · majflt/s: major faults (swap-ins and file \
+                       reads) · rates per second";
 
-/// What the figures of a cgroup v1 tree are (src/sources/cgroups.rs).
-const NOTE_V1: &str = "memory: memory.usage_in_bytes · swap: memory.stat total_swap";
+/// What the figures of a cgroup v1 tree are (src/sources/cgroups.rs), and what v1 lacks.
+const NOTE_V1: &str = "memory: memory.usage_in_bytes · swap: memory.stat total_swap · \
+                       majflt/s: total_pgmajfault";
 
 /// What the figures are: v2's, or a v1 tree's with what v1 lacks.
 fn note_lines(app: &App, width: usize, ascii: bool) -> Vec<String> {
@@ -62,6 +67,7 @@ fn note_lines(app: &App, width: usize, ascii: bool) -> Vec<String> {
         Some(c) if c.is_v1() => {
             let mut parts = c.v1_notes();
             parts.push(NOTE_V1.to_string());
+            parts.push(crate::model::faults::V1_SWAPINS.to_string());
             frame::note_lines(&parts.join(" · "), width, ascii)
         }
         _ => frame::note_lines(NOTE, width, ascii),
@@ -145,7 +151,7 @@ fn cgroups(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         S::Swap => 2,
         S::Zswap => 3,
         S::Zswapped => 4,
-        S::Zswpout => 7,
+        S::Zswpout => 8,
     };
     let desc = sort.descending() != st.reverse;
     let keep = widgets::fit_columns(&COLS, &KEEP, MIN_NAME, area.width);
@@ -213,8 +219,14 @@ fn cgroups(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
                 f::bytes_short_opt(r.zswapped_bytes),
                 f::ratio(r.compression_ratio),
                 rate(r.zswpin_bytes_per_sec),
+                rate(r.pswpin_bytes_per_sec),
                 rate(r.zswpout_bytes_per_sec),
                 rate(r.zswpwb_bytes_per_sec),
+                match r.major_faults_per_sec {
+                    Some(v) if known => format!("{v:.1}"),
+                    Some(_) => f::PENDING.to_string(),
+                    None => f::MISSING.to_string(),
+                },
                 f::zswap_max(r.zswap_max_bytes, charged),
                 f::on_off(r.zswap_writeback).to_string(),
             ];

@@ -19,7 +19,7 @@ pub struct Processes;
 
 impl Tab for Processes {
     fn lay_out(&self, app: &App, body: Rect, panes: &mut [Laid]) {
-        let note = frame::note_lines(NOTE, usize::from(body.width), app.settings.ascii).len();
+        let note = frame::note_lines(&note(app), usize::from(body.width), app.settings.ascii).len();
         if let Some(p) = panes.first_mut() {
             *p = frame::laid(app.proc_order.len(), body, note);
         }
@@ -34,30 +34,48 @@ impl Tab for Processes {
     }
 }
 
-/// pid, name, user, rss, swap, ~in zswap, from, cgroup.
-const COLS: [Col; 9] = [
+/// pid, name, user, rss, swap, ~in zswap, from, faults/s, cgroup, command.
+const COLS: [Col; 10] = [
     Col::new("pid", 7, true),
     // A process name (comm) is at most 15 bytes.
     Col::new("name", 16, false),
-    Col::new("user", 9, false),
+    Col::new("user", 8, false),
     Col::new("rss", 10, true),
     Col::new("swap", 10, true),
     Col::new("~in zswap", 10, true),
     Col::new("from", 6, false),
-    Col::new("cgroup", 24, false),
+    Col::new("faults/s", 8, true),
+    Col::new("cgroup", 20, false),
     Col::new("command", 0, false),
 ];
 /// Kept first to last when the width is short (indices into `COLS`).
-const KEEP: [usize; 9] = [0, 1, 4, 5, 3, 8, 2, 6, 7];
+const KEEP: [usize; 10] = [0, 1, 4, 7, 5, 3, 9, 2, 6, 8];
 
 const NOTE: &str = "~in zswap is an estimate: swap × Zswapped ÷ swap used, of the \
                          process's cgroup (v2) or of the whole system (global); the kernel has \
-                         no per-process figure";
+                         no per-process figure. faults/s: major faults (swap-ins and file reads)";
+
+/// The note under the table: what the estimate is, and where it rests on the global ratio.
+fn note(app: &App) -> String {
+    let global = app.shown.processes.as_ref().is_some_and(|p| {
+        p.top
+            .iter()
+            .any(|r| r.estimate_from.as_deref() == Some("global ratio"))
+    });
+    if global {
+        format!(
+            "{NOTE}. global: {}",
+            crate::model::owners::GLOBAL_ESTIMATE_NOTE
+        )
+    } else {
+        NOTE.to_string()
+    }
+}
 
 /// The processes view.
 fn processes(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
     let s = &app.shown;
-    let note = frame::note_lines(NOTE, usize::from(area.width), t.ascii);
+    let note = frame::note_lines(&note(app), usize::from(area.width), t.ascii);
     let p = frame::parts(area, note.len() as u16);
     let right = s.processes.as_ref().map(|p| {
         if let Some(why) = &p.unreadable {
@@ -72,12 +90,21 @@ fn processes(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         if p.with_swap > p.top.len() {
             r.push(dim(t, format!("{}top {} kept", t.sep(), p.top.len())));
         }
+        if let Some(n) = p.faulting {
+            r.push(dim(t, format!("{}{n} faulting", t.sep())));
+        }
         Line::from(r)
     });
     widgets::rule(
         buf,
         p.rule,
-        Line::from(bold(t, "Processes by swap")),
+        Line::from(bold(
+            t,
+            match app.procs.sort {
+                lists::ProcSort::Faults => "Processes by major faults",
+                _ => "Processes by swap",
+            },
+        )),
         right,
         t,
     );
@@ -88,6 +115,7 @@ fn processes(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         lists::ProcSort::Rss => 3,
         lists::ProcSort::Swap => 4,
         lists::ProcSort::Zswap => 5,
+        lists::ProcSort::Faults => 7,
     };
     let desc = st.sort.descending() != st.reverse;
     let total = s.processes.as_ref().map_or(0, |p| p.top.len());
@@ -165,6 +193,8 @@ fn processes(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
                     Some(other) => other.into(),
                     None => t.missing().into(),
                 },
+                r.major_faults_per_sec
+                    .map_or_else(|| t.missing().into(), |v| format!("{v:.1}")),
                 r.cgroup
                     .as_deref()
                     .map(|c| {

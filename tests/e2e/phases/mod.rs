@@ -1,12 +1,14 @@
 //! The phases, in the order they run on one machine: zswap absorbs a workload (`zswap`), zswap
 //! writes back to the swapfile (`writeback`), zram0 takes it (`zram`), what uid 65534 can read
 //! (`noroot`), the workload's data intact, the advisor's predictions against the kernel
-//! (`advise`); then every recorded run read back (`record`) and zram devices added and removed
-//! (`churn`). Each compares `zswaptop --once --json` with the kernel read right before and right
+//! (`advise`); then the forecasts, hit ratio, device latency, faults and the writeback-stalled
+//! finding against what the kernel did, on workloads of their own (`forecast`); then every
+//! recorded run read back (`record`) and zram devices added and removed (`churn`). Each compares `zswaptop --once --json` with the kernel read right before and right
 //! after it (`crate::checks`), and the first four capture a fixture tree.
 
 mod advise;
 mod churn;
+pub mod forecast;
 mod noroot;
 pub mod record;
 mod writeback;
@@ -38,10 +40,17 @@ pub fn run(ctx: &Ctx) -> Result<()> {
         // The advisor's phase alone: no recorded --once runs, no device churn.
         return advise::run(ctx);
     }
+    if forecast::only() {
+        // The forecast phase alone, its runs read back.
+        let done = forecast::run(ctx);
+        record::check(&ctx.bin);
+        return done;
+    }
     let done = on_one_workload(ctx);
+    let forecast = forecast::run(ctx);
     record::check(&ctx.bin);
     let churned = churn::run();
-    done.and(churned)
+    done.and(forecast).and(churned)
 }
 
 /// The phases that share one workload, alive from the first to the check that its data is
