@@ -341,6 +341,8 @@ pub struct Once {
     pub color: bool,
     /// The complete text report rather than the one-screen summary.
     pub full: bool,
+    /// ASCII characters only (the text format only): `--ascii`, or a locale that is not UTF-8.
+    pub ascii: bool,
     pub of: Moment,
 }
 
@@ -408,6 +410,8 @@ pub enum UsageError {
     Root(String),
     #[error("--textfile writes the Prometheus text format: drop --json and --format")]
     TextfileFormat,
+    #[error("--watch does not list {0}: use --once {0} (or --json for every sample)")]
+    WatchTables(&'static str),
     #[error(transparent)]
     WebConfig(#[from] serve::WebConfigError),
 }
@@ -517,10 +521,17 @@ impl Mode {
                 interval,
                 extras: report::metrics_extras(extras),
             },
+            (None, _) if cli.watch && cli.top.is_some() => {
+                return Err(UsageError::WatchTables("--top"));
+            }
+            (None, _) if cli.watch && cli.cgroups => {
+                return Err(UsageError::WatchTables("--cgroups"));
+            }
             (None, _) if cli.watch => Mode::Watch {
                 root,
                 options: watch::Options {
                     json: cli.json,
+                    ascii: cli.ascii || !env.utf8,
                     count: cli.count,
                     interval: interval.unwrap_or(DEFAULT_INTERVAL),
                 },
@@ -529,6 +540,7 @@ impl Mode {
                 format,
                 color: color(false),
                 full: cli.full,
+                ascii: cli.ascii || !env.utf8,
                 of: match cli.from.zip(cli.at) {
                     Some((path, at)) => Moment::Recorded { path, at },
                     None => Moment::Live {
@@ -886,6 +898,7 @@ mod tests {
             watch(&["--watch"]),
             watch::Options {
                 json: false,
+                ascii: false,
                 count: None,
                 interval: DEFAULT_INTERVAL
             }
@@ -894,11 +907,23 @@ mod tests {
             watch(&["--watch", "--json", "--count", "3", "-i", "0.2"]),
             watch::Options {
                 json: true,
+                ascii: false,
                 count: Some(3),
                 interval: Duration::from_millis(200)
             }
         );
         assert!(Cli::try_parse_from(["zswaptop", "--watch", "--once"]).is_err());
+        for table in ["--top", "--cgroups"] {
+            let args: &[&str] = if table == "--top" {
+                &["--watch", "--top", "5"]
+            } else {
+                &["--watch", "--cgroups"]
+            };
+            match parse(args).unwrap_err() {
+                e @ UsageError::WatchTables(_) => assert!(e.to_string().contains(table)),
+                other => panic!("{other:?}"),
+            }
+        }
         assert!(Cli::try_parse_from(["zswaptop", "--count", "3"]).is_err());
         assert!(matches!(parse(&["--once", "--full"]).unwrap(), Mode::Once(o) if o.full));
         assert_eq!(format(&["--full"]), Some(OutputFormat::Text));
