@@ -150,7 +150,23 @@ fn block(s: &Snapshot, t: &Theme, width: usize) -> Titled {
                 .unavailable
                 .iter()
                 .find(|m| m.path.as_deref() == Some(DEBUGFS));
-            let mut l = vec![dim(t, "written_back, pool_limit_hit, rejects: ")];
+            // Writeback is in vmstat (zswpwb, 6.8+), which anyone can read: only the rest
+            // needs debugfs.
+            let mut l = match metrics::get("zswpwb").and_then(|m| Some((m, m.raw(s)?))) {
+                Some((wb, pages)) => vec![
+                    dim(t, "written back "),
+                    bold(
+                        t,
+                        f::bytes(Some((pages as u64).saturating_mul(s.page_size.bytes))),
+                    ),
+                    dim(
+                        t,
+                        format!(" {}", f::rate_short(s.rates.is_some(), wb.value(s))),
+                    ),
+                    dim(t, format!("{}pool_limit_hit, rejects: ", t.sep())),
+                ],
+                None => vec![dim(t, "written_back, pool_limit_hit, rejects: ")],
+            };
             match m {
                 Some(m) => {
                     l.push(Span::styled(m.reason.text(), t.warn()));
