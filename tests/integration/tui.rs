@@ -1079,6 +1079,15 @@ fn replay_100x30() {
             .contains(" REPLAY  2026-11-22T03:00:01.000Z paused x1  2/3 · zswaptop"),
         "{top}"
     );
+    // Whole fields only: the badge's room is kept, so no field is cut at the end.
+    for w in [100, 120] {
+        let top = text(&screen(&app, w, 30));
+        let first = top.lines().next().unwrap();
+        assert!(
+            !first.trim_end_matches(['"', ' ']).ends_with('…'),
+            "{first}"
+        );
+    }
     snap("replay_100x30", &term);
     // The recording holds neither a process list nor a cgroup tree: the views say so, not the
     // live wording (that they are read while shown).
@@ -1247,4 +1256,40 @@ fn written_back_is_shown_from_vmstat_without_root() {
     assert!(t.contains("written back 53.1 MiB"), "{t}");
     assert!(!t.contains("written_back, pool_limit_hit"), "{t}");
     assert!(t.contains("pool_limit_hit, rejects: "), "{t}");
+}
+
+/// The Unavailable section's fix commands are whole at any width: on the item's line when they
+/// fit, else on lines of their own below it.
+#[test]
+fn unavailable_fixes_are_whole() {
+    let tree = "linux-5.15-no-zswap-meminfo-nodebugfs";
+    let a = app_of(&[], sample(tree, T0), sample(tree, T0 + 1_000_000_000));
+    let fixes: Vec<&str> = zswaptop::display::unavailable(&a.shown)
+        .iter()
+        .filter_map(|m| m.reason.fix())
+        .collect();
+    assert!(!fixes.is_empty());
+    for w in [80u16, 100, 120, 160] {
+        let t = text(&screen(&a, w, 60));
+        if !t.contains("─ Unavailable") {
+            continue;
+        }
+        // The fix's lines joined back (a command broken where the shell reads on).
+        let joined: String = t
+            .lines()
+            .map(|l| l.trim_matches('"').trim())
+            .collect::<Vec<_>>()
+            .join(" ");
+        for fix in &fixes {
+            assert!(joined.contains(fix), "{w}: {fix:?} not whole in:\n{t}");
+        }
+        assert!(
+            !t.contains("to get it: …")
+                && !t
+                    .lines()
+                    .any(|l| l.contains("to get it")
+                        && l.trim_end_matches(['"', ' ']).ends_with('…')),
+            "{t}"
+        );
+    }
 }
