@@ -153,7 +153,8 @@ def main():
                 braille(d, px, py, cw, ch, ord(c) - 0x2800, f)
             elif c != " ":
                 d.text((px, py + 1), c, font=boldf if bold else regular, fill=f)
-    img.save(out)
+    # A palette of the colours drawn (a few dozen) keeps the file small.
+    img.quantize(colors=64).save(out, optimize=True)
 
 
 if __name__ == "__main__":

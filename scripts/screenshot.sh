@@ -8,6 +8,8 @@
 # by scripts/ansi2png.py. Everything is put back on exit (trap), whatever happens.
 #
 #   sudo scripts/screenshot.sh [SECONDS_BEFORE_CAPTURE] [OUT.png]
+#
+# ZSWAPTOP_BIN=PATH runs that binary (a debug build, say) instead of building the release one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,6 +30,8 @@ saved_enabled=$(cat $P/enabled)
 saved_comp=$(cat $P/compressor)
 saved_pct=$(cat $P/max_pool_percent)
 WORKER=""
+# debugfs for zswap's counters (pool limit hits, rejects), unmounted again if it was not.
+MOUNTED_DEBUGFS=""
 cleanup() {
     set +e
     tmux -L "$SOCK" kill-server 2>/dev/null
@@ -42,9 +46,14 @@ cleanup() {
     echo "$saved_comp" > $P/compressor
     echo "$saved_pct" > $P/max_pool_percent
     echo "$saved_enabled" > $P/enabled
-    echo "screenshot: restored swap, zswap and cgroups" >&2
+    [ -n "$MOUNTED_DEBUGFS" ] && umount /sys/kernel/debug
+    echo "screenshot: restored swap, zswap, cgroups and debugfs" >&2
 }
 trap cleanup EXIT INT TERM HUP
+
+if ! mountpoint -q /sys/kernel/debug; then
+    mount -t debugfs none /sys/kernel/debug && MOUNTED_DEBUGFS=1
+fi
 
 # Swap and zswap.
 fallocate -l 1536M "$SWAPFILE"
@@ -56,8 +65,9 @@ echo 20 > $P/max_pool_percent
 echo Y > $P/enabled
 
 # The dashboard first, so its graphs see the pool grow.
-cargo build --release --quiet
-tmux -L "$SOCK" -u new-session -d -s shot -x 120 -y 40 "env LANG=C.UTF-8 TERM=tmux-256color target/release/zswaptop"
+BIN=${ZSWAPTOP_BIN:-target/release/zswaptop}
+[ -n "${ZSWAPTOP_BIN:-}" ] || cargo build --release --quiet
+tmux -L "$SOCK" -u new-session -d -s shot -x 120 -y 40 "env LANG=C.UTF-8 TERM=tmux-256color $BIN"
 
 # The workload, in a 256 MiB cgroup.
 mkdir "$CG"

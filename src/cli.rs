@@ -409,6 +409,8 @@ pub struct Once {
     pub color: bool,
     /// The complete text report rather than the one-screen summary.
     pub full: bool,
+    /// ASCII characters only (the text format only): `--ascii`, or a locale that is not UTF-8.
+    pub ascii: bool,
     pub of: Moment,
 }
 
@@ -486,6 +488,8 @@ pub enum UsageError {
     DumbTerminal,
     #[error(transparent)]
     Config(#[from] config::ConfigError),
+    #[error("--watch does not list {0}: use --once {0} (or --json for every sample)")]
+    WatchTables(&'static str),
     #[error(transparent)]
     WebConfig(#[from] serve::WebConfigError),
 }
@@ -637,10 +641,17 @@ impl Mode {
                 interval,
                 extras: report::metrics_extras(extras),
             },
+            (None, _) if cli.watch && cli.top.is_some() => {
+                return Err(UsageError::WatchTables("--top"));
+            }
+            (None, _) if cli.watch && cli.cgroups => {
+                return Err(UsageError::WatchTables("--cgroups"));
+            }
             (None, _) if cli.watch => Mode::Watch {
                 root,
                 options: watch::Options {
                     json: cli.json,
+                    ascii: cli.ascii || !env.utf8,
                     count: cli.count,
                     interval: every,
                 },
@@ -649,6 +660,7 @@ impl Mode {
                 format,
                 color: color(false),
                 full: cli.full,
+                ascii: cli.ascii || !env.utf8,
                 of: match cli.from.zip(cli.at) {
                     Some((path, at)) => Moment::Recorded { path, at },
                     None => Moment::Live {
@@ -1021,6 +1033,7 @@ mod tests {
             watch(&["--watch"]),
             watch::Options {
                 json: false,
+                ascii: false,
                 count: None,
                 interval: crate::sources::sampler::DEFAULT_INTERVAL
             }
@@ -1029,11 +1042,23 @@ mod tests {
             watch(&["--watch", "--json", "--count", "3", "-i", "0.2"]),
             watch::Options {
                 json: true,
+                ascii: false,
                 count: Some(3),
                 interval: Duration::from_millis(200)
             }
         );
         assert!(Cli::try_parse_from(["zswaptop", "--watch", "--once"]).is_err());
+        for table in ["--top", "--cgroups"] {
+            let args: &[&str] = if table == "--top" {
+                &["--watch", "--top", "5"]
+            } else {
+                &["--watch", "--cgroups"]
+            };
+            match parse(args).unwrap_err() {
+                e @ UsageError::WatchTables(_) => assert!(e.to_string().contains(table)),
+                other => panic!("{other:?}"),
+            }
+        }
         assert!(Cli::try_parse_from(["zswaptop", "--count", "3"]).is_err());
         assert!(matches!(parse(&["--once", "--full"]).unwrap(), Mode::Once(o) if o.full));
         assert_eq!(format(&["--full"]), Some(OutputFormat::Text));

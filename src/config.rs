@@ -117,7 +117,8 @@ const DOCS: &[TableDoc] = &[
             ),
             (
                 "processes_sort",
-                "The processes view's sort column: swap, rss, zswap, pid or name.",
+                "The processes view's sort column: faults, swap, rss, zswap, pid or name. While any \
+                 process faults, faults/s leads until a sort key is pressed.",
             ),
             (
                 "cgroups_sort",

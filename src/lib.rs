@@ -99,12 +99,20 @@ fn to_stdout(
     written
 }
 
-/// `--once`: the report of a moment, live or recorded.
+/// `--once`: the report of a moment, live or recorded; the text in ASCII only when asked.
 fn write_once(once: Once, out: &mut impl Write) -> anyhow::Result<()> {
+    let ascii = once.ascii && once.format == report::OutputFormat::Text;
+    let mut out = display::AsciiOut::new(out, ascii);
+    write_report(once, &mut out)?;
+    out.finish().context("writing the report")
+}
+
+fn write_report(once: Once, out: &mut impl Write) -> anyhow::Result<()> {
     let Once {
         format,
         color,
         full,
+        ascii: _,
         of,
     } = once;
     let snap = match of {

@@ -4,8 +4,9 @@
 //!
 //! Each line is flushed as it is written, so it works under `nohup`, into `| tee` and `>> log`.
 //! SIGINT and SIGTERM end it with status 0 between lines, and so does a reader that went away
-//! (`| head -2`, or a terminal that hung up under `nohup`). The text header comes again every [`HEADER_EVERY`] rows and, on a terminal,
-//! when its height changes.
+//! (`| head -2`, or a terminal that hung up under `nohup`). The text header comes again every
+//! screenful on a terminal (and when its height changes), elsewhere every [`HEADER_EVERY`] rows.
+//! With `ascii`, the text is ASCII only.
 
 use std::io::{self, IsTerminal, Write};
 use std::sync::Arc;
@@ -20,8 +21,11 @@ use crate::root::Root;
 use crate::sources::Extras;
 use crate::sources::sampler::{SampleSource, Sampler};
 
-/// The header is repeated after this many rows.
+/// The header is repeated after this many rows where the height is not known (a pipe, a file).
 pub const HEADER_EVERY: usize = 20;
+
+/// Lines of a screen the header takes.
+const HEADER_LINES: u16 = 2;
 
 /// How often a wait between samples looks for a signal.
 const TICK: Duration = Duration::from_millis(50);
@@ -38,10 +42,10 @@ pub fn run(root: Root, opts: Options) -> anyhow::Result<()> {
         signal_hook::flag::register(SIGWINCH, Arc::clone(&resized)).context("catching signals")?;
     }
     let mut out = crate::console::Stdout::lock();
+    let mut first = true;
     let written = watch(&mut Sampler::new(root), &mut out, opts, &stop, || {
-        (tty && resized.swap(false, Ordering::Relaxed))
-            .then(terminal_rows)
-            .flatten()
+        let asked = std::mem::take(&mut first) || resized.swap(false, Ordering::Relaxed);
+        (tty && asked).then(terminal_rows).flatten()
     });
     match written {
         // Nobody reads any more: a pipe's reader left, or the terminal hung up.
@@ -62,6 +66,8 @@ fn terminal_rows() -> Option<u16> {
 pub struct Options {
     /// JSON Lines rather than text rows.
     pub json: bool,
+    /// Text rows in ASCII characters only.
+    pub ascii: bool,
     /// Stop after this many lines.
     pub count: Option<u64>,
     /// The time between lines.
@@ -69,7 +75,7 @@ pub struct Options {
 }
 
 /// The loop, over any sample source and writer. `stop` ends it between lines; `height` says the
-/// terminal's new height when it changed since it was last asked.
+/// terminal's height when it is first asked and when it changed since it was last asked.
 pub fn watch(
     source: &mut impl SampleSource,
     out: &mut impl Write,
@@ -82,6 +88,7 @@ pub fn watch(
     let mut stream = crate::pipeline::Stream::default();
     let mut rows_since_header = None;
     let mut last_height = None;
+    let mut columns = None;
     let mut n: u64 = 0;
     while !stop.load(Ordering::Relaxed) {
         let sample = source.next(prev.as_ref(), Extras::default());
@@ -94,13 +101,25 @@ pub fn watch(
             if h.is_some() {
                 last_height = h;
             }
-            if rows_since_header.is_none_or(|r| r >= HEADER_EVERY) || new_height {
-                for l in lines::header() {
-                    writeln!(out, "{l}")?;
+            // A screenful of rows under the header on a terminal.
+            let every = last_height.map_or(HEADER_EVERY, |h: u16| {
+                usize::from(h.saturating_sub(HEADER_LINES).max(1))
+            });
+            let cols = columns.get_or_insert_with(|| lines::Columns::of(&snap));
+            let text = |l: String| {
+                if opts.ascii {
+                    crate::display::ascii(&l)
+                } else {
+                    l
+                }
+            };
+            if rows_since_header.is_none_or(|r| r >= every) || new_height {
+                for l in cols.header() {
+                    writeln!(out, "{}", text(l))?;
                 }
                 rows_since_header = Some(0);
             }
-            writeln!(out, "{}", lines::row(&snap))?;
+            writeln!(out, "{}", text(cols.row(&snap)))?;
             rows_since_header = rows_since_header.map(|r| r + 1);
         }
         out.flush()?;
@@ -132,6 +151,7 @@ mod tests {
     fn opts(json: bool, count: u64) -> Options {
         Options {
             json,
+            ascii: false,
             count: Some(count),
             interval: Duration::from_millis(1),
         }
@@ -156,11 +176,13 @@ mod tests {
     fn the_header_comes_again_every_twenty_rows_and_on_a_new_height() {
         let text = output(false, 45);
         let stop = AtomicBool::new(false);
-        let [names, _] = lines::header();
+        let first = crate::pipeline::snapshot(&source().next(None, Extras::default()), None);
+        let [names, _] = lines::Columns::of(&first).header();
         assert_eq!(text.lines().filter(|l| *l == names).count(), 3);
         assert_eq!(text.lines().count(), 45 + 3 * 2);
 
-        // A height that changes after the fifth row brings the header back once.
+        // On a terminal of 24 rows, every 22 rows; a height that changes after the fifth row
+        // brings the header back once.
         let mut out = Vec::new();
         let mut calls = 0;
         watch(&mut source(), &mut out, opts(false, 10), &stop, || {

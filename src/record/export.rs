@@ -25,9 +25,20 @@ pub fn once_from(
 ) -> anyhow::Result<()> {
     let mut r = open(path)?;
     let t = parse_time(&r, at)?;
+    // A moment outside the recording is an error either side: after its end, the last sample
+    // would be shown as if it were of that moment.
+    if let Some(b) = r.bounds()
+        && (t < b.first || t > b.last)
+    {
+        let side = if t < b.first { "before" } else { "after" };
+        bail!(
+            "{t} is {side} the recording, which runs from {} to {}",
+            b.first,
+            b.last
+        );
+    }
     let Some(m) = r.at(t)? else {
-        let first = r.bounds().map(|b| b.first.to_string()).unwrap_or_default();
-        bail!("nothing was recorded at or before {t} (the recording starts at {first})");
+        bail!("nothing was recorded at or before {t}");
     };
     let snap = crate::pipeline::snapshot(&m.sample, m.prev.as_ref());
     match format {

@@ -1,29 +1,15 @@
 //! `--watch` as text: one row per interval, vmstat-style, under a two-line header (the column
-//! names, then their units, so the rows hold bare numbers). The columns are catalogue metrics
-//! ([`COLUMNS`]), after the time.
+//! names, then their units, so the rows hold bare numbers). The first column is the sample's
+//! date and time (ISO 8601, local, with its offset: a row read from a log says when it was);
+//! the others are [`COLUMNS`], each with one number style (a fixed number of decimals), and the
+//! zram column only where a zram device is set up.
 
 use crate::display as f;
 use crate::model::Snapshot;
-use crate::model::metrics::{self, Kind, Metric, Unit};
+use crate::model::metrics;
 
-/// The columns after the time, by catalogue id.
-pub const COLUMNS: &[&str] = &[
-    "memory_used_bytes",
-    "memory_available_bytes",
-    "zswap_pool_bytes",
-    "zswap_stored_bytes",
-    "zswap_compression_ratio",
-    "zswap_pool_full_seconds",
-    "zswpout",
-    "zswpin",
-    "zswpwb",
-    "pswpin",
-    "pswpout",
-    "psi_some_avg10",
-];
-
-/// The time column: local wall-clock time.
-const TIME: (&str, &str, usize) = ("time", "hh:mm:ss", 8);
+/// The time column's name, unit and width (`2026-11-26T05:31:13+01:00`).
+const TIME: (&str, &str, usize) = ("time", "local", 25);
 
 /// Narrowest numeric column: "pending" fits.
 const MIN_WIDTH: usize = f::PENDING.len();
@@ -31,101 +17,247 @@ const MIN_WIDTH: usize = f::PENDING.len();
 const MIB: f64 = 1024.0 * 1024.0;
 const KIB: f64 = 1024.0;
 
-fn columns() -> impl Iterator<Item = &'static Metric> {
-    COLUMNS.iter().filter_map(|id| metrics::get(id))
+/// Where a column's value comes from.
+#[derive(Debug, Clone, Copy)]
+enum Read {
+    /// A registry figure's [`metrics::Metric::value`] (a level, or a counter's rate).
+    Metric(&'static str),
+    /// A figure of the snapshot.
+    Snapshot(fn(&Snapshot) -> Option<f64>),
 }
 
-/// A column's name: a counter by its kernel name, a gauge by its legend name.
-fn name(m: &Metric) -> &'static str {
-    match (m.kind, m.series) {
-        (Kind::Gauge, Some(s)) => s.short,
-        _ => m.label,
+/// A column after the time.
+#[derive(Debug, Clone, Copy)]
+pub struct Column {
+    pub name: &'static str,
+    pub unit: &'static str,
+    /// What one of the value is in the unit.
+    per: f64,
+    decimals: usize,
+    /// A rate, which reads "pending" until a second sample exists.
+    rate: bool,
+    read: Read,
+    /// Shown only where a zram device is set up.
+    zram: bool,
+}
+
+const fn col(
+    name: &'static str,
+    unit: &'static str,
+    per: f64,
+    decimals: usize,
+    rate: bool,
+    read: Read,
+) -> Column {
+    Column {
+        name,
+        unit,
+        per,
+        decimals,
+        rate,
+        read,
+        zram: false,
     }
 }
 
-/// The unit a column's numbers are in, and what one of its [`Metric::value`] is in it.
-fn unit(m: &Metric) -> (&'static str, f64) {
-    match m.shown_unit() {
-        Unit::Bytes | Unit::Pages => ("MiB", MIB),
-        Unit::BytesPerSec => ("KiB/s", KIB),
-        Unit::Ratio => (":1", 1.0),
-        Unit::Share => ("%", 0.01),
-        Unit::Percent => ("%", 1.0),
-        Unit::Seconds => ("s", 1.0),
-        Unit::Milliseconds => ("ms", 1.0),
-        Unit::Microseconds => ("µs/s", 1.0),
-        Unit::Events => ("/s", 1.0),
-        Unit::Number => ("", 1.0),
+/// Every column after the time: memory, the zswap pool, zswap's traffic, its refusals (pool
+/// limit hits, pages that went to disk without passing through it), swap I/O, where the swap
+/// is, and memory pressure.
+pub const COLUMNS: &[Column] = &[
+    col(
+        "used",
+        "MiB",
+        MIB,
+        1,
+        false,
+        Read::Metric("memory_used_bytes"),
+    ),
+    col(
+        "avail",
+        "MiB",
+        MIB,
+        1,
+        false,
+        Read::Metric("memory_available_bytes"),
+    ),
+    col(
+        "pool",
+        "MiB",
+        MIB,
+        1,
+        false,
+        Read::Metric("zswap_pool_bytes"),
+    ),
+    col(
+        "stored",
+        "MiB",
+        MIB,
+        1,
+        false,
+        Read::Metric("zswap_stored_bytes"),
+    ),
+    col(
+        "ratio",
+        ":1",
+        1.0,
+        2,
+        false,
+        Read::Metric("zswap_compression_ratio"),
+    ),
+    // The time until the pool reaches its limit at the rate over the forecast's window; the
+    // missing mark when it is not filling (or with one sample).
+    col(
+        "poolfull",
+        "s",
+        1.0,
+        0,
+        false,
+        Read::Metric("zswap_pool_full_seconds"),
+    ),
+    col("zswpout", "KiB/s", KIB, 0, true, Read::Metric("zswpout")),
+    col("zswpin", "KiB/s", KIB, 0, true, Read::Metric("zswpin")),
+    col("zswpwb", "KiB/s", KIB, 0, true, Read::Metric("zswpwb")),
+    col("limhit", "/s", 1.0, 1, true, Read::Metric("pool_limit_hit")),
+    col(
+        "bypass",
+        "KiB/s",
+        KIB,
+        0,
+        true,
+        Read::Metric("bypassed_zswap_bytes_per_sec"),
+    ),
+    col("pswpin", "KiB/s", KIB, 0, true, Read::Metric("pswpin")),
+    col("pswpout", "KiB/s", KIB, 0, true, Read::Metric("pswpout")),
+    col(
+        "swap",
+        "MiB",
+        MIB,
+        1,
+        false,
+        Read::Snapshot(|s| s.swap.used_bytes.map(|v| v as f64)),
+    ),
+    col(
+        "ondisk",
+        "MiB",
+        MIB,
+        1,
+        false,
+        Read::Snapshot(|s| s.swap.not_in_ram_bytes.map(|v| v as f64)),
+    ),
+    Column {
+        zram: true,
+        ..col(
+            "zram",
+            "MiB",
+            MIB,
+            1,
+            false,
+            Read::Snapshot(|s| s.swap.in_zram_bytes.map(|v| v as f64)),
+        )
+    },
+    col("some", "%", 1.0, 2, false, Read::Metric("psi_some_avg10")),
+];
+
+impl Column {
+    fn width(&self) -> usize {
+        self.name.len().max(self.unit.len()).max(MIN_WIDTH)
+    }
+
+    fn value(&self, s: &Snapshot) -> Option<f64> {
+        match self.read {
+            Read::Metric(id) => metrics::get(id)?.value(s),
+            Read::Snapshot(f) => f(s),
+        }
+        .filter(|v| v.is_finite())
+    }
+
+    fn cell(&self, s: &Snapshot) -> String {
+        match self.value(s) {
+            Some(v) => format!("{:.*}", self.decimals, v / self.per),
+            None if self.rate && s.rates.is_none() => f::PENDING.to_string(),
+            None => f::MISSING.to_string(),
+        }
     }
 }
 
-fn width(m: &Metric) -> usize {
-    name(m).chars().count().max(MIN_WIDTH)
-}
+/// The columns of a run, chosen from its first snapshot (the zram column where a device is set
+/// up); every row of the run has them.
+#[derive(Debug, Clone)]
+pub struct Columns(Vec<Column>);
 
-/// The two header lines: names, then units.
-pub fn header() -> [String; 2] {
-    let mut names = format!("{:>w$}", TIME.0, w = TIME.2);
-    let mut units = format!("{:>w$}", TIME.1, w = TIME.2);
-    for m in columns() {
-        let w = width(m);
-        names.push_str(&format!(" {:>w$}", name(m)));
-        units.push_str(&format!(" {:>w$}", unit(m).0));
+impl Columns {
+    pub fn of(first: &Snapshot) -> Columns {
+        let zram = first.zram.iter().any(|z| z.initialized != Some(false));
+        Columns(
+            COLUMNS
+                .iter()
+                .filter(|c| !c.zram || zram)
+                .copied()
+                .collect(),
+        )
     }
-    [names, units]
-}
 
-/// A number in a column: one decimal under 100, none above; ratios and percentages with two.
-fn number(v: f64, unit: &str) -> String {
-    match unit {
-        ":1" | "%" => format!("{v:.2}"),
-        _ if v.abs() < 100.0 => format!("{v:.1}"),
-        _ => format!("{v:.0}"),
+    /// The two header lines: names, then units.
+    pub fn header(&self) -> [String; 2] {
+        let mut names = format!("{:<w$}", TIME.0, w = TIME.2);
+        let mut units = format!("{:<w$}", TIME.1, w = TIME.2);
+        for c in &self.0 {
+            let w = c.width();
+            names.push_str(&format!(" {:>w$}", c.name));
+            units.push_str(&format!(" {:>w$}", c.unit));
+        }
+        [names, units]
+    }
+
+    /// One row for `snap`. Rates read "pending" until a second sample exists (never 0); a
+    /// value the kernel does not give is the missing mark.
+    pub fn row(&self, snap: &Snapshot) -> String {
+        let mut line = format!("{:<w$}", stamp(snap), w = TIME.2);
+        for c in &self.0 {
+            line.push_str(&format!(" {:>w$}", c.cell(snap), w = c.width()));
+        }
+        line
     }
 }
 
-/// One row for `snap`. Rates read "pending" until a second sample exists (never 0); a value the
-/// kernel does not give is the missing mark.
-pub fn row(snap: &Snapshot) -> String {
-    let time = snap
-        .timestamp
+/// The sample's time in ISO 8601, local, to the second, with the offset.
+fn stamp(snap: &Snapshot) -> String {
+    snap.timestamp
         .parse::<jiff::Timestamp>()
         .map(|t| {
             t.to_zoned(jiff::tz::TimeZone::system())
-                .strftime("%H:%M:%S")
+                .strftime("%Y-%m-%dT%H:%M:%S%:z")
                 .to_string()
         })
-        .unwrap_or_else(|_| f::MISSING.to_string());
-    let mut line = format!("{time:>w$}", w = TIME.2);
-    for m in columns() {
-        let (u, per) = unit(m);
-        let cell = match m.value(snap) {
-            Some(v) => number(v / per, u),
-            None if m.kind == Kind::Counter && snap.rates.is_none() => f::PENDING.to_string(),
-            None => f::MISSING.to_string(),
-        };
-        line.push_str(&format!(" {cell:>w$}", w = width(m)));
-    }
-    line
+        .unwrap_or_else(|_| f::MISSING.to_string())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::metrics::Kind;
     use crate::root::Root;
     use crate::sources;
 
     #[test]
-    fn every_column_is_in_the_catalogue() {
-        for id in COLUMNS {
-            assert!(metrics::get(id).is_some(), "{id}");
+    fn every_column_reads_the_catalogue_and_rates_are_rates() {
+        for c in COLUMNS {
+            if let Read::Metric(id) = c.read {
+                let m = metrics::get(id).unwrap_or_else(|| panic!("{id}"));
+                // A rate column is a counter's rate or a figure already per second.
+                assert_eq!(
+                    c.rate,
+                    m.kind == Kind::Counter || m.shown_unit() == metrics::Unit::BytesPerSec,
+                    "{id}"
+                );
+            }
         }
     }
 
-    fn snaps() -> (Snapshot, Snapshot) {
-        let root = Root::at(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/linux-6.18-loaded"
+    fn snaps(tree: &str) -> (Snapshot, Snapshot) {
+        let root = Root::at(format!(
+            "{}/tests/fixtures/{tree}",
+            env!("CARGO_MANIFEST_DIR")
         ));
         let a = sources::collect(&root);
         let mut b = a.clone();
@@ -136,22 +268,76 @@ mod tests {
         (Snapshot::derive(&a, None), Snapshot::derive(&b, Some(&a)))
     }
 
+    /// The number under `name` in `row`.
+    /// The value in `row` under the column `name`, counted in characters: a cell may hold the
+    /// missing mark, more than one byte.
+    fn under(names: &str, row: &str, name: &str) -> String {
+        let at = names[..names.find(&format!(" {name}")).unwrap()]
+            .chars()
+            .count()
+            + 1
+            + name.len();
+        let upto: String = row.chars().take(at).collect();
+        upto.trim_end().rsplit(' ').next().unwrap().to_string()
+    }
+
     #[test]
     fn the_first_row_says_pending_never_zero() {
-        let (first, second) = snaps();
-        let [names, units] = header();
-        let r1 = row(&first);
-        let r2 = row(&second);
+        let (first, second) = snaps("linux-6.18-loaded");
+        let cols = Columns::of(&first);
+        let [names, units] = cols.header();
+        let r1 = cols.row(&first);
+        let r2 = cols.row(&second);
         for l in [&names, &units, &r1, &r2] {
             assert_eq!(l.chars().count(), names.chars().count(), "{l}");
         }
-        assert_eq!(r1.matches(f::PENDING).count(), 5, "{r1}");
+        let rates = COLUMNS.iter().filter(|c| c.rate).count();
+        assert_eq!(r1.matches(f::PENDING).count(), rates, "{r1}");
         assert!(!r2.contains(f::PENDING), "{r2}");
         // 256 pages of 4 KiB in one second: 1024 KiB/s under zswpout.
-        // In characters: a cell may hold the missing mark, more than one byte.
-        let at = names[..names.find("zswpout").unwrap()].chars().count() + "zswpout".len();
-        let upto: String = r2.chars().take(at).collect();
-        assert_eq!(upto.trim_end().rsplit(' ').next(), Some("1024"), "{r2}");
+        assert_eq!(under(&names, &r2, "zswpout"), "1024", "{r2}");
         assert!(units.contains("MiB") && units.contains("KiB/s") && units.contains('%'));
+        // No zram device in this tree: no zram column.
+        assert!(!names.contains(" zram"), "{names}");
+    }
+
+    /// One number style per column: the same number of decimals in every row, whatever the
+    /// size of the number.
+    #[test]
+    fn a_column_keeps_its_number_style() {
+        let (first, mut second) = snaps("tiers-zswap-zram-disk");
+        let cols = Columns::of(&first);
+        let [names, _] = cols.header();
+        assert!(
+            names.contains(" zram") && names.contains(" limhit"),
+            "{names}"
+        );
+        assert!(
+            names.contains(" bypass") && names.contains(" ondisk"),
+            "{names}"
+        );
+        let small = cols.row(&second);
+        second.swap.used_bytes = Some(31_065 * 1024 * 1024);
+        let large = cols.row(&second);
+        assert_eq!(under(&names, &large, "swap"), "31065.0", "{large}");
+        let decimals = |v: &str| v.split_once('.').map_or(0, |(_, d)| d.len());
+        for c in &cols.0 {
+            let (a, b) = (under(&names, &small, c.name), under(&names, &large, c.name));
+            if a.parse::<f64>().is_ok() && b.parse::<f64>().is_ok() {
+                assert_eq!(decimals(&a), c.decimals, "{} {a}", c.name);
+                assert_eq!(decimals(&b), c.decimals, "{} {b}", c.name);
+            }
+        }
+    }
+
+    #[test]
+    fn rows_carry_the_date_time_and_offset() {
+        let (first, _) = snaps("linux-6.18-loaded");
+        let row = Columns::of(&first).row(&first);
+        let stamp = &row[..TIME.2];
+        assert!(
+            jiff::Timestamp::strptime("%Y-%m-%dT%H:%M:%S%:z", stamp.trim()).is_ok(),
+            "{stamp:?}"
+        );
     }
 }

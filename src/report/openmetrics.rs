@@ -245,13 +245,16 @@ pub fn label_name_ok(name: &str) -> bool {
         && !name.starts_with("__")
 }
 
-/// A sample value: integers without a fraction, others as Rust prints them (shortest exact).
+/// A sample value: integers without a fraction, others rounded to 15 significant digits (all a
+/// double holds for certain) and then printed shortest round-trip, so the noise of the
+/// arithmetic that made them is not printed (`5.03 / 100` is `0.0503`, not
+/// `0.050300000000000004`).
 fn number(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else {
-        format!("{v}")
+        return format!("{}", v as i64);
     }
+    let rounded: f64 = format!("{v:.14e}").parse().unwrap_or(v);
+    format!("{rounded}")
 }
 
 fn escape_label(v: &str) -> String {
@@ -561,6 +564,11 @@ mod tests {
         assert_eq!(number(-2.0), "-2");
         assert_eq!(number(0.25), "0.25");
         assert_eq!(number(1e20), "100000000000000000000");
+        // The noise of the arithmetic is not printed; a value's own digits are.
+        assert_eq!(number(5.03 / 100.0), "0.0503");
+        assert_eq!(number(0.1 + 0.2), "0.3");
+        assert_eq!(number(1.9512345678901), "1.9512345678901");
+        assert_eq!(number(0.000_123_4), "0.0001234");
         assert_eq!(escape_label("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
         assert_eq!(escape_help("say \"x\"\n", true), "say \\\"x\\\"\\n");
         assert_eq!(escape_help("say \"x\"", false), "say \"x\"");

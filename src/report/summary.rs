@@ -1,9 +1,15 @@
 //! `--once` as text: the answer on one 80×24 screen (at most [`MAX_LINES`] lines of at most
-//! [`WIDTH`] columns). The headline, the real-memory bar and its non-zero buckets, one zswap
-//! line, the swap split, a line per zram device, a line per finding (warn and crit; info
-//! counted), and what could not be read with the command that gets it. Sections appear only when
-//! they apply; `--once --full` is the complete report ([`super::text`]). `--top N` and
+//! [`WIDTH`] columns). The headline, the real-memory bar and its non-zero buckets, zswap's
+//! settings and its pool, the swap split and a line per swap area, the zram devices that are not
+//! swap, the rates (with `-i`), a line per finding, and what could not be read with the command
+//! that gets it. `--once --full` is the complete report ([`super::text`]); `--top N` and
 //! `--cgroups` add their tables below, as in the full report.
+//!
+//! Lines are planned, never cut: each is made of parts that carry a figure, each part in forms
+//! from the longest to the shortest (the same figure, fewer words). A line takes the longest
+//! forms that fit; when even the shortest do not, it becomes two (or more), each part whole.
+//! What does not fit the screen gives way in a fixed order, counted on a line of its own
+//! ([`Block`]).
 
 use std::io::{self, Write};
 
@@ -11,14 +17,24 @@ use super::text::{self, Style, WIDTH};
 use crate::display as f;
 use crate::model::memory::BUCKETS;
 use crate::model::metrics::{self, Metric};
-use crate::model::{Severity, Snapshot};
+use crate::model::{Severity, Snapshot, SwapDevice, Zram};
 
 /// At most this many lines (a 24-line terminal, less the prompt and the command line).
 pub const MAX_LINES: usize = 22;
 
+/// Lines of [`MAX_LINES`] kept free, so one more line of figures can join the summary without
+/// anything else folding (the OUTLOOK line took the one that was kept).
+pub const SPARE_LINES: usize = 0;
+
 /// Buckets a line holds in the bucket list, and the width of their labels.
 const BUCKETS_PER_LINE: usize = 2;
 const LABEL: usize = 18;
+
+/// Swap areas shown one a line before the rest are counted.
+const AREAS: usize = 3;
+
+/// The indent of a line that continues the one above.
+const CONTINUED: &str = "  ";
 
 pub fn write(snap: &Snapshot, out: &mut impl Write, style: Style) -> io::Result<()> {
     for line in lines(snap, style) {
@@ -28,81 +44,239 @@ pub fn write(snap: &Snapshot, out: &mut impl Write, style: Style) -> io::Result<
     text::cgroups(snap, out, style)
 }
 
-/// The summary's lines, colour codes included when `style` asks for them.
-pub fn lines(s: &Snapshot, st: Style) -> Vec<String> {
-    let mut fixed = header(s, st);
-    fixed.extend(memory(s, st));
-    fixed.extend(zswap(s, st));
-    fixed.extend(swap(s, st));
-    fixed.extend(outlook(s, st));
-    let zram = zram(s, st);
-    let findings = findings(s, st);
-    let unavailable = unavailable(s, st);
-    // What does not fit gives way, counted on a line of its own: zram devices first (room is
-    // kept for three finding lines), then findings.
-    let room = MAX_LINES.saturating_sub(fixed.len() + unavailable.len());
-    let zram_room = room.saturating_sub(findings.len().min(3)).max(1);
-    let zram = fold(zram, zram_room, |n| {
-        format!("  … {n} more zram devices (--full)")
-    });
-    let findings = fold(findings, room.saturating_sub(zram.len()), |n| {
-        format!("  … {n} more findings (--full)")
-    });
-    let mut all = fixed;
-    all.extend(zram);
-    all.extend(findings);
-    all.extend(unavailable);
-    all.truncate(MAX_LINES);
-    all
-}
+/// A part of a line: the same figure in shorter and shorter words.
+struct Part(Vec<String>);
 
-/// `lines` cut to `room`, the last kept line saying how many were left out.
-fn fold(mut lines: Vec<String>, room: usize, more: impl Fn(usize) -> String) -> Vec<String> {
-    if lines.len() <= room {
-        return lines;
+impl Part {
+    fn one(s: impl Into<String>) -> Part {
+        Part(vec![s.into()])
     }
-    let keep = room.saturating_sub(1);
-    let left = lines.len() - keep;
-    lines.truncate(keep);
-    if room > 0 {
-        lines.push(more(left));
+    fn forms<const N: usize>(forms: [String; N]) -> Part {
+        Part(forms.into())
     }
-    lines
+    fn form(&self, level: usize) -> &str {
+        let last = self.0.len().saturating_sub(1);
+        self.0.get(level.min(last)).map_or("", String::as_str)
+    }
 }
 
-/// Parts joined by two spaces when that fits the width, else by one, else cut at the end.
-fn join(parts: &[String]) -> String {
-    fit(&[parts.to_vec()])
-}
-
-/// The first of `forms` (the same line, longest first) that fits the width, its parts joined by
-/// two spaces or else one; the last form cut at the end when none does.
-fn fit(forms: &[Vec<String>]) -> String {
-    for parts in forms {
+/// `parts` on one line in the longest forms that fit (joined by two spaces, else one); when
+/// none do, in their shortest forms on as many lines as it takes, each part whole, the later
+/// lines indented. Only a part wider than a line by itself (a name from outside, never a
+/// figure) is shortened, in the middle.
+fn plan(parts: &[Part]) -> Vec<String> {
+    // Each part's form; a step shortens the part whose next form saves the least, so a line
+    // loses as few words as it must.
+    let mut level = vec![0; parts.len()];
+    loop {
         for sep in ["  ", " "] {
-            let line = parts.join(sep);
+            let line = parts
+                .iter()
+                .zip(&level)
+                .map(|(p, &l)| p.form(l))
+                .collect::<Vec<_>>()
+                .join(sep);
             if text::visible_width(&line) <= WIDTH {
-                return line;
+                return vec![line];
             }
         }
+        let next = parts
+            .iter()
+            .zip(&level)
+            .enumerate()
+            .filter(|(_, (p, l))| **l + 1 < p.0.len())
+            .min_by_key(|(_, (p, l))| {
+                let now = text::visible_width(p.form(**l));
+                now.saturating_sub(text::visible_width(p.form(**l + 1)))
+            })
+            .map(|(i, _)| i);
+        match next {
+            Some(i) => level[i] += 1,
+            None => break,
+        }
     }
-    let line = forms.last().map(|p| p.join(" ")).unwrap_or_default();
-    // Colour codes come first (the heading), so a cut at the end keeps them whole.
-    let codes = line.chars().count() - text::visible_width(&line);
-    f::clip(&line, WIDTH + codes)
+    // Two lines or more: in the longest forms, unless the shortest take fewer lines.
+    let long = wrapped(parts, 0);
+    let short = wrapped(parts, usize::MAX);
+    if long.len() <= short.len() {
+        long
+    } else {
+        short
+    }
+}
+
+/// `parts` in their forms of `level`, each whole, on as many lines as they take.
+fn wrapped(parts: &[Part], level: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let room = WIDTH - CONTINUED.len();
+    for p in parts {
+        let word = p.form(level);
+        let word = if text::visible_width(word) > room {
+            f::fit(word, room, false)
+        } else {
+            word.to_string()
+        };
+        if cur.is_empty() {
+            cur = word;
+        } else if text::visible_width(&cur) + 2 + text::visible_width(&word) <= WIDTH {
+            cur = format!("{cur}  {word}");
+        } else {
+            out.push(std::mem::take(&mut cur));
+            cur = format!("{CONTINUED}{word}");
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// `head` then `items` joined by commas: in their long forms when that fits the width, else in
+/// their short forms, on as many lines as it takes (each item whole), the later lines indented
+/// by `indent`.
+fn list(head: &str, items: &[Part], indent: usize) -> Vec<String> {
+    let joined = |level: usize| {
+        let words: Vec<&str> = items.iter().map(|p| p.form(level)).collect();
+        format!("{head} {}", words.join(", "))
+    };
+    for level in [0, usize::MAX] {
+        let line = joined(level);
+        if text::visible_width(&line) <= WIDTH {
+            return vec![line];
+        }
+    }
+    let mut out = Vec::new();
+    let mut cur = head.to_string();
+    let room = WIDTH - indent;
+    for (i, p) in items.iter().enumerate() {
+        let comma = if i + 1 < items.len() { "," } else { "" };
+        let word = format!("{}{comma}", f::fit(p.form(usize::MAX), room - 1, false));
+        if text::visible_width(&cur) + 1 + text::visible_width(&word) <= WIDTH {
+            cur = format!("{cur} {word}");
+        } else {
+            out.push(std::mem::take(&mut cur));
+            cur = format!("{}{word}", " ".repeat(indent));
+        }
+    }
+    out.push(cur);
+    out
+}
+
+/// A run of lines of the summary, and how it gives way when the screen is full.
+struct Block {
+    /// Its items, each one line or more, with how many things each stands for (for the count
+    /// of what was left out).
+    items: Vec<(Vec<String>, usize)>,
+    /// Blocks give way lowest first; `None` never does.
+    gives_way: Option<u8>,
+    /// The line that counts what was left out (`None`: it goes without a word, as a line that
+    /// only repeats what the full report says).
+    more: Option<fn(usize) -> String>,
+    /// Things left out so far.
+    left: usize,
+}
+
+impl Block {
+    fn fixed(lines: Vec<String>) -> Block {
+        Block {
+            items: lines.into_iter().map(|l| (vec![l], 0)).collect(),
+            gives_way: None,
+            more: None,
+            left: 0,
+        }
+    }
+    fn giving(
+        items: Vec<(Vec<String>, usize)>,
+        order: u8,
+        more: Option<fn(usize) -> String>,
+    ) -> Block {
+        Block {
+            items,
+            gives_way: Some(order),
+            more,
+            left: 0,
+        }
+    }
+    fn len(&self) -> usize {
+        let more = usize::from(self.left > 0 && self.more.is_some());
+        self.items.iter().map(|(l, _)| l.len()).sum::<usize>() + more
+    }
+    fn lines(self) -> Vec<String> {
+        let mut out: Vec<String> = self.items.into_iter().flat_map(|(l, _)| l).collect();
+        if let Some(more) = self.more.filter(|_| self.left > 0) {
+            out.push(more(self.left));
+        }
+        out
+    }
+}
+
+/// The summary's lines, colour codes included when `style` asks for them.
+pub fn lines(s: &Snapshot, st: Style) -> Vec<String> {
+    let mut blocks = vec![
+        Block::fixed(header(s, st)),
+        Block::fixed(memory(s, st)),
+        Block::giving(zero(s, st), 0, None),
+        Block::fixed(zswap(s, st)),
+        Block::fixed(swap(s, st)),
+        Block::giving(
+            areas(s, st),
+            3,
+            Some(|n| format!("{CONTINUED}+{n} more swap areas (--full)")),
+        ),
+        Block::giving(
+            zram(s, st),
+            2,
+            Some(|n| format!("+{n} more zram devices (--full)")),
+        ),
+        Block::fixed(rates(s, st)),
+        Block::fixed(outlook(s, st)),
+        Block::giving(
+            findings(s, st),
+            4,
+            Some(|n| format!("+{n} more findings (--full)")),
+        ),
+        Block::fixed(unavailable(s, st)),
+        Block::giving(fixes(s), 1, None),
+    ];
+    let budget = MAX_LINES - SPARE_LINES;
+    loop {
+        let total: usize = blocks.iter().map(Block::len).sum();
+        if total <= budget {
+            break;
+        }
+        // The block that gives way first, of those with an item left.
+        let Some(b) = blocks
+            .iter_mut()
+            .filter(|b| b.gives_way.is_some() && !b.items.is_empty())
+            .min_by_key(|b| b.gives_way)
+        else {
+            break;
+        };
+        if let Some((_, n)) = b.items.pop() {
+            b.left += n.max(1);
+        }
+    }
+    blocks.into_iter().flat_map(Block::lines).collect()
 }
 
 fn header(s: &Snapshot, st: Style) -> Vec<String> {
-    let mut parts = vec![
-        format!("{} {}", st.head("zswaptop"), s.tool.version),
-        format!("host {}", s.host.hostname.as_deref().unwrap_or(f::MISSING)),
-        format!("kernel {}", s.host.kernel.as_deref().unwrap_or(f::MISSING)),
-        format!("up {}", f::duration_secs(s.host.uptime_seconds)),
-    ];
-    parts.push(text::who(s).to_string());
-    let mut out = vec![join(&parts)];
+    let mut out = plan(&[
+        Part::one(format!("{} {}", st.head("zswaptop"), s.tool.version)),
+        Part::one(format!(
+            "host {}",
+            s.host.hostname.as_deref().unwrap_or(f::MISSING)
+        )),
+        Part::one(format!(
+            "kernel {}",
+            s.host.kernel.as_deref().unwrap_or(f::MISSING)
+        )),
+        Part::one(format!("up {}", f::duration_secs(s.host.uptime_seconds))),
+        Part::one(text::who(s)),
+    ]);
     if s.host.root != "/" {
-        out.push(st.dim(&f::clip(&format!("reading tree {}", s.host.root), WIDTH)));
+        let line = format!("reading tree {}", s.host.root);
+        out.push(st.dim(&f::fit(&line, WIDTH, false)));
     }
     out
 }
@@ -117,14 +291,28 @@ fn label(id: &str) -> &'static str {
     metrics::get(id).map_or(f::MISSING, |m: &Metric| m.label)
 }
 
+/// A counter's total since boot as the kernel counts it, from the registry.
+fn total(id: &str, s: &Snapshot) -> Option<u64> {
+    metrics::get(id).and_then(|m| m.raw(s)).map(|v| v as u64)
+}
+
 fn memory(s: &Snapshot, st: Style) -> Vec<String> {
     let m = &s.memory;
-    let mut out = vec![join(&[
-        st.head("MEMORY"),
-        format!("total {}", f::bytes(m.total_bytes)),
-        format!("used {} (as free says)", f::bytes(m.free_cmd_used_bytes)),
-        format!("available {}", f::bytes(m.available_bytes)),
-    ])];
+    let mut out = plan(&[
+        Part::one(st.head("MEMORY")),
+        Part::forms([
+            format!("total {}", f::bytes(m.total_bytes)),
+            format!("total {}", f::bytes_short_opt(m.total_bytes)),
+        ]),
+        Part::forms([
+            format!("used {} (as free says)", f::bytes(m.free_cmd_used_bytes)),
+            format!("used {} (free)", f::bytes_short_opt(m.free_cmd_used_bytes)),
+        ]),
+        Part::forms([
+            format!("available {}", f::bytes(m.available_bytes)),
+            format!("avail {}", f::bytes_short_opt(m.available_bytes)),
+        ]),
+    ]);
     let Some(b) = &m.breakdown else {
         out.push(format!(
             "  {}",
@@ -135,249 +323,399 @@ fn memory(s: &Snapshot, st: Style) -> Vec<String> {
     let buckets = b.buckets();
     // What "used" holds that is not in use by programs: the compressed pools (and the free
     // pages on the per-CPU lists, where the breakdown has them).
-    let hidden: Vec<String> = buckets
+    let hidden: Vec<(&str, u64)> = buckets
         .iter()
         .zip(BUCKETS.iter())
         .filter(|(_, info)| info.hidden_in_used())
         .filter_map(|((_, v), info)| {
             let v = (*v)?;
-            (v > 0).then(|| format!("{} {}", info.label, f::bytes(Some(v.unsigned_abs()))))
+            (v > 0).then(|| (info.label, v.unsigned_abs()))
         })
         .collect();
     if !hidden.is_empty() {
-        out.push(format!("  of that used: {}", hidden.join(", ")));
+        let items: Vec<Part> = hidden
+            .iter()
+            .map(|(name, v)| {
+                Part::forms([
+                    format!("{name} {}", f::bytes(Some(*v))),
+                    format!("{name} {}", f::bytes_short(*v)),
+                ])
+            })
+            .collect();
+        out.extend(list("  of that used:", &items, 4));
     }
     out.push(text::bar(&buckets, st));
     let mut cells = Vec::new();
-    let mut zero = Vec::new();
     for ((key, v), info) in buckets.iter().zip(BUCKETS.iter()) {
-        match v {
-            Some(0) => zero.push(info.label),
-            _ => {
-                let size = if *key == "unaccounted" {
-                    f::bytes_signed(*v)
-                } else {
-                    f::bytes(v.map(i64::unsigned_abs))
-                };
-                let pct = f::percent(
-                    v.and_then(|v| f::share(Some(v.max(0).unsigned_abs()), m.total_bytes)),
-                );
-                let glyph = st.paint(text::ansi(info.hue), &info.glyph.to_string());
-                cells.push(format!(
-                    "{glyph} {:<LABEL$} {size:>9} {pct:>6}",
-                    f::clip(info.label, LABEL)
-                ));
-            }
+        if *v == Some(0) {
+            continue;
         }
+        let size = if *key == "unaccounted" {
+            f::bytes_signed(*v)
+        } else {
+            f::bytes(v.map(i64::unsigned_abs))
+        };
+        let pct =
+            f::percent(v.and_then(|v| f::share(Some(v.max(0).unsigned_abs()), m.total_bytes)));
+        let glyph = st.paint(text::ansi(info.hue), &info.glyph.to_string());
+        cells.push(format!(
+            "{glyph} {:<LABEL$} {size:>9} {pct:>6}",
+            f::fit(info.label, LABEL, false)
+        ));
     }
     for row in cells.chunks(BUCKETS_PER_LINE) {
         out.push(format!("  {}", row.join("   ")).trim_end().to_string());
     }
-    if !zero.is_empty() {
-        out.push(st.dim(&f::clip(&format!("  zero: {}", zero.join(", ")), WIDTH)));
-    }
     out
 }
 
+/// The buckets that hold nothing, named on a line of their own (the first to give way).
+fn zero(s: &Snapshot, st: Style) -> Vec<(Vec<String>, usize)> {
+    let Some(b) = &s.memory.breakdown else {
+        return Vec::new();
+    };
+    let zero: Vec<&str> = b
+        .buckets()
+        .iter()
+        .zip(BUCKETS.iter())
+        .filter(|((_, v), _)| *v == Some(0))
+        .map(|(_, info)| info.label)
+        .collect();
+    if zero.is_empty() {
+        return Vec::new();
+    }
+    let items: Vec<Part> = zero.into_iter().map(Part::one).collect();
+    let lines = list("  zero:", &items, 4)
+        .iter()
+        .map(|l| st.dim(l))
+        .collect();
+    vec![(lines, 1)]
+}
+
+/// zswap's settings and rejections on one line, its pool and traffic since boot on the next.
 fn zswap(s: &Snapshot, st: Style) -> Vec<String> {
     let z = &s.zswap;
     if !z.available {
-        return Vec::new();
+        return plan(&[Part::one(st.head("ZSWAP")), Part::one("not in this kernel")]);
     }
     let state = match z.enabled {
         Some(true) => "on",
         Some(false) => "off",
         None => f::MISSING,
     };
-    // Nothing to say about a zswap that is off and holds nothing.
+    let compressor = z.compressor.as_deref().unwrap_or(f::MISSING);
+    let limit = f::num(z.max_pool_percent);
+    let accept = f::num(z.accept_threshold_percent);
+    let shrinker = f::on_off(z.shrinker_enabled);
+    let mut settings = vec![
+        Part::one(st.head("ZSWAP")),
+        Part::one(state),
+        Part::forms([
+            format!("compressor {compressor}"),
+            f::fit(compressor, 24, false),
+        ]),
+        Part::forms([format!("pool limit {limit}%"), format!("limit {limit}%")]),
+        Part::forms([format!("accept at {accept}%"), format!("accept {accept}%")]),
+        Part::one(format!("shrinker {shrinker}")),
+    ];
+    settings.push(rejects(s));
+    let mut out = plan(&settings);
+    // Nothing more to say about a zswap that is off and holds nothing.
     if z.enabled == Some(false) && z.pool_bytes.unwrap_or(0) == 0 {
-        return vec![join(&[st.head("ZSWAP"), state.to_string()])];
+        return out;
     }
     let pct = match z.pool_limit_used_percent {
         Some(p) if p.is_finite() => format!(" {p:.0}%"),
         _ => String::new(),
     };
     let pool_bytes = metrics::get("zswap_pool_bytes").and_then(|m| m.value(s));
-    let [pool, limit] = f::bytes_short_alike([pool_bytes.map(|v| v as u64), z.pool_limit_bytes]);
+    let [pool, max] = f::bytes_short_alike([pool_bytes.map(|v| v as u64), z.pool_limit_bytes]);
     let pool_word = label("zswap_pool_bytes");
-    let stored = format!(
-        "{} {}",
-        label("zswap_stored_bytes"),
-        short("zswap_stored_bytes", s)
-    );
     let ratio = f::ratio(z.compression_ratio);
     let written = written_back(s);
-    let hits = format!(
-        "limit hits {}",
-        f::num(metrics::get("pool_limit_hit").and_then(|m| m.raw(s)))
-    );
     // The writeback series' legend name, for when the words do not fit.
     let wb = metrics::get("zswpwb")
         .and_then(|m| m.series)
         .map_or("wb", |x| x.short);
-    let head = [st.head("ZSWAP"), state.to_string()];
-    // The same line shorter and shorter, until it fits.
-    let forms: Vec<Vec<String>> = [
-        [
-            format!("{pool_word} {pool} of {limit}{pct}"),
-            format!("ratio {ratio}"),
-            format!("written back {written}"),
-        ],
-        [
-            format!("{pool_word} {pool}/{limit}{pct}"),
-            ratio.clone(),
-            format!("written back {written}"),
-        ],
-        [
-            format!("{pool_word} {pool}/{limit}{pct}"),
-            ratio.clone(),
-            format!("{wb} {written}"),
-        ],
-        [
-            format!("{pool_word} {pool}/{limit}"),
-            ratio.clone(),
-            format!("{wb} {written}"),
-        ],
-    ]
-    .into_iter()
-    .map(|[p, r, w]| {
-        let mut line = head.to_vec();
-        line.extend([p, stored.clone(), r, w, hits.clone()]);
-        line
-    })
-    .collect();
-    vec![fit(&forms)]
+    out.extend(plan(&[
+        Part::forms([
+            format!("  {pool_word} {pool} of {max}{pct}"),
+            format!("  {pool_word} {pool}/{max}{pct}"),
+        ]),
+        Part::one(format!(
+            "{} {}",
+            label("zswap_stored_bytes"),
+            short("zswap_stored_bytes", s)
+        )),
+        Part::forms([format!("ratio {ratio}"), ratio.clone()]),
+        Part::forms([format!("written back {written}"), format!("{wb} {written}")]),
+        Part::one(format!("limit hits {}", f::num(total("pool_limit_hit", s)))),
+    ]));
+    out
+}
+
+/// The stores zswap rejected since boot, summed over the debugfs reasons, the largest named.
+fn rejects(s: &Snapshot) -> Part {
+    let counts: Vec<(&str, u64)> = metrics::REGISTRY
+        .iter()
+        .filter(|m| m.id.starts_with("reject_"))
+        .filter_map(|m| Some((m.id, m.raw(s)? as u64)))
+        .collect();
+    if counts.is_empty() {
+        return Part::one(format!("rejects {}", f::MISSING));
+    }
+    let sum: u64 = counts.iter().map(|(_, n)| n).sum();
+    let largest = counts
+        .iter()
+        .max_by_key(|(_, n)| *n)
+        .filter(|(_, n)| *n > 0 && *n < sum);
+    match largest {
+        Some((id, n)) => {
+            let why = id.trim_start_matches("reject_");
+            Part::forms([
+                format!("rejects {sum} (most {why} {n})"),
+                format!("rejects {sum} ({why} {n})"),
+            ])
+        }
+        None => {
+            // All of one reason, or none at all.
+            let only = counts.iter().find(|(_, n)| *n > 0);
+            match only {
+                Some((id, _)) => Part::one(format!(
+                    "rejects {sum} ({})",
+                    id.trim_start_matches("reject_")
+                )),
+                None => Part::one(format!("rejects {sum}")),
+            }
+        }
+    }
 }
 
 /// What zswap wrote back to disk since boot: vmstat zswpwb, else debugfs written_back_pages.
 fn written_back(s: &Snapshot) -> String {
     let pages = ["zswpwb", "written_back_pages"]
         .into_iter()
-        .filter_map(metrics::get)
-        .find_map(|m| m.raw(s));
-    f::bytes_short_opt(pages.map(|p| (p as u64).saturating_mul(s.page_size.bytes)))
+        .find_map(|id| total(id, s));
+    f::bytes_short_opt(pages.map(|p| p.saturating_mul(s.page_size.bytes)))
 }
 
+/// The swap split: where the used swap is. "SwapCached" is the kernel's name for the swap
+/// pages also in RAM, all of them (the breakdown's "swap cache (est.)" is the part not mapped).
 fn swap(s: &Snapshot, st: Style) -> Vec<String> {
     let w = &s.swap;
     if w.total_bytes.unwrap_or(0) == 0 && w.devices.is_empty() {
-        return vec![join(&[st.head("SWAP"), "none".to_string()])];
+        return plan(&[Part::one(st.head("SWAP")), Part::one("none")]);
     }
     let [used, total] = f::bytes_short_alike([w.used_bytes, w.total_bytes]);
-    let mut parts = vec![st.head("SWAP"), format!("{used} used of {total}")];
-    for (name, v) in [
-        ("zswap", w.in_zswap_bytes),
-        ("swap cache", w.in_swap_cache_bytes),
-        ("zram", w.in_zram_bytes),
-        ("on disk or zero", w.not_in_ram_bytes),
-    ] {
-        if v != Some(0) {
-            parts.push(format!("{name} {}", f::bytes_short_opt(v)));
-        }
-    }
-    if parts.len() > 2 {
-        parts[1].push(':');
-    }
-    vec![join(&parts)]
-}
-
-/// With an interval, one line: when the pool and swap will be full at the interval's rate,
-/// and whether zswap is helping ("zswap served 94 % of swap-ins; disk swap 3.2 ms a read").
-fn outlook(s: &Snapshot, st: Style) -> Vec<String> {
-    if s.rates.is_none() {
-        return Vec::new();
-    }
-    use crate::model::forecast::{Forecast, ForecastState};
-    let stores = [
-        ("pool", s.forecast.zswap_pool.as_ref()),
-        ("swap", s.forecast.swap.as_ref()),
+    let split: Vec<Part> = [
+        ("zswap", "zswap", w.in_zswap_bytes),
+        ("SwapCached", "SwapCached", w.in_swap_cache_bytes),
+        ("zram", "zram", w.in_zram_bytes),
+        ("on disk or zero", "disk or zero", w.not_in_ram_bytes),
+    ]
+    .into_iter()
+    .filter(|(_, _, v)| *v != Some(0))
+    .map(|(long, short, v)| {
+        let v = f::bytes_short_opt(v);
+        Part::forms([format!("{long} {v}"), format!("{short} {v}")])
+    })
+    .collect();
+    let colon = if split.is_empty() { "" } else { ":" };
+    let mut parts = vec![
+        Part::one(st.head("SWAP")),
+        Part::forms([
+            format!("{used} used of {total}{colon}"),
+            format!("{used}/{total}{colon}"),
+        ]),
     ];
-    let stores: Vec<(&str, &Forecast)> = stores
-        .into_iter()
-        .filter_map(|(n, f)| Some((n, f?)))
-        .collect();
-    let hit = f::hit_line(s);
-    if stores.is_empty() && hit.is_none() {
-        return Vec::new();
-    }
-    // In full ("pool full in ~4 min (~3 min–~6 min) at the last 10s's rate;"), or short with
-    // the basis said once ("pool full in ~4 min, swap not filling (10s's rate);").
-    let mut long = vec![st.head("OUTLOOK")];
-    long.extend(
-        stores
-            .iter()
-            .map(|(n, f)| format!("{n} {};", f::forecast(f))),
-    );
-    long.extend(hit.clone());
-    // Short: the stores that fill, their basis said once ("pool full in ~4 min (5m's rate)"),
-    // or those that do not; then the hit line without "(device average)", or only its share.
-    let filling: Vec<String> = stores
-        .iter()
-        .filter_map(|(n, f)| match (&f.state, f.seconds) {
-            (ForecastState::Filling, Some(secs)) => Some(format!("{n} full in {}", f::about(secs))),
-            (ForecastState::Full, _) => Some(format!("{n} full now")),
-            _ => None,
-        })
-        .collect();
-    let quiet: Vec<&str> = stores
-        .iter()
-        .filter(|(_, f)| f.state == ForecastState::NotFilling)
-        .map(|(n, _)| *n)
-        .collect();
-    let window = stores.first().map_or(0.0, |(_, f)| f.window_seconds);
-    let said = if !filling.is_empty() {
-        Some(format!(
-            "{} ({}'s rate);",
-            filling.join(", "),
-            f::window(window)
-        ))
-    } else if !quiet.is_empty() {
-        Some(format!("{} not filling;", quiet.join(", ")))
-    } else {
-        None
-    };
-    let mut short = vec![st.head("OUTLOOK")];
-    short.extend(said.clone());
-    short.extend(hit.as_ref().map(|h| h.replace(" (device average)", "")));
-    let mut shortest = vec![st.head("OUTLOOK")];
-    shortest.extend(said);
-    shortest.extend(
-        s.zswap
-            .swapin_hit_ratio
-            .map(|h| format!("{:.0} % of swap-ins from zswap", h * 100.0)),
-    );
-    for form in [&mut long, &mut short, &mut shortest] {
-        if let Some(last) = form.last_mut() {
-            *last = last.trim_end_matches(';').to_string();
-        }
-    }
-    vec![fit(&[long, short, shortest])]
+    parts.extend(split);
+    plan(&parts)
 }
 
-fn zram(s: &Snapshot, st: Style) -> Vec<String> {
+/// A line per swap area: its name, kind, use and priority; a zram area says its device's
+/// compression too.
+fn areas(s: &Snapshot, st: Style) -> Vec<(Vec<String>, usize)> {
+    let devices = &s.swap.devices;
+    let mut items: Vec<(Vec<String>, usize)> = devices
+        .iter()
+        .take(AREAS)
+        .map(|d| (plan(&area(d, zram_of(s, d), st)), 1))
+        .collect();
+    let rest = devices.len().saturating_sub(AREAS);
+    if rest > 0 {
+        items.push((
+            vec![format!("{CONTINUED}+{rest} more swap areas (--full)")],
+            0,
+        ));
+    }
+    items
+}
+
+/// The zram device behind a swap area.
+fn zram_of<'a>(s: &'a Snapshot, d: &SwapDevice) -> Option<&'a Zram> {
+    let name = d.path.rsplit('/').next()?;
+    d.is_zram
+        .then(|| s.zram.iter().find(|z| z.device == name))
+        .flatten()
+}
+
+fn area(d: &SwapDevice, z: Option<&Zram>, st: Style) -> Vec<Part> {
+    let [used, size] = f::bytes_short_alike([Some(d.used_bytes), Some(d.size_bytes)]);
+    let kind = if d.is_zram { "zram" } else { d.kind.as_str() };
+    let mut parts = vec![
+        Part::one(format!(
+            "{CONTINUED}{}",
+            st.dim(&f::fit(&d.path, 32, false))
+        )),
+        Part::one(kind.to_string()),
+        Part::forms([format!("{used} used of {size}"), format!("{used}/{size}")]),
+        Part::forms([
+            format!("priority {}", d.priority),
+            format!("prio {}", d.priority),
+        ]),
+    ];
+    if let Some(z) = z {
+        let [orig, ram] = f::bytes_short_alike([z.orig_data_bytes, z.mem_used_bytes]);
+        let alg = f::fit(z.algorithm.as_deref().unwrap_or(f::MISSING), 12, false);
+        parts.push(Part::forms([
+            format!("{alg} {orig} in {ram} RAM"),
+            format!("{alg} {orig} in {ram}"),
+        ]));
+        parts.push(Part::one(f::ratio(z.effective_ratio)));
+    }
+    parts
+}
+
+/// A line per zram device set up but not used as swap (those that are are swap areas).
+fn zram(s: &Snapshot, st: Style) -> Vec<(Vec<String>, usize)> {
     // A device never set up holds nothing (the full report lists it).
     s.zram
         .iter()
         .filter(|z| z.initialized != Some(false))
+        .filter(|z| {
+            !z.is_swap
+                || !s
+                    .swap
+                    .devices
+                    .iter()
+                    .any(|d| zram_of(s, d).is_some_and(|x| x.device == z.device))
+        })
         .map(|z| {
             let [orig, used, disk] =
                 f::bytes_short_alike([z.orig_data_bytes, z.mem_used_bytes, z.disksize_bytes]);
-            join(&[
-                st.head(&z.device),
-                z.algorithm.as_deref().unwrap_or(f::MISSING).to_string(),
-                format!("{orig} in {used} RAM"),
-                format!("ratio {}", f::ratio(z.effective_ratio)),
-                format!("of {disk}"),
-                if z.is_swap { "swap" } else { "not swap" }.to_string(),
-            ])
+            let line = plan(&[
+                Part::one(st.head(&z.device)),
+                Part::one(f::fit(
+                    z.algorithm.as_deref().unwrap_or(f::MISSING),
+                    12,
+                    false,
+                )),
+                Part::one(format!("{orig} in {used} RAM")),
+                Part::forms([
+                    format!("ratio {}", f::ratio(z.effective_ratio)),
+                    f::ratio(z.effective_ratio),
+                ]),
+                Part::one(format!("of {disk}")),
+                Part::one(if z.is_swap { "swap" } else { "not swap" }),
+            ]);
+            (line, 1)
         })
         .collect()
 }
 
-/// Warn and crit findings a line each (most severe first, as the rules sort them), then the
-/// info ones counted on one line.
-fn findings(s: &Snapshot, st: Style) -> Vec<String> {
-    let mut out: Vec<String> = s
+/// With an interval: what zswap and swap do per second, the one-screen answer to "is zswap
+/// refusing, writing back or thrashing right now?".
+fn rates(s: &Snapshot, st: Style) -> Vec<String> {
+    let Some(r) = &s.rates else {
+        return Vec::new();
+    };
+    let bytes = |v: Option<f64>| match v {
+        Some(v) if v.is_finite() && v >= 0.0 => f::bytes_short(v.round() as u64),
+        _ => f::MISSING.to_string(),
+    };
+    let events = |id: &str| match metrics::get(id).and_then(|m| m.per_sec(s)) {
+        Some(v) if v >= 100.0 => format!("{v:.0}"),
+        Some(v) => format!("{v:.1}"),
+        None => f::MISSING.to_string(),
+    };
+    let dt = r.interval_seconds;
+    plan(&[
+        Part::one(st.head("RATES")),
+        Part::forms([
+            format!("per second over {dt:.1}s:"),
+            format!("/s over {dt:.1}s:"),
+        ]),
+        Part::one(format!("store {}", bytes(r.zswpout_bytes_per_sec))),
+        Part::one(format!("load {}", bytes(r.zswpin_bytes_per_sec))),
+        Part::forms([
+            format!("writeback {}", bytes(r.zswpwb_bytes_per_sec)),
+            format!("wb {}", bytes(r.zswpwb_bytes_per_sec)),
+        ]),
+        Part::one(format!("limit hits {}", events("pool_limit_hit"))),
+        Part::one(format!("bypass {}", bytes(r.bypassed_zswap_bytes_per_sec))),
+        Part::one(format!(
+            "disk in {} out {}",
+            bytes(r.pswpin_bytes_per_sec),
+            bytes(r.pswpout_bytes_per_sec)
+        )),
+    ])
+}
+
+/// With an interval: when the pool and all swap will be full at the interval's rate (the
+/// forecast's basis said), and whether zswap serves the swap-ins and what a disk read costs.
+fn outlook(s: &Snapshot, st: Style) -> Vec<String> {
+    use crate::model::forecast::{Forecast, ForecastState};
+    if s.rates.is_none() {
+        return Vec::new();
+    }
+    let stores: Vec<(&str, &Forecast)> = [
+        ("pool", s.forecast.zswap_pool.as_ref()),
+        ("swap", s.forecast.swap.as_ref()),
+    ]
+    .into_iter()
+    .filter_map(|(n, f)| Some((n, f?)))
+    .collect();
+    let hit = f::hit_line(s);
+    if stores.is_empty() && hit.is_none() {
+        return Vec::new();
+    }
+    let count = stores.len() + usize::from(hit.is_some());
+    // A part ends in ';' unless it is the line's last.
+    let end = |i: usize, t: String| if i + 1 < count { format!("{t};") } else { t };
+    let mut parts = vec![Part::one(st.head("OUTLOOK"))];
+    for (i, (n, fc)) in stores.iter().enumerate() {
+        let basis = f::window(fc.window_seconds);
+        // In full ("pool full in ~4 min (~3 min–~6 min) at the last 10s's rate"), else without
+        // the range, the basis said short ("pool full in ~4 min (10s's rate)").
+        // A forecast that could not be made says why in full, else only that there is none
+        // (the JSON's `forecast` keeps the reason).
+        let short = match (&fc.state, fc.seconds) {
+            (ForecastState::Filling, Some(secs)) => {
+                format!("{n} full in {} ({basis}'s rate)", f::about(secs))
+            }
+            (ForecastState::Unknown(_), _) => format!("{n}: no forecast"),
+            _ => format!("{n} {}", f::forecast(fc)),
+        };
+        parts.push(Part::forms([
+            end(i, format!("{n} {}", f::forecast(fc))),
+            end(i, short),
+        ]));
+    }
+    if let Some(h) = hit {
+        let share = s
+            .zswap
+            .swapin_hit_ratio
+            .map(|h| format!("{:.0} % of swap-ins from zswap", h * 100.0));
+        let short = h.replace(" (device average)", "");
+        parts.push(Part::forms([h, short.clone(), share.unwrap_or(short)]));
+    }
+    plan(&parts)
+}
+
+/// Warn and crit findings, each whole on as many lines as it takes (most severe first, as the
+/// rules sort them), then the info ones named on a line.
+fn findings(s: &Snapshot, st: Style) -> Vec<(Vec<String>, usize)> {
+    let mut out: Vec<(Vec<String>, usize)> = s
         .diagnostics
         .iter()
         .filter(|d| d.severity > Severity::Info)
@@ -388,8 +726,19 @@ fn findings(s: &Snapshot, st: Style) -> Vec<String> {
             } else {
                 "1;33"
             };
-            let rest = f::clip(&format!("{}: {}", d.id, d.summary), WIDTH - tag.len() - 1);
-            format!("{} {rest}", st.paint(code, tag))
+            let indent = tag.len() + 1;
+            let lines = f::wrap(&format!("{}: {}", d.id, d.summary), WIDTH, indent, indent)
+                .into_iter()
+                .enumerate()
+                .map(|(i, l)| {
+                    if i == 0 {
+                        format!("{} {l}", st.paint(code, tag))
+                    } else {
+                        format!("{}{l}", " ".repeat(indent))
+                    }
+                })
+                .collect();
+            (lines, 1)
         })
         .collect();
     let info: Vec<&str> = s
@@ -399,33 +748,44 @@ fn findings(s: &Snapshot, st: Style) -> Vec<String> {
         .map(|d| d.id.as_str())
         .collect();
     if !info.is_empty() {
-        let line = format!("{} info: {}", info.len(), info.join(", "));
-        out.push(st.dim(&f::clip(&line, WIDTH)));
+        let ids: Vec<Part> = info.iter().map(|id| Part::one(*id)).collect();
+        let lines = list(&format!("{} info:", info.len()), &ids, 2)
+            .iter()
+            .map(|l| st.dim(l))
+            .collect();
+        out.push((lines, info.len()));
     }
     out
 }
 
-/// What could not be read, named on one line, and the command that gets it (a line per
-/// distinct command).
+/// What could not be read, named (on as many lines as the names take).
 fn unavailable(s: &Snapshot, st: Style) -> Vec<String> {
     let items = f::unavailable(s);
     if items.is_empty() {
         return Vec::new();
     }
-    let names: Vec<&str> = items.iter().map(|m| m.item.as_str()).collect();
-    let head = "unavailable:";
-    let mut out = vec![format!(
-        "{} {}",
-        st.warn(head),
-        f::clip(&names.join(", "), WIDTH - head.len() - 1)
-    )];
+    let names: Vec<Part> = items.iter().map(|m| Part::one(m.item.as_str())).collect();
+    list(&st.warn("unavailable:"), &names, 2)
+}
+
+/// The commands that get what could not be read, one each (at most two), whole.
+fn fixes(s: &Snapshot) -> Vec<(Vec<String>, usize)> {
+    let items = f::unavailable(s);
     let mut fixes: Vec<&str> = items.iter().filter_map(|m| m.reason.fix()).collect();
     fixes.sort_unstable();
     fixes.dedup();
-    for fix in fixes.into_iter().take(2) {
-        out.push(f::clip(&format!("  to get it: {fix}"), WIDTH));
-    }
-    out
+    fixes
+        .into_iter()
+        .take(2)
+        .map(|fix| {
+            let lines = f::wrap_commands(&format!("to get it: {fix}"), WIDTH, 2, 4)
+                .into_iter()
+                .enumerate()
+                .map(|(i, l)| format!("{}{l}", if i == 0 { "  " } else { "    " }))
+                .collect();
+            (lines, 1)
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -458,16 +818,121 @@ mod tests {
         let one = crate::pipeline::snapshot(&a, None);
         assert!(lines(&one, st).iter().all(|l| !l.starts_with("OUTLOOK")));
         let two = crate::pipeline::snapshot(&b, Some(&a));
-        let said: Vec<String> = lines(&two, st)
-            .into_iter()
-            .filter(|l| l.starts_with("OUTLOOK"))
+        let all = lines(&two, st);
+        assert!(all.len() <= MAX_LINES, "{all:#?}");
+        let at: Vec<usize> = (0..all.len())
+            .filter(|&i| all[i].starts_with("OUTLOOK"))
             .collect();
-        assert_eq!(said.len(), 1, "{said:?}");
-        let l = &said[0];
-        assert!(text::visible_width(l) <= WIDTH, "{l}");
+        assert_eq!(at.len(), 1, "{all:#?}");
+        // The OUTLOOK line and the lines that continue it.
+        let said: Vec<&String> = all[at[0]..]
+            .iter()
+            .enumerate()
+            .take_while(|(i, l)| *i == 0 || l.starts_with(CONTINUED))
+            .map(|(_, l)| l)
+            .collect();
+        assert!(
+            said.iter().all(|l| text::visible_width(l) <= WIDTH),
+            "{said:#?}"
+        );
+        let l = said.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ");
         // (4.7 GiB limit − 508.7 MiB) at 1 MiB/s: ~72 min; 94 of 100 swap-ins from zswap.
-        assert!(l.contains("pool full in ~72 min (10s's rate)"), "{l}");
-        assert!(l.contains("zswap served 94 % of swap-ins"), "{l}");
+        assert!(l.contains("pool full in ~72 min"), "{l}");
+        assert!(l.contains("10s's rate"), "the basis is said: {l}");
+        assert!(l.contains("swap not filling"), "{l}");
+        assert!(l.contains("94 % of swap-ins"), "{l}");
         assert!(!l.contains('…'), "{l}");
+    }
+
+    fn parts(words: &[&[&str]]) -> Vec<Part> {
+        words
+            .iter()
+            .map(|f| Part(f.iter().map(|s| s.to_string()).collect()))
+            .collect()
+    }
+
+    #[test]
+    fn a_line_takes_the_longest_forms_that_fit() {
+        let long = "x".repeat(40);
+        let p = parts(&[&["HEAD"], &[&long, "short 1.0G"], &["tail 2.0M"]]);
+        assert_eq!(plan(&p), vec![format!("HEAD  {long}  tail 2.0M")]);
+        let longer = "y".repeat(75);
+        let p = parts(&[&["HEAD"], &[&longer, "short 1.0G"], &["tail 2.0M"]]);
+        assert_eq!(plan(&p), vec!["HEAD  short 1.0G  tail 2.0M".to_string()]);
+    }
+
+    #[test]
+    fn a_line_that_cannot_fit_becomes_two_each_part_whole() {
+        let words: Vec<String> = (0..8).map(|i| format!("figure{i} 123.4M")).collect();
+        let p: Vec<Part> = words.iter().map(|w| Part::one(w.clone())).collect();
+        let lines = plan(&p);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(
+            lines.iter().all(|l| l.chars().count() <= WIDTH),
+            "{lines:?}"
+        );
+        assert!(lines[1].starts_with(CONTINUED));
+        let joined = lines.join(" ");
+        for w in &words {
+            assert!(joined.contains(w.as_str()), "{w} cut: {lines:?}");
+        }
+    }
+
+    #[test]
+    fn only_a_part_wider_than_the_line_is_shortened() {
+        let name = "h".repeat(200);
+        let lines = plan(&parts(&[&["host"], &[&name], &["up 3s"]]));
+        assert!(
+            lines.iter().all(|l| l.chars().count() <= WIDTH),
+            "{lines:?}"
+        );
+        assert!(lines.iter().any(|l| l.contains('…')));
+        assert!(lines.iter().any(|l| l.contains("up 3s")));
+    }
+
+    /// The RATES line holds each rate of the interval: 256 pages of 4 KiB stored in one second
+    /// is 1 MiB/s, 64 written to disk of which 16 were written back leaves 48 that bypassed.
+    #[test]
+    fn the_rates_line_says_the_rates_of_the_interval() {
+        let root = crate::root::Root::at(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/linux-6.18-writeback"
+        ));
+        let a = crate::sources::collect(&root);
+        let mut b = a.clone();
+        b.monotonic_ns += 1_000_000_000;
+        if let Ok(v) = b.vmstat.as_mut() {
+            v.zswpout = v.zswpout.map(|n| n + 256);
+            v.pswpout = v.pswpout.map(|n| n + 64);
+            v.zswpwb = v.zswpwb.map(|n| n + 16);
+        }
+        let st = Style { color: false };
+        let before = lines(&Snapshot::derive(&a, None), st);
+        assert!(
+            !before.iter().any(|l| l.starts_with("RATES")),
+            "{before:#?}"
+        );
+        let after = lines(&Snapshot::derive(&b, Some(&a)), st);
+        let at = after.iter().position(|l| l.starts_with("RATES")).unwrap();
+        // The line and the one it continues on.
+        let rates = after[at..=at + 1].join("\n");
+        assert!(after[at + 1].starts_with(CONTINUED), "{rates}");
+        for want in [
+            "over 1.0s",
+            "store 1M",
+            "load 0",
+            "64K",
+            "bypass 192K",
+            "out 256K",
+        ] {
+            assert!(rates.contains(want), "{want} not in {rates}");
+        }
+    }
+
+    #[test]
+    fn ascii_keeps_the_width() {
+        let s = "a — b … c · 3 µs";
+        assert_eq!(f::ascii(s), "a - b ~ c . 3 us");
+        assert_eq!(f::ascii("host\u{2067}x"), "host?x");
     }
 }

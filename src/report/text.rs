@@ -363,7 +363,7 @@ fn swap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     )?;
     writeln!(
         out,
-        "  in zswap {}  in swap cache {}  in zram {}",
+        "  in zswap {}  in SwapCached {}  in zram {}",
         f::bytes(w.in_zswap_bytes),
         f::bytes(w.in_swap_cache_bytes),
         f::bytes(w.in_zram_bytes)

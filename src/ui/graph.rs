@@ -99,6 +99,18 @@ fn current(unit: Unit, app: &App, m: &Metric) -> String {
     }
 }
 
+/// The widest value [`current`] shows in `unit`: `999.9M/s`, `999.9M`, `99.99:1`, `pending`.
+fn value_room(unit: Unit) -> usize {
+    match unit {
+        Unit::BytesPerSec => "999.9M/s".len(),
+        Unit::Bytes | Unit::Pages => "999.9M".len(),
+        Unit::Ratio => "99.99:1".len(),
+        Unit::Percent => f::PENDING.len(),
+        Unit::Share | Unit::Seconds | Unit::Milliseconds | Unit::Number => "999.9 ms".len(),
+        Unit::Microseconds | Unit::Events => "99999/s".len(),
+    }
+}
+
 /// The top of the y axis: the window's maximum rounded up to a readable value.
 pub fn nice_max(max: Option<f64>, unit: Unit) -> f64 {
     let m = max.filter(|m| m.is_finite() && *m > 0.0);
@@ -436,7 +448,9 @@ fn draw_series(p: &mut Plot, g: &Graph, hist: &History, span: Duration, top: f64
 
 /// The title row, and the legend rows that did not fit on it. Each series has its swatch,
 /// name and current value; the names get shorter before the legend takes a second row, and the
-/// legend is dropped where the plot would have fewer than two rows left.
+/// legend is dropped where the plot would have fewer than two rows left. Which names, and where
+/// the legend goes, are chosen for the widest value the unit can show ([`value_room`]), so they
+/// depend on the graph's width and height only, never on the values of a frame.
 fn heading(
     g: &Graph,
     app: &App,
@@ -452,13 +466,21 @@ fn heading(
             Span::styled(s.glyph.to_string(), t.series(s.hue))
         }
     };
-    let items = |long: bool| -> Vec<Vec<Span<'static>>> {
+    // `padded`: each value as wide as the widest the unit shows, for measuring.
+    let room = value_room(g.unit());
+    let items = |long: bool, padded: bool| -> Vec<Vec<Span<'static>>> {
         g.series()
             .map(|(m, s)| {
+                let value = current(g.unit(), app, m);
+                let value = if padded {
+                    format!("{value:<room$}")
+                } else {
+                    value
+                };
                 vec![
                     swatch(&s),
                     Span::raw(format!(" {} ", if long { m.label } else { s.short })),
-                    Span::styled(current(g.unit(), app, m), t.bold()),
+                    Span::styled(value, t.bold()),
                 ]
             })
             .collect()
@@ -472,14 +494,15 @@ fn heading(
     let width_of = |v: &[Span<'_>]| v.iter().map(Span::width).sum::<usize>();
     // On the title row: the rule needs 2 columns on each side.
     // Each form's items are formatted once, and measured before any line is built of them.
-    let (long_items, short_items) = (items(true), items(false));
-    for (name, its) in [
-        (g.title, &long_items),
-        (g.title, &short_items),
-        (g.short_title, &long_items),
-        (g.short_title, &short_items),
+    let (long_items, short_items) = (items(true, false), items(false, false));
+    let (long_room, short_room) = (items(true, true), items(false, true));
+    for (name, its, measured) in [
+        (g.title, &long_items, &long_room),
+        (g.title, &short_items, &short_room),
+        (g.short_title, &long_items, &long_room),
+        (g.short_title, &short_items, &short_room),
     ] {
-        let w = width_of(&title(name)) + its.iter().map(|it| 2 + width_of(it)).sum::<usize>();
+        let w = width_of(&title(name)) + measured.iter().map(|it| 2 + width_of(it)).sum::<usize>();
         if w + 4 <= width {
             let mut line = title(name);
             for it in its {
@@ -489,16 +512,21 @@ fn heading(
             return (Line::from(line), Vec::new());
         }
     }
-    let room = usize::from(height).saturating_sub(3);
-    let long = widgets::flow(long_items, width, "  ", 0);
-    let short = widgets::flow(short_items, width, "  ", 0);
-    // A short graph keeps its plot: one row of short names beats two of long ones.
-    let rows = if long.len() <= 1 || (long.len() <= 2 && (short.len() > 1 || height >= 8)) {
-        long
+    let rows_left = usize::from(height).saturating_sub(3);
+    let long = widgets::flow(long_room, width, "  ", 0).len();
+    let short = widgets::flow(short_room, width, "  ", 0).len();
+    // A short graph keeps its plot: one row of short names beats two of long ones. (The values
+    // as they are take no more rows than at their widest.)
+    let (rows, chosen) = if long <= 1 || (long <= 2 && (short > 1 || height >= 8)) {
+        (long, long_items)
     } else {
-        short
+        (short, short_items)
     };
-    let rows = if rows.len() <= room { rows } else { Vec::new() };
+    let rows = if rows <= rows_left {
+        widgets::flow(chosen, width, "  ", 0)
+    } else {
+        Vec::new()
+    };
     let name = if width_of(&title(g.title)) + 4 <= width {
         g.title
     } else {

@@ -545,11 +545,13 @@ fn an_unreadable_source_names_its_fix_and_its_kind() {
     assert_eq!(psi["status"], "missing");
 }
 
-/// `--once` fits an 80×24 terminal: at most 22 lines of at most 80 columns.
+/// `--once` fits an 80×24 terminal: at most 22 lines of at most 80 columns, the lines the
+/// summary keeps spare left free, and nothing cut at the end of a line.
 fn assert_one_screen(name: &str, text: &str) {
     let lines: Vec<&str> = text.lines().collect();
+    use zswaptop::report::summary::{MAX_LINES, SPARE_LINES};
     assert!(
-        lines.len() <= zswaptop::report::summary::MAX_LINES,
+        lines.len() <= MAX_LINES - SPARE_LINES,
         "{name}: {} lines:\n{text}",
         lines.len()
     );
@@ -558,9 +560,31 @@ fn assert_one_screen(name: &str, text: &str) {
             line.chars().count() <= 80,
             "{name}: line over 80 columns: {line:?}"
         );
+        assert!(!line.ends_with('…'), "{name}: a line cut: {line:?}");
     }
 }
 
+/// The trees whose names (host, kernel, paths, compressor) are built to be too long or hostile:
+/// only there may a name be shortened (in the middle, with `…`).
+const LONG_NAMES: &[&str] = &["hostile-names", "hostile-paths", "garbage"];
+
+/// Every figure of the summary is whole: a figure is never next to the mark of a cut.
+fn assert_nothing_cut(name: &str, text: &str) {
+    if !LONG_NAMES.contains(&name) {
+        assert!(!text.contains('…'), "{name}: something cut:\n{text}");
+    }
+    let chars: Vec<char> = text.chars().collect();
+    for w in chars.windows(2) {
+        let cut_figure =
+            (w[0] == '…' && w[1].is_ascii_digit()) || (w[1] == '…' && w[0].is_ascii_digit());
+        assert!(
+            !cut_figure || LONG_NAMES.contains(&name),
+            "{name}: a figure cut:\n{text}"
+        );
+    }
+}
+
+/// Every fixture tree, with and without an interval: one screen, nothing cut.
 #[test]
 fn the_summary_fits_one_screen_on_every_tree() {
     let mut seen = 0;
@@ -568,8 +592,13 @@ fn the_summary_fits_one_screen_on_every_tree() {
         let text = once_summary(&name);
         assert!(text.starts_with("zswaptop"), "{name}");
         assert_one_screen(&name, &text);
-        // In colour too: the escapes add no visible column.
+        assert_nothing_cut(&name, &text);
         let root = format!("tests/fixtures/{name}");
+        let rated = String::from_utf8(run_ok(&["--once", "-i", "0.1", "--root", &root])).unwrap();
+        assert_one_screen(&name, &rated);
+        assert_nothing_cut(&name, &rated);
+        assert!(rated.contains("\nRATES "), "{name}: no rates:\n{rated}");
+        // In colour too: the escapes add no visible column.
         let coloured =
             String::from_utf8(run_ok(&["--once", "--color=always", "--root", &root])).unwrap();
         assert_eq!(strip_sgr(&coloured), text, "{name}");
@@ -596,7 +625,7 @@ fn the_summary_folds_what_does_not_fit() {
     let root = tmp.path().to_str().unwrap();
     let text = String::from_utf8(run_ok(&["--once", "--root", root])).unwrap();
     assert_one_screen("sixteen zram devices", &text);
-    assert!(text.contains("more zram devices (--full)"), "{text}");
+    assert!(text.contains("+13 more swap areas (--full)"), "{text}");
     assert!(text.contains("WARN zswap-zram"), "{text}");
     // The full report lists every one.
     let full = String::from_utf8(run_ok(&["--once", "--full", "--root", root])).unwrap();
@@ -621,8 +650,10 @@ fn the_summary_answers_in_one_screen() {
         "  of that used: zswap pool 218.7 MiB",
         "  Z zswap pool         218.7 MiB   0.9%",
         "  zero: swap cache (est.), hugetlb, zram pool",
-        "ZSWAP on pool 218.7M/241.1M 91% stored 432.9M 1.98:1 wb 3.2M limit hits 55069",
-        "SWAP 654.6M used of 1.0G: zswap 432.9M swap cache 260K on disk or zero 221.4M",
+        "ZSWAP  on  compressor lzo  pool limit 1%  accept at 90%  shrinker off  rejects 0\n",
+        "  pool 218.7M/241.1M 91% stored 432.9M 1.98:1 written back 3.2M limit hits 55069\n",
+        "SWAP 654.6M used of 1.0G: zswap 432.9M SwapCached 260K on disk or zero 221.4M\n",
+        "  /swapfile-fx  file  654.6M used of 1.0G  priority -2\n",
         "WARN shrinker-off: ",
         "2 info: page-cluster, pool-full",
     ] {
@@ -655,5 +686,41 @@ fn summary_snapshots() {
     for fixture in ["linux-6.18-idle", "linux-6.18-loaded", "linux-6.18-zram"] {
         let text = once_summary(fixture);
         settings().bind(|| insta::assert_snapshot!(format!("summary-{fixture}"), text));
+    }
+}
+
+/// `--ascii`, and a locale that is not UTF-8, give ASCII only in the summary and the full
+/// report (the missing mark, cuts, separators and units included), the same lines otherwise.
+#[test]
+fn ascii_gives_ascii_only() {
+    for name in [
+        "linux-6.18-loaded",
+        "tiers-zswap-zram-disk",
+        "hostile-names",
+    ] {
+        let root = format!("tests/fixtures/{name}");
+        for full in [false, true] {
+            let mut args = vec!["--once", "--root", &root];
+            if full {
+                args.push("--full");
+            }
+            let plain = String::from_utf8(run_ok(&args)).unwrap();
+            assert!(
+                !plain.is_ascii(),
+                "{name}: the plain text has no mark to replace"
+            );
+            for (flag, lang) in [(Some("--ascii"), "C.UTF-8"), (None, "C")] {
+                let mut c = zswaptop();
+                c.args(&args).args(flag).env("LANG", lang);
+                c.env_remove("LC_ALL").env_remove("LC_CTYPE");
+                let out = c.output().unwrap();
+                assert!(out.status.success());
+                let text = String::from_utf8(out.stdout).unwrap();
+                assert!(text.is_ascii(), "{name} {flag:?} {lang}: {text}");
+                // Character for character: the lines keep their widths.
+                let widths = |t: &str| t.lines().map(|l| l.chars().count()).collect::<Vec<_>>();
+                assert_eq!(widths(&text), widths(&plain), "{name} {flag:?} {lang}");
+            }
+        }
     }
 }

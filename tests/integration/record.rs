@@ -186,7 +186,27 @@ fn once_at_a_recorded_moment_is_the_live_snapshot_of_it() {
         .output()
         .unwrap();
     assert!(!before.status.success());
-    assert!(String::from_utf8_lossy(&before.stderr).contains("nothing was recorded"));
+    let span = "the recording, which runs from 2026-11-22T03:00:00Z to 2026-11-22T03:00:05Z";
+    let said = String::from_utf8_lossy(&before.stderr);
+    assert!(said.contains(&format!("is before {span}")), "{said}");
+    // After its end is an error too (not the last sample as if it were of that moment), and
+    // the end itself is its last sample.
+    let after = bin()
+        .args(["--once", "--from"])
+        .arg(&path)
+        .args(["--at", "2026-11-22T03:00:05.001Z"])
+        .output()
+        .unwrap();
+    assert_eq!(after.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&after.stderr);
+    assert!(said.contains(&format!("is after {span}")), "{said}");
+    let end = stdout(
+        bin()
+            .args(["--once", "--from"])
+            .arg(&path)
+            .args(["--at", "2026-11-22T03:00:05Z"]),
+    );
+    assert!(end.starts_with("Recorded sample 6 of 6"), "{end}");
 }
 
 #[test]

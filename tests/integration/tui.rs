@@ -1079,6 +1079,15 @@ fn replay_100x30() {
             .contains(" REPLAY  2026-11-22T03:00:01.000Z paused x1  2/3 · zswaptop"),
         "{top}"
     );
+    // Whole fields only: the badge's room is kept, so no field is cut at the end.
+    for w in [100, 120] {
+        let top = text(&screen(&app, w, 30));
+        let first = top.lines().next().unwrap();
+        assert!(
+            !first.trim_end_matches(['"', ' ']).ends_with('…'),
+            "{first}"
+        );
+    }
     snap("replay_100x30", &term);
     // The recording holds neither a process list nor a cgroup tree: the views say so, not the
     // live wording (that they are read while shown).
@@ -1155,4 +1164,137 @@ fn a_screen_that_keeps_panels_shows_what_a_whole_frame_shows() {
         }
     }
     assert!(kept_any > 20, "panels were kept {kept_any} times");
+}
+
+/// The traffic legend keeps its names however wide the values grow: which names, and where the
+/// legend goes, follow the graph's size only.
+#[test]
+fn the_legend_keeps_its_names_as_values_widen() {
+    let traffic = |pages: u64| {
+        let first = sample("linux-6.18-loaded", T0);
+        let mut second = sample("linux-6.18-loaded", T0 + 1_000_000_000);
+        if let Ok(v) = second.vmstat.as_mut() {
+            for c in [
+                &mut v.zswpout,
+                &mut v.zswpin,
+                &mut v.zswpwb,
+                &mut v.pswpout,
+                &mut v.pswpin,
+            ] {
+                *c = c.map(|n| n + pages);
+            }
+        }
+        let mut a = app_of(&[], first, second);
+        a.update(Msg::Key(Action::Show(View::Graphs)));
+        a
+    };
+    let (quiet, busy) = (traffic(0), traffic(250_000));
+    let mut flips = Vec::new();
+    for w in (60..=220).step_by(2) {
+        for h in [24, 30, 40] {
+            let long = |a: &App| text(&screen(a, w, h)).contains(" zswpout ");
+            if long(&quiet) != long(&busy) {
+                flips.push((w, h));
+            }
+        }
+    }
+    assert!(
+        flips.is_empty(),
+        "the names change with the values at {flips:?}"
+    );
+}
+
+/// At 80×24 the overview lists the findings, of every severity, while it has rows free: a
+/// finding left off is never next to blank rows.
+#[test]
+fn the_overview_lists_findings_when_rows_are_free() {
+    let mut listed_some = 0;
+    for tree in [
+        "linux-6.18-idle",
+        "linux-6.18-loaded",
+        "linux-6.18-writeback",
+        "linux-6.18-zram",
+        "tiers-zswap-zram-disk",
+        "e2e-phase4-noroot",
+        "depth-multi-swap",
+        "regress-pool-near-limit",
+    ] {
+        let a = app_of(&[], sample(tree, T0), sample(tree, T0 + 1_000_000_000));
+        let t = text(&screen(&a, 80, 24));
+        let blank = t
+            .lines()
+            .filter(|l| l.trim_matches(['"', ' ']).is_empty())
+            .count();
+        let missing: Vec<&str> = a
+            .shown
+            .diagnostics
+            .iter()
+            .map(|d| d.id.as_str())
+            .filter(|id| !t.contains(&format!("{id}:")))
+            .collect();
+        assert!(
+            missing.is_empty() || blank == 0,
+            "{tree}: {missing:?} left off with {blank} blank rows:\n{t}"
+        );
+        listed_some += usize::from(
+            a.shown
+                .diagnostics
+                .iter()
+                .any(|d| t.contains(&format!("INFO {}:", d.id))),
+        );
+    }
+    assert!(listed_some > 0, "no info finding listed on any tree");
+}
+
+/// Without debugfs (not root), zswap's writeback comes from vmstat, which anyone can read;
+/// "needs root" is said only of what debugfs alone has.
+#[test]
+fn written_back_is_shown_from_vmstat_without_root() {
+    let tree = "e2e-phase4-noroot";
+    let a = app_of(&[], sample(tree, T0), sample(tree, T0 + 1_000_000_000));
+    let t = text(&screen(&a, 120, 40));
+    assert!(t.contains("written back 53.1 MiB"), "{t}");
+    assert!(!t.contains("written_back, pool_limit_hit"), "{t}");
+    assert!(t.contains("pool_limit_hit, rejects: "), "{t}");
+}
+
+/// The Unavailable section's fix commands are whole at any width: on the item's line when they
+/// fit, else on lines of their own below it.
+#[test]
+fn unavailable_fixes_are_whole() {
+    let tree = "linux-5.15-no-zswap-meminfo-nodebugfs";
+    let a = app_of(&[], sample(tree, T0), sample(tree, T0 + 1_000_000_000));
+    let fixes: Vec<&str> = zswaptop::display::unavailable(&a.shown)
+        .iter()
+        .filter_map(|m| m.reason.fix())
+        .collect();
+    assert!(!fixes.is_empty());
+    for w in [80u16, 100, 120, 160] {
+        let t = text(&screen(&a, w, 60));
+        if !t.contains("─ Unavailable") {
+            continue;
+        }
+        // The fix's lines joined back (a command broken where the shell reads on).
+        let joined: String = t
+            .lines()
+            .map(|l| l.trim_matches('"').trim())
+            .collect::<Vec<_>>()
+            .join(" ");
+        for fix in &fixes {
+            assert!(joined.contains(fix), "{w}: {fix:?} not whole in:\n{t}");
+            // The zswap panel's own copy, in parentheses after the reason, is whole too.
+            let head = format!("({}", &fix[..fix.len().min(12)]);
+            for l in t.lines().filter(|l| l.contains(&head)) {
+                assert!(l.contains(&format!("({fix})")), "{w}: {l}");
+            }
+        }
+        assert!(
+            !t.contains("to get it: …")
+                && !t
+                    .lines()
+                    .any(|l| l.contains("to get it")
+                        && l.trim_end_matches(['"', ' ']).ends_with('…')),
+            "{t}"
+        );
+    }
 }

@@ -648,24 +648,28 @@ fn watch_repeats_its_header_when_the_height_changes() {
         "{BIN} --watch -i 0.2 --count 10 --root {}; echo EXIT=$?",
         fixture()
     ));
-    // Rows begin with the time, hh:mm:ss.
+    // Rows begin with the date and time, `2026-11-26T05:31:13+00:00`; the header's second line
+    // with the time column's unit, `local`.
     let rows = |s: &str| {
         s.lines()
             .filter(|l| {
                 let b = l.as_bytes();
-                b.len() > 8
-                    && b[2] == b':'
-                    && b[5] == b':'
-                    && b[..8].iter().all(|c| c.is_ascii_digit() || *c == b':')
+                b.len() > 25
+                    && b[4] == b'-'
+                    && b[10] == b'T'
+                    && b[13] == b':'
+                    && b[..4].iter().all(u8::is_ascii_digit)
             })
             .count()
     };
+    let headers = |s: &str| s.lines().filter(|l| l.starts_with("local ")).count();
     t.wait_for("three rows", |s| rows(s) >= 3);
     let screen = t.screen();
-    assert_eq!(screen.matches("hh:mm:ss").count(), 1, "{screen}");
-    t.resize(120, 28);
+    assert_eq!(headers(&screen), 1, "{screen}");
+    // Wide enough for a row on one line: ten rows and two headers on the screen.
+    t.resize(200, 28);
     let screen = t.wait_for("the end", |s| s.contains("EXIT=0"));
-    assert_eq!(screen.matches("hh:mm:ss").count(), 2, "{screen}");
+    assert_eq!(headers(&screen), 2, "{screen}");
     assert_eq!(rows(&screen), 10, "{screen}");
 
     t.type_line("clear");

@@ -28,13 +28,58 @@ fn watch(args: &[&str]) -> Command {
 fn assert_header_and_five_rows(text: &str) {
     let lines: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).collect();
     assert_eq!(lines.len(), 7, "{text}");
-    let [names, units] = zswaptop::report::lines::header();
+    let root = zswaptop::root::Root::at(fixture());
+    let first = zswaptop::pipeline::snapshot(&zswaptop::sources::collect(&root), None);
+    let [names, units] = zswaptop::report::lines::Columns::of(&first).header();
     assert_eq!(lines[0], names);
     assert_eq!(lines[1], units);
-    assert_eq!(lines[2].matches("pending").count(), 5, "{text}");
+    // The rates: zswpout, zswpin, zswpwb, pool limit hits, bypass, pswpin, pswpout.
+    assert_eq!(lines[2].matches("pending").count(), 7, "{text}");
+    for name in [" limhit", " bypass", " swap", " ondisk"] {
+        assert!(names.contains(name), "{name} not in {names}");
+    }
+    let today = jiff::Zoned::now().strftime("%Y-%m-%dT").to_string();
+    for row in &lines[2..] {
+        assert_eq!(row.chars().count(), names.chars().count(), "{row}");
+        // Stamped with the date and time and the offset: `2026-11-26T05:31:13+00:00`.
+        let stamp = row.split(' ').next().unwrap_or("");
+        assert!(stamp.starts_with(&today) && stamp.len() == 25, "{row}");
+    }
     for row in &lines[3..] {
         assert!(!row.contains("pending"), "{row}");
-        assert_eq!(row.chars().count(), names.chars().count(), "{row}");
+    }
+}
+
+/// `--watch --top` and `--watch --cgroups` are refused with what to use instead, not ignored.
+#[test]
+fn tables_it_does_not_list_are_refused() {
+    for args in [&["--top", "5"][..], &["--cgroups"]] {
+        let out = watch(args).arg("--count").arg("1").output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(args[0]) && err.contains("--once"), "{err}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+/// `--ascii`, and a locale that is not UTF-8, give ASCII only.
+#[test]
+fn ascii_rows_are_ascii() {
+    for (args, lang) in [(&["--ascii"][..], "C.UTF-8"), (&[][..], "C")] {
+        // The no-swap tree: a figure is missing there, shown as the missing mark.
+        let out = Command::new(BIN)
+            .args(["--watch", "-i", "0.1", "--count", "2", "--root"])
+            .arg(common::fixture_dir("linux-6.18-no-swap"))
+            .args(args)
+            .env("LANG", lang)
+            .env_remove("LC_ALL")
+            .env_remove("LC_CTYPE")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.stdout.is_ascii(), "{text}");
+        assert_eq!(text.lines().count(), 4, "{text}");
     }
 }
 

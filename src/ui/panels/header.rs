@@ -32,10 +32,40 @@ pub fn header(app: &App, t: &Theme, width: usize) -> Vec<Line<'static>> {
     if s.host.root != "/" {
         l1.push(vec![dim(t, "tree "), raw(s.host.root.clone())]);
     }
-    // Too wide: whole fields go, never half of one — the tree, then the interval, the uptime,
-    // the host (the badge of a pause takes room too).
-    let room = width.saturating_sub(if app.paused { 9 } else { 0 });
-    for drop in [6, 5, 3, 1] {
+    // The badge of a replay or a pause goes first.
+    let mut badge = match &app.replay {
+        Some(c) => {
+            let shown = c.shown.unwrap_or(c.target);
+            let time = c
+                .time_of(shown)
+                .and_then(crate::record::time::rfc3339_utc)
+                .unwrap_or_else(|| miss.into());
+            let state = if c.playing {
+                format!(" {} x{}", if t.ascii { ">" } else { "▶" }, c.speed())
+            } else {
+                format!(" paused x{}", c.speed())
+            };
+            vec![
+                Span::styled(" REPLAY ", t.badge()),
+                raw(" "),
+                bold(t, time),
+                dim(t, format!("{state}  {}/{}", shown + 1, c.len())),
+                sep(t),
+            ]
+        }
+        None if app.paused => vec![Span::styled(" PAUSED ", t.badge()), raw(" ")],
+        None => Vec::new(),
+    };
+    // Too wide: whole fields go, never half of one (in the room the badge leaves) — live, the
+    // tree, then the interval, the uptime, the host; in a replay, whose badge is wide, the tree,
+    // the uptime, the kernel and the tool's name, so the recorded host stays.
+    let room = width.saturating_sub(badge.iter().map(Span::width).sum());
+    let order = if app.replay.is_some() {
+        [5, 3, 2, 0]
+    } else {
+        [6, 5, 3, 1]
+    };
+    for drop in order {
         if joined(t, l1.clone()).width() <= room {
             break;
         }
@@ -44,30 +74,8 @@ pub fn header(app: &App, t: &Theme, width: usize) -> Vec<Line<'static>> {
         }
     }
     let mut l1 = joined(t, l1);
-    if let Some(c) = &app.replay {
-        let shown = c.shown.unwrap_or(c.target);
-        let time = c
-            .time_of(shown)
-            .and_then(crate::record::time::rfc3339_utc)
-            .unwrap_or_else(|| miss.into());
-        let state = if c.playing {
-            format!(" {} x{}", if t.ascii { ">" } else { "▶" }, c.speed())
-        } else {
-            format!(" paused x{}", c.speed())
-        };
-        let mut badge = vec![
-            Span::styled(" REPLAY ", t.badge()),
-            raw(" "),
-            bold(t, time),
-            dim(t, format!("{state}  {}/{}", shown + 1, c.len())),
-            sep(t),
-        ];
-        badge.append(&mut l1.spans);
-        l1.spans = badge;
-    } else if app.paused {
-        l1.spans.insert(0, raw(" "));
-        l1.spans.insert(0, Span::styled(" PAUSED ", t.badge()));
-    }
+    badge.append(&mut l1.spans);
+    l1.spans = badge;
 
     let l2 = zswap_state(s, t);
 

@@ -31,7 +31,7 @@ pub fn split_line(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
             Span::styled(f::bytes(w.in_zswap_bytes), t.pool()),
         ],
         vec![
-            dim(t, "in swap cache "),
+            dim(t, "in SwapCached "),
             bold(t, f::bytes(w.in_swap_cache_bytes)),
         ],
     ];

@@ -14,7 +14,7 @@ pub struct Unavailable;
 impl Section for Unavailable {
     fn describe(&self, cx: &Cx) -> Option<Part> {
         let t = cx.t;
-        let lines = lines(&cx.app.shown, t);
+        let lines = lines(&cx.app.shown, t, cx.width);
         if lines.is_empty() {
             return None;
         }
@@ -32,20 +32,37 @@ impl Section for Unavailable {
     }
 }
 
-/// One line per unavailable item, with its fix.
-fn lines(s: &Snapshot, t: &Theme) -> Vec<Line<'static>> {
-    f::unavailable(s)
-        .iter()
-        .map(|m| {
-            let mut l = vec![
-                Span::styled("  ! ", t.warn()),
-                raw(format!("{}: {}", m.label(), m.reason.text())),
-            ];
-            if let Some(fix) = m.reason.fix() {
-                l.push(dim(t, " — to get it: "));
-                l.push(raw(fix));
-            }
-            Line::from(l)
-        })
-        .collect()
+/// One line per unavailable item, with its fix on the same line when it fits the width, else on
+/// lines of its own below (a command broken only where the shell reads on: it is copied).
+fn lines(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
+    const FIX: &str = "to get it: ";
+    let mut out = Vec::new();
+    for m in f::unavailable(s) {
+        let what = format!("{}: {}", m.label(), m.reason.text());
+        let mut l = vec![Span::styled("  ! ", t.warn()), raw(what.clone())];
+        let Some(fix) = m.reason.fix() else {
+            out.push(Line::from(l));
+            continue;
+        };
+        let sep = format!(" {} ", t.missing());
+        if 4 + what.chars().count() + sep.chars().count() + FIX.len() + fix.chars().count() <= width
+        {
+            l.push(dim(t, format!("{sep}{FIX}")));
+            l.push(raw(fix));
+            out.push(Line::from(l));
+            continue;
+        }
+        out.push(Line::from(l));
+        for (i, line) in f::wrap_commands(fix, width, 4 + FIX.len(), 4 + FIX.len())
+            .into_iter()
+            .enumerate()
+        {
+            let head = if i == 0 { FIX } else { "" };
+            out.push(Line::from(vec![
+                dim(t, format!("    {head:<w$}", w = FIX.len())),
+                raw(line),
+            ]));
+        }
+    }
+    out
 }

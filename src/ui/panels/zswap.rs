@@ -163,17 +163,50 @@ fn block(s: &Snapshot, t: &Theme, width: usize) -> Titled {
                 .unavailable
                 .iter()
                 .find(|m| m.path.as_deref() == Some(DEBUGFS));
-            let mut l = vec![dim(t, "written_back, pool_limit_hit, rejects: ")];
+            // Writeback is in vmstat (zswpwb, 6.8+), which anyone can read: only the rest
+            // needs debugfs. The reason and its fix flow onto a second line rather than be cut.
+            let mut items = Vec::new();
+            let what = match metrics::get("zswpwb").and_then(|m| Some((m, m.raw(s)?))) {
+                Some((wb, pages)) => {
+                    items.push(vec![
+                        dim(t, "written back "),
+                        bold(
+                            t,
+                            f::bytes(Some((pages as u64).saturating_mul(s.page_size.bytes))),
+                        ),
+                        dim(
+                            t,
+                            format!(" {}", f::rate_short(s.rates.is_some(), wb.value(s))),
+                        ),
+                    ]);
+                    "pool_limit_hit, rejects: "
+                }
+                None => "written_back, pool_limit_hit, rejects: ",
+            };
+            let mut reason = vec![dim(t, what)];
+            let mut fix = None;
             match m {
                 Some(m) => {
-                    l.push(Span::styled(m.reason.text(), t.warn()));
-                    if let Some(fix) = m.reason.fix() {
-                        l.push(dim(t, format!(" ({fix})")));
-                    }
+                    reason.push(Span::styled(m.reason.text(), t.warn()));
+                    fix = m.reason.fix().map(|x| vec![dim(t, format!("({x})"))]);
                 }
-                None => l.push(raw(t.missing())),
+                None => reason.push(raw(t.missing())),
             }
-            lines.push(Line::from(l));
+            items.push(reason);
+            let mut flowed = widgets::flow(items, width, t.sep(), 0);
+            if let Some(fix) = fix {
+                // The fix after the reason when it fits there, else on its own line.
+                let last = flowed.last_mut().map(|l| l.width()).unwrap_or(0);
+                let w: usize = fix.iter().map(Span::width).sum();
+                match flowed.last_mut() {
+                    Some(l) if last + 1 + w <= width => {
+                        l.spans.push(raw(" "));
+                        l.spans.extend(fix);
+                    }
+                    _ => flowed.push(Line::from(fix)),
+                }
+            }
+            lines.extend(flowed);
         }
     }
     Titled {

@@ -100,8 +100,15 @@ fn stack(mut parts: Vec<Part>, rows: u16, cx: &Cx) -> Vec<(u16, Placed)> {
     let mut top = Vec::new();
     let mut left = room;
     let mut shown = vec![false; parts.len()];
-    for (i, p) in parts.iter().enumerate() {
+    for (i, p) in parts.iter_mut().enumerate() {
         if let Part::Spare { block, at_top } = p {
+            // Whole, or its first lines (the most urgent: they come first) where the rows free
+            // hold its title and at least as many lines as it would put at the top.
+            let free = left.saturating_sub(keep);
+            let part = 1 + u16::try_from(at_top.len().max(1)).unwrap_or(u16::MAX);
+            if free < block.height() && free >= part {
+                block.shrink_to(free);
+            }
             if left >= keep + block.height() {
                 left -= block.height();
                 shown[i] = true;
@@ -111,7 +118,7 @@ fn stack(mut parts: Vec<Part>, rows: u16, cx: &Cx) -> Vec<(u16, Placed)> {
             }
         }
     }
-    let top_h = top.len() as u16;
+    let mut top_h = top.len() as u16;
     let fill = if room.saturating_sub(top_h) >= min {
         left
     } else {
@@ -142,6 +149,34 @@ fn stack(mut parts: Vec<Part>, rows: u16, cx: &Cx) -> Vec<(u16, Placed)> {
                 over -= before - block.height();
             }
         }
+        // The rows the fill would have had are free: the spare sections not shown take them,
+        // whole or their first lines, their lines at the top going back into them.
+        let mut free = rows.saturating_sub(text(&parts) + top_h);
+        for (i, p) in parts.iter_mut().enumerate() {
+            if let Part::Spare { block, at_top } = p
+                && !shown[i]
+            {
+                let room = free + at_top.len() as u16;
+                let part = 1 + u16::try_from(at_top.len().max(1)).unwrap_or(u16::MAX);
+                if room >= part {
+                    block.shrink_to(room);
+                    if block.height() <= room {
+                        free = room - block.height();
+                        shown[i] = true;
+                    }
+                }
+            }
+        }
+        top = parts
+            .iter()
+            .zip(&shown)
+            .filter_map(|(p, &shown)| match p {
+                Part::Spare { at_top, .. } if !shown => Some(at_top.iter().cloned()),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        top_h = top.len() as u16;
         0
     };
     let mut out = Vec::with_capacity(parts.len() + 1);

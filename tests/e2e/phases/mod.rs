@@ -1,16 +1,19 @@
 //! The phases, in the order they run on one machine: zswap absorbs a workload (`zswap`), zswap
 //! writes back to the swapfile (`writeback`), zram0 takes it (`zram`), what uid 65534 can read
-//! (`noroot`), the workload's data intact, the advisor's predictions against the kernel
-//! (`advise`); then the forecasts, hit ratio, device latency, faults and the writeback-stalled
-//! finding against what the kernel did, on workloads of their own (`forecast`); then every
-//! recorded run read back (`record`) and zram devices added and removed (`churn`). Each compares `zswaptop --once --json` with the kernel read right before and right
-//! after it (`crate::checks`), and the first four capture a fixture tree.
+//! (`noroot`), the one screen of zswap + zram + disk (`screen`), the workload's data intact,
+//! the advisor's predictions against the kernel (`advise`); then the forecasts, hit ratio,
+//! device latency, faults and the writeback-stalled finding against what the kernel did, on
+//! workloads of their own (`forecast`); then every recorded run read back (`record`) and zram
+//! devices added and removed (`churn`). Each compares `zswaptop --once --json` with the kernel
+//! read right before and right after it (`crate::checks`), and the first four capture a
+//! fixture tree.
 
 mod advise;
 mod churn;
 pub mod forecast;
 mod noroot;
 pub mod record;
+mod screen;
 mod writeback;
 mod zram;
 mod zswap;
@@ -60,6 +63,7 @@ fn on_one_workload(ctx: &Ctx) -> Result<()> {
     writeback::run(ctx, &mut wl)?;
     zram::run(ctx, &mut wl)?;
     noroot::run(ctx, &mut wl)?;
+    screen::run(ctx, &mut wl)?;
     intact(wl)?;
     advise::run(ctx)
 }
