@@ -794,6 +794,17 @@ pub fn forecast(f: &crate::model::forecast::Forecast) -> String {
     }
 }
 
+/// Why an interval has no swap-in share: no swap-ins in it, or a counter this kernel does not
+/// report (`zswpin` or `pswpin` missing from /proc/vmstat): then the share is unknown, not 0.
+pub fn no_hit_ratio(s: &Snapshot) -> &'static str {
+    match s.rates.as_ref() {
+        Some(r) if r.zswpin_bytes_per_sec.is_some() && r.pswpin_bytes_per_sec.is_some() => {
+            "no swap-ins"
+        }
+        _ => "swap-in share unknown (no zswpin or pswpin)",
+    }
+}
+
 /// Is zswap helping, and what a miss costs, over the interval: "zswap served 94 % of
 /// swap-ins; disk swap 3.2 ms a read" (the device's average per request). `None` without an
 /// interval.
@@ -803,7 +814,7 @@ pub fn hit_line(s: &Snapshot) -> Option<String> {
     if s.zswap.available {
         parts.push(match s.zswap.swapin_hit_ratio {
             Some(h) => format!("zswap served {:.0} % of swap-ins", h * 100.0),
-            None => "no swap-ins".to_string(),
+            None => no_hit_ratio(s).to_string(),
         });
     }
     // The disk area swapped to first (highest priority) that completed reads.
@@ -896,6 +907,29 @@ impl<W: std::io::Write> std::io::Write for AsciiOut<'_, W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An interval without swap-ins says so; one where /proc/vmstat lacks a swap-in counter
+    /// says the share is unknown, never "no swap-ins".
+    #[test]
+    fn a_missing_swap_in_counter_is_unknown_not_none() {
+        let root = crate::root::Root::at(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/linux-6.18-loaded"
+        ));
+        let a = crate::sources::collect(&root);
+        let mut b = a.clone();
+        b.monotonic_ns += 1_000_000_000;
+        let quiet = crate::pipeline::snapshot(&b, Some(&a));
+        assert_eq!(quiet.zswap.swapin_hit_ratio, None);
+        assert_eq!(no_hit_ratio(&quiet), "no swap-ins");
+        assert!(hit_line(&quiet).unwrap().contains("no swap-ins"));
+        let mut lacking = quiet.clone();
+        if let Some(r) = lacking.rates.as_mut() {
+            r.pswpin_bytes_per_sec = None;
+        }
+        assert!(no_hit_ratio(&lacking).contains("unknown"));
+        assert!(!hit_line(&lacking).unwrap().contains("no swap-ins"));
+    }
 
     /// A forecast in words: filling with its range and basis, two points without a range,
     /// the other states, and times rounded as a forecast deserves.

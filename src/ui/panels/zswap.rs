@@ -107,7 +107,7 @@ fn block(s: &Snapshot, t: &Theme, width: usize) -> Titled {
                 bold(t, format!("{:.0}%", h * 100.0)),
                 dim(t, " from zswap"),
             ],
-            None => vec![dim(t, "no swap-ins")],
+            None => vec![dim(t, f::no_hit_ratio(s))],
         });
     }
     // Same-filled pages are zswap entries only up to 6.11; later kernels keep no such count.
