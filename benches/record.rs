@@ -23,7 +23,15 @@
 //! processes and cgroup tree) followed by empty deltas, the most records a MiB can hold
 //! (scripts/fuzz-recordings.sh makes the same file); and over 1 MiB of that sample recorded
 //! again and again a second apart, no keyframe after the first: the smallest deltas that
-//! change something (its two clocks), each a sample rebuilt and a row made.
+//! change something (its two clocks), each a sample rebuilt and a row made; and the same with
+//! one process's swap figure or one cgroup's memory moving too.
+//!
+//! `cargo bench --bench record -- export-parts`: where a row's CPU goes (rebuilding the sample,
+//! derive, the rules, the whole pipeline, JSON, CSV values), per row, for assets/demo.zsr, the
+//! clocks-only file and the one-cgroup file.
+//!
+//! `cargo bench --bench record -- crafted DIR`: writes the three 1 MiB files of smallest deltas
+//! into DIR (scripts/fuzz-recordings.sh adds them to its corpus).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -43,6 +51,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     if args.first().map(String::as_str) == Some("export") {
         return export_rows();
+    }
+    if args.first().map(String::as_str) == Some("export-parts") {
+        return export_parts();
+    }
+    if args.first().map(String::as_str) == Some("crafted") {
+        let dir = Path::new(args.get(1).ok_or("crafted DIR")?);
+        return crafted(dir);
     }
     let seconds: u64 = args.first().and_then(|a| a.parse().ok()).unwrap_or(60);
     let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-record");
@@ -322,6 +337,41 @@ fn empty_deltas(path: &Path) -> Result<(), Box<dyn std::error::Error>> {
 /// 1 MiB of the fixture's sample recorded a second apart, with one keyframe: each delta moves
 /// the two clocks and nothing else.
 fn clocks_only(path: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    moving(path, |_| {})
+}
+
+/// 1 MiB of deltas moving the clocks and one process's swap figure.
+fn one_process(path: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    moving(path, |s| {
+        if let Some(p) = s.processes.as_mut().and_then(|p| p.top.last_mut()) {
+            p.swap_bytes += 4096;
+        }
+    })
+}
+
+/// 1 MiB of deltas moving the clocks and one cgroup's memory figure.
+fn one_cgroup(path: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    moving(path, |s| {
+        if let Some(Ok(list)) = s.cgroups.as_mut()
+            && let Some(c) = list.last_mut()
+        {
+            c.memory_current = Some(c.memory_current.unwrap_or(0) + 4096);
+        }
+    })
+}
+
+/// `crafted DIR`: the 1 MiB files of the smallest deltas that change something (the clocks;
+/// the clocks and one process; the clocks and one cgroup), for scripts/fuzz-recordings.sh.
+fn crafted(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    std::fs::create_dir_all(dir)?;
+    clocks_only(&dir.join("made-clocks-only-1m.zsr"))?;
+    one_process(&dir.join("made-one-process-1m.zsr"))?;
+    one_cgroup(&dir.join("made-one-cgroup-1m.zsr"))
+}
+
+/// 1 MiB of the fixture sample recorded again and again a second apart, `change` applied to
+/// it before each record, no keyframe after the first.
+fn moving(path: &Path, change: impl Fn(&mut Sample)) -> Result<(), Box<dyn std::error::Error>> {
     let mut s = fixture_sample();
     let _ = std::fs::remove_file(path);
     let opts = WriterOptions {
@@ -335,6 +385,7 @@ fn clocks_only(path: &Path) -> Result<(), Box<dyn std::error::Error>> {
         w.append(&s)?;
         s.unix_ms += 1000;
         s.monotonic_ns += 1_000_000_000;
+        change(&mut s);
     }
     Ok(())
 }
@@ -348,11 +399,19 @@ fn export_rows() -> Result<(), Box<dyn std::error::Error>> {
     empty_deltas(&empty)?;
     let ticking = out.join("clocks-only-1m.zsr");
     clocks_only(&ticking)?;
+    // The smallest deltas that change a large member too: one process's swap figure (an
+    // element of the list of 20 processes), one cgroup's counter (of the cgroup tree).
+    let process = out.join("one-process-1m.zsr");
+    one_process(&process)?;
+    let cgroup = out.join("one-cgroup-1m.zsr");
+    one_cgroup(&cgroup)?;
     let demo = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.zsr"));
     for (name, path) in [
         ("assets/demo.zsr", &demo),
         ("1 MiB of empty deltas", &empty),
         ("1 MiB of deltas moving the clocks only", &ticking),
+        ("1 MiB of deltas moving one process's swap", &process),
+        ("1 MiB of deltas moving one cgroup's memory", &cgroup),
     ] {
         let rows = Reader::open(path)?.len();
         let mib = std::fs::metadata(path)?.len() as f64 / f64::from(1 << 20);
@@ -373,7 +432,84 @@ fn export_rows() -> Result<(), Box<dyn std::error::Error>> {
             );
         }
     }
-    let _ = std::fs::remove_file(&empty);
-    let _ = std::fs::remove_file(&ticking);
+    for path in [&empty, &ticking, &process, &cgroup] {
+        let _ = std::fs::remove_file(path);
+    }
     Ok(())
+}
+
+/// Where a row's CPU goes: rebuilding the sample, each step of the pipeline, formatting.
+fn export_parts() -> Result<(), Box<dyn std::error::Error>> {
+    use zswaptop::model::Snapshot;
+    let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-record");
+    std::fs::create_dir_all(&out)?;
+    let ticking = out.join("clocks-only-1m.zsr");
+    clocks_only(&ticking)?;
+    let cgroup = out.join("one-cgroup-1m.zsr");
+    one_cgroup(&cgroup)?;
+    let demo = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.zsr"));
+    for (name, path) in [
+        ("assets/demo.zsr", &demo),
+        ("clocks only", &ticking),
+        ("one cgroup", &cgroup),
+    ] {
+        let mut r = Reader::open(path)?;
+        let n = r.len().min(3000);
+        let mut t = [0u64; 6];
+        let mut prev: Option<(Sample, Snapshot)> = None;
+        let mut bytes = 0;
+        for p in 0..n {
+            let c = fine_cpu_ns();
+            let s = r.sample(p)?;
+            let c1 = fine_cpu_ns();
+            let derived = Snapshot::derive(&s, prev.as_ref().map(|(p, _)| p));
+            let c2 = fine_cpu_ns();
+            let judged = zswaptop::diagnostics::judge(derived.clone());
+            let c3 = fine_cpu_ns();
+            let snap = zswaptop::pipeline::snapshot_over(&s, prev.as_ref().map(|(p, d)| (p, d)));
+            let c4 = fine_cpu_ns();
+            let mut buf = Vec::new();
+            zswaptop::report::json::serialize(
+                &snap,
+                zswaptop::report::json::Layout::Line,
+                &mut buf,
+            )?;
+            bytes += buf.len();
+            let c5 = fine_cpu_ns();
+            let mut line = String::new();
+            for m in zswaptop::report::csv::figures() {
+                if let Some(v) = m.value(&snap) {
+                    line.push_str(&v.to_string());
+                }
+                line.push(',');
+            }
+            let c6 = fine_cpu_ns();
+            std::hint::black_box((&judged, &line));
+            for (i, (a, b)) in [(c, c1), (c1, c2), (c2, c3), (c3, c4), (c4, c5), (c5, c6)]
+                .iter()
+                .enumerate()
+            {
+                t[i] += b - a;
+            }
+            prev = Some((s, snap));
+        }
+        let us = |x: u64| x as f64 / n as f64 / 1e3;
+        println!(
+            "{name}: {n} rows; per row: sample {:.1} us, derive {:.1}, judge {:.1}, pipeline (all) {:.1}, json {:.1} ({} B), csv values {:.1}",
+            us(t[0]),
+            us(t[1]),
+            us(t[2]),
+            us(t[3]),
+            us(t[4]),
+            bytes / n,
+            us(t[5])
+        );
+    }
+    Ok(())
+}
+
+/// This thread's CPU time from the vDSO clock (no file read in between the steps timed).
+fn fine_cpu_ns() -> u64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }

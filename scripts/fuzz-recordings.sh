@@ -13,7 +13,10 @@
 # four made here: 4 MiB whose every 17th offset claims a frame of half the file, a keyframe of
 # 131,073 slots, 1 MiB of empty deltas after a real keyframe (the most records a MiB can hold,
 # each decoded and exported as a row), and 1 MiB of empty deltas after a keyframe whose one slot
-# is no sample (each record skipped with a warning). Each goes through `export --format jsonl`,
+# is no sample (each record skipped with a warning); and from the record bench (`cargo bench
+# --bench record -- crafted DIR`), three of 1 MiB of the smallest deltas that change something,
+# each a row made: the clocks alone; the clocks and one process's swap; the clocks and one
+# cgroup's memory. Each goes through `export --format jsonl`,
 # `export --format csv` and `--once --from --at -0s`. Bounds checked, for every file and every
 # command: 64 MiB of RSS, 2 s of CPU per MiB (files under 1 MiB counted as 1 MiB: the binary's
 # start is most of their cost).
@@ -134,6 +137,8 @@ open(os.path.join(corpus, "made-empty-deltas-1m.zsr"), "wb").write(HEADER + fram
 key = bytes([1]) + struct.pack("<Q", T0) + b"\x01\x00\x03\x00"
 open(os.path.join(corpus, "made-no-sample-1m.zsr"), "wb").write(HEADER + frame(key) + b"".join(deltas))
 PY
+
+cargo bench --locked --quiet --bench record -- crafted "$out/corpus" >/dev/null
 
 results="$out/results.tsv"
 : >"$results"

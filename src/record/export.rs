@@ -68,86 +68,37 @@ pub fn once_from(
 
 /// One `--once --json` object on one line, with `recorded`: which sample it is.
 fn write_json_line(m: &Moment, snap: &Snapshot, out: &mut impl Write) -> anyhow::Result<()> {
-    let mut line = Vec::new();
-    JsonLine::of(snap)?.write(m.position, m.sample.unix_ms, &mut line, out)
+    let body = json::Members::default().body(snap, 0, None)?.to_vec();
+    write_line(&body, m.position, m.sample.unix_ms, &mut Vec::new(), out)
 }
 
-/// A snapshot's JSON line around its `recorded` member: the part before and the part after, so
-/// the rows of one snapshot at different positions are written without serializing it again.
-///
-/// The object is the snapshot's JSON read back into a `serde_json::Value`, as export's lines have
-/// been made since they were first written: so its keys are sorted (a `Value`'s maps are ordered
-/// by key), and a float is the one serde_json reads back from its shortest form, which can be an
-/// ulp off the snapshot's (`serde_json::to_value` would keep the exact float and change those
-/// digits in the output). `recorded` sits in key order among the snapshot's members.
-struct JsonLine {
-    /// `{` and the members whose keys sort before `recorded`, then `,` if there are any.
-    head: Vec<u8>,
-    /// `,` and the members whose keys sort after `recorded`, if there are any, then `}`.
-    tail: Vec<u8>,
-}
-
-impl JsonLine {
-    const KEY: &str = "recorded";
-
-    fn of(snap: &Snapshot) -> anyhow::Result<JsonLine> {
-        let mut buf = Vec::new();
-        json::serialize(snap, json::Layout::Line, &mut buf)?;
-        let serde_json::Value::Object(members) = serde_json::from_slice(&buf)? else {
-            anyhow::bail!("a snapshot's JSON is not an object");
-        };
-        let (mut before, mut after) = (serde_json::Map::new(), serde_json::Map::new());
-        for (k, v) in members {
-            match k.as_str().cmp(Self::KEY) {
-                std::cmp::Ordering::Less => before.insert(k, v),
-                std::cmp::Ordering::Greater => after.insert(k, v),
-                std::cmp::Ordering::Equal => None,
-            };
-        }
-        let compact = |map: serde_json::Map<String, serde_json::Value>| -> io::Result<Vec<u8>> {
-            let mut b = Vec::new();
-            json::serialize(&map, json::Layout::Line, &mut b)?;
-            b.pop(); // the newline
-            Ok(b)
-        };
-        // `{"a":1,"b":2}` less its `}`, or `{` alone.
-        let mut head = compact(before)?;
-        head.pop();
-        if head.len() > 1 {
-            head.push(b',');
-        }
-        // `{"s":3}` less its `{`, or `}` alone.
-        let mut tail = compact(after)?;
-        if tail.len() > 2 {
-            tail[0] = b',';
-        } else {
-            tail.remove(0);
-        }
-        Ok(JsonLine { head, tail })
-    }
-
-    /// The line of the sample at `position`, built in `line` and written in one write.
-    fn write(
-        &self,
+/// A line of JSON Lines: a snapshot's `body` ([`json::Members`]: the object less its closing
+/// brace) with `recorded` last, which sample it is, built in `line` and written in one write.
+fn write_line(
+    body: &[u8],
+    position: usize,
+    unix_ms: u64,
+    line: &mut Vec<u8>,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    #[derive(serde::Serialize)]
+    struct Recorded {
         position: usize,
         unix_ms: u64,
-        line: &mut Vec<u8>,
-        out: &mut impl Write,
-    ) -> anyhow::Result<()> {
-        let recorded = serde_json::json!({
-            "position": position,
-            "unix_ms": unix_ms,
-            "time": time::rfc3339_utc(unix_ms),
-        });
-        line.clear();
-        line.extend_from_slice(&self.head);
-        line.extend_from_slice(b"\"recorded\":");
-        json::serialize(&recorded, json::Layout::Line, line)?;
-        line.pop();
-        line.extend_from_slice(&self.tail);
-        line.push(b'\n');
-        Ok(out.write_all(line)?)
+        time: Option<String>,
     }
+    let recorded = Recorded {
+        position,
+        unix_ms,
+        time: time::rfc3339_utc(unix_ms),
+    };
+    line.clear();
+    line.extend_from_slice(body);
+    line.extend_from_slice(b",\"recorded\":");
+    json::serialize(&recorded, json::Layout::Line, line)?;
+    line.pop();
+    line.extend_from_slice(b"}\n");
+    Ok(out.write_all(line)?)
 }
 
 /// What `zswaptop export` was asked for.
@@ -234,8 +185,10 @@ pub fn write_rows(
     let mut line = Vec::new();
     let mut done = Exported { rows: 0, made: 0 };
     // The snapshot of the last row made, with its sample's build: the forecasts over the next
-    // row's interval take the stores' sizes from it rather than deriving that sample again.
+    // row's interval take the stores' sizes from it rather than deriving that sample again,
+    // and a JSON line copies the members it shares with it (named by `done.made`).
     let mut made: Option<(u64, Snapshot)> = None;
+    let mut members = json::Members::default();
     for p in 0..r.len() {
         let wanted = in_range(r, p);
         if !wanted && !in_range(r, p + 1) {
@@ -265,9 +218,14 @@ pub fn write_rows(
                         (None, _) => None,
                     };
                     let snap = crate::pipeline::snapshot_over(&sample, over);
+                    let id = done.made as u64;
                     let row = match args.format {
                         ExportFormat::Csv => Row::Csv(csv_row(&sample, &snap)?),
-                        ExportFormat::Jsonl => Row::Jsonl(JsonLine::of(&snap)?),
+                        ExportFormat::Jsonl => {
+                            let before = made.as_ref().map(|(_, s)| (s, id - 1));
+                            members.body(&snap, id, before)?;
+                            Row::Jsonl
+                        }
                     };
                     made = Some((build, snap));
                     row
@@ -275,7 +233,7 @@ pub fn write_rows(
             };
             match &row {
                 Row::Csv(bytes) => out.write_all(bytes)?,
-                Row::Jsonl(j) => j.write(p, sample.unix_ms, &mut line, out)?,
+                Row::Jsonl => write_line(members.last(), p, sample.unix_ms, &mut line, out)?,
             }
             last = Some((made_of, row));
             done.rows += 1;
@@ -288,7 +246,8 @@ pub fn write_rows(
 /// A row of export, made once for each pair of samples.
 enum Row {
     Csv(Vec<u8>),
-    Jsonl(JsonLine),
+    /// The body `members` made last: a row written again is always the last one made.
+    Jsonl,
 }
 
 fn csv_row(s: &Sample, snap: &Snapshot) -> io::Result<Vec<u8>> {

@@ -58,11 +58,12 @@ struct Cursor {
     dict: Option<Decompressor<'static>>,
     open: Option<(u32, File)>,
     buf: Vec<u8>,
-    /// The sample last rebuilt from `slots` (or why it could not be), with the slots'
-    /// generation then: a record that changes no slot gives it again, unrebuilt. A rebuild
-    /// costs a tree and a deserialization of every slot (most of a row's cost when export
-    /// rebuilt every record: 52,000 records of a MiB of empty deltas took 6.6 s as CSV).
-    built: Option<(u64, Result<Sample, String>)>,
+    /// The slots' generation at the last sample asked for: a rebuild is counted when it
+    /// moved (a record that changes nothing gives the sample again, unrebuilt: a rebuild of
+    /// every slot was most of a row's cost when export rebuilt every record, 52,000 records
+    /// of a MiB of empty deltas took 6.6 s as CSV; a record that changes values rebuilds the
+    /// parts it changed, [`Slots::build`]).
+    built: Option<u64>,
 }
 
 /// An open recording.
@@ -225,15 +226,11 @@ impl Reader {
     pub fn sample(&mut self, position: usize) -> Result<Sample, Error> {
         self.seek(position)?;
         let generation = self.cursor.slots.generation();
-        let built = match &self.cursor.built {
-            Some((g, built)) if *g == generation => built.clone(),
-            _ => {
-                self.rebuilds += 1;
-                let built = self.cursor.slots.sample().map_err(|e| e.0);
-                self.cursor.built = Some((generation, built.clone()));
-                built
-            }
-        };
+        if self.cursor.built != Some(generation) {
+            self.rebuilds += 1;
+            self.cursor.built = Some(generation);
+        }
+        let built = self.cursor.slots.build().map_err(|e| e.0);
         // The slots are as the records left them: the next record applies over them whether
         // this one made a sample or not.
         built.map_err(|reason| self.decode_error(position, reason))

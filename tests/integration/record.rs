@@ -284,11 +284,11 @@ fn export_jsonl_is_one_once_json_object_per_sample() {
 }
 
 /// The bytes export writes for assets/demo.zsr and the crafted hostile-strings recording: as
-/// CSV, pinned by length and CRC-32; as JSON lines, each the line made whole from its
-/// snapshot, as export made them before it made one row for each pair of samples and wrote the
-/// line around its `recorded` member (the JSON is not pinned: the floats serde_json reads back
-/// depend on its features, which the test build's dependencies change). A change to what a row
-/// holds changes the CSV's pins on purpose.
+/// CSV, pinned by length and CRC-32; as JSON lines, each the `--once --json` object of its
+/// snapshot serialized whole on one line, with `recorded` added last, as export made them
+/// before it made one row for each pair of samples and copied the members a row shares with
+/// the row before (the JSON is not pinned: it follows the snapshot's members). A change to
+/// what a row holds changes the CSV's pins on purpose.
 #[test]
 fn export_writes_the_bytes_it_always_wrote() {
     use zswaptop::report::json::{self, Layout};
@@ -314,18 +314,23 @@ fn export_writes_the_bytes_it_always_wrote() {
                 continue;
             };
             let snap = zswaptop::pipeline::snapshot(&s, prev.as_ref());
-            let mut buf = Vec::new();
-            json::serialize(&snap, Layout::Line, &mut buf).unwrap();
-            let mut v: serde_json::Value = serde_json::from_slice(&buf).unwrap();
-            v.as_object_mut().unwrap().insert(
-                "recorded".into(),
-                serde_json::json!({
-                    "position": p,
-                    "unix_ms": s.unix_ms,
-                    "time": zswaptop::record::time::rfc3339_utc(s.unix_ms),
-                }),
+            let mut line = Vec::new();
+            json::serialize(&snap, Layout::Line, &mut line).unwrap();
+            assert_eq!(line.pop(), Some(b'\n'));
+            assert_eq!(line.pop(), Some(b'}'));
+            whole.extend_from_slice(&line);
+            let recorded = serde_json::json!({
+                "position": p,
+                "unix_ms": s.unix_ms,
+                "time": zswaptop::record::time::rfc3339_utc(s.unix_ms),
+            });
+            // serde_json's maps sort their keys: the members in the order export writes them.
+            let recorded = format!(
+                r#","recorded":{{"position":{},"unix_ms":{},"time":{}}}}}"#,
+                recorded["position"], recorded["unix_ms"], recorded["time"]
             );
-            json::serialize(&v, Layout::Line, &mut whole).unwrap();
+            whole.extend_from_slice(recorded.as_bytes());
+            whole.push(b'\n');
             prev = Some(s);
         }
         assert!(out.lines().count() > 2, "{path}");
