@@ -783,41 +783,38 @@ fn insert(
     Ok(())
 }
 
-/// The node at `path` in `tree`, if the path leads somewhere without making anything.
-fn find<'t>(tree: &'t Value, path: &[u8]) -> Option<&'t Value> {
-    let mut input = Input::new(path);
-    let mut node = tree;
-    while !input.is_empty() {
-        node = match (input.byte().ok()?, node) {
-            (SEG_KEY, Value::Map(map)) => {
-                let key = std::str::from_utf8(input.bytes_with_len().ok()?).ok()?;
-                map.get(&Value::String(key.to_owned()))?
+/// `find` and `find_mut`: the node at a path, read or to change, the same walk.
+macro_rules! finder {
+    ($(#[$doc:meta])* $name:ident, $($mut:ident)?, $get:ident) => {
+        $(#[$doc])*
+        fn $name<'t>(tree: &'t $($mut)? Value, path: &[u8]) -> Option<&'t $($mut)? Value> {
+            let mut input = Input::new(path);
+            let mut node = tree;
+            while !input.is_empty() {
+                node = match (input.byte().ok()?, node) {
+                    (SEG_KEY, Value::Map(map)) => {
+                        let key = std::str::from_utf8(input.bytes_with_len().ok()?).ok()?;
+                        map.$get(&Value::String(key.to_owned()))?
+                    }
+                    (SEG_INDEX, Value::Seq(items)) => items.$get(input.len().ok()?)?,
+                    (SEG_SOME, Value::Option(Some(inner)))
+                    | (SEG_NEWTYPE, Value::Newtype(inner)) => inner,
+                    _ => return None,
+                };
             }
-            (SEG_INDEX, Value::Seq(items)) => items.get(input.len().ok()?)?,
-            (SEG_SOME, Value::Option(Some(inner))) | (SEG_NEWTYPE, Value::Newtype(inner)) => inner,
-            _ => return None,
-        };
-    }
-    Some(node)
+            Some(node)
+        }
+    };
 }
 
-/// [`find`], to change the node.
-fn find_mut<'t>(tree: &'t mut Value, path: &[u8]) -> Option<&'t mut Value> {
-    let mut input = Input::new(path);
-    let mut node = tree;
-    while !input.is_empty() {
-        node = match (input.byte().ok()?, node) {
-            (SEG_KEY, Value::Map(map)) => {
-                let key = std::str::from_utf8(input.bytes_with_len().ok()?).ok()?;
-                map.get_mut(&Value::String(key.to_owned()))?
-            }
-            (SEG_INDEX, Value::Seq(items)) => items.get_mut(input.len().ok()?)?,
-            (SEG_SOME, Value::Option(Some(inner))) | (SEG_NEWTYPE, Value::Newtype(inner)) => inner,
-            _ => return None,
-        };
-    }
-    Some(node)
-}
+finder!(
+    /// The node at `path` in `tree`, if the path leads somewhere without making anything.
+    find, , get
+);
+finder!(
+    /// [`find`], to change the node.
+    find_mut, mut, get_mut
+);
 
 /// Put the `changed` slots' values into `tree` and the parts of `last` that hold them; `None`
 /// where a path is not in the tree or a part does not deserialize (then `tree` and `last` are
@@ -1477,16 +1474,7 @@ mod tests {
     /// changes a single element of a list rebuilds only that.
     #[test]
     fn a_build_from_the_last_is_the_whole_rebuild() {
-        let root = crate::root::Root::at(format!(
-            "{}/tests/fixtures/depth-cgroup-v2",
-            env!("CARGO_MANIFEST_DIR")
-        ));
-        let extras = crate::sources::Extras {
-            top_processes: Some(20),
-            cgroups: true,
-            settings: false,
-        };
-        let mut s = crate::sources::collect_with(&root, extras);
+        let mut s = crate::sources::largest_fixture_sample(false);
         assert!(s.processes.as_ref().is_some_and(|p| p.top.len() >= 3));
         assert!(matches!(&s.cgroups, Some(Ok(l)) if l.len() >= 3));
         let mut enc = Encoder::new(true);

@@ -335,16 +335,7 @@ mod tests {
     /// the snapshot before, and whatever that snapshot was named.
     #[test]
     fn members_are_the_snapshot_serialized() {
-        let root = crate::root::Root::at(format!(
-            "{}/tests/fixtures/depth-cgroup-v2",
-            env!("CARGO_MANIFEST_DIR")
-        ));
-        let extras = crate::sources::Extras {
-            top_processes: Some(20),
-            cgroups: true,
-            settings: true,
-        };
-        let mut s = crate::sources::collect_with(&root, extras);
+        let mut s = crate::sources::largest_fixture_sample(true);
         let listed = s.processes.clone();
         let mut members = Members::default();
         let mut prev: Option<(Snapshot, u64)> = None;

@@ -417,6 +417,23 @@ fn infer_page_size(
     (ps.is_power_of_two() && (4096..=262_144).contains(&ps)).then_some(ps)
 }
 
+/// The depth-cgroup-v2 fixture read with its 20 processes and its cgroup tree (and the settings
+/// when asked): the largest sample of the fixtures, for the unit tests of what follows a
+/// sample's parts.
+#[cfg(test)]
+pub(crate) fn largest_fixture_sample(settings: bool) -> Sample {
+    let root = Root::at(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/depth-cgroup-v2"
+    ));
+    let extras = Extras {
+        top_processes: Some(20),
+        cgroups: true,
+        settings,
+    };
+    collect_with(&root, extras)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
