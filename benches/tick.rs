@@ -204,3 +204,37 @@ fn scan_processes_live(bencher: Bencher, faults: bool) {
         bencher.bench_local(|| processes::scan(&root, 10));
     }
 }
+
+/// What one `serve` scrape costs, step by step, on the running system: the full read of the
+/// kernel with the cgroup tree (every scrape reads afresh), the pipeline over it and the
+/// sample before, and the OpenMetrics exposition.
+#[divan::bench]
+fn scrape_collect_live(bencher: Bencher) {
+    let root = Root::live();
+    let extras = zswaptop::report::metrics_extras(Extras::default());
+    bencher.bench_local(|| sources::collect_with(&root, black_box(extras)));
+}
+
+#[divan::bench]
+fn scrape_pipeline_live(bencher: Bencher) {
+    let root = Root::live();
+    let extras = zswaptop::report::metrics_extras(Extras::default());
+    let a = sources::collect_with(&root, extras);
+    let b = sources::collect_with(&root, extras);
+    bencher.bench_local(|| zswaptop::pipeline::snapshot(black_box(&b), Some(black_box(&a))));
+}
+
+#[divan::bench]
+fn scrape_render_live(bencher: Bencher) {
+    use zswaptop::report::openmetrics::{self, Flavor};
+    let root = Root::live();
+    let extras = zswaptop::report::metrics_extras(Extras::default());
+    let a = sources::collect_with(&root, extras);
+    let b = sources::collect_with(&root, extras);
+    let snap = zswaptop::pipeline::snapshot(&b, Some(&a));
+    bencher.bench_local(|| {
+        let mut text = String::with_capacity(32 * 1024);
+        openmetrics::render(black_box(&snap), Flavor::OpenMetrics, &mut text);
+        text
+    });
+}

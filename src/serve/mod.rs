@@ -13,8 +13,10 @@
 //! ([`WebConfig`], node_exporter's format): TLS, basic authentication (401 with
 //! `WWW-Authenticate: Basic` before anything else is looked at), extra response headers.
 //!
-//! Each scrape reads the kernel afresh; scrapes that come within [`SHARED_FOR`] of each other
-//! share one sample (fifty scrapers at once cost one read). Rates (the PSI shares, the bypass
+//! Each scrape reads the kernel afresh (but `/proc/cmdline`, fixed for the boot, and
+//! `/proc/crypto`, which changes only when a module loads: once a minute, as the dashboard reads
+//! them); scrapes that come within [`SHARED_FOR`] of each other share one sample (fifty
+//! scrapers at once cost one read). Rates (the PSI shares, the bypass
 //! rate) are taken against the sample of an earlier scrape at least [`MIN_RATE_WINDOW`] before,
 //! so they cover the time between scrapes; Prometheus computes its own from the counters.
 
@@ -204,7 +206,7 @@ async fn serve(listener: std::net::TcpListener, root: Root, web: WebConfig) -> a
     let tls = web.tls.map(TlsAcceptor::from);
     let app = Arc::new(App {
         scraper: Arc::new(tokio::sync::Mutex::new(Scraper {
-            source: Sampler::full(root),
+            source: Sampler::scraper(root),
             base: None,
             stream: crate::pipeline::Stream::default(),
             last: None,

@@ -86,6 +86,9 @@ pub struct Sampler {
     /// Every process's major faults at the last process scan: the next scan's deltas are
     /// taken against them. Dropped while no view scans.
     fault_counts: Option<FaultCounts>,
+    /// For `serve`: full samples carry the command line and the compressors registered for
+    /// [`FULL_EVERY`] ([`sources::Carried`]), with when they were read.
+    carry: Option<Option<(u64, sources::Carried)>>,
 }
 
 impl Sampler {
@@ -100,6 +103,17 @@ impl Sampler {
             cgroups: CgroupScan::default(),
             slice: SLICE,
             fault_counts: None,
+            carry: None,
+        }
+    }
+
+    /// For `serve`: every sample full and every scan done at once, as [`Sampler::full`], but
+    /// `/proc/cmdline` and `/proc/crypto` read once every [`FULL_EVERY`], as the dashboard reads
+    /// them.
+    pub fn scraper(root: Root) -> Sampler {
+        Sampler {
+            carry: Some(None),
+            ..Sampler::full(root)
         }
     }
 
@@ -141,8 +155,19 @@ impl SampleSource for Sampler {
             self.fault_counts = None;
         }
         if self.always_full {
+            let now = sys::monotonic_ns();
+            let every = u64::try_from(FULL_EVERY.as_nanos()).unwrap_or(u64::MAX);
+            let carried = match &self.carry {
+                Some(Some((at, c))) if now.saturating_sub(*at) < every => c.clone(),
+                _ => sources::Carried::default(),
+            };
             let (s, counts) =
-                sources::collect_with_since(&self.root, extras, self.fault_counts.as_ref());
+                sources::collect_carrying(&self.root, extras, self.fault_counts.as_ref(), &carried);
+            if let Some(carry) = &mut self.carry
+                && carried.crypto.is_none()
+            {
+                *carry = Some((s.monotonic_ns, sources::Carried::of(&s)));
+            }
             self.fault_counts = counts;
             self.last_full_ns = Some(s.monotonic_ns);
             return s;
@@ -231,6 +256,8 @@ impl SampleSource for Sampler {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
+    use std::sync::Arc;
 
     #[test]
     fn a_full_sample_first_then_fast_ones() {
@@ -306,6 +333,72 @@ mod tests {
         // Leaving the view forgets it: coming back scans at once.
         let d = s.next(Some(&c), Extras::default());
         assert!(d.processes.is_none() && s.last_scan.is_none());
+    }
+
+    /// `serve`'s sampler reads every sample whole but for `/proc/cmdline` and `/proc/crypto`,
+    /// carried from the sample that read them for [`FULL_EVERY`], then read again; `--once`'s
+    /// reads them each time.
+    #[test]
+    fn the_scraper_reads_the_command_line_and_the_compressors_once_a_minute() {
+        let dir = tempfile::tempdir().unwrap();
+        let tree = dir.path().join("t");
+        copy_tree(Path::new("tests/fixtures/depth-cgroup-v2"), &tree);
+        let (mut scraper, mut once) = (
+            Sampler::scraper(Root::at(&tree)),
+            Sampler::full(Root::at(&tree)),
+        );
+        let a = scraper.next(None, Extras::default());
+        let names = |s: &Sample| -> Vec<String> {
+            let list = s.crypto.as_ref().as_deref().unwrap_or_default();
+            list.iter().map(|c| c.name.clone()).collect()
+        };
+        assert!(
+            names(&a).contains(&"lzo-rle".to_string()),
+            "{:?}",
+            names(&a)
+        );
+        let crypto = std::fs::read_to_string(tree.join("proc/crypto")).unwrap();
+        std::fs::write(
+            tree.join("proc/crypto"),
+            crypto.replace("lzo-rle", "lzo-xyz"),
+        )
+        .unwrap();
+        std::fs::write(tree.join("proc/cmdline"), "zswap.enabled=0\n").unwrap();
+        let b = scraper.next(Some(&a), Extras::default());
+        assert!(Arc::ptr_eq(&a.crypto, &b.crypto) && Arc::ptr_eq(&a.boot_params, &b.boot_params));
+        let c = once.next(None, Extras::default());
+        assert!(names(&c).contains(&"lzo-xyz".to_string()));
+        assert_eq!(
+            c.boot_params
+                .as_ref()
+                .as_ref()
+                .unwrap()
+                .get("zswap.enabled")
+                .map(String::as_str),
+            Some("0")
+        );
+        // A minute on: read again.
+        if let Some(Some((at, _))) = scraper.carry.as_mut() {
+            *at = at.saturating_sub(u64::try_from(FULL_EVERY.as_nanos()).unwrap());
+        }
+        let d = scraper.next(Some(&b), Extras::default());
+        assert_eq!(names(&d), names(&c));
+        assert_eq!(d.boot_params, c.boot_params);
+    }
+
+    fn copy_tree(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap().flatten() {
+            let (src, dst) = (e.path(), to.join(e.file_name()));
+            let kind = std::fs::symlink_metadata(&src).unwrap().file_type();
+            if kind.is_dir() {
+                copy_tree(&src, &dst);
+            } else if kind.is_symlink() {
+                std::os::unix::fs::symlink(std::fs::read_link(&src).unwrap(), &dst).unwrap();
+            } else {
+                std::fs::copy(&src, &dst).unwrap();
+            }
+        }
     }
 
     /// `--once` reads everything on every sample and never carries a process list over.

@@ -392,6 +392,11 @@ fn a_long_session_over_a_churning_machine_stays_bounded() {
         }
     }
     let (w, wk, wfd) = warm.unwrap();
+    // A tick on the overview: the settings a view read on the last tick (kept open while it
+    // reads them every tick) are closed by this one's sweep.
+    app.update(Msg::Key(Action::Show(View::Overview)));
+    let s = sampler.next(Some(app.last_sample()), app.extras());
+    app.update(Msg::Sampled(Box::new(s)));
     let fds = common::fds_under(dir.path());
     println!(
         "after {TICKS} ticks ({} processes, {} cgroups, {} swap files started): {:?}, kept {} B \
