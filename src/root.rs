@@ -128,6 +128,15 @@ fn is_kept(rel: &Path) -> bool {
     })
 }
 
+/// Whether a read of `rel` (a [`KEPT`] file) returns the whole file when the buffer holds it, so
+/// that a short read is the end without a read of 0 to say so: a sysfs attribute (its `show`
+/// fills at most a page, handed over whole) and a sysctl (its handler writes the value whole),
+/// not the debugfs counters nor a seq_file of many records (`/proc/vmstat`, `/proc/crypto`,
+/// `/proc/zoneinfo` come a page at a time). It saves `serve` about 30 `pread`s a scrape.
+fn whole_at_once(rel: &Path) -> bool {
+    (rel.starts_with("sys") && !rel.starts_with("sys/kernel/debug")) || rel.starts_with("proc/sys")
+}
+
 /// The most any read takes from a file under `proc/`, outside a process directory: the largest
 /// kernel files read here (`/proc/zoneinfo` and `/proc/mounts` on big machines, `/proc/crypto`)
 /// stay far below it.
@@ -256,8 +265,8 @@ impl Root {
         let rel = self.rel(path);
         let cap = read_cap(rel.unwrap_or(path));
         let start = buf.len();
-        if rel.is_some_and(is_kept) {
-            self.read_kept(path, buf, cap, absent)?;
+        if let Some(rel) = rel.filter(|r| is_kept(r)) {
+            self.read_kept(path, buf, cap, absent, whole_at_once(rel))?;
         } else {
             let file = self.open(path, absent)?;
             read_to_cap(&file, buf, cap).map_err(|e| classify_io(path, &e, absent))?;
@@ -274,7 +283,14 @@ impl Root {
     /// fresh one, as does a tree's path that no longer leads to the file opened; a file that
     /// cannot be opened is not kept. A file that refuses `pread` (ESPIPE: debugfs's counters
     /// are not seekable) is remembered as such and opened for each read.
-    fn read_kept(&self, path: &Path, buf: &mut Vec<u8>, cap: u64, absent: &Reason) -> Reading<()> {
+    fn read_kept(
+        &self,
+        path: &Path,
+        buf: &mut Vec<u8>,
+        cap: u64,
+        absent: &Reason,
+        at_once: bool,
+    ) -> Reading<()> {
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         let start = buf.len();
         if let Some(i) = kept.iter().position(|k| k.path == path) {
@@ -286,7 +302,7 @@ impl Root {
             // A tree's file replaced, or its directory renamed, since it was opened (the
             // kernel's own fail the read instead).
             let same = self.live || self.identity(path).is_ok_and(|id| Some(id) == kept[i].id);
-            if same && pread_all(file, buf, cap).is_ok() {
+            if same && pread_all(file, buf, cap, at_once).is_ok() {
                 return Ok(());
             }
             buf.truncate(start);
@@ -298,7 +314,7 @@ impl Root {
         } else {
             file.metadata().ok().map(|m| (m.dev(), m.ino()))
         };
-        let read = match pread_all(&file, buf, cap) {
+        let read = match pread_all(&file, buf, cap, at_once) {
             Err(e) if e.raw_os_error() == Some(Errno::SPIPE.raw_os_error()) => {
                 buf.truncate(start);
                 read_to_cap(&file, buf, cap).map(|()| None)
@@ -548,7 +564,7 @@ fn read_to_cap(file: &fs::File, buf: &mut Vec<u8>, cap: u64) -> io::Result<()> {
 }
 
 /// Append the file from offset 0 to its end (at most `cap + 1` bytes) to `buf`, with `pread`.
-fn pread_all(file: &fs::File, buf: &mut Vec<u8>, cap: u64) -> io::Result<()> {
+fn pread_all(file: &fs::File, buf: &mut Vec<u8>, cap: u64, at_once: bool) -> io::Result<()> {
     let start = buf.len();
     let limit = usize::try_from(cap.saturating_add(1)).unwrap_or(usize::MAX);
     loop {
@@ -565,6 +581,11 @@ fn pread_all(file: &fs::File, buf: &mut Vec<u8>, cap: u64) -> io::Result<()> {
         match file.read_at(&mut buf[end..], got as u64) {
             Ok(0) => {
                 buf.truncate(end);
+                return Ok(());
+            }
+            // Less than asked of a file the kernel gives whole at once: that was all of it.
+            Ok(n) if at_once && n < room => {
+                buf.truncate(end + n);
                 return Ok(());
             }
             Ok(n) => buf.truncate(end + n),
@@ -1044,7 +1065,7 @@ mod tests {
         drop(w);
         let file = fs::File::from(std::os::fd::OwnedFd::from(r));
         let mut buf = Vec::new();
-        let e = pread_all(&file, &mut buf, SYS_CAP).unwrap_err();
+        let e = pread_all(&file, &mut buf, SYS_CAP, false).unwrap_err();
         assert_eq!(e.raw_os_error(), Some(Errno::SPIPE.raw_os_error()));
         assert!(buf.is_empty());
         read_to_cap(&file, &mut buf, SYS_CAP).unwrap();
@@ -1055,6 +1076,36 @@ mod tests {
         if fs::read_to_string(&counter).is_ok() {
             for _ in 0..3 {
                 assert!(live.read_u64(&counter, &Reason::absent("")).is_ok());
+            }
+        }
+    }
+
+    /// A sysfs attribute or a sysctl is taken as whole after a short read; a file longer than
+    /// the first read is read on to its end all the same, and seq_files of many records and the
+    /// debugfs counters are read to a read of 0.
+    #[test]
+    fn files_given_whole_are_read_whole() {
+        assert!(whole_at_once(Path::new("sys/block/zram0/mm_stat")));
+        assert!(whole_at_once(Path::new("proc/sys/vm/swappiness")));
+        assert!(!whole_at_once(Path::new(
+            "sys/kernel/debug/zswap/stored_pages"
+        )));
+        assert!(!whole_at_once(Path::new("proc/vmstat")));
+        assert!(!whole_at_once(Path::new("proc/crypto")));
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("sys/block/zram0");
+        fs::create_dir_all(&dir).unwrap();
+        let root = Root::at(t.path());
+        let absent = Reason::absent("");
+        for len in [10, 4095, 4096, 4097, 10_000] {
+            let text: String = (0..len)
+                .map(|i| char::from(b'a' + (i % 26) as u8))
+                .collect();
+            fs::write(dir.join("mm_stat"), &text).unwrap();
+            for _ in 0..2 {
+                let read = root.read_text(&dir.join("mm_stat"), &absent).unwrap();
+                assert_eq!(read.len(), len);
+                assert_eq!(read, text);
             }
         }
     }
