@@ -896,6 +896,7 @@ fn set_part(sample: &mut Sample, part: &[u8], value: Value) -> Result<(), Decode
     Ok(())
 }
 
+/// A sample, or a part of one, from its tree.
 fn de<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, DecodeError> {
     v.deserialize_into()
         .map_err(|e| bad(format!("not a sample: {e}")))
@@ -959,7 +960,6 @@ fn set_member(sample: &mut Sample, name: &str, value: Value) -> Result<(), Decod
 }
 
 // ---- the slot table ----
-// ---- the slot table ----
 
 /// The slots of the latest sample, as both ends keep them: the writer to find what changed,
 /// the reader to rebuild the sample.
@@ -997,7 +997,7 @@ impl Slots {
 
     /// Rebuild the sample the slots hold.
     pub fn sample(&self) -> Result<Sample, DecodeError> {
-        Self::deserialize(self.tree()?)
+        de(self.tree()?)
     }
 
     /// The serde tree of the slots, each leaf put at its path in slot order.
@@ -1010,11 +1010,6 @@ impl Slots {
             }
         }
         Ok(root)
-    }
-
-    fn deserialize(tree: Value) -> Result<Sample, DecodeError> {
-        tree.deserialize_into()
-            .map_err(|e| bad(format!("not a sample: {e}")))
     }
 
     /// The sample the slots hold, as [`Slots::sample`] makes it, in work that follows what
@@ -1045,7 +1040,7 @@ impl Slots {
         self.changed.clear();
         self.whole += 1;
         let built = self.tree().and_then(|tree| {
-            let sample = Self::deserialize(tree.clone())?;
+            let sample: Sample = de(tree.clone())?;
             if self.exact(&tree) {
                 self.tree = Some(tree);
             }

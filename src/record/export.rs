@@ -68,8 +68,9 @@ pub fn once_from(
 
 /// One `--once --json` object on one line, with `recorded`: which sample it is.
 fn write_json_line(m: &Moment, snap: &Snapshot, out: &mut impl Write) -> anyhow::Result<()> {
-    let body = json::Members::default().body(snap, 0, None)?.to_vec();
-    write_line(&body, m.position, m.sample.unix_ms, &mut Vec::new(), out)
+    let mut members = json::Members::default();
+    let body = members.body(snap, 0, None)?;
+    write_line(body, m.position, m.sample.unix_ms, &mut Vec::new(), out)
 }
 
 /// A line of JSON Lines: a snapshot's `body` ([`json::Members`]: the object less its closing

@@ -42,8 +42,7 @@ pub fn serialize<T: Serialize + ?Sized, W: Write + ?Sized>(
         }
         Layout::Line => {
             let mut line = Vec::with_capacity(16 * 1024);
-            let mut ser = Serializer::with_formatter(&mut line, SafeFormatter(CompactFormatter));
-            value.serialize(&mut ser).map_err(io::Error::from)?;
+            compact(value, &mut line)?;
             line.push(b'\n');
             out.write_all(&line)
         }

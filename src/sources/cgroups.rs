@@ -259,12 +259,11 @@ pub fn read_one(root: &Root, mount: &Path, dir: &Path) -> Option<CgroupSample> {
     Some(s)
 }
 
-/// One v1 memory cgroup directory's figures (see the module's notes for which files), `None`
-/// when it has no memory.stat. The zswap fields stay unknown: v1 has none.
 /// The v1 file that is there only when the kernel accounts swap per cgroup.
 const MEMSW_USAGE: &str = "memory.memsw.usage_in_bytes";
 
-/// One v1 cgroup directory's figures, `None` when it has no memory.stat. `memsw`: whether the
+/// One v1 memory cgroup directory's figures (see the module's notes for which files), `None`
+/// when it has no memory.stat. The zswap fields stay unknown: v1 has none. `memsw`: whether the
 /// directory's listing had [`MEMSW_USAGE`] (`None`: not listed, the file is read to tell).
 pub fn read_one_v1(
     root: &Root,

@@ -87,8 +87,10 @@ pub struct Sampler {
     /// taken against them. Dropped while no view scans.
     fault_counts: Option<FaultCounts>,
     /// For `serve`: full samples carry the command line and the compressors registered for
-    /// [`FULL_EVERY`] ([`sources::Carried`]), with when they were read.
-    carry: Option<Option<(u64, sources::Carried)>>,
+    /// [`FULL_EVERY`] ([`sources::Carried`]).
+    carry: bool,
+    /// What is carried, with when it was read.
+    carried: Option<(u64, sources::Carried)>,
 }
 
 impl Sampler {
@@ -103,7 +105,8 @@ impl Sampler {
             cgroups: CgroupScan::default(),
             slice: SLICE,
             fault_counts: None,
-            carry: None,
+            carry: false,
+            carried: None,
         }
     }
 
@@ -112,7 +115,7 @@ impl Sampler {
     /// them.
     pub fn scraper(root: Root) -> Sampler {
         Sampler {
-            carry: Some(None),
+            carry: true,
             ..Sampler::full(root)
         }
     }
@@ -157,16 +160,14 @@ impl SampleSource for Sampler {
         if self.always_full {
             let now = sys::monotonic_ns();
             let every = u64::try_from(FULL_EVERY.as_nanos()).unwrap_or(u64::MAX);
-            let carried = match &self.carry {
-                Some(Some((at, c))) if now.saturating_sub(*at) < every => c.clone(),
+            let carried = match &self.carried {
+                Some((at, c)) if now.saturating_sub(*at) < every => c.clone(),
                 _ => sources::Carried::default(),
             };
             let (s, counts) =
                 sources::collect_carrying(&self.root, extras, self.fault_counts.as_ref(), &carried);
-            if let Some(carry) = &mut self.carry
-                && carried.crypto.is_none()
-            {
-                *carry = Some((s.monotonic_ns, sources::Carried::of(&s)));
+            if self.carry && carried.crypto.is_none() {
+                self.carried = Some((s.monotonic_ns, sources::Carried::of(&s)));
             }
             self.fault_counts = counts;
             self.last_full_ns = Some(s.monotonic_ns);
@@ -256,7 +257,6 @@ impl SampleSource for Sampler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::Path;
     use std::sync::Arc;
 
     #[test]
@@ -340,9 +340,16 @@ mod tests {
     /// reads them each time.
     #[test]
     fn the_scraper_reads_the_command_line_and_the_compressors_once_a_minute() {
+        // A tree of the two files is enough: every other source is missing, with its reason.
         let dir = tempfile::tempdir().unwrap();
         let tree = dir.path().join("t");
-        copy_tree(Path::new("tests/fixtures/depth-cgroup-v2"), &tree);
+        std::fs::create_dir_all(tree.join("proc")).unwrap();
+        std::fs::copy(
+            "tests/fixtures/depth-cgroup-v2/proc/crypto",
+            tree.join("proc/crypto"),
+        )
+        .unwrap();
+        std::fs::write(tree.join("proc/cmdline"), "quiet\n").unwrap();
         let (mut scraper, mut once) = (
             Sampler::scraper(Root::at(&tree)),
             Sampler::full(Root::at(&tree)),
@@ -378,27 +385,12 @@ mod tests {
             Some("0")
         );
         // A minute on: read again.
-        if let Some(Some((at, _))) = scraper.carry.as_mut() {
+        if let Some((at, _)) = scraper.carried.as_mut() {
             *at = at.saturating_sub(u64::try_from(FULL_EVERY.as_nanos()).unwrap());
         }
         let d = scraper.next(Some(&b), Extras::default());
         assert_eq!(names(&d), names(&c));
         assert_eq!(d.boot_params, c.boot_params);
-    }
-
-    fn copy_tree(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for e in std::fs::read_dir(from).unwrap().flatten() {
-            let (src, dst) = (e.path(), to.join(e.file_name()));
-            let kind = std::fs::symlink_metadata(&src).unwrap().file_type();
-            if kind.is_dir() {
-                copy_tree(&src, &dst);
-            } else if kind.is_symlink() {
-                std::os::unix::fs::symlink(std::fs::read_link(&src).unwrap(), &dst).unwrap();
-            } else {
-                std::fs::copy(&src, &dst).unwrap();
-            }
-        }
     }
 
     /// `--once` reads everything on every sample and never carries a process list over.
