@@ -4,8 +4,7 @@
 
 use serde_json::Value;
 
-use crate::context::Snap;
-use crate::kernel::{self, Kernel};
+use crate::readings::{Kernel, Snap};
 use crate::rep;
 use crate::report::{self, Report, b, f, i, is_null, s, u};
 
@@ -366,7 +365,7 @@ fn zswap_debugfs(r: &mut Report, snap: &Snap, root: bool) {
 fn zswap_limits(r: &mut Report, snap: &Snap, ps: u64) {
     let (j, kb, ka) = (&snap.json, &snap.before, &snap.after);
     // zswap: parameters and limits
-    let params = kernel::read_params().unwrap_or_default();
+    let params = &kb.params;
     let pct: u64 = params
         .get("max_pool_percent")
         .and_then(|v| v.parse().ok())

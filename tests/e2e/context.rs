@@ -17,12 +17,7 @@ use crate::phases::record;
 
 const NOBODY: u32 = 65534;
 
-/// One zswaptop run with the kernel read right before and right after it.
-pub struct Snap {
-    pub before: Kernel,
-    pub json: Value,
-    pub after: Kernel,
-}
+pub use crate::readings::Snap;
 
 pub struct Ctx {
     pub bin: PathBuf,

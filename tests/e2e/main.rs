@@ -30,6 +30,7 @@ mod context;
 mod kernel;
 mod machine;
 mod phases;
+mod readings;
 mod report;
 mod workload;
 

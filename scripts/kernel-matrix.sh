@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# Boot one of the kernels users run under QEMU and run the kernel matrix's scenarios in it.
+#
+#   ZSWAPTOP_KERNELS_BIN=path/to/static/zswaptop scripts/kernel-matrix.sh KERNEL OUT
+#
+# KERNEL is 6.1 (Debian 12, bookworm), 6.12 (Debian 13, trixie) or newest (sid). The kernel comes
+# from Debian's registry through an apt of its own (its sources list, lists and cache under the
+# cache directory; the system's apt configuration is never read or changed), unpacked once and
+# kept in ${ZSWAPTOP_KERNEL_CACHE:-~/.cache/zswaptop/kernels}. The guest boots from an initramfs
+# made here: busybox-static, the modules the scenarios need (with their dependencies, in
+# modprobe's order, decompressed: newer kernels ship .ko.xz), the static zswaptop, the workload
+# (tests/kernels/workload.c, built static) and tests/kernels/guest.sh as /init. A virtio disk is
+# its swap, a second one carries the results back as a tar; the serial console, the progress.
+#
+# Leaves OUT/console.log and OUT/results/ (guest.sh says what is in it), OUT/kernel (the
+# package's version) and OUT/seconds. Exit status: 0 the guest ran to its end, 3 this kernel
+# cannot be tried here (the line starting SKIPPED: says why), 1 anything else.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+kernel=${1:?usage: kernel-matrix.sh 6.1|6.12|newest OUT}
+out=${2:?usage: kernel-matrix.sh 6.1|6.12|newest OUT}
+bin=${ZSWAPTOP_KERNELS_BIN:?set ZSWAPTOP_KERNELS_BIN to a static zswaptop}
+cache=${ZSWAPTOP_KERNEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/zswaptop/kernels}
+timeout_s=${ZSWAPTOP_KERNELS_TIMEOUT:-600}
+wl_mib=${ZSWAPTOP_KERNELS_WORKLOAD_MIB:-16}
+
+skip() { echo "SKIPPED: kernel $kernel: $*"; exit 3; }
+say() { echo "kernel-matrix $kernel: $*"; }
+
+case $kernel in
+  6.1) suite=bookworm ;;
+  6.12) suite=trixie ;;
+  newest) suite=sid ;;
+  *) echo "unknown kernel '$kernel' (6.1, 6.12 or newest)" >&2; exit 1 ;;
+esac
+
+for tool in qemu-system-x86_64:qemu-system-x86 busybox:busybox-static depmod:kmod modprobe:kmod \
+  cpio:cpio xz:xz-utils cc:gcc apt-get:apt dpkg-deb:dpkg; do
+  command -v "${tool%%:*}" >/dev/null 2>&1 || skip "${tool%%:*} is missing (Debian package ${tool#*:})"
+done
+[ -x "$bin" ] || skip "no zswaptop at $bin"
+if ! file -L "$(command -v busybox)" 2>/dev/null | grep -q 'statically linked'; then
+  ldd "$(command -v busybox)" >/dev/null 2>&1 && skip "busybox is not the static build (install busybox-static)"
+fi
+
+# --- the kernel package, through an apt of our own ---------------------------------------------
+apt_dir=$cache/apt
+mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+[ -f "$keyring" ] || skip "no $keyring (Debian package debian-archive-keyring)"
+{
+  for s in bookworm trixie sid; do
+    echo "deb [signed-by=$keyring] http://deb.debian.org/debian $s main"
+  done
+} > "$apt_dir/sources.list"
+apt_opts=(-o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o "Dir::Etc::sourceparts=-"
+  -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
+  -o "Acquire::IndexTargets::deb::DEP-11::DefaultEnabled=false"
+  -o "Acquire::IndexTargets::deb::DEP-11-icons::DefaultEnabled=false"
+  -o "Acquire::IndexTargets::deb::DEP-11-icons-small::DefaultEnabled=false"
+  -o "APT::Sandbox::User=root" -o "Debug::NoLocking=1")
+# The lists are read again once a day (flock: kernels are fetched in parallel).
+exec 9>"$apt_dir/lock"
+flock 9
+if [ -z "$(find "$apt_dir/lists" -maxdepth 1 -name '*_Packages*' -mtime -1 2>/dev/null | head -n 1)" ]; then
+  say "apt-get update (private lists in $apt_dir)"
+  apt-get "${apt_opts[@]}" -qq update >"$out.apt.log" 2>&1 \
+    || { cat "$out.apt.log" >&2; skip "Debian's registry is not reachable (apt-get update failed)"; }
+fi
+meta=$(apt-cache "${apt_opts[@]}" show "linux-image-amd64/$suite" 2>/dev/null | sed -n 's/^Depends: //p' | head -n 1)
+image=$(printf '%s\n' "$meta" | tr ',' '\n' | sed -n 's/^ *\(linux-image-[^ ]*\).*/\1/p' | head -n 1)
+[ -n "$image" ] || skip "the registry serves no linux-image-amd64 in $suite"
+# sid splits the image: a stub that depends on linux-binary-* (vmlinuz) and linux-modules-*.
+deps=$(apt-cache "${apt_opts[@]}" show "$image" 2>/dev/null | sed -n 's/^Depends: //p' | head -n 1)
+pkgs=$(printf '%s\n' "$deps" | tr ',' '\n' | sed -n 's/^ *\(linux-\(binary\|modules\)-[^ ]*\).*/\1/p')
+[ -n "$pkgs" ] || pkgs=$image
+version=${image#linux-image-}
+root=$cache/unpacked/$version
+if [ ! -f "$root/.complete" ]; then
+  rm -rf "$root"
+  mkdir -p "$root"
+  for p in $pkgs; do
+    (cd "$apt_dir/cache/archives" && apt-get "${apt_opts[@]}" -qq download "$p" >/dev/null 2>&1) \
+      || skip "could not download $p from $suite"
+    deb=$(ls -t "$apt_dir/cache/archives/${p}_"*.deb | head -n 1)
+    say "unpacking $(basename "$deb")"
+    dpkg-deb -x "$deb" "$root"
+  done
+  touch "$root/.complete"
+fi
+flock -u 9
+
+vmlinuz=$( (ls "$root"/boot/vmlinuz-* "$root"/usr/lib/modules/*/vmlinuz 2>/dev/null || true) | head -n 1)
+[ -n "$vmlinuz" ] || { echo "no vmlinuz in $root" >&2; exit 1; }
+moddir=$( (ls -d "$root"/lib/modules/* "$root"/usr/lib/modules/* 2>/dev/null || true) | head -n 1)
+ver=$(basename "$moddir")
+# depmod looks under BASE/lib/modules: newer packages put them in usr/lib.
+if [ ! -e "$root/lib" ]; then ln -s usr/lib "$root/lib"; fi
+[ -f "$root/lib/modules/$ver/modules.dep" ] || depmod -b "$root" "$ver"
+
+# --- the initramfs ------------------------------------------------------------------------------
+mkdir -p "$out"
+rm -rf "$out/initramfs" "$out/results"
+ir=$out/initramfs
+mkdir -p "$ir/bin" "$ir/modules" "$ir/proc" "$ir/sys" "$ir/dev" "$ir/tmp" "$ir/etc" "$ir/out"
+cp "$(command -v busybox)" "$ir/bin/busybox"
+for applet in $("$ir/bin/busybox" --list); do
+  [ "$applet" = busybox ] || ln -sf busybox "$ir/bin/$applet"
+done
+cp "$bin" "$ir/bin/zswaptop"
+cc -static -O2 -o "$ir/bin/wl" tests/kernels/workload.c
+cp tests/kernels/guest.sh "$ir/init"
+chmod 755 "$ir/init"
+# scripts/capture-fixture.sh (the fixture trees) is bash: the host's, with its libraries, and a
+# getconf that asks the workload program for the page size.
+cp scripts/capture-fixture.sh "$ir/bin/capture-fixture"
+cp "$(command -v bash)" "$ir/bin/bash"
+for lib in $(ldd "$(command -v bash)" | grep -o '/[^ ]*'); do
+  mkdir -p "$ir$(dirname "$lib")"
+  cp -L "$lib" "$ir$lib"
+done
+printf '#!/bin/sh\n[ "$1" = PAGESIZE ] && exec /bin/wl pagesize\nexit 1\n' > "$ir/bin/getconf"
+chmod 755 "$ir/bin/getconf" "$ir/bin/capture-fixture"
+: > "$ir/modules.order"
+for name in virtio_pci virtio_blk zram zsmalloc zbud z3fold lzo lzo-rle lz4 lz4hc zstd deflate 842; do
+  { modprobe -d "$root" -S "$ver" --show-depends "$name" 2>/dev/null || true; } | while read -r kind path _; do
+    [ "$kind" = insmod ] || continue
+    base=$(basename "$path")
+    base=${base%.xz}
+    base=${base%.zst}
+    grep -qx "$base" "$ir/modules.order" && continue
+    case $path in
+      *.xz) xz -dc "$path" > "$ir/modules/$base" ;;
+      *.zst) zstd -dqc "$path" > "$ir/modules/$base" ;;
+      *) cp "$path" "$ir/modules/$base" ;;
+    esac
+    echo "$base" >> "$ir/modules.order"
+  done
+done
+modules=$(tr '\n' ' ' < "$ir/modules.order")
+(cd "$ir" && find . | cpio -o -H newc --quiet) | gzip -1 > "$out/initramfs.cpio.gz"
+rm -rf "$ir"
+
+# --- the boot -----------------------------------------------------------------------------------
+truncate -s 256M "$out/swap.img"
+rm -f "$out/results.img"
+truncate -s 64M "$out/results.img"
+echo "$version" > "$out/kernel"
+say "booting $version ($(basename "$vmlinuz")), modules: $modules"
+start=$(date +%s)
+rc=0
+timeout "$timeout_s" qemu-system-x86_64 -accel tcg -m 512 -smp 1 -nographic -no-reboot \
+  -kernel "$vmlinuz" -initrd "$out/initramfs.cpio.gz" \
+  -append "console=ttyS0 quiet panic=-1 WL_MIB=$wl_mib GUEST_TRACE=${ZSWAPTOP_KERNELS_TRACE:-0}" \
+  -drive "file=$out/swap.img,format=raw,if=virtio" \
+  -drive "file=$out/results.img,format=raw,if=virtio" \
+  </dev/null >"$out/console.log" 2>&1 || rc=$?
+echo $(( $(date +%s) - start )) > "$out/seconds"
+rm -f "$out/swap.img" "$out/initramfs.cpio.gz"
+if [ "$rc" = 124 ]; then
+  tail -n 20 "$out/console.log" >&2
+  echo "the guest ran past ${timeout_s}s" >&2
+  exit 1
+fi
+mkdir -p "$out/results"
+tar -xf "$out/results.img" -C "$out/results" 2>/dev/null || true
+rm -f "$out/results.img"
+if ! grep -q GUEST-DONE "$out/console.log"; then
+  tail -n 30 "$out/console.log" >&2
+  echo "the guest did not finish (qemu exit $rc)" >&2
+  exit 1
+fi
+say "guest finished in $(cat "$out/seconds") s"

@@ -1,0 +1,180 @@
+/*
+ * The kernel matrix's workload, run inside each guest (built static by scripts/kernel-matrix.sh).
+ *
+ *   wl MIB           allocate MIB of anonymous memory, fill it with the advisor's mix, print
+ *                    "filled pages=N", then serve one command a line on stdin:
+ *   read             read one byte of every page (swap-ins that leave the page clean: without
+ *                    exclusive loads it stays in zswap and in the swap cache), print "done"
+ *   touch            write one byte of every page (swap-ins that free the swap slot), "done"
+ *   verify           every page holds what was written, "ok" or "bad N"
+ *   exit             exit 0
+ *
+ *   wl swapon DEV PRIO   swapon(2) with a priority (busybox's swapon may be built without -p)
+ *   wl pagesize          the page size (busybox has no getconf; scripts/capture-fixture.sh asks)
+ *
+ * The mix is the one tests/e2e/workload.rs fills for the advisor (fill_advise_page), by i % 20:
+ * 10 % zero-filled, 5 % one machine word repeated, 10 % random, 35 % text from a small
+ * vocabulary, 30 % structured records, 10 % half text and half zeros. C, not Rust: a static C
+ * program builds in a second with the system's compiler, where a static Rust test binary would
+ * be a second build of every dependency for another target.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/swap.h>
+#include <unistd.h>
+
+static uint64_t mix64(uint64_t z)
+{
+	z += 0x9E3779B97F4A7C15ull;
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return (z ^ (z >> 31)) | 1;
+}
+
+static uint64_t next(uint64_t *s)
+{
+	uint64_t x = *s;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545F4914F6CDD1Dull;
+}
+
+static const char *WORDS[] = {
+	"the", "memory", "page", "kernel", "swap", "compressed", "pool", "of", "and", "a",
+	"process", "to", "is", "in", "zswap", "zram", "ratio", "allocator", "when", "that",
+	"reclaim", "cache", "with", "for", "file", "anonymous", "resident", "cgroup", "limit",
+	"writeback", "bytes",
+};
+#define NWORDS (sizeof(WORDS) / sizeof(WORDS[0]))
+
+static void text(uint64_t *rng, unsigned char *out, size_t len)
+{
+	size_t at = 0;
+	while (at < len) {
+		const char *w = WORDS[next(rng) % NWORDS];
+		size_t n = strlen(w);
+		for (size_t k = 0; k <= n && at < len; k++)
+			out[at++] = k < n ? (unsigned char)w[k] : ' ';
+	}
+}
+
+static void fill(size_t i, unsigned char *buf, size_t ps)
+{
+	uint64_t rng = mix64((uint64_t)i ^ 0xad515e00ull);
+	switch (i % 20) {
+	case 0:
+	case 1:
+		memset(buf, 0, ps);
+		break;
+	case 2: {
+		uint64_t word = ((uint64_t)i | 1) * 0x0101010101010101ull;
+		for (size_t k = 0; k < ps; k += 8)
+			memcpy(buf + k, &word, 8);
+		break;
+	}
+	case 3:
+	case 4:
+		for (size_t k = 0; k < ps; k += 8) {
+			uint64_t v = next(&rng);
+			memcpy(buf + k, &v, 8);
+		}
+		break;
+	case 5: case 6: case 7: case 8: case 9: case 10: case 11:
+		text(&rng, buf, ps);
+		break;
+	case 12: case 13: case 14: case 15: case 16: case 17:
+		for (size_t k = 0; k * 32 < ps; k++) {
+			unsigned char r[32];
+			uint32_t id = (uint32_t)(i * 128 + k);
+			uint16_t a = (uint16_t)(next(&rng) % 7), b = (uint16_t)(k % 3);
+			uint64_t ptr = 0x00007f3a10000000ull + (next(&rng) % 4096) * 64;
+			double v = (double)(next(&rng) % 100000) / 100.0;
+			uint64_t big = (uint64_t)id * 1000;
+			memcpy(r, &id, 4);
+			memcpy(r + 4, &a, 2);
+			memcpy(r + 6, &b, 2);
+			memcpy(r + 8, &ptr, 8);
+			memcpy(r + 16, &v, 8);
+			memcpy(r + 24, &big, 8);
+			memcpy(buf + k * 32, r, 32);
+		}
+		break;
+	default:
+		text(&rng, buf, ps / 2);
+		memset(buf + ps / 2, 0, ps - ps / 2);
+		break;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "swapon")) {
+		int prio = atoi(argv[3]);
+		int flags = SWAP_FLAG_PREFER | ((prio << SWAP_FLAG_PRIO_SHIFT) & SWAP_FLAG_PRIO_MASK);
+		if (swapon(argv[2], flags)) {
+			perror(argv[2]);
+			return 1;
+		}
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "pagesize")) {
+		printf("%ld\n", sysconf(_SC_PAGESIZE));
+		return 0;
+	}
+	if (argc != 2) {
+		fprintf(stderr, "usage: wl MIB\n");
+		return 2;
+	}
+	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+	size_t pages = (size_t)strtoul(argv[1], NULL, 10) * (1024 * 1024 / ps);
+	unsigned char *mem = mmap(NULL, pages * ps, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	/* No transparent huge pages: each page is swapped (and compressed) on its own. */
+	madvise(mem, pages * ps, MADV_NOHUGEPAGE);
+	for (size_t i = 0; i < pages; i++)
+		fill(i, mem + i * ps, ps);
+	printf("filled pages=%zu\n", pages);
+	fflush(stdout);
+
+	char line[64];
+	unsigned char *check = malloc(ps);
+	volatile unsigned long sink = 0;
+	while (fgets(line, sizeof line, stdin)) {
+		if (!strncmp(line, "read", 4)) {
+			for (size_t i = 0; i < pages; i++)
+				sink += mem[i * ps + ps / 2];
+			printf("done\n");
+		} else if (!strncmp(line, "touch", 5)) {
+			for (size_t i = 0; i < pages; i++) {
+				volatile unsigned char *p = mem + i * ps;
+				*p = *p;
+			}
+			printf("done\n");
+		} else if (!strncmp(line, "verify", 6)) {
+			size_t bad = 0;
+			for (size_t i = 0; i < pages; i++) {
+				fill(i, check, ps);
+				if (memcmp(check, mem + i * ps, ps))
+					bad++;
+			}
+			if (bad)
+				printf("bad %zu\n", bad);
+			else
+				printf("ok\n");
+		} else if (!strncmp(line, "exit", 4)) {
+			return 0;
+		}
+		fflush(stdout);
+	}
+	(void)sink;
+	return 0;
+}
