@@ -9,6 +9,13 @@ use humansize::{BINARY, format_size};
 pub const MISSING: &str = "—";
 /// The ASCII stand-in for [`MISSING`].
 pub const MISSING_ASCII: &str = "-";
+/// A setting the running kernel does not have (a parameter file that is not there).
+pub const NOT_IN_KERNEL: &str = "not in this kernel";
+
+/// An on/off setting, or [`NOT_IN_KERNEL`] when the kernel `lacks` it.
+pub fn setting(v: Option<bool>, lacks: bool) -> &'static str {
+    if lacks { NOT_IN_KERNEL } else { on_off(v) }
+}
 
 /// Bytes as `1.5 GiB`, `0 B`, or the missing mark.
 pub fn bytes(v: Option<u64>) -> String {

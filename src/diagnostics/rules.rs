@@ -751,6 +751,59 @@ pub fn pool_full(c: &Ctx) -> Option<Finding> {
 
 // --- poor-compression ------------------------------------------------------------------------
 
+// --- allocator-cap ------------------------------------------------------------------------------
+
+/// The most compressed pages one pool page holds on an allocator that caps it (mm/zbud.c: a
+/// first and a last buddy; mm/z3fold.c: first, middle and last), `None` for zsmalloc.
+fn cap_of(zpool: &str) -> Option<u32> {
+    match zpool {
+        "zbud" => Some(2),
+        "z3fold" => Some(3),
+        _ => None,
+    }
+}
+
+/// zswap runs on zbud or z3fold (Debian 12's default is zbud) and its data pages already reach
+/// ~90 % of what that allocator can hold per page: the allocator, not the compressor, is what
+/// limits the pool's ratio, and zsmalloc would hold the same pages in less memory.
+pub fn allocator_cap(c: &Ctx) -> Option<Finding> {
+    let z = &c.snap.zswap;
+    let zpool = z.parameters.get("zpool")?;
+    let cap = cap_of(zpool)?;
+    if !c.zswap_on() || z.stored_bytes.unwrap_or(0) < c.t.min_stored_for_ratio_bytes {
+        return None;
+    }
+    let data = z.compressor_ratio.or(z.compression_ratio)?;
+    if data < f64::from(cap) * 0.9 {
+        return None;
+    }
+    Some(finding(
+        "allocator-cap",
+        Severity::Warn,
+        format!(
+            "zswap's allocator {zpool} caps the pool at {cap}:1: zsmalloc would hold the same pages in less RAM"
+        ),
+        vec![
+            format!(
+                "zpool = {zpool}: at most {cap} compressed pages in each pool page, however well they compress"
+            ),
+            format!(
+                "data pages stored at {} in a pool of {} ({} stored)",
+                f::ratio(Some(data)),
+                f::bytes(z.pool_bytes),
+                f::bytes(z.stored_bytes)
+            ),
+        ],
+        zswap_param_fix("zpool", "zsmalloc", "zsmalloc"),
+        "zbud keeps at most two compressed pages in a page and z3fold three, whatever the \
+         compressor achieves, so a pool of pages that compress to a third of a page or less \
+         costs zbud half a page each; zsmalloc packs objects into size classes and reaches the \
+         compressor's own ratio (Documentation/admin-guide/mm/zswap.rst; mm/zbud.c, \
+         mm/z3fold.c). A new allocator takes the stores from now on; pages already stored stay \
+         in the old pool until they are read back or written back.",
+    ))
+}
+
 pub fn poor_compression(c: &Ctx) -> Option<Finding> {
     let z = &c.snap.zswap;
     let ps = c.page_size() as f64;

@@ -176,19 +176,25 @@ impl Swap {
             .unwrap_or_default();
         let swap_used = mem.map(|m| m.swap_total.saturating_sub(m.swap_free));
         let in_zswap = in_zswap_bytes(zswap_in_kernel, stored_bytes);
+        // A swapped-in page can stay in the swap cache *and* in zswap (loads that are not
+        // exclusive: before 6.9, or 6.5–6.8 with exclusive_loads=N) or in zram (its slot is
+        // kept until the swap entry is freed). Each slot is counted once: in zswap, in zram,
+        // else in the swap cache, else not in RAM; the swap cache is what is left of SwapCached
+        // once the compressed copies are counted, so the four parts sum to used.
+        let compressed = in_zswap.zip(in_zram).map(|(z, zr)| z.saturating_add(zr));
+        let cache_only = match (swap_used, compressed, mem) {
+            (Some(u), Some(c), Some(m)) => Some(m.swap_cached.min(u.saturating_sub(c))),
+            (_, _, m) => m.map(|m| m.swap_cached),
+        };
         let mut swap = Swap {
             total_bytes: mem.map(|m| m.swap_total),
             free_bytes: mem.map(|m| m.swap_free),
             used_bytes: swap_used,
             in_zswap_bytes: in_zswap,
-            in_swap_cache_bytes: mem.map(|m| m.swap_cached),
+            in_swap_cache_bytes: cache_only,
             in_zram_bytes: in_zram,
-            not_in_ram_bytes: match (swap_used, in_zswap, mem, in_zram) {
-                (Some(u), Some(z), Some(m), Some(zr)) => Some(
-                    u.saturating_sub(z)
-                        .saturating_sub(m.swap_cached)
-                        .saturating_sub(zr),
-                ),
+            not_in_ram_bytes: match (swap_used, compressed, cache_only) {
+                (Some(u), Some(c), Some(sc)) => Some(u.saturating_sub(c).saturating_sub(sc)),
                 _ => None,
             },
             devices,

@@ -59,6 +59,18 @@ pub struct Zswap {
 }
 
 impl Zswap {
+    /// The kernel has no parameter `name` (the parameters were read and it is not among them:
+    /// `shrinker_enabled` before 6.8, `zpool` from 6.18), as against one that could not be read.
+    pub fn lacks(&self, name: &str) -> bool {
+        !self.parameters.is_empty() && !self.parameters.contains_key(name)
+    }
+
+    /// zswap's allocator where the kernel offers a choice (the `zpool` parameter: zbud, z3fold,
+    /// zsmalloc); `None` where it has only zsmalloc and no parameter.
+    pub fn allocator(&self) -> Option<&str> {
+        self.parameters.get("zpool").map(String::as_str)
+    }
+
     /// Why zswap's debugfs counters could not be read, when zswap is there and they could not.
     pub fn debugfs_reason(&self) -> Option<&Reason> {
         self.unavailable

@@ -406,13 +406,18 @@ fn zswap(s: &Snapshot, st: Style) -> Vec<String> {
     let compressor = z.compressor.as_deref().unwrap_or(f::MISSING);
     let limit = f::num(z.max_pool_percent);
     let accept = f::num(z.accept_threshold_percent);
-    let shrinker = f::on_off(z.shrinker_enabled);
+    let shrinker = f::setting(z.shrinker_enabled, z.lacks("shrinker_enabled"));
+    // The allocator, where the kernel offers a choice (zbud, z3fold or zsmalloc).
+    let on = z
+        .allocator()
+        .map(|a| format!(" on {a}"))
+        .unwrap_or_default();
     let mut settings = vec![
         Part::one(st.head("ZSWAP")),
         Part::one(state),
         Part::forms([
-            format!("compressor {compressor}"),
-            f::fit(compressor, 24, false),
+            format!("compressor {compressor}{on}"),
+            format!("{}{on}", f::fit(compressor, 24, false)),
         ]),
         Part::forms([format!("pool limit {limit}%"), format!("limit {limit}%")]),
         Part::forms([format!("accept at {accept}%"), format!("accept {accept}%")]),

@@ -221,17 +221,26 @@ fn zswap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     section(out, st, "ZSWAP", state)?;
     writeln!(
         out,
-        "  compressor {}  max_pool_percent {}  accept_threshold {}%  shrinker {}",
+        "  compressor {}  max_pool_percent {}  accept_threshold {}%",
         z.compressor.as_deref().unwrap_or(f::MISSING),
         f::num(z.max_pool_percent),
         f::num(z.accept_threshold_percent),
-        f::on_off(z.shrinker_enabled),
+    )?;
+    // The allocator where the kernel offers a choice; the shrinker, or that the kernel has none.
+    writeln!(
+        out,
+        "  shrinker {}{}",
+        f::setting(z.shrinker_enabled, z.lacks("shrinker_enabled")),
+        z.allocator()
+            .map(|a| format!("  allocator {a}"))
+            .unwrap_or_default()
     )?;
     for (k, v) in &z.parameters {
         if !matches!(
             k.as_str(),
             "enabled"
                 | "compressor"
+                | "zpool"
                 | "max_pool_percent"
                 | "accept_threshold_percent"
                 | "shrinker_enabled"

@@ -35,11 +35,22 @@ fn br(
     k: &dyn Fn(&Kernel) -> Option<u64>,
     slack: u64,
 ) {
+    let (before, after) = (k(&snap.before), k(&snap.after));
+    if before.is_none() && after.is_none() {
+        // This kernel has no such file or line: zswaptop must say unknown, never a number.
+        r.check(
+            &format!("{path} is null (no {name} in this kernel)"),
+            is_null(&snap.json, path),
+            &report::show(report::at(&snap.json, path)),
+            "null",
+        );
+        return;
+    }
     r.bracket(
         &format!("{path} vs {name}"),
         u(&snap.json, path),
-        k(&snap.before),
-        k(&snap.after),
+        before,
+        after,
         slack,
     );
 }
@@ -313,14 +324,21 @@ fn zswap_sizes(r: &mut Report, snap: &Snap, ps: u64, root: bool) {
 fn zswap_debugfs(r: &mut Report, snap: &Snap, root: bool) {
     let (j, kb, ka) = (&snap.json, &snap.before, &snap.after);
     if root {
+        // Same-filled pages (≤ 6.11: entries without pool memory) and incompressible ones
+        // (6.18+: a page each) taken out; neither count in the kernel: no such ratio.
         let cratio = |k: &Kernel| -> Option<f64> {
-            let inc = k.dbg_bytes("stored_incompressible_pages")?;
+            let same = k.dbg_bytes("same_filled_pages");
+            let inc = k.dbg_bytes("stored_incompressible_pages");
+            if same.is_none() && inc.is_none() {
+                return None;
+            }
+            let (same, inc) = (same.unwrap_or(0), inc.unwrap_or(0));
             let den = k.dbg("pool_total_size")?.checked_sub(inc)?;
-            let num = k.dbg_bytes("stored_pages")?.checked_sub(inc)?;
+            let num = k.dbg_bytes("stored_pages")?.checked_sub(inc + same)?;
             (den > 0).then(|| num as f64 / den as f64)
         };
         r.bracket_f(
-            "zswap.compressor_ratio vs (stored−incompr)/(pool−incompr)",
+            "zswap.compressor_ratio vs (stored−same−incompr)/(pool−incompr)",
             f(j, "zswap.compressor_ratio"),
             cratio(kb),
             cratio(ka),
@@ -471,12 +489,17 @@ fn swap(r: &mut Report, snap: &Snap, ps: u64) {
         &|k| mem(k, "Zswapped"),
         0,
     );
+    // The swap cache less what zswap or zram also holds (a page read back stays in both where
+    // loads are not exclusive): min(SwapCached, used − Zswapped − zram orig).
     br(
         r,
         snap,
-        "SwapCached",
+        "min(SwapCached, used − Zswapped − zram orig)",
         "swap.in_swap_cache_bytes",
-        &|k| mem(k, "SwapCached"),
+        &|k| {
+            let compressed = mem(k, "Zswapped")? + k.zram_swap_orig();
+            Some(mem(k, "SwapCached")?.min(k.swap_used()?.saturating_sub(compressed)))
+        },
         0,
     );
     br(

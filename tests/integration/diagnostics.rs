@@ -772,6 +772,44 @@ fn thrashing() {
     assert!(!has(&fixture_snap("linux-6.18-writeback"), "thrashing"));
 }
 
+// --- allocator-cap -------------------------------------------------------------------------
+
+#[test]
+fn allocator_cap() {
+    // The loaded capture's data pages stand at 2.38:1; on zbud (at most two a page) the
+    // allocator is what holds the pool back.
+    let zbud = variant("linux-6.18-loaded", |r| {
+        write(r, "sys/module/zswap/parameters/zpool", "zbud\n");
+    });
+    let s = snap(zbud.path());
+    let f = get(&s, "allocator-cap");
+    assert_eq!(f.severity, Severity::Warn);
+    assert!(
+        f.summary.contains("zbud caps the pool at 2:1"),
+        "{}",
+        f.summary
+    );
+    assert!(evidence(f).contains("zpool = zbud"), "{}", evidence(f));
+    assert!(
+        f.fix
+            .contains("echo zsmalloc | sudo tee /sys/module/zswap/parameters/zpool"),
+        "{}",
+        f.fix
+    );
+    assert!(f.fix.contains("zswap.zpool=zsmalloc"), "{}", f.fix);
+    // z3fold holds three: 2.38:1 is below its cap, so it is not what limits the pool.
+    let z3fold = variant("linux-6.18-loaded", |r| {
+        write(r, "sys/module/zswap/parameters/zpool", "z3fold\n");
+    });
+    assert!(!has(&snap(z3fold.path()), "allocator-cap"));
+    let zsmalloc = variant("linux-6.18-loaded", |r| {
+        write(r, "sys/module/zswap/parameters/zpool", "zsmalloc\n");
+    });
+    assert!(!has(&snap(zsmalloc.path()), "allocator-cap"));
+    // No zpool parameter (6.18: zsmalloc only): nothing to choose.
+    assert!(!has(&fixture_snap("linux-6.18-loaded"), "allocator-cap"));
+}
+
 // --- zswap-off-pool-left -------------------------------------------------------------------
 
 #[test]

@@ -139,6 +139,47 @@ fn loaded_swap_split() {
     assert_eq!(s.swap.devices[0].used_bytes, 1_050_260 * KIB);
 }
 
+/// Loads that are not exclusive (6.1's zswap keeps a page it hands back): a page read back is
+/// in the swap cache *and* in zswap. The split counts each slot once, so its parts sum to used:
+/// the swap cache is what SwapCached holds beyond the compressed copies.
+#[test]
+fn swap_split_sums_to_used_when_the_swap_cache_overlaps_zswap() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("tree");
+    common::copy_dir(&common::fixture_dir("linux-6.18-loaded"), &root);
+    let meminfo = root.join("proc/meminfo");
+    let text = std::fs::read_to_string(&meminfo).unwrap();
+    let text: String = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("SwapCached:") {
+                format!("SwapCached:       100000 kB\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    std::fs::write(&meminfo, text).unwrap();
+    let sample = zswaptop::sources::collect(&zswaptop::root::Root::at(&root));
+    let s = zswaptop::pipeline::snapshot(&sample, None);
+    let w = &s.swap;
+    assert_eq!(w.used_bytes, Some(1_050_260 * KIB));
+    assert_eq!(w.in_zswap_bytes, Some(997_660 * KIB));
+    // used − Zswapped = 52600 kB: at most that much of the 100000 kB cached is the cache's alone.
+    assert_eq!(w.in_swap_cache_bytes, Some(52_600 * KIB));
+    assert_eq!(w.not_in_ram_bytes, Some(0));
+    let parts = [
+        w.in_zswap_bytes,
+        w.in_swap_cache_bytes,
+        w.in_zram_bytes,
+        w.not_in_ram_bytes,
+    ];
+    assert_eq!(
+        parts.iter().map(|p| p.unwrap()).sum::<u64>(),
+        1_050_260 * KIB
+    );
+}
+
 #[test]
 fn loaded_hidden_in_used() {
     let s = snapshot("linux-6.18-loaded");

@@ -724,3 +724,29 @@ fn ascii_gives_ascii_only() {
         }
     }
 }
+
+/// A parameter the kernel does not have reads "not in this kernel" (6.1 has no shrinker), not
+/// the missing mark; the allocator is named where the kernel offers a choice (`zpool`).
+#[test]
+fn settings_the_kernel_lacks_and_the_allocator() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("tree");
+    common::copy_dir(&common::fixture_dir("linux-6.18-loaded"), &root);
+    let params = root.join("sys/module/zswap/parameters");
+    std::fs::remove_file(params.join("shrinker_enabled")).unwrap();
+    std::fs::write(params.join("zpool"), "zbud\n").unwrap();
+    let root = root.to_str().unwrap();
+    let summary = String::from_utf8(run_ok(&["--once", "--root", root])).unwrap();
+    assert!(summary.contains("shrinker not in this kernel"), "{summary}");
+    assert!(summary.contains("lzo on zbud"), "{summary}");
+    let full = String::from_utf8(run_ok(&["--once", "--full", "--root", root])).unwrap();
+    assert!(
+        full.contains("shrinker not in this kernel  allocator zbud"),
+        "{full}"
+    );
+    for text in [&summary, &full] {
+        for line in text.lines() {
+            assert!(line.chars().count() <= 80, "over 80 columns: {line:?}");
+        }
+    }
+}

@@ -175,7 +175,10 @@ fn zswap_state(s: &Snapshot, t: &Theme) -> Line<'static> {
             vec![dim(t, "compressor "), raw(comp)],
             vec![dim(t, "max_pool "), raw(pct(z.max_pool_percent))],
             vec![dim(t, "accept "), raw(pct(z.accept_threshold_percent))],
-            vec![dim(t, "shrinker "), raw(f::on_off(z.shrinker_enabled))],
+            vec![
+                dim(t, "shrinker "),
+                raw(f::setting(z.shrinker_enabled, z.lacks("shrinker_enabled"))),
+            ],
         ],
     )
 }
