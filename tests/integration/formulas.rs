@@ -153,7 +153,7 @@ fn swap_split_sums_to_used_when_the_swap_cache_overlaps_zswap() {
         .lines()
         .map(|l| {
             if l.starts_with("SwapCached:") {
-                format!("SwapCached:       100000 kB\n")
+                "SwapCached:       100000 kB\n".to_string()
             } else {
                 format!("{l}\n")
             }

@@ -63,14 +63,14 @@ impl Facts {
     }
 }
 
-/// The shipped schema of `--once --json`.
-fn schema() -> jsonschema::Validator {
+/// The shipped schema of `--once --json`, or why it could not be had.
+fn schema() -> Result<jsonschema::Validator, String> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/zswaptop.schema.json");
-    let schema: Value = serde_json::from_str(&read(&path)).expect("docs/zswaptop.schema.json");
+    let schema: Value = serde_json::from_str(&read(&path)).map_err(|e| format!("{e}"))?;
     jsonschema::options()
         .should_validate_formats(true)
         .build(&schema)
-        .expect("the shipped schema compiles")
+        .map_err(|e| format!("{e}"))
 }
 
 /// Every check of one kernel's run.
@@ -102,7 +102,13 @@ pub fn check(kernel: &str, dir: &Path, seconds: u64) {
         read(&res.join("verify")).trim(),
         "ok",
     );
-    let validator = schema();
+    let validator = match schema() {
+        Ok(v) => v,
+        Err(e) => {
+            rep().check("docs/zswaptop.schema.json compiles", false, &e, "a schema");
+            return;
+        }
+    };
     let snaps: Vec<String> = read(&res.join("snaps.list"))
         .lines()
         .map(str::to_string)
@@ -117,6 +123,16 @@ pub fn check(kernel: &str, dir: &Path, seconds: u64) {
         moment(kernel, &res.join("snaps").join(name), name, &validator);
     }
     advisor(kernel, &res, &facts);
+    let screen = read(&res.join("once-combined.txt"));
+    if !screen.is_empty() {
+        println!();
+        println!(
+            "{kernel}: `zswaptop --once` in the guest, zswap + zram + disk under load, verbatim:"
+        );
+        println!("{}", "-".repeat(80));
+        print!("{screen}");
+        println!("{}", "-".repeat(80));
+    }
     save_fixtures(kernel, &res);
 }
 

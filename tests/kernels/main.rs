@@ -40,7 +40,7 @@ mod report;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 use report::Report;
@@ -209,21 +209,21 @@ fn boot_all(root: &Path, bin: &Path, out: &Path, kernels: &[String], jobs: usize
             s.spawn(|| {
                 loop {
                     let i = {
-                        let mut n = next.lock().unwrap();
+                        let mut n = next.lock().unwrap_or_else(PoisonError::into_inner);
                         let i = *n;
                         *n += 1;
                         i
                     };
                     let Some(kernel) = kernels.get(i) else { break };
                     let boot = boot(root, bin, &out.join(kernel), kernel);
-                    results.lock().unwrap()[i] = Some(boot);
+                    results.lock().unwrap_or_else(PoisonError::into_inner)[i] = Some(boot);
                 }
             });
         }
     });
     results
         .into_inner()
-        .unwrap()
+        .unwrap_or_else(PoisonError::into_inner)
         .into_iter()
         .map(|b| b.unwrap_or_else(|| Boot::Failed("never started".into())))
         .collect()
