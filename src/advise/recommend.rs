@@ -373,9 +373,10 @@ fn allocator_cap(
     let mut why = format!(
         "{alloc} keeps at most {cap} compressed pages in a page of pool (mm/{alloc}.c), whatever \
          size they compressed to: a page compressed to a fifth of its size still takes 1/{cap} of \
-         a page, so the ratio stays under {cap}:1 however well the data compresses. zsmalloc \
-         packs objects by size class, so the pool follows the compression; it is the only \
-         allocator later kernels keep."
+         a page, so the pages it compresses never reach more than {cap}:1 however well they \
+         compress (pages kept as a value, same-filled ones, cost no pool and lift the figure). \
+         zsmalloc packs objects by size class, so the pool follows the compression; it is the \
+         only allocator later kernels keep."
     );
     if rules.kernel_version.is_some_and(|v| v < (6, 2)) {
         why.push_str(

@@ -206,7 +206,7 @@ pub fn write_text(a: &Advice, width: usize, out: &mut dyn Write) -> io::Result<(
     para(out, width, "ADVISE  ", 2, &head, false)?;
     let share = |n: u64| f::percent(Some(n as f64 * 100.0 / s.pages.max(1) as f64));
     let counts = format!(
-        "zero-filled {}  same-filled {}  vanished before read {}  processes skipped {}  CPU {}",
+        "zero-filled {}, same-filled {}, vanished before read {}, processes skipped {}, CPU {}",
         share(s.zero_pages),
         share(s.same_filled_pages),
         s.vanished_pages,

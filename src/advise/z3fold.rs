@@ -153,4 +153,102 @@ mod tests {
         assert_eq!(z.unbuddied[0], [true]);
         assert_eq!(z.pages(), 2);
     }
+
+    /// `mm/z3fold.c` followed line by line, without the shortcut the model takes: each page
+    /// with its first, middle and last chunks and where the middle starts; the unbuddied lists
+    /// of page numbers (`list_add` puts a page first, `list_first_entry` takes it).
+    struct Literal {
+        pages: Vec<[usize; 4]>, // first, middle, last, start_middle
+        unbuddied: Vec<Vec<usize>>,
+        headless: u64,
+        nchunks: usize,
+        header_chunks: usize,
+        chunk: usize,
+    }
+
+    impl Literal {
+        fn new() -> Literal {
+            Literal {
+                pages: Vec::new(),
+                unbuddied: vec![Vec::new(); 62],
+                headless: 0,
+                nchunks: 62,
+                header_chunks: 2,
+                chunk: 64,
+            }
+        }
+
+        fn num_free_chunks(&self, p: usize) -> usize {
+            let [first, middle, last, start] = self.pages[p];
+            if middle != 0 {
+                let before = if first != 0 {
+                    0
+                } else {
+                    start - self.header_chunks
+                };
+                let after = if last != 0 { 0 } else { 64 - (start + middle) };
+                before.max(after)
+            } else {
+                self.nchunks - first - last
+            }
+        }
+
+        fn alloc(&mut self, size: usize) -> bool {
+            if size == 0 || size > 4096 {
+                return false;
+            }
+            if size > 4096 - self.header_chunks * self.chunk - self.chunk {
+                self.headless += 1;
+                return true;
+            }
+            let chunks = size.div_ceil(self.chunk);
+            let found = (chunks..self.nchunks).find_map(|i| self.unbuddied[i].pop());
+            let p = found.unwrap_or_else(|| {
+                self.pages.push([0; 4]);
+                self.pages.len() - 1
+            });
+            let [first, middle, last, start] = self.pages[p];
+            // get_free_buddy
+            let slot = if middle != 0 {
+                if first == 0 && chunks <= start - self.header_chunks {
+                    0
+                } else {
+                    assert_eq!(last, 0);
+                    2
+                }
+            } else if first == 0 {
+                0
+            } else if last == 0 {
+                2
+            } else {
+                1
+            };
+            self.pages[p][slot] = chunks;
+            if slot == 1 {
+                self.pages[p][3] = first + self.header_chunks;
+            }
+            let [first, middle, last, _] = self.pages[p];
+            if first == 0 || middle == 0 || last == 0 {
+                let free = self.num_free_chunks(p);
+                self.unbuddied[free].push(p);
+            }
+            true
+        }
+    }
+
+    proptest::proptest! {
+        /// The model's count of pages is the kernel's, placement by placement.
+        #[test]
+        fn as_the_kernel_places_them(sizes in proptest::collection::vec(1usize..4200, 1..600)) {
+            let mut model = Z3fold::new(4096);
+            let mut literal = Literal::new();
+            for &size in &sizes {
+                proptest::prop_assert_eq!(model.alloc(size), literal.alloc(size));
+                proptest::prop_assert_eq!(
+                    model.pages(),
+                    literal.pages.len() as u64 + literal.headless
+                );
+            }
+        }
+    }
 }

@@ -149,4 +149,40 @@ mod tests {
         assert!(z.alloc(62 * 1024));
         assert_eq!(z.pages(), 1);
     }
+
+    proptest::proptest! {
+        /// The model's count of pages is that of `mm/zbud.c` followed line by line: each page
+        /// with its first and last chunks, the unbuddied lists of page numbers (`list_add` puts
+        /// a page first, `list_first_entry` takes it).
+        #[test]
+        fn as_the_kernel_places_them(sizes in proptest::collection::vec(1usize..4100, 1..600)) {
+            let mut model = Zbud::new(4096);
+            let mut pages: Vec<(usize, usize)> = Vec::new();
+            let mut lists: Vec<Vec<usize>> = vec![Vec::new(); 63];
+            for &size in &sizes {
+                let kernel = size <= 4096 - 64 - 64;
+                proptest::prop_assert_eq!(model.alloc(size), kernel);
+                if !kernel {
+                    continue;
+                }
+                let chunks = size.div_ceil(64);
+                let p = match (chunks..63).find_map(|i| lists[i].pop()) {
+                    Some(p) => p,
+                    None => {
+                        pages.push((0, 0));
+                        pages.len() - 1
+                    }
+                };
+                if pages[p].0 == 0 {
+                    pages[p].0 = chunks;
+                } else {
+                    pages[p].1 = chunks;
+                }
+                if pages[p].0 == 0 || pages[p].1 == 0 {
+                    lists[63 - pages[p].0 - pages[p].1].push(p);
+                }
+                proptest::prop_assert_eq!(model.pages(), pages.len() as u64);
+            }
+        }
+    }
 }
