@@ -650,14 +650,6 @@ fn results(
             };
             let Some(m) = m else { return r };
             let e = estimate::estimate(c.backend, rules, &m.stream);
-            r.ratio = e.ratio(ps);
-            if r.allocator != Allocator::Zsmalloc {
-                let zsmalloc = Rules {
-                    zswap_allocator: Allocator::Zsmalloc,
-                    ..rules.clone()
-                };
-                r.zsmalloc_ratio = estimate::estimate(c.backend, &zsmalloc, &m.stream).ratio(ps);
-            }
             r.whole_share =
                 (e.stored_pages > 0).then(|| e.whole_pages as f64 / e.stored_pages as f64);
             r.refused_pages = Some(e.refused_pages);
@@ -676,6 +668,17 @@ fn results(
                 ),
                 None => (e.stored_pages * ps, "the sample's stored pages".to_string()),
             };
+            // The ratio of a pool of the basis's size (zsmalloc's last zspage of each class
+            // weighs less in a larger pool).
+            r.ratio = e.ratio_for(ps, basis / ps);
+            if r.allocator != Allocator::Zsmalloc {
+                let zsmalloc = Rules {
+                    zswap_allocator: Allocator::Zsmalloc,
+                    ..rules.clone()
+                };
+                r.zsmalloc_ratio =
+                    estimate::estimate(c.backend, &zsmalloc, &m.stream).ratio_for(ps, basis / ps);
+            }
             r.pool_basis_bytes = Some(basis);
             r.pool_basis = Some(what);
             r.pool_bytes = r.ratio.map(|ratio| (basis as f64 / ratio).round() as u64);
