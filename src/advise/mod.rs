@@ -116,7 +116,8 @@ pub struct CandidateResult {
     pub estimated: bool,
     /// The allocator the backend keeps its pages in (zswap's `zpool`; zram's is zsmalloc).
     pub allocator: Allocator,
-    /// Predicted stored ÷ pool for the sample, as zswaptop defines the kernel's ratio.
+    /// Predicted stored ÷ pool, as zswaptop defines the kernel's ratio, for a pool of
+    /// `pool_basis_bytes` of the sample's pages.
     #[schemars(range(min = 0))]
     pub ratio: Option<f64>,
     /// zswap on zbud or z3fold: the ratio the same pages would reach in zsmalloc.
