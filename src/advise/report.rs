@@ -138,16 +138,14 @@ fn compare(
             ));
         }
         if d > 0.0 {
-            why.push(match predicted.map(|p| p.allocator) {
-                Some(Allocator::Zbud | Allocator::Z3fold) => {
-                    "a pool that has been filled and partly emptied (pages read back) keeps pages \
-                     with free slots, which the estimate (a pool only filled) does not count"
-                        .into()
+            why.push(format!(
+                "a pool that has been filled and partly emptied (pages read back) keeps {}, which \
+                 the estimate (a pool only filled) does not count",
+                match predicted.map(|p| p.allocator) {
+                    Some(Allocator::Zbud | Allocator::Z3fold) => "pages with free slots",
+                    _ => "partly used zspages",
                 }
-                _ => "a pool that has been filled and partly emptied (pages read back) keeps \
-                      partly used zspages, which the estimate (full zspages) does not count"
-                    .into(),
-            });
+            ));
         }
         Some(why.join("; "))
     } else {
