@@ -230,9 +230,9 @@ impl Estimate {
     /// The ratio of a pool that holds `stored_pages` pages of the sample's mix, filled from
     /// empty. zsmalloc fills a class's zspages one at a time (`zs_malloc` takes a partly used
     /// zspage first: `find_get_zspage`), so each class's last zspage counts whole: up to 8
-    /// pages a class, a few percent of a pool of tens of MiB (the +2 to +7 % the full-zspage
-    /// estimate showed against 6.1, 6.12 and 7.2 guests paging out 64 MiB). zbud's and
-    /// z3fold's simulated pages grow with the pool.
+    /// pages a class, a few percent of a pool of tens of MiB: the likely cause of the +2 to +7 %
+    /// the full-zspage estimate showed against 6.1, 6.12 and 7.2 guests paging 64 MiB out into
+    /// an empty pool. zbud's and z3fold's simulated pages grow with the pool.
     pub fn ratio_for(&self, page_size: u64, stored_pages: u64) -> Option<f64> {
         if self.classes.is_empty() || self.stored_pages == 0 || stored_pages == 0 {
             return self.ratio(page_size);
