@@ -1,6 +1,6 @@
 //! z3fold, offered to zswap by Debian 12's 6.1 (a module; 6.12 deprecates it): at most three
 //! compressed objects per page. The arithmetic of `mm/z3fold.c`, the same in 6.1 and 6.12
-//! (only its LRU went, in 6.5):
+//! (6.12 only lacks its LRU and eviction, which zswap took over):
 //!
 //! - A page is 64 chunks (`NCHUNKS_ORDER 6`, `CHUNK_SIZE = PAGE_SIZE >> 6`). The header is
 //!   `struct z3fold_header` rounded up to a chunk (`ZHDR_SIZE_ALIGNED`): 88 bytes on a 64-bit

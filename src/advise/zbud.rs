@@ -1,6 +1,6 @@
 //! zbud, zswap's default allocator on Debian 12's 6.1 (6.12 still offers it): at most two
 //! compressed objects ("buddies") per page. The arithmetic of `mm/zbud.c`, the same in 6.1 and
-//! 6.12 (only its LRU went, in 6.5):
+//! 6.12 (6.12 only lacks its LRU and eviction, which zswap took over):
 //!
 //! - A page is 64 chunks (`NCHUNKS_ORDER 6`: `CHUNK_SIZE = PAGE_SIZE >> 6`, 64 bytes on 4 KiB
 //!   pages); the header takes the first (`ZHDR_SIZE_ALIGNED = CHUNK_SIZE`), leaving
