@@ -49,13 +49,66 @@ fn zram_option(name: &str) -> Option<&'static str> {
     })
 }
 
-fn how_zswap(name: &str) -> String {
-    match crypto_option(name) {
-        Some((opt, module)) => format!(
+/// The modules this kernel has (`/lib/modules/RELEASE/modules.dep`), when readable.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Modules {
+    /// Where the list was read.
+    pub path: String,
+    /// Each module's name (`zstd` for `kernel/crypto/zstd.ko.xz`).
+    pub names: Vec<String>,
+}
+
+impl Modules {
+    /// The list of `release`'s modules under `root`; `None` when it cannot be read.
+    pub fn read(root: &crate::root::Root, release: Option<&str>) -> Option<Modules> {
+        let release = release.filter(|r| !r.contains('/') && !r.starts_with('.'))?;
+        let rel = format!("lib/modules/{release}/modules.dep");
+        let text = root
+            .read_text(
+                &root.file(&rel),
+                &crate::error::Reason::absent("no modules"),
+            )
+            .ok()?;
+        let mut names: Vec<String> = text
+            .lines()
+            .filter_map(|l| l.split(':').next())
+            .filter_map(|path| path.rsplit('/').next())
+            .filter_map(|file| file.split(".ko").next())
+            .map(str::to_string)
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        Some(Modules {
+            path: crate::sanitize::visible(&format!("/{rel}")).into_owned(),
+            names,
+        })
+    }
+
+    fn has(&self, module: &str) -> bool {
+        self.names
+            .binary_search_by(|n| n.as_str().cmp(module))
+            .is_ok()
+    }
+}
+
+fn how_zswap(name: &str, modules: Option<&Modules>) -> String {
+    let Some((opt, module)) = crypto_option(name) else {
+        return "not registered with the crypto API".into();
+    };
+    match modules {
+        Some(m) if m.has(module) => format!(
+            "not registered with the crypto API, but this kernel has it as a module ({}): \
+             `sudo modprobe {module}`",
+            m.path
+        ),
+        Some(m) => format!(
+            "not in this kernel (no module {module} in {}): a kernel built with {opt}",
+            m.path
+        ),
+        None => format!(
             "not registered with the crypto API: `sudo modprobe {module}` where it is a module \
              ({opt}=m), else a kernel built with {opt}"
         ),
-        None => "not registered with the crypto API".into(),
     }
 }
 
@@ -107,6 +160,7 @@ pub fn list(
     zswap_running: Option<&str>,
     zswap_present: bool,
     zram: &[ZramSample],
+    modules: Option<&Modules>,
 ) -> Vec<Candidate> {
     let mut out: Vec<Candidate> = Vec::new();
     if zswap_present {
@@ -126,7 +180,7 @@ pub fn list(
                 },
             );
         }
-        lacking(&mut out, Backend::Zswap, how_zswap);
+        lacking(&mut out, Backend::Zswap, |n| how_zswap(n, modules));
     }
     let selectors: Vec<_> = zram
         .iter()
@@ -172,7 +226,7 @@ mod tests {
         ));
         let crypto = crate::sources::crypto::read(&root).unwrap();
         let zram = crate::sources::zram::read_all(&root);
-        let c = list(Some(&crypto), Some("lzo"), true, &zram);
+        let c = list(Some(&crypto), Some("lzo"), true, &zram, None);
         let names = |b: Backend, in_kernel: bool| -> Vec<&str> {
             c.iter()
                 .filter(|x| x.backend == b && x.in_kernel == in_kernel)
@@ -202,7 +256,7 @@ mod tests {
             .unwrap();
         assert!(zstd.contains("modprobe zstd") && zstd.contains("CONFIG_CRYPTO_ZSTD"));
         // No zswap in the kernel: only zram's; no zram device: every zram one says how.
-        let c = list(None, None, false, &[]);
+        let c = list(None, None, false, &[], None);
         assert!(c.iter().all(|x| x.backend == Backend::Zram && !x.in_kernel));
         assert!(c[0].how.as_deref().unwrap().contains("modprobe zram"));
         // A hostile tree's algorithm name reaches no terminal raw.
@@ -210,7 +264,43 @@ mod tests {
             comp_algorithm: Ok(crate::sources::zram::parse_selector("[x\x1b]0;t\x07]")),
             ..zram[0].clone()
         };
-        let c = list(None, None, false, &[bad]);
+        let c = list(None, None, false, &[bad], None);
         assert_eq!(c[0].name, "x\\x1b]0;t\\x07");
+    }
+
+    #[test]
+    fn how_to_get_one_by_the_kernels_modules() {
+        let dir = tempfile::tempdir().unwrap();
+        let lib = dir.path().join("lib/modules/6.1.0-28-amd64");
+        std::fs::create_dir_all(&lib).unwrap();
+        std::fs::write(
+            lib.join("modules.dep"),
+            "kernel/crypto/zstd.ko: kernel/lib/zstd/zstd_compress.ko\nkernel/mm/z3fold.ko:\n\
+             kernel/crypto/lz4.ko.xz: kernel/lib/lz4/lz4_compress.ko.xz\n",
+        )
+        .unwrap();
+        let root = Root::at(dir.path());
+        let m = Modules::read(&root, Some("6.1.0-28-amd64")).unwrap();
+        assert_eq!(m.names, ["lz4", "z3fold", "zstd"]);
+        let c = list(None, Some("lzo"), true, &[], Some(&m));
+        let how = |name: &str| {
+            c.iter()
+                .find(|x| x.backend == Backend::Zswap && x.name == name)
+                .and_then(|x| x.how.clone())
+                .unwrap()
+        };
+        assert!(
+            how("zstd").ends_with("`sudo modprobe zstd`"),
+            "{}",
+            how("zstd")
+        );
+        assert!(how("lz4").contains("modprobe lz4"));
+        assert_eq!(
+            how("deflate"),
+            "not in this kernel (no module deflate in /lib/modules/6.1.0-28-amd64/modules.dep): a \
+             kernel built with CONFIG_CRYPTO_DEFLATE"
+        );
+        assert!(Modules::read(&root, Some("6.12.0")).is_none());
+        assert!(Modules::read(&root, Some("../x")).is_none());
     }
 }

@@ -15,6 +15,8 @@ pub mod lzo;
 pub mod recommend;
 pub mod report;
 pub mod sample;
+pub mod z3fold;
+pub mod zbud;
 pub mod zsmalloc;
 
 use std::io::{IsTerminal, Write};
@@ -33,7 +35,8 @@ use crate::root::Root;
 use crate::sources::Sample;
 use candidates::Candidate;
 use codec::Codec;
-use estimate::{Backend, Fact, Kind, Rules, Sizes};
+use estimate::{Allocator, Backend, Fact, Kind, Rules, Stream};
+use zsmalloc::Chain;
 
 /// The default sample: 64 MiB of pages.
 pub const DEFAULT_SAMPLE: u64 = 64 << 20;
@@ -111,9 +114,15 @@ pub struct CandidateResult {
     /// What zswap (or a zram device) runs now.
     pub running: bool,
     pub estimated: bool,
-    /// Predicted stored ÷ pool for the sample, as zswaptop defines the kernel's ratio.
+    /// The allocator the backend keeps its pages in (zswap's `zpool`; zram's is zsmalloc).
+    pub allocator: Allocator,
+    /// Predicted stored ÷ pool, as zswaptop defines the kernel's ratio, for a pool of
+    /// `pool_basis_bytes` of the sample's pages.
     #[schemars(range(min = 0))]
     pub ratio: Option<f64>,
+    /// zswap on zbud or z3fold: the ratio the same pages would reach in zsmalloc.
+    #[schemars(range(min = 0))]
+    pub zsmalloc_ratio: Option<f64>,
     /// Predicted pool for what the backend stores now (or, when it stores nothing, for the
     /// sample): see `pool_basis`.
     pub pool_bytes: Option<u64>,
@@ -160,8 +169,10 @@ pub struct Current {
 /// What sampling measured per algorithm.
 struct Measured {
     codec: Codec,
-    same: Sizes,
-    data: Sizes,
+    /// The pages it compressed, in the order read.
+    stream: Stream,
+    /// The compressed length of a zero-filled page (every one is the same), once known.
+    zero_len: Option<Option<usize>>,
     compress: Duration,
     compressed_bytes_in: u64,
     decompress: Duration,
@@ -170,14 +181,14 @@ struct Measured {
 
 impl Measured {
     /// One for each algorithm of `names` that has an implementation.
-    fn all(names: &[&str], page_size: usize) -> Vec<Measured> {
+    fn all(names: &[&str]) -> Vec<Measured> {
         names
             .iter()
             .filter_map(|n| Codec::new(n))
             .map(|codec| Measured {
+                stream: Stream::new(codec.stride() as u64),
+                zero_len: None,
                 codec,
-                same: Sizes::new(page_size),
-                data: Sizes::new(page_size),
                 compress: Duration::ZERO,
                 compressed_bytes_in: 0,
                 decompress: Duration::ZERO,
@@ -268,13 +279,18 @@ impl Batch {
                 if stride > 1 && !spread(number).is_multiple_of(stride as u64) {
                     continue;
                 }
-                let len = m.codec.compress(page, &mut self.out);
-                // Each page compressed stands for `stride` pages of the sample.
-                let n = stride as u64;
-                match kind {
-                    Kind::SameFilled => m.same.add_n(len, n),
-                    _ => m.data.add_n(len, n),
+                // Each page compressed stands for `stride` pages of the sample (the stream's
+                // weight). Every zero-filled page compresses alike: once is enough.
+                if *kind == Kind::Zero {
+                    let out = &mut self.out;
+                    let len = *m
+                        .zero_len
+                        .get_or_insert_with(|| m.codec.compress(page, out));
+                    m.stream.push(Kind::Zero, len);
+                    continue;
                 }
+                let len = m.codec.compress(page, &mut self.out);
+                m.stream.push(*kind, len);
                 done += 1;
                 if len.is_some() && done % DECOMPRESS_EVERY as u64 == 1 {
                     self.kept.push(std::mem::take(&mut self.out));
@@ -339,12 +355,21 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> anyhow::Result<()> {
             out,
         )
     } else {
-        report::write_text(&advice, out)
+        report::write_text(&advice, text_width(), out)
     };
     match written.and_then(|()| out.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => other.context("writing the advice"),
     }
+}
+
+/// The width the text report is wrapped to: the terminal's when stdout is one, else 80.
+fn text_width() -> usize {
+    rustix::termios::tcgetwinsize(std::io::stdout())
+        .ok()
+        .map(|w| usize::from(w.ws_col))
+        .filter(|&c| c > 0)
+        .unwrap_or(crate::report::text::WIDTH)
 }
 
 /// Root, or a process holding CAP_SYS_PTRACE (bit 19 of CapEff).
@@ -385,11 +410,13 @@ pub fn advise(root: &Root, opts: &Options, stop: &AtomicBool) -> anyhow::Result<
     }
 
     let crypto = sample.crypto.as_ref().as_ref().ok().map(Vec::as_slice);
+    let modules = candidates::Modules::read(root, sample.host.kernel.as_deref());
     let cands = candidates::list(
         crypto,
         snap.zswap.compressor.as_deref(),
         snap.zswap.available,
         &sample.zram,
+        modules.as_ref(),
     );
     let mut names: Vec<&'static str> = Vec::new();
     for c in &cands {
@@ -399,7 +426,7 @@ pub fn advise(root: &Root, opts: &Options, stop: &AtomicBool) -> anyhow::Result<
             names.push(codec.name);
         }
     }
-    let mut measured = Measured::all(&names, ps as usize);
+    let mut measured = Measured::all(&names);
 
     let procs = sample::processes(root, &opts.pids)
         .with_context(|| format!("listing the processes in {}", root.proc("").display()))?;
@@ -453,14 +480,13 @@ pub fn advise(root: &Root, opts: &Options, stop: &AtomicBool) -> anyhow::Result<
         };
         let take = present.min(share);
         let (read, vanished) = reader.read_spread(present, take, &mut buf, &stopped, &mut |page| {
-            match estimate::kind(page) {
+            let kind = estimate::kind(page);
+            match kind {
                 Kind::Zero => summary.zero_pages += 1,
-                Kind::SameFilled => {
-                    summary.same_filled_pages += 1;
-                    batch.push(page, Kind::SameFilled);
-                }
-                Kind::Data => batch.push(page, Kind::Data),
+                Kind::SameFilled => summary.same_filled_pages += 1,
+                Kind::Data => {}
             }
+            batch.push(page, kind);
             if batch.full() {
                 batch.run(&mut measured);
             }
@@ -499,9 +525,9 @@ pub fn advise(root: &Root, opts: &Options, stop: &AtomicBool) -> anyhow::Result<
         .sort_by_key(|p| std::cmp::Reverse(p.pages));
     summary.cpu_seconds = cpu_seconds();
 
-    let results = results(&cands, &measured, &rules, &summary, &snap);
+    let results = results(&cands, &measured, &rules, &summary, &snap, &opts.pids);
     let current = report::calibrate(&results, &snap, &rules, &summary);
-    let recommendations = recommend::recommend(&results, &current, &snap, &summary);
+    let recommendations = recommend::recommend(&results, &current, &snap, &summary, &rules);
     Ok(Advice {
         sample: summary,
         candidates: results,
@@ -515,7 +541,7 @@ pub fn advise(root: &Root, opts: &Options, stop: &AtomicBool) -> anyhow::Result<
 /// sample is compressed (batches, one page in four also decompressed); the compressed bytes of
 /// each. What the bench times.
 pub fn compress_pages(names: &[&str], pages: &[u8], page_size: usize) -> Vec<u64> {
-    let mut measured = Measured::all(names, page_size);
+    let mut measured = Measured::all(names);
     let mut batch = Batch::new(page_size);
     for page in pages.chunks_exact(page_size) {
         batch.push(page, estimate::kind(page));
@@ -524,17 +550,7 @@ pub fn compress_pages(names: &[&str], pages: &[u8], page_size: usize) -> Vec<u64
         }
     }
     batch.run(&mut measured);
-    measured
-        .iter()
-        .map(|m| {
-            m.data
-                .sizes
-                .iter()
-                .enumerate()
-                .map(|(len, n)| len as u64 * n)
-                .sum()
-        })
-        .collect()
+    measured.iter().map(|m| m.stream.data_bytes()).collect()
 }
 
 /// A bar on stderr when it is a terminal; hidden otherwise.
@@ -570,6 +586,7 @@ fn results(
     rules: &Rules,
     summary: &SampleSummary,
     snap: &crate::model::Snapshot,
+    pids: &[u32],
 ) -> Vec<CandidateResult> {
     let ps = rules.page_size;
     let speed = |d: Duration, bytes: u64| {
@@ -586,7 +603,10 @@ fn results(
             .and_then(|c| measured.iter().find(|m| m.codec.name == c.name))
             .and_then(per_page)
     };
+    // With --pid the sample is of those processes only: what the backend holds now is other
+    // processes' data too, so the pool is predicted for what was sampled.
     let stored_now = |backend: Backend| match backend {
+        _ if !pids.is_empty() => None,
         Backend::Zswap => snap.zswap.stored_bytes.filter(|&s| s > 0),
         Backend::Zram => {
             let s: u64 = snap
@@ -613,7 +633,12 @@ fn results(
                 in_kernel: c.in_kernel,
                 running: c.running,
                 estimated: m.is_some(),
+                allocator: match c.backend {
+                    Backend::Zswap => rules.zswap_allocator,
+                    Backend::Zram => Allocator::Zsmalloc,
+                },
                 ratio: None,
+                zsmalloc_ratio: None,
                 pool_bytes: None,
                 pool_basis_bytes: None,
                 pool_basis: None,
@@ -625,15 +650,36 @@ fn results(
                 reason,
             };
             let Some(m) = m else { return r };
-            let e = estimate::estimate(c.backend, rules, summary.zero_pages, &m.same, &m.data);
-            r.ratio = e.ratio(ps);
+            let e = estimate::estimate(c.backend, rules, &m.stream);
             r.whole_share =
                 (e.stored_pages > 0).then(|| e.whole_pages as f64 / e.stored_pages as f64);
             r.refused_pages = Some(e.refused_pages);
             let (basis, what) = match stored_now(c.backend) {
                 Some(s) => (s, format!("stored in {} now", c.backend.name())),
+                None if !pids.is_empty() => (
+                    e.stored_pages * ps,
+                    format!(
+                        "the sampled {} pages it would store",
+                        if summary.processes == 1 {
+                            "process's"
+                        } else {
+                            "processes'"
+                        }
+                    ),
+                ),
                 None => (e.stored_pages * ps, "the sample's stored pages".to_string()),
             };
+            // The ratio of a pool of the basis's size (zsmalloc's last zspage of each class
+            // weighs less in a larger pool).
+            r.ratio = e.ratio_for(ps, basis / ps);
+            if r.allocator != Allocator::Zsmalloc {
+                let zsmalloc = Rules {
+                    zswap_allocator: Allocator::Zsmalloc,
+                    ..rules.clone()
+                };
+                r.zsmalloc_ratio =
+                    estimate::estimate(c.backend, &zsmalloc, &m.stream).ratio_for(ps, basis / ps);
+            }
             r.pool_basis_bytes = Some(basis);
             r.pool_basis = Some(what);
             r.pool_bytes = r.ratio.map(|ratio| (basis as f64 / ratio).round() as u64);
@@ -648,19 +694,36 @@ fn results(
         .collect()
 }
 
+/// The kernel's version, `(major, minor)`, from its release (`6.1.0-28-amd64`).
+fn version(release: Option<&str>) -> Option<(u32, u32)> {
+    let mut parts = release?.split(|c: char| !c.is_ascii_digit());
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next()?.parse().ok()?;
+    Some((major, minor))
+}
+
 /// How this kernel treats pages around the compressor, each fact from what the kernel shows.
 pub fn rules(root: &Root, sample: &Sample) -> Rules {
     let ps = sample.host.page_size.bytes;
+    let release = sample.host.kernel.as_deref();
+    let version = version(release);
+    let release_said = release.map_or_else(
+        || "kernel release unknown".to_string(),
+        |r| format!("kernel {}", crate::sanitize::visible(r)),
+    );
     let mut facts = Vec::new();
     let vmstat = sample.vmstat.as_ref().ok();
     let debugfs = sample.zswap_debugfs.as_ref().ok();
+    let params = sample.zswap_params.as_ref().ok();
+    let param = |k: &str| params.and_then(|p| p.values.get(k)).map(String::as_str);
     let dbg_has = |k: &str| debugfs.map(|d| d.values.contains_key(k));
     let zero_map = vmstat.is_some_and(|v| v.swpout_zero.is_some());
     facts.push(Fact {
         fact: if zero_map {
             "zero-filled pages stay in the swap layer's zero map: they never reach zswap or zram"
         } else {
-            "zero-filled pages reach zswap and zram, which keep them without pool memory"
+            "zero-filled pages reach zswap and zram (zram keeps them as a value; zswap as the \
+             same-filled rule below says)"
         }
         .into(),
         evidence: format!(
@@ -669,10 +732,22 @@ pub fn rules(root: &Root, sample: &Sample) -> Rules {
         ),
         source: "mm/page_io.c (swap_writeout: the zero map, 6.12+)".into(),
     });
-    let (same, same_ev) = match dbg_has("same_filled_pages") {
-        Some(true) => (true, "zswap debugfs has same_filled_pages".to_string()),
-        Some(false) => (false, "zswap debugfs has no same_filled_pages".to_string()),
-        None => (
+    // 6.1 has a switch for it (same_filled_pages_enabled, default Y); without the switch, the
+    // debugfs counter tells; without debugfs, the zero map's absence.
+    let (same, same_ev) = match (
+        param("same_filled_pages_enabled"),
+        dbg_has("same_filled_pages"),
+    ) {
+        (Some(v), _) => (
+            v == "Y",
+            format!(
+                "/sys/module/zswap/parameters/same_filled_pages_enabled = {}",
+                crate::sanitize::visible(v)
+            ),
+        ),
+        (None, Some(true)) => (true, "zswap debugfs has same_filled_pages".to_string()),
+        (None, Some(false)) => (false, "zswap debugfs has no same_filled_pages".to_string()),
+        (None, None) => (
             !zero_map,
             format!(
                 "zswap debugfs not readable; inferred from the zero map ({})",
@@ -686,15 +761,25 @@ pub fn rules(root: &Root, sample: &Sample) -> Rules {
     };
     facts.push(Fact {
         fact: if same {
-            "zswap keeps same-filled pages as a value, without pool memory (6.10–6.11: zero-filled \
-             pages only)"
+            "zswap keeps same-filled and zero-filled pages as a value, without pool memory \
+             (6.10–6.11: zero-filled pages only)"
         } else {
             "zswap compresses same-filled pages like any other"
         }
         .into(),
         evidence: same_ev,
-        source: "mm/zswap.c (zswap_store: same-filled pages, up to 6.11)".into(),
+        source: "mm/zswap.c (zswap_frontswap_store / zswap_store: same-filled pages, up to 6.11)"
+            .into(),
     });
+    let non_same = param("non_same_filled_pages_enabled").is_none_or(|v| v == "Y");
+    if !non_same {
+        facts.push(Fact {
+            fact: "zswap stores only same-filled pages: every other page goes to the swap device"
+                .into(),
+            evidence: "/sys/module/zswap/parameters/non_same_filled_pages_enabled = N".into(),
+            source: "mm/zswap.c (zswap_frontswap_store, 6.1)".into(),
+        });
+    }
     let (whole, whole_ev) = match dbg_has("stored_incompressible_pages") {
         Some(v) => (
             v,
@@ -719,6 +804,37 @@ pub fn rules(root: &Root, sample: &Sample) -> Rules {
         evidence: whole_ev,
         source: "mm/zswap.c (zswap_compress: dlen >= PAGE_SIZE stored as-is, 6.18+)".into(),
     });
+    let (allocator, alloc_ev) = zswap_allocator(params.is_some(), param("zpool"));
+    facts.push(allocator_fact(allocator, alloc_ev, ps));
+    let mut rules = Rules {
+        page_size: ps,
+        zsmalloc_chain: Chain::Config(8),
+        zswap_allocator: allocator,
+        kernel_version: version,
+        zero_map,
+        zswap_same_filled: same,
+        zswap_non_same_filled: non_same,
+        zswap_stores_incompressible: whole,
+        facts: Vec::new(),
+    };
+    let header = rules.zswap_header(allocator);
+    if header > 0 || version.is_none() {
+        facts.push(Fact {
+            fact: if header > 0 {
+                format!(
+                    "zswap writes an {header}-byte header (the swap entry) before each compressed \
+                     page in its {} pool",
+                    allocator.name()
+                )
+            } else {
+                "zswap writes no header before a compressed page (assumed: 6.5 and later)".into()
+            },
+            evidence: release_said.clone(),
+            source: "mm/zswap.c (zswap_frontswap_store: hlen = zpool_evictable() ? \
+                     sizeof(struct zswap_header) : 0; the header went in 6.5)"
+                .into(),
+        });
+    }
     facts.push(Fact {
         fact: "zram keeps same-filled pages as a value (mm_stat same_pages) and stores a page \
                whose compressed length reaches zsmalloc's huge class size whole (huge_pages)"
@@ -726,40 +842,159 @@ pub fn rules(root: &Root, sample: &Sample) -> Rules {
         evidence: "zram mm_stat columns 6 and 8".into(),
         source: "drivers/block/zram/zram_drv.c (zram_write_page, write_incompressible_page)".into(),
     });
-    let (chain, chain_ev) = match config_chain(root) {
-        Some(c) => (c, "/proc/config.gz CONFIG_ZSMALLOC_CHAIN_SIZE".to_string()),
-        None => (
-            8,
-            "assumed 8, the default (no CONFIG_ZSMALLOC_CHAIN_SIZE in /proc/config.gz)".to_string(),
-        ),
-    };
+    let (chain, chain_ev) = zsmalloc_chain(root, release, version);
     let zs = zsmalloc::Zsmalloc::new(ps as usize, chain);
     facts.push(Fact {
         fact: format!(
-            "zsmalloc: {}-byte pages, size classes every {} bytes, up to {chain} pages per zspage, \
-             8-byte handle per object, huge class from {} bytes",
+            "zsmalloc: {}-byte pages, size classes every {} bytes, up to {} pages per zspage \
+             ({}), 8-byte handle per object, huge class from {} bytes",
             ps,
             ps >> 8,
+            chain.max(),
+            match chain {
+                Chain::Before6_3 => "the most used in whole percent, as before 6.3",
+                Chain::Config(_) => "the least waste",
+            },
             zs.huge_class_size()
         ),
         evidence: format!(
             "page size {} ({}); {chain_ev}",
             ps, sample.host.page_size.source
         ),
-        source: "mm/zsmalloc.c (zs_create_pool, calculate_zspage_chain_size, zs_malloc)".into(),
+        source: match chain {
+            Chain::Before6_3 => "mm/zsmalloc.c (zs_create_pool, get_pages_per_zspage, zs_malloc)",
+            Chain::Config(_) => {
+                "mm/zsmalloc.c (zs_create_pool, calculate_zspage_chain_size, zs_malloc)"
+            }
+        }
+        .into(),
     });
-    Rules {
-        page_size: ps,
-        zsmalloc_chain: chain,
-        zero_map,
-        zswap_same_filled: same,
-        zswap_stores_incompressible: whole,
-        facts,
+    rules.zsmalloc_chain = chain;
+    rules.facts = facts;
+    rules
+}
+
+/// zswap's allocator, by presence: its `zpool` parameter names it; where the parameter is gone
+/// (6.18+), zsmalloc is the only one. With how it was learned.
+fn zswap_allocator(params_read: bool, zpool: Option<&str>) -> (Allocator, String) {
+    match zpool {
+        Some(name) => match Allocator::parse(name) {
+            Some(a) => (a, format!("/sys/module/zswap/parameters/zpool = {name}")),
+            None => (
+                Allocator::Zsmalloc,
+                format!(
+                    "/sys/module/zswap/parameters/zpool = {}: not an allocator modelled here, \
+                     estimated as zsmalloc",
+                    crate::sanitize::visible(name)
+                ),
+            ),
+        },
+        None if params_read => (
+            Allocator::Zsmalloc,
+            "no zpool parameter in /sys/module/zswap/parameters: zsmalloc is zswap's only \
+             allocator"
+                .into(),
+        ),
+        None => (
+            Allocator::Zsmalloc,
+            "assumed (zswap's parameters not readable)".into(),
+        ),
     }
 }
 
-/// `CONFIG_ZSMALLOC_CHAIN_SIZE` from `/proc/config.gz`, when the kernel has it.
-fn config_chain(root: &Root) -> Option<usize> {
+fn allocator_fact(allocator: Allocator, evidence: String, ps: u64) -> Fact {
+    let chunk = ps / 64;
+    let (fact, source) = match allocator {
+        Allocator::Zsmalloc => (
+            "zswap stores compressed pages in zsmalloc (size classes, below)".to_string(),
+            "mm/zswap.c (zswap_pool_create: zpool_create_pool)",
+        ),
+        Allocator::Zbud => (
+            format!(
+                "zswap stores compressed pages in zbud: at most 2 per page, in {chunk}-byte \
+                 chunks after a 1-chunk header, the fullest page that fits first; one over {} \
+                 bytes is refused (it goes to the swap device)",
+                zbud::Zbud::new(ps as usize).max_size()
+            ),
+            "mm/zbud.c (zbud_alloc, NCHUNKS, num_free_chunks)",
+        ),
+        Allocator::Z3fold => {
+            let z = z3fold::Z3fold::new(ps as usize);
+            (
+                format!(
+                    "zswap stores compressed pages in z3fold: at most 3 per page, in {chunk}-byte \
+                     chunks after an 88-byte header, the fullest page that fits first; one over \
+                     {} bytes takes a page of its own, one over a page is refused",
+                    z.max_shared()
+                ),
+                "mm/z3fold.c (z3fold_alloc, __z3fold_alloc, get_free_buddy, num_free_chunks)",
+            )
+        }
+    };
+    Fact {
+        fact,
+        evidence,
+        source: source.into(),
+    }
+}
+
+/// How zsmalloc chooses its zspages: `CONFIG_ZSMALLOC_CHAIN_SIZE` from the kernel's config
+/// (`/proc/config.gz`, else `/boot/config-RELEASE`); a config without it is a kernel before 6.3
+/// (at most 4 pages, 6.1's rule); with no config, the release decides.
+fn zsmalloc_chain(
+    root: &Root,
+    release: Option<&str>,
+    version: Option<(u32, u32)>,
+) -> (Chain, String) {
+    let boot = release
+        .filter(|r| !r.contains('/') && !r.starts_with('.'))
+        .map(|r| format!("boot/config-{r}"));
+    let configs = [
+        (config_gz(root), "/proc/config.gz".to_string()),
+        (
+            boot.as_ref().and_then(|b| {
+                root.read_text(&root.file(b), &Reason::absent("no config"))
+                    .ok()
+            }),
+            boot.as_ref().map_or(String::new(), |b| format!("/{b}")),
+        ),
+    ];
+    for (text, name) in configs {
+        let Some(text) = text else { continue };
+        let name = crate::sanitize::visible(&name).into_owned();
+        let chain = text
+            .lines()
+            .find_map(|l| l.strip_prefix("CONFIG_ZSMALLOC_CHAIN_SIZE="))
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .filter(|c| (1..=16).contains(c));
+        if let Some(c) = chain {
+            return (
+                Chain::Config(c),
+                format!("{name} CONFIG_ZSMALLOC_CHAIN_SIZE={c}"),
+            );
+        }
+        if text.lines().any(|l| l.starts_with("CONFIG_ZSMALLOC=")) {
+            return (
+                Chain::Before6_3,
+                format!("{name} has CONFIG_ZSMALLOC but no CONFIG_ZSMALLOC_CHAIN_SIZE: before 6.3"),
+            );
+        }
+    }
+    match version {
+        Some(v) if v < (6, 3) => (
+            Chain::Before6_3,
+            "no kernel config readable; before 6.3 by its release".into(),
+        ),
+        _ => (
+            Chain::Config(8),
+            "assumed 8, the default (no CONFIG_ZSMALLOC_CHAIN_SIZE in a readable kernel config)"
+                .into(),
+        ),
+    }
+}
+
+/// `/proc/config.gz`, unpacked, when the kernel has it.
+fn config_gz(root: &Root) -> Option<String> {
     use std::io::Read;
     let mut gz = Vec::new();
     root.read_into(
@@ -773,8 +1008,128 @@ fn config_chain(root: &Root) -> Option<usize> {
         .take(4 << 20)
         .read_to_string(&mut text)
         .ok()?;
-    text.lines()
-        .find_map(|l| l.strip_prefix("CONFIG_ZSMALLOC_CHAIN_SIZE="))
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|c| (1..=16).contains(c))
+    Some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tree with `files` (path, contents) and the rest missing.
+    fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let p = dir.path().join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        dir
+    }
+
+    fn rules_of(files: &[(&str, &str)]) -> Rules {
+        let dir = tree(files);
+        let root = Root::at(dir.path());
+        rules(&root, &crate::sources::collect(&root))
+    }
+
+    const PARAMS: &str = "sys/module/zswap/parameters";
+
+    #[test]
+    fn debian_12_on_6_1() {
+        // As seen in the 6.1 guest: zpool zbud, same-filled switches, no zero map; Debian has
+        // no /proc/config.gz, only /boot/config-RELEASE, without a chain size (before 6.3).
+        let r = rules_of(&[
+            ("pagesize", "4096\n"),
+            ("uname-r", "6.1.0-28-amd64\n"),
+            ("proc/sys/kernel/osrelease", "6.1.0-28-amd64\n"),
+            ("proc/vmstat", "nr_free_pages 1000\npswpout 0\n"),
+            (&format!("{PARAMS}/enabled"), "Y\n"),
+            (&format!("{PARAMS}/compressor"), "lzo\n"),
+            (&format!("{PARAMS}/zpool"), "zbud\n"),
+            (&format!("{PARAMS}/same_filled_pages_enabled"), "Y\n"),
+            (&format!("{PARAMS}/non_same_filled_pages_enabled"), "Y\n"),
+            (
+                "boot/config-6.1.0-28-amd64",
+                "CONFIG_ZSWAP=y\nCONFIG_ZSMALLOC=m\nCONFIG_ZBUD=y\n",
+            ),
+        ]);
+        assert_eq!(r.zswap_allocator, Allocator::Zbud);
+        assert_eq!(r.kernel_version, Some((6, 1)));
+        assert_eq!(r.zswap_header(r.zswap_allocator), 8);
+        assert_eq!(r.zsmalloc_chain, Chain::Before6_3);
+        assert!(!r.zero_map && r.zswap_same_filled && r.zswap_non_same_filled);
+        let said = |what: &str| {
+            r.facts
+                .iter()
+                .any(|f| f.fact.contains(what) || f.evidence.contains(what))
+        };
+        assert!(said("/sys/module/zswap/parameters/zpool = zbud"));
+        assert!(said(
+            "zswap stores compressed pages in zbud: at most 2 per page"
+        ));
+        assert!(said("8-byte header"));
+        assert!(said(
+            "/boot/config-6.1.0-28-amd64 has CONFIG_ZSMALLOC but no CONFIG_ZSMALLOC_CHAIN_SIZE"
+        ));
+        // same_filled_pages_enabled=N: zswap compresses them.
+        let r = rules_of(&[
+            ("pagesize", "4096\n"),
+            ("uname-r", "6.1.0-28-amd64\n"),
+            (&format!("{PARAMS}/zpool"), "z3fold\n"),
+            (&format!("{PARAMS}/same_filled_pages_enabled"), "N\n"),
+        ]);
+        assert_eq!(r.zswap_allocator, Allocator::Z3fold);
+        assert!(!r.zswap_same_filled);
+        // No config at all: the release says before 6.3.
+        assert_eq!(r.zsmalloc_chain, Chain::Before6_3);
+    }
+
+    #[test]
+    fn debian_13_on_6_12_and_the_newest() {
+        let r = rules_of(&[
+            ("pagesize", "4096\n"),
+            ("uname-r", "6.12.57+deb13-amd64\n"),
+            ("proc/vmstat", "nr_free_pages 1000\nswpout_zero 0\n"),
+            (&format!("{PARAMS}/zpool"), "zsmalloc\n"),
+            (&format!("{PARAMS}/shrinker_enabled"), "Y\n"),
+            (
+                "boot/config-6.12.57+deb13-amd64",
+                "CONFIG_ZSMALLOC=y\nCONFIG_ZSMALLOC_CHAIN_SIZE=8\n",
+            ),
+        ]);
+        assert_eq!(r.zswap_allocator, Allocator::Zsmalloc);
+        assert_eq!(r.zswap_header(Allocator::Zbud), 0);
+        assert_eq!(r.zsmalloc_chain, Chain::Config(8));
+        assert!(r.zero_map && !r.zswap_same_filled);
+        // 6.12 with zbud chosen.
+        let r = rules_of(&[
+            ("uname-r", "6.12.57+deb13-amd64\n"),
+            ("proc/vmstat", "swpout_zero 0\n"),
+            (&format!("{PARAMS}/zpool"), "zbud\n"),
+        ]);
+        assert_eq!(r.zswap_allocator, Allocator::Zbud);
+        assert_eq!(r.zswap_header(Allocator::Zbud), 0);
+        // 7.x: no zpool parameter: zsmalloc, the only allocator.
+        let r = rules_of(&[
+            ("uname-r", "7.2.0-1-amd64\n"),
+            ("proc/vmstat", "swpout_zero 0\n"),
+            (&format!("{PARAMS}/enabled"), "Y\n"),
+        ]);
+        assert_eq!(r.zswap_allocator, Allocator::Zsmalloc);
+        assert!(
+            r.facts
+                .iter()
+                .any(|f| f.evidence.contains("no zpool parameter"))
+        );
+        assert_eq!(r.zsmalloc_chain, Chain::Config(8));
+    }
+
+    #[test]
+    fn versions() {
+        assert_eq!(version(Some("6.1.0-28-amd64")), Some((6, 1)));
+        assert_eq!(version(Some("6.12.57+deb13-amd64")), Some((6, 12)));
+        assert_eq!(version(Some("7.2")), Some((7, 2)));
+        assert_eq!(version(Some("garbage")), None);
+        assert_eq!(version(None), None);
+    }
 }

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use crate::display as f;
 use crate::model::Snapshot;
 
-use super::estimate::{Backend, Rules};
+use super::estimate::{Allocator, Backend, Rules};
 use super::{Advice, CandidateResult, Current, SampleSummary};
 
 /// A difference past this share is explained, not only shown.
@@ -138,11 +138,14 @@ fn compare(
             ));
         }
         if d > 0.0 {
-            why.push(
-                "a pool that has been filled and partly emptied (pages read back) keeps partly \
-                 used zspages, which the estimate (full zspages) does not count"
-                    .into(),
-            );
+            why.push(format!(
+                "a pool that has been filled and partly emptied (pages read back) keeps {}, which \
+                 the estimate (a pool only filled) does not count",
+                match predicted.map(|p| p.allocator) {
+                    Some(Allocator::Zbud | Allocator::Z3fold) => "pages with free slots",
+                    _ => "partly used zspages",
+                }
+            ));
         }
         Some(why.join("; "))
     } else {
@@ -164,12 +167,30 @@ fn opt_f(v: Option<f64>, digits: usize) -> String {
     v.map_or_else(|| f::MISSING.to_string(), |v| format!("{v:.digits$}"))
 }
 
-/// The text report.
-pub fn write_text(a: &Advice, out: &mut dyn Write) -> io::Result<()> {
+/// `text` after `first` (prefix of the first line) as it is when it fits `width`, else
+/// wrapped, the other lines indented by `indent` spaces; a fix's shell commands are broken only
+/// where the shell reads on.
+fn para(
+    out: &mut dyn Write,
+    width: usize,
+    first: &str,
+    indent: usize,
+    text: &str,
+    commands: bool,
+) -> io::Result<()> {
+    if first.chars().count() + text.chars().count() <= width && !text.contains('\n') {
+        return writeln!(out, "{first}{text}");
+    }
+    let wrap = if commands { f::wrap_commands } else { f::wrap };
+    let lines = wrap(text, width, first.chars().count(), indent);
+    crate::report::text::paragraph_lines(&mut &mut *out, first, indent, &lines)
+}
+
+/// The text report, its prose wrapped to `width` columns (the terminal's; 80 when piped).
+pub fn write_text(a: &Advice, width: usize, out: &mut dyn Write) -> io::Result<()> {
     let s = &a.sample;
-    writeln!(
-        out,
-        "ADVISE  sampled {} ({} pages) of {} process{}{}",
+    let head = format!(
+        "sampled {} ({} pages) of {} process{}{}",
         f::bytes_raw(s.bytes),
         s.pages,
         s.processes,
@@ -179,25 +200,26 @@ pub fn write_text(a: &Advice, out: &mut dyn Write) -> io::Result<()> {
         } else {
             " — interrupted: what was read until then"
         }
-    )?;
+    );
+    para(out, width, "ADVISE  ", 2, &head, false)?;
     let share = |n: u64| f::percent(Some(n as f64 * 100.0 / s.pages.max(1) as f64));
-    writeln!(
-        out,
-        "  zero-filled {}  same-filled {}  vanished before read {}  processes skipped {}  CPU {}",
+    let counts = format!(
+        "zero-filled {}, same-filled {}, vanished before read {}, processes skipped {}, CPU {}",
         share(s.zero_pages),
         share(s.same_filled_pages),
         s.vanished_pages,
         s.skipped_processes,
         s.cpu_seconds
             .map_or_else(|| f::MISSING.to_string(), |c| format!("{c:.2} s"))
-    )?;
+    );
+    para(out, width, "  ", 2, &counts, false)?;
     let top: Vec<String> = s
         .process_list
         .iter()
         .take(5)
         .map(|p| format!("{} ({}, {} pages)", p.name, p.pid, p.pages))
         .collect();
-    writeln!(out, "  most sampled: {}", top.join(", "))?;
+    para(out, width, "  most sampled: ", 4, &top.join(", "), false)?;
     writeln!(
         out,
         "  page contents were compressed in memory and dropped: none is kept or shown"
@@ -219,11 +241,21 @@ pub fn write_text(a: &Advice, out: &mut dyn Write) -> io::Result<()> {
                 r.pool_basis.as_deref()?
             ))
         });
-        writeln!(
+        let head = format!(
+            "pool predicted for {}{}",
+            basis.unwrap_or_else(|| f::MISSING.into()),
+            match (backend, rows.first().map(|r| r.allocator)) {
+                (Backend::Zswap, Some(a)) => format!(", in {}", a.name()),
+                _ => String::new(),
+            }
+        );
+        para(
             out,
-            "{}  pool predicted for {}",
-            backend.name().to_uppercase(),
-            basis.unwrap_or_else(|| f::MISSING.into())
+            width,
+            &format!("{}  ", backend.name().to_uppercase()),
+            2,
+            &head,
+            false,
         )?;
         writeln!(
             out,
@@ -233,12 +265,18 @@ pub fn write_text(a: &Advice, out: &mut dyn Write) -> io::Result<()> {
         for r in rows {
             let name = format!("{}{}", r.name, if r.running { "*" } else { "" });
             if !r.estimated {
-                writeln!(
-                    out,
-                    "  {:<10} {:<7} not estimated: {}",
+                let first = format!(
+                    "  {:<10} {:<7} not estimated: ",
                     name,
-                    if r.in_kernel { "yes" } else { "no" },
-                    r.reason.as_deref().unwrap_or("")
+                    if r.in_kernel { "yes" } else { "no" }
+                );
+                para(
+                    out,
+                    width,
+                    &first,
+                    21,
+                    r.reason.as_deref().unwrap_or(""),
+                    true,
                 )?;
                 continue;
             }
@@ -258,10 +296,14 @@ pub fn write_text(a: &Advice, out: &mut dyn Write) -> io::Result<()> {
                     .map_or_else(|| f::MISSING.into(), |v| format!("{v:.1}×")),
             )?;
         }
-        writeln!(
+        para(
             out,
-            "  * runs now. ratio: stored ÷ pool, as the kernel's. whole: pages stored whole. CPU: \
-             compress time per page ÷ the running one's (— when none runs)."
+            width,
+            "  ",
+            2,
+            "* runs now. ratio: stored ÷ pool, as the kernel's. whole: pages stored whole. CPU: \
+             compress time per page ÷ the running one's (— when none runs).",
+            false,
         )?;
         let missing: Vec<String> = a
             .candidates
@@ -270,7 +312,7 @@ pub fn write_text(a: &Advice, out: &mut dyn Write) -> io::Result<()> {
             .filter_map(|c| Some(format!("{}: {}", c.name, c.reason.as_deref()?)))
             .collect();
         for m in missing {
-            writeln!(out, "  not in this kernel — {m}")?;
+            para(out, width, "  not in this kernel — ", 4, &m, true)?;
         }
     }
     if !a.current.is_empty() {
@@ -280,9 +322,8 @@ pub fn write_text(a: &Advice, out: &mut dyn Write) -> io::Result<()> {
             "CALIBRATION  the prediction for what runs now, beside the kernel"
         )?;
         for c in &a.current {
-            writeln!(
-                out,
-                "  {:<6} {:<8} predicted {}  achieved {}  difference {}  ({} stored)",
+            let row = format!(
+                "{:<6} {:<8} predicted {}  achieved {}  difference {}  ({} stored)",
                 c.device.as_deref().unwrap_or(c.backend.name()),
                 c.name,
                 opt_f(c.predicted_ratio, 2),
@@ -290,31 +331,94 @@ pub fn write_text(a: &Advice, out: &mut dyn Write) -> io::Result<()> {
                 c.difference_percent
                     .map_or_else(|| f::MISSING.into(), |d| format!("{d:+.1}%")),
                 f::bytes(c.stored_bytes)
-            )?;
+            );
+            para(out, width, "  ", 4, &row, false)?;
             if let Some(n) = &c.note {
-                writeln!(out, "    {n}")?;
+                para(out, width, "    ", 4, n, false)?;
             }
         }
     }
     writeln!(out)?;
     writeln!(out, "KERNEL  what the estimates rely on")?;
     for k in &a.kernel {
-        writeln!(out, "  - {} [{}; {}]", k.fact, k.evidence, k.source)?;
+        let text = format!("{} [{}; {}]", k.fact, k.evidence, k.source);
+        para(out, width, "  - ", 4, &text, false)?;
     }
     writeln!(out)?;
     if a.recommendations.is_empty() {
-        writeln!(
+        para(
             out,
-            "RECOMMENDATION  none (no compressed swap in use, or what runs is the best estimated)"
+            width,
+            "RECOMMENDATION  ",
+            2,
+            "none (no compressed swap in use, or what runs is the best estimated, or what would \
+             do better is an algorithm this kernel lacks that saves under 10 % of the pool or \
+             32 MiB)",
+            false,
         )?;
     }
     for r in &a.recommendations {
-        writeln!(out, "RECOMMENDATION  {}", r.summary)?;
+        para(out, width, "RECOMMENDATION  ", 2, &r.summary, false)?;
         for e in &r.evidence {
-            writeln!(out, "  evidence: {e}")?;
+            para(out, width, "  evidence: ", 12, e, false)?;
         }
-        writeln!(out, "  fix: {}", r.fix)?;
-        writeln!(out, "  why: {}", r.why)?;
+        para(out, width, "  fix: ", 7, &r.fix, true)?;
+        para(out, width, "  why: ", 7, &r.why, false)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Finding, Severity};
+
+    fn advice() -> Advice {
+        let sample = SampleSummary {
+            pages: 256,
+            bytes: 1 << 20,
+            processes: 1,
+            ..super::super::recommend::tests::sample()
+        };
+        let long = "word ".repeat(120);
+        Advice {
+            sample,
+            candidates: Vec::new(),
+            current: Vec::new(),
+            kernel: vec![super::super::estimate::Fact {
+                fact: long.clone(),
+                evidence: "evidence".into(),
+                source: "mm/zswap.c".into(),
+            }],
+            recommendations: vec![Finding {
+                id: "advise-zswap-compressor".into(),
+                severity: Severity::Info,
+                summary: long.clone(),
+                evidence: vec![long.clone()],
+                fix: format!(
+                    "{long}`echo zstd | sudo tee /sys/module/zswap/parameters/compressor`; {long}"
+                ),
+                why: long,
+            }],
+        }
+    }
+
+    /// The report's prose fits the width it is given (it once ran to 676 columns), and a fix's
+    /// command is never broken where the shell would not read on.
+    #[test]
+    fn prose_is_wrapped_to_the_width() {
+        for width in [80, 120] {
+            let mut out = Vec::new();
+            write_text(&advice(), width, &mut out).unwrap();
+            let text = String::from_utf8(out).unwrap();
+            for line in text.lines() {
+                assert!(line.chars().count() <= width, "{width}: {line:?}");
+            }
+            assert!(
+                text.contains("`echo zstd | sudo tee /sys/module/zswap/parameters/compressor`")
+                    || text.contains("`echo zstd |")
+            );
+            assert!(text.contains("of 1 process\n"), "{text}");
+        }
+    }
 }

@@ -4,9 +4,11 @@
 //!
 //! - Size classes start at `ZS_MIN_ALLOC_SIZE` (32 bytes) and step by `PAGE_SIZE >> 8` (16 bytes
 //!   on 4 KiB pages) up to `PAGE_SIZE`.
-//! - Each class takes a chain of 1 to `CONFIG_ZSMALLOC_CHAIN_SIZE` (default 8) pages per zspage,
-//!   the length that wastes least (a power-of-two size takes 1), and holds
-//!   `pages × PAGE_SIZE / size` objects in it.
+//! - Each class takes a chain of pages per zspage ([`Chain`]) and holds `pages × PAGE_SIZE /
+//!   size` objects in it. Since 6.3 (`calculate_zspage_chain_size`): 1 to
+//!   `CONFIG_ZSMALLOC_CHAIN_SIZE` (default 8) pages, the length that wastes least (a power-of-two
+//!   size takes 1). Before (`get_pages_per_zspage`, 6.1): 1 to 4 pages (`ZS_MAX_ZSPAGE_ORDER
+//!   2`), the length with the highest share used in whole percent, the shortest on a tie.
 //! - Built from the largest class down, a class with the same pages and objects per zspage as
 //!   the one above it is merged into it: its objects take the larger slot.
 //! - `zs_malloc(len)` adds the 8-byte handle before it picks the class; a request of a whole page
@@ -24,6 +26,45 @@ const HANDLE: usize = 8;
 /// x86-64's `MAX_POSSIBLE_PHYSMEM_BITS`, for `ZS_MIN_ALLOC_SIZE` (which is 32 bytes on every
 /// page size in use whatever this is).
 const PHYSMEM_BITS: u32 = 52;
+
+/// How a class's pages per zspage are chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Chain {
+    /// Before 6.3 (`get_pages_per_zspage`): 1 to 4 pages, the most used in whole percent
+    /// (`(zspage_size - waste) * 100 / zspage_size`), the shortest on a tie.
+    Before6_3,
+    /// 6.3+ (`calculate_zspage_chain_size`): 1 to `CONFIG_ZSMALLOC_CHAIN_SIZE` pages, the least
+    /// waste, the shortest on a tie; 1 for a power-of-two size.
+    Config(usize),
+}
+
+impl Chain {
+    /// `ZS_MAX_PAGES_PER_ZSPAGE`.
+    pub fn max(self) -> usize {
+        match self {
+            Chain::Before6_3 => 4,
+            Chain::Config(n) => n,
+        }
+    }
+
+    /// The pages per zspage of a class of `size`.
+    fn pages(self, size: usize, page_size: usize) -> usize {
+        match self {
+            Chain::Config(max) => chain_size(size, page_size, max),
+            Chain::Before6_3 => {
+                let mut best = (0, 1);
+                for pages in 1..=4 {
+                    let zspage = pages * page_size;
+                    let used = (zspage - zspage % size) * 100 / zspage;
+                    if used > best.0 {
+                        best = (used, pages);
+                    }
+                }
+                best.1
+            }
+        }
+    }
+}
 
 /// One size class as the pool has it after merging.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,12 +110,12 @@ fn chain_size(size: usize, page_size: usize, max: usize) -> usize {
 }
 
 impl Zsmalloc {
-    /// The pool for `page_size` (a power of two, 4 KiB to 64 KiB) and `chain` pages at most per
-    /// zspage (`CONFIG_ZSMALLOC_CHAIN_SIZE`, 4 to 16).
-    pub fn new(page_size: usize, chain: usize) -> Zsmalloc {
+    /// The pool for `page_size` (a power of two, 4 KiB to 64 KiB) and its `chain` rule (up to
+    /// 16 pages per zspage).
+    pub fn new(page_size: usize, chain: Chain) -> Zsmalloc {
         let shift = page_size.trailing_zeros();
         let index_bits = 64 - (PHYSMEM_BITS - shift);
-        let min_alloc = 32.max((chain << shift) >> index_bits);
+        let min_alloc = 32.max((chain.max() << shift) >> index_bits);
         let delta = page_size >> 8;
         let count = (page_size - min_alloc).div_ceil(delta) + 1;
         let mut classes = vec![
@@ -89,7 +130,7 @@ impl Zsmalloc {
         let mut prev: Option<Class> = None;
         for i in (0..count).rev() {
             let size = (min_alloc + i * delta).min(page_size);
-            let pages = chain_size(size, page_size, chain);
+            let pages = chain.pages(size, page_size);
             let objs = pages * page_size / size;
             if pages != 1 && objs != 1 && huge_class_size == 0 {
                 huge_class_size = size - (HANDLE - 1);
@@ -152,7 +193,7 @@ mod tests {
 
     #[test]
     fn classes_on_4k_pages() {
-        let z = Zsmalloc::new(4096, 8);
+        let z = Zsmalloc::new(4096, Chain::Config(8));
         // 255 classes, 32 to 4096 bytes by 16.
         assert_eq!(z.classes.len(), 255);
         // 24 bytes + the 8-byte handle = 32: the first class, a power of two: 1 page, 128 objects.
@@ -196,7 +237,7 @@ mod tests {
         // From the top: 4096 … 3648 all take 1 page for 1 object (3648: waste 448 with 1 page,
         // more with 2..8). 3632: 8 pages waste 32768 − 9 × 3632 = 80, the least: 8 pages, 9
         // objects, the first class of more than one of each. huge_class_size = 3632 − 7.
-        let z = Zsmalloc::new(4096, 8);
+        let z = Zsmalloc::new(4096, Chain::Config(8));
         assert_eq!(z.huge_class_size(), 3625);
         // 3630 + 8 → index ⌈3606/16⌉ = 226: 3648, one page for one object, like every class
         // above it, so all of them are merged into the last: 4096.
@@ -215,16 +256,42 @@ mod tests {
     #[test]
     fn other_page_sizes_and_chains() {
         // 16 KiB pages: steps of 64 bytes from 32.
-        let z = Zsmalloc::new(16384, 8);
+        let z = Zsmalloc::new(16384, Chain::Config(8));
         assert_eq!(z.classes.len(), (16384 - 32usize).div_ceil(64) + 1);
         assert_eq!(z.cost(16384), 16384.0);
         // The old chain of 4: 1008 waste over 1..4 pages is 64, 128, 192, 256: still 1 page.
-        let z4 = Zsmalloc::new(4096, 4);
+        let z4 = Zsmalloc::new(4096, Chain::Config(4));
         assert_eq!(z4.class_for(1000).unwrap().size, 1024);
         // Costs never fall below the object itself.
-        let z = Zsmalloc::new(4096, 8);
+        let z = Zsmalloc::new(4096, Chain::Config(8));
         for len in 1..=4096 {
             assert!(z.cost(len) >= (len + HANDLE).min(4096) as f64, "{len}");
         }
+    }
+
+    #[test]
+    fn before_6_3_at_most_4_pages_by_whole_percent() {
+        // Worked by hand from 6.1's get_pages_per_zspage (and checked against a separate
+        // script): 970 + 8 → class 992: 1..4 pages use 96.875 % each, 96 in whole percent: a
+        // tie, 1 page and 4 objects, like 1008 (98 % each) and 1024 above it: merged into 1024.
+        let z = Zsmalloc::new(4096, Chain::Before6_3);
+        assert_eq!(z.cost(970), 1024.0);
+        // 6.3+ with a chain of 8 gives 992 its own class of 8 pages and 33 objects.
+        assert!((Zsmalloc::new(4096, Chain::Config(8)).cost(970) - 32768.0 / 33.0).abs() < 1e-9);
+        // 25 + 8 → 48: 3 pages waste nothing (100 %): 256 objects.
+        let c = z.class_for(25).unwrap();
+        assert_eq!(
+            (c.size, c.pages_per_zspage, c.objs_per_zspage),
+            (48, 3, 256)
+        );
+        // From the top, 3264 is the first class with more than one page (4: 16384 % 3264 =
+        // 64, 99 %) and more than one object (5): zram's huge class from 3257 on 6.1.
+        assert_eq!(z.huge_class_size(), 3257);
+        let c = z.class_for(3256).unwrap();
+        assert_eq!(
+            (c.size, c.pages_per_zspage, c.objs_per_zspage),
+            (3264, 4, 5)
+        );
+        assert_eq!(z.cost(3400), 4096.0);
     }
 }

@@ -813,7 +813,7 @@ fn paragraph(out: &mut impl Write, first: &str, indent: usize, text: &str) -> io
 }
 
 /// `lines` after `first`, the others indented by `indent` spaces.
-fn paragraph_lines(
+pub(crate) fn paragraph_lines(
     out: &mut impl Write,
     first: &str,
     indent: usize,
