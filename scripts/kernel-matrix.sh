@@ -112,16 +112,24 @@ cp "$bin" "$ir/bin/zswaptop"
 cc -static -O2 -o "$ir/bin/wl" tests/kernels/workload.c
 cp tests/kernels/guest.sh "$ir/init"
 chmod 755 "$ir/init"
-# scripts/capture-fixture.sh (the fixture trees) is bash: the host's, with its libraries, and a
-# getconf that asks the workload program for the page size.
+# scripts/capture-fixture.sh (the fixture trees) wants bash, GNU realpath and getconf: the
+# host's, with the libraries they link (busybox has no getconf, and its realpath no -m).
 cp scripts/capture-fixture.sh "$ir/bin/capture-fixture"
-cp "$(command -v bash)" "$ir/bin/bash"
-for lib in $(ldd "$(command -v bash)" | grep -o '/[^ ]*'); do
-  mkdir -p "$ir$(dirname "$lib")"
-  cp -L "$lib" "$ir$lib"
+chmod 755 "$ir/bin/capture-fixture"
+for tool in bash realpath getconf; do
+  path=$(command -v "$tool")
+  rm -f "$ir/bin/$tool"
+  cp "$path" "$ir/bin/$tool"
+  for lib in $(ldd "$path" | grep -o '/[^ ]*'); do
+    mkdir -p "$ir$(dirname "$lib")"
+    cp -L "$lib" "$ir$lib"
+  done
 done
-printf '#!/bin/sh\n[ "$1" = PAGESIZE ] && exec /bin/wl pagesize\nexit 1\n' > "$ir/bin/getconf"
-chmod 755 "$ir/bin/getconf" "$ir/bin/capture-fixture"
+# What an installed Debian kernel has beside it: its configuration (the advisor reads
+# CONFIG_ZSMALLOC_CHAIN_SIZE there) and its modules' list (which algorithms a modprobe gives).
+mkdir -p "$ir/boot" "$ir/lib/modules/$ver"
+cp "$root"/boot/config-* "$ir/boot/" 2>/dev/null || true
+cp "$root/lib/modules/$ver/modules.dep" "$ir/lib/modules/$ver/" 2>/dev/null || true
 : > "$ir/modules.order"
 for name in virtio_pci virtio_blk zram zsmalloc zbud z3fold lzo lzo-rle lz4 lz4hc zstd deflate 842; do
   { modprobe -d "$root" -S "$ver" --show-depends "$name" 2>/dev/null || true; } | while read -r kind path _; do

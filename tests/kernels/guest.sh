@@ -18,6 +18,7 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t tmpfs tmp /tmp
+ln -s /proc/self/fd /dev/fd
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
 mkdir -p /out/snaps
@@ -121,7 +122,8 @@ bring_back() {
 }
 # A fixture tree of this moment (scripts/capture-fixture.sh), for tests/fixtures/.
 fixture() {
-  /bin/bash /bin/capture-fixture "/out/fixtures/$1" --pid "$WL" >/dev/null 2>&1 || fail "capture-fixture $1"
+  /bin/bash /bin/capture-fixture "/out/fixtures/$1" --pid "$WL" >/out/fixture-$1.log 2>&1 \
+    || fail "capture-fixture $1: $(tail -n 1 /out/fixture-$1.log)"
 }
 setp() { echo "$2" > "$P/$1" 2>/dev/null && [ "$(cat "$P/$1")" = "$2" ]; }
 
@@ -140,8 +142,8 @@ else
 fi
 COMPRESSORS=""
 for c in lzo lzo-rle lz4 lz4hc zstd deflate 842; do setp compressor "$c" && COMPRESSORS="$COMPRESSORS $c"; done
-echo "allocators$ALLOCATORS" >> /out/facts
-echo "compressors$COMPRESSORS" >> /out/facts
+echo "allocators $ALLOCATORS" >> /out/facts
+echo "compressors $COMPRESSORS" >> /out/facts
 say "zswap allocators:$ALLOCATORS; compressors:$COMPRESSORS"
 
 wl_start || { tar -cf /dev/vdb -C /out . ; poweroff -f; }

@@ -10,7 +10,6 @@
  *   exit             exit 0
  *
  *   wl swapon DEV PRIO   swapon(2) with a priority (busybox's swapon may be built without -p)
- *   wl pagesize          the page size (busybox has no getconf; scripts/capture-fixture.sh asks)
  *
  * The mix is the one tests/e2e/workload.rs fills for the advisor (fill_advise_page), by i % 20:
  * 10 % zero-filled, 5 % one machine word repeated, 10 % random, 35 % text from a small
@@ -120,10 +119,6 @@ int main(int argc, char **argv)
 			perror(argv[2]);
 			return 1;
 		}
-		return 0;
-	}
-	if (argc == 2 && !strcmp(argv[1], "pagesize")) {
-		printf("%ld\n", sysconf(_SC_PAGESIZE));
 		return 0;
 	}
 	if (argc != 2) {
