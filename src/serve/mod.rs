@@ -134,7 +134,12 @@ pub fn run(listen: SocketAddr, root: Option<PathBuf>, web: WebConfig) -> anyhow:
     let addr = listener.local_addr().context("reading the bound address")?;
     let scheme = if web.tls.is_some() { "https" } else { "http" };
     crate::console::note(format_args!("serving {scheme}://{addr}/metrics"));
-    for w in exposure_warnings(addr.ip(), &web) {
+    for w in web
+        .warnings
+        .iter()
+        .cloned()
+        .chain(exposure_warnings(addr.ip(), &web))
+    {
         crate::console::warn(w);
     }
     let root = root.map(Root::at).unwrap_or_else(Root::live);

@@ -1141,7 +1141,7 @@ fn serve_refuses_a_bad_web_config() {
     for (text, says) in [
         (
             "tls_server_config:\n  cert_filse: server.crt\n",
-            "cert_filse",
+            "line 2, column 3: unknown field, expected one of `cert`",
         ),
         (
             "basic_auth_users:\n  john: doe\n",
@@ -1151,21 +1151,14 @@ fn serve_refuses_a_bad_web_config() {
             "tls_server_config:\n  cert_file: nowhere.crt\n  key_file: nowhere.key\n",
             "nowhere.crt",
         ),
+        // Users that are no one: refused, where it used to serve without authentication.
+        ("basic_auth_users: {}\n", "basic_auth_users names no user"),
+        ("basic_auth_users:\n", "basic_auth_users names no user"),
     ] {
         let path = dir.path().join("web.yml");
         std::fs::write(&path, text).unwrap();
-        let out = Command::new(bin())
-            .args(["serve", "--listen", "127.0.0.1:0", "--web-config"])
-            .arg(&path)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{text}: {err}");
-        assert!(
-            err.contains(says) && err.contains("web.yml"),
-            "{text}: {err}"
-        );
-        assert!(!err.contains("serving"), "{err}");
+        let err = refused(&path, says);
+        assert!(err.contains("web.yml"), "{text}: {err}");
     }
     let out = Command::new(bin())
         .args(["serve", "--web-config", "/nonexistent/web.yml"])
@@ -1201,4 +1194,188 @@ fn serve_warns_beyond_loopback_without_tls_or_auth() {
         "{tls}"
     );
     assert!(auth.contains("without authentication"), "{auth}");
+}
+
+/// `zswaptop serve --web-config PATH` under a 1 GiB address-space limit, bounded to 10 s:
+/// (exit status, stderr, seconds it took).
+fn serve_refusing(path: &Path) -> (Option<i32>, String, f64) {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 1048576 && exec \"$0\" \"$@\"")
+        .arg(bin())
+        .args(["serve", "--listen", "127.0.0.1:0", "--web-config"])
+        .arg(path)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "serve --web-config {} still running after 10 s",
+                path.display()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    (status.code(), err, start.elapsed().as_secs_f64())
+}
+
+/// What `serve --web-config PATH` says when it refuses the file, at once (status 2, within 3 s),
+/// and says `says`.
+fn refused(path: &Path, says: &str) -> String {
+    let (code, err, secs) = serve_refusing(path);
+    assert_eq!(code, Some(2), "{}: {err}", path.display());
+    assert!(err.contains(says), "{}: {err}", path.display());
+    assert!(!err.contains("serving"), "{err}");
+    assert!(secs < 3.0, "{}: {secs} s", path.display());
+    err
+}
+
+#[test]
+fn serve_reads_its_web_config_and_files_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    certificates(dir.path());
+    let fifo = dir.path().join("fifo");
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+    )
+    .unwrap();
+    let big = dir.path().join("big.yml");
+    std::fs::write(&big, format!("# {}\n", "x".repeat(8 << 20))).unwrap();
+    // The web config itself: a device, a FIFO (which must not hang the start), a directory, a
+    // file far larger than any web config.
+    let mut cases: Vec<(PathBuf, &str)> = vec![
+        (PathBuf::from("/dev/zero"), "not a regular file"),
+        (fifo.clone(), "not a regular file"),
+        (dir.path().to_path_buf(), "not a regular file"),
+        (big, "larger than"),
+    ];
+    // The files it names.
+    for (i, (key, target)) in [
+        ("cert_file", "/dev/zero"),
+        ("key_file", "/dev/zero"),
+        ("cert_file", fifo.to_str().unwrap()),
+        ("key_file", fifo.to_str().unwrap()),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut text =
+            String::from("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n");
+        text = text.replace(
+            &format!(
+                "{key}: server.{}",
+                if key == "cert_file" { "crt" } else { "key" }
+            ),
+            &format!("{key}: {target}"),
+        );
+        let path = dir.path().join(format!("web{i}.yml"));
+        std::fs::write(&path, text).unwrap();
+        cases.push((path, "not a regular file"));
+    }
+    let ca = dir.path().join("ca.yml");
+    std::fs::write(
+        &ca,
+        "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  \
+         client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: /dev/zero\n",
+    )
+    .unwrap();
+    cases.push((ca, "not a regular file"));
+    for (path, says) in cases {
+        refused(&path, says);
+    }
+}
+
+#[test]
+fn serve_quotes_nothing_of_a_web_config_it_refuses() {
+    // A web config that is a link to a file of secrets (a shadow file): the error says where
+    // (line, column, the key it is under) but none of the file's text.
+    let dir = tempfile::tempdir().unwrap();
+    for (i, text) in [
+        "root:$6$SECRETSALT$SECRETHASH:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n",
+        "SECRETKEY: root:$6$SECRETSALT\n",
+        "tls_server_config:\n  SECRETKEY: x\n",
+        "basic_auth_users: SECRETVALUE\n",
+        "tls_server_config:\n  prefer_server_cipher_suites: SECRETVALUE\n",
+        "tls_server_config:\n  min_version: [SECRETVALUE]\n",
+        "basic_auth_users:\n  alice: [SECRETVALUE]\n",
+        "- SECRETVALUE\n",
+        "SECRETKEY\n",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let secret = dir.path().join(format!("shadow{i}"));
+        std::fs::write(&secret, text).unwrap();
+        let link = dir.path().join(format!("web{i}.yml"));
+        std::os::unix::fs::symlink(&secret, &link).unwrap();
+        let err = refused(&link, "line ");
+        for word in ["SECRET", "root", "daemon", "19000", "$6$"] {
+            assert!(!err.contains(word), "{text}: quoted {word}: {err}");
+        }
+    }
+}
+
+#[test]
+fn serve_warns_of_a_key_others_can_read() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    certificates(dir.path());
+    let key = dir.path().join("server.key");
+    let yaml = "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n";
+    for (mode, warned) in [(0o644, true), (0o640, true), (0o600, false), (0o400, false)] {
+        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(mode)).unwrap();
+        let web = dir.path().join("web.yml");
+        std::fs::write(&web, yaml).unwrap();
+        let mut child = Guard(
+            Command::new(bin())
+                .args(["serve", "--listen", "127.0.0.1:0", "--web-config"])
+                .arg(&web)
+                .arg("--root")
+                .arg("tests/fixtures/linux-6.18-loaded")
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap(),
+        );
+        // Its lines as they come, so that waiting for one that never comes is bounded.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let err = child.0.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(err).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let first = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert!(first.starts_with("zswaptop: serving https://"), "{first}");
+        let next = rx.recv_timeout(Duration::from_secs(1)).ok();
+        if warned {
+            let w = next.unwrap_or_else(|| panic!("{mode:o}: no warning"));
+            assert!(
+                w.starts_with("zswaptop: warning: ")
+                    && w.contains("server.key")
+                    && w.contains(&format!("{mode:o}"))
+                    && w.contains("chmod 600"),
+                "{mode:o}: {w}"
+            );
+        } else {
+            assert_eq!(next, None, "{mode:o}");
+        }
+    }
 }
