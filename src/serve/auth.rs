@@ -1,23 +1,36 @@
 //! Basic authentication against the bcrypt hashes of a web config's `basic_auth_users`.
 //!
 //! A bcrypt check costs tens of milliseconds by design (cost 10: ~70 ms), too much for every
-//! scrape: credentials that have passed are remembered, as exporter-toolkit does, here by their
-//! SHA-256 (never the password itself), so a scraper pays the hash once. Checks that do need
-//! bcrypt run off the async thread, one at a time, so clients trying passwords hold at most one
-//! blocking thread and never the one that accepts connections or answers cached scrapers.
-//! Names are compared by their SHA-256 in constant time, and an unknown name costs a bcrypt
-//! check like a known one, so timing tells neither a name's length nor whether it exists.
+//! scrape and an easy way to wear the exporter down. So:
+//! - the outcome of a check, passed or failed, is remembered for a while ([`PASSED_FOR`],
+//!   [`FAILED_FOR`]; at most [`REMEMBERED`] credentials, a failure forgotten before a pass),
+//!   keyed by the SHA-256 of the name and password (never the password itself); credentials
+//!   that arrive while their check runs wait for that one check. A flood of one wrong password
+//!   costs one bcrypt check, and a scraper pays its own once;
+//! - checks that do need bcrypt run off the async thread, as many at once as there are cores
+//!   (more would only queue in the kernel), so they never hold the thread that accepts
+//!   connections and answers the scrapers whose credentials are remembered;
+//! - names are compared by their SHA-256 in constant time; a name that is not there is checked
+//!   against a decoy hash of the costliest user's cost, made at start, and no check answers
+//!   sooner than that hash took to make, so timing tells neither whether a name exists nor which
+//!   user's hash is cheaper.
 
-use std::collections::{BTreeMap, VecDeque};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use base64::Engine;
 use ring::digest::{SHA256, digest};
 use subtle::ConstantTimeEq;
-use tokio::sync::Semaphore;
+use tokio::sync::{OnceCell, Semaphore};
+use tokio::time::Instant;
 
-/// Credentials remembered after a bcrypt check passed (the oldest forgotten first).
-const REMEMBERED: usize = 16;
+/// How long credentials that passed are let in without a bcrypt check.
+pub const PASSED_FOR: Duration = Duration::from_secs(600);
+/// How long credentials that failed are refused without a bcrypt check.
+pub const FAILED_FOR: Duration = Duration::from_secs(60);
+/// The most credentials remembered (~100 bytes each).
+const REMEMBERED: usize = 4096;
 
 type Digest = [u8; 32];
 
@@ -26,10 +39,34 @@ struct User {
     hash: String,
 }
 
-/// The users of a web config and the credentials that have passed.
+/// A credential's check: its outcome once known, and when it was asked for.
+struct Seen {
+    outcome: Arc<OnceCell<bool>>,
+    since: Instant,
+}
+
+impl Seen {
+    /// Whether its outcome (or the check under way) still stands at `now`.
+    fn fresh(&self, now: Instant) -> bool {
+        let keep = match self.outcome.get() {
+            Some(true) => PASSED_FOR,
+            Some(false) => FAILED_FOR,
+            // A check under way stands: those who ask meanwhile wait for it.
+            None => return true,
+        };
+        now.duration_since(self.since) < keep
+    }
+}
+
+/// The users of a web config and the credentials checked.
 pub struct Users {
     users: Arc<Vec<User>>,
-    passed: Mutex<VecDeque<Digest>>,
+    /// A bcrypt hash at the costliest user's cost, of a password no one knows: what a name that
+    /// is not there is checked against.
+    decoy: Arc<str>,
+    /// How long making `decoy` took: no check answers sooner.
+    floor: Duration,
+    seen: Mutex<HashMap<Digest, Seen>>,
     bcrypt: Semaphore,
 }
 
@@ -48,26 +85,44 @@ fn sha256(parts: &[&[u8]]) -> Digest {
 
 impl Users {
     /// The users of `basic_auth_users` (name → bcrypt hash); an error names a user whose hash is
-    /// not a bcrypt hash.
+    /// not a bcrypt hash. Makes one bcrypt hash at the costliest user's cost (the decoy).
     pub fn new(users: BTreeMap<String, String>) -> Result<Self, String> {
         let mut list = Vec::new();
+        let mut cost = 0;
         for (name, hash) in users {
-            if let Err(e) = hash.parse::<bcrypt::HashParts>() {
-                return Err(format!(
-                    "basic_auth_users: '{name}': not a bcrypt hash ({e}; htpasswd -nBC 10 \"\" \
-                     | tr -d ':\\n' makes one)"
-                ));
+            match hash.parse::<bcrypt::HashParts>() {
+                Ok(parts) => cost = cost.max(parts.get_cost()),
+                Err(e) => {
+                    return Err(format!(
+                        "basic_auth_users: '{name}': not a bcrypt hash ({e}; htpasswd -nBC 10 \"\" \
+                         | tr -d ':\\n' makes one)"
+                    ));
+                }
             }
             list.push(User {
                 name: sha256(&[name.as_bytes()]),
                 hash,
             });
         }
+        let mut secret = [0u8; 24];
+        ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut secret)
+            .map_err(|_| "basic_auth_users: no random bytes for the decoy hash".to_string())?;
+        let start = std::time::Instant::now();
+        let decoy = bcrypt::hash(secret, cost.max(4))
+            .map_err(|e| format!("basic_auth_users: the decoy hash: {e}"))?;
+        let floor = start.elapsed();
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
         Ok(Users {
             users: Arc::new(list),
-            passed: Mutex::new(VecDeque::new()),
-            bcrypt: Semaphore::new(1),
+            decoy: decoy.into(),
+            floor,
+            seen: Mutex::new(HashMap::new()),
+            bcrypt: Semaphore::new(cores),
         })
+    }
+
+    fn seen(&self) -> MutexGuard<'_, HashMap<Digest, Seen>> {
+        self.seen.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Whether an `Authorization` header's value carries a user's name and password.
@@ -75,10 +130,50 @@ impl Users {
         let Some((name, password)) = authorization.and_then(basic) else {
             return false;
         };
-        let key = sha256(&[&name, &password]);
-        if self.remembered(&key) {
-            return true;
+        // The key is a hash of the credentials: finding it tells nothing of the password.
+        let outcome = self.outcome_of(sha256(&[&name, &password]));
+        *outcome.get_or_init(|| self.check(name, password)).await
+    }
+
+    /// The check of the credentials `key`: remembered, or a new one (when [`REMEMBERED`] are, the
+    /// stale are forgotten, then the oldest failure).
+    fn outcome_of(&self, key: Digest) -> Arc<OnceCell<bool>> {
+        let now = Instant::now();
+        let mut seen = self.seen();
+        if let Some(s) = seen.get(&key)
+            && s.fresh(now)
+        {
+            return Arc::clone(&s.outcome);
         }
+        if seen.len() >= REMEMBERED && !seen.contains_key(&key) {
+            seen.retain(|_, s| s.fresh(now));
+            // Still full: a flood of passwords pushes out its own failures, not a scraper's pass
+            // (the oldest pass goes only when every one has passed).
+            if seen.len() >= REMEMBERED {
+                let oldest = seen
+                    .iter()
+                    .min_by_key(|(_, s)| (s.outcome.get() == Some(&true), s.since))
+                    .map(|(k, _)| *k);
+                if let Some(k) = oldest {
+                    seen.remove(&k);
+                }
+            }
+        }
+        let outcome = Arc::new(OnceCell::new());
+        seen.insert(
+            key,
+            Seen {
+                outcome: Arc::clone(&outcome),
+                since: now,
+            },
+        );
+        outcome
+    }
+
+    /// A bcrypt check of `password` against the hash of the user `name` (the decoy when there
+    /// is none, then refused), on a blocking thread, at most one a core at once; it answers no
+    /// sooner than [`Users::floor`] after it started.
+    async fn check(&self, name: Vec<u8>, password: Vec<u8>) -> bool {
         let wanted = sha256(&[&name]);
         let mut found = None;
         for (i, u) in self.users.iter().enumerate() {
@@ -86,37 +181,21 @@ impl Users {
                 found = Some(i);
             }
         }
-        let Ok(_one_at_a_time) = self.bcrypt.acquire().await else {
+        let Ok(one_a_core) = self.bcrypt.acquire().await else {
             return false;
         };
+        let started = Instant::now();
         let users = Arc::clone(&self.users);
-        // An unknown name is checked against the first user's hash (same cost), then refused.
-        let index = found.unwrap_or(0);
+        let decoy = Arc::clone(&self.decoy);
         let checked = tokio::task::spawn_blocking(move || {
-            users
-                .get(index)
-                .is_some_and(|u| bcrypt::verify(&password, &u.hash).unwrap_or(false))
+            let hash = found.map_or(&*decoy, |i| users[i].hash.as_str());
+            bcrypt::verify(password, hash).unwrap_or(false)
         })
         .await
         .unwrap_or(false);
-        let ok = checked && found.is_some();
-        if ok {
-            let mut passed = self.passed.lock().unwrap_or_else(PoisonError::into_inner);
-            if passed.len() >= REMEMBERED {
-                passed.pop_front();
-            }
-            passed.push_back(key);
-        }
-        ok
-    }
-
-    fn remembered(&self, key: &Digest) -> bool {
-        let passed = self.passed.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut hit = subtle::Choice::from(0);
-        for p in passed.iter() {
-            hit |= p.ct_eq(key);
-        }
-        hit.into()
+        drop(one_a_core);
+        tokio::time::sleep_until(started + self.floor).await;
+        checked && found.is_some()
     }
 }
 
@@ -137,6 +216,7 @@ fn basic(value: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     fn header(user: &str, pass: &str) -> Vec<u8> {
         let enc = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{pass}"));
@@ -156,6 +236,22 @@ mod tests {
         assert_eq!(basic(b"\xff"), None);
     }
 
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap()
+    }
+
+    /// The credentials' outcome, when it is remembered.
+    fn remembered(users: &Users, name: &str, password: &str) -> Option<bool> {
+        let key = sha256(&[name.as_bytes(), password.as_bytes()]);
+        users
+            .seen()
+            .get(&key)
+            .and_then(|s| s.outcome.get().copied())
+    }
+
     #[test]
     fn passwords_against_their_hashes() {
         let users = Users::new(BTreeMap::from([
@@ -163,21 +259,133 @@ mod tests {
             ("bob".to_string(), bcrypt::hash("builder", 4).unwrap()),
         ]))
         .unwrap();
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap();
-        rt.block_on(async {
+        runtime().block_on(async {
             assert!(users.allows(Some(&header("alice", "wonderland"))).await);
             assert!(users.allows(Some(&header("bob", "builder"))).await);
             // Remembered now: the same again passes without bcrypt.
-            assert!(users.remembered(&sha256(&[b"alice", b"wonderland"])));
+            assert_eq!(remembered(&users, "alice", "wonderland"), Some(true));
             assert!(users.allows(Some(&header("alice", "wonderland"))).await);
             assert!(!users.allows(Some(&header("alice", "builder"))).await);
             assert!(!users.allows(Some(&header("bob", "wonderland"))).await);
             assert!(!users.allows(Some(&header("carol", "wonderland"))).await);
             assert!(!users.allows(Some(&header("", ""))).await);
             assert!(!users.allows(None).await);
-            assert!(!users.remembered(&sha256(&[b"alice", b"builder"])));
+            assert_eq!(remembered(&users, "alice", "builder"), Some(false));
+            assert_eq!(remembered(&users, "carol", "wonderland"), Some(false));
         });
+    }
+
+    #[test]
+    fn a_flood_of_one_password_costs_one_check() {
+        // 200 tries of one wrong password at once, at cost 8: they wait for the one check and
+        // share it. Checked one by one they would take 200 checks' time.
+        let users = Arc::new(
+            Users::new(BTreeMap::from([(
+                "alice".to_string(),
+                bcrypt::hash("wonderland", 8).unwrap(),
+            )]))
+            .unwrap(),
+        );
+        let rt = runtime();
+        let start = std::time::Instant::now();
+        let refused = rt.block_on(async {
+            let tries: Vec<_> = (0..200)
+                .map(|_| {
+                    let users = Arc::clone(&users);
+                    tokio::spawn(
+                        async move { !users.allows(Some(&header("alice", "guess"))).await },
+                    )
+                })
+                .collect();
+            let mut refused = 0;
+            for t in tries {
+                refused += usize::from(t.await.unwrap());
+            }
+            refused
+        });
+        let took = start.elapsed();
+        assert_eq!(refused, 200);
+        assert!(
+            took < users.floor * 10,
+            "{took:?} for 200 tries, {:?} a check",
+            users.floor
+        );
+    }
+
+    #[test]
+    fn outcomes_are_kept_for_a_while() {
+        let t0 = Instant::now();
+        let seen = |outcome: Option<bool>| {
+            let cell = OnceCell::new();
+            if let Some(o) = outcome {
+                cell.set(o).unwrap();
+            }
+            Seen {
+                outcome: Arc::new(cell),
+                since: t0,
+            }
+        };
+        let second = Duration::from_secs(1);
+        assert!(seen(Some(false)).fresh(t0 + FAILED_FOR - second));
+        assert!(!seen(Some(false)).fresh(t0 + FAILED_FOR));
+        assert!(seen(Some(true)).fresh(t0 + PASSED_FOR - second));
+        assert!(!seen(Some(true)).fresh(t0 + PASSED_FOR));
+        assert!(seen(None).fresh(t0 + PASSED_FOR));
+    }
+
+    #[test]
+    fn remembered_credentials_are_bounded() {
+        let users = Users::new(BTreeMap::from([(
+            "alice".to_string(),
+            bcrypt::hash("wonderland", 4).unwrap(),
+        )]))
+        .unwrap();
+        let rt = runtime();
+        assert!(rt.block_on(users.allows(Some(&header("alice", "wonderland")))));
+        // More credentials than are kept: the number is bound, and the pass is kept.
+        for i in 0..REMEMBERED + 10 {
+            let _ = users.outcome_of(sha256(&[b"mallory", i.to_string().as_bytes()]));
+        }
+        assert_eq!(users.seen().len(), REMEMBERED);
+        assert_eq!(remembered(&users, "alice", "wonderland"), Some(true));
+    }
+
+    /// The median time `users` takes to refuse `name` with passwords it has not seen.
+    fn refusal_time(users: &Users, rt: &tokio::runtime::Runtime, name: &str) -> Duration {
+        let mut times: Vec<Duration> = (0..5)
+            .map(|i| {
+                let start = std::time::Instant::now();
+                assert!(!rt.block_on(users.allows(Some(&header(name, &format!("wrong{i}"))))));
+                start.elapsed()
+            })
+            .collect();
+        times.sort();
+        times[2]
+    }
+
+    #[test]
+    fn an_unknown_name_costs_what_a_known_one_costs() {
+        // bob's hash at cost 4 and alice's at cost 8 (16 times the work): a name that is not
+        // there costs what the costliest known one costs, and so does a cheaper known one, so
+        // that timing tells no name apart.
+        let users = Users::new(BTreeMap::from([
+            ("alice".to_string(), bcrypt::hash("wonderland", 8).unwrap()),
+            ("bob".to_string(), bcrypt::hash("builder", 4).unwrap()),
+        ]))
+        .unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let alice = refusal_time(&users, &rt, "alice");
+        let bob = refusal_time(&users, &rt, "bob");
+        let carol = refusal_time(&users, &rt, "carol");
+        for (name, t) in [("bob", bob), ("carol", carol)] {
+            let ratio = t.as_secs_f64() / alice.as_secs_f64();
+            assert!(
+                (0.6..1.7).contains(&ratio),
+                "{name}: {t:?} against alice's {alice:?}"
+            );
+        }
     }
 }

@@ -146,9 +146,9 @@ pub fn run(listen: SocketAddr, root: Option<PathBuf>, web: WebConfig) -> anyhow:
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .enable_time()
-        // One thread samples (the scraper's lock is held across it) and one checks a bcrypt
-        // hash at a time: two are all the blocking work ever needs.
-        .max_blocking_threads(2)
+        // One thread samples (the scraper's lock is held across it) and one a core checks
+        // bcrypt hashes (`auth`): all the blocking work ever needs.
+        .max_blocking_threads(1 + std::thread::available_parallelism().map_or(1, usize::from))
         // Kept between scrapes rather than started for each (tokio's default keeps them 10 s).
         .thread_keep_alive(Duration::from_secs(3600))
         .thread_stack_size(512 * 1024)

@@ -1379,3 +1379,101 @@ fn serve_warns_of_a_key_others_can_read() {
         }
     }
 }
+
+/// `n` connections to `addr`, each sending requests with `auth` one after another (keep-alive,
+/// the next when an answer came or 200 ms passed) until `stop`, over ten threads. Returns how
+/// many answers they got.
+fn auth_flood(
+    addr: &str,
+    auth: &str,
+    n: usize,
+    stop: &Arc<AtomicBool>,
+) -> Vec<std::thread::JoinHandle<usize>> {
+    let request = format!("GET /metrics HTTP/1.1\r\nHost: x\r\n{auth}\r\n");
+    (0..10)
+        .map(|_| {
+            let (addr, request, stop) = (addr.to_string(), request.clone(), Arc::clone(stop));
+            std::thread::spawn(move || {
+                let mut answers = 0;
+                let mut conns: Vec<TcpStream> = Vec::new();
+                while !stop.load(Ordering::Relaxed) {
+                    while conns.len() < n / 10 {
+                        let Ok(s) = TcpStream::connect(&addr) else {
+                            break;
+                        };
+                        s.set_read_timeout(Some(Duration::from_millis(200)))
+                            .unwrap();
+                        conns.push(s);
+                    }
+                    // Each connection: a request, then whatever answer has come.
+                    conns.retain_mut(|s| {
+                        let mut buf = [0u8; 4096];
+                        s.write_all(request.as_bytes()).is_ok()
+                            && match s.read(&mut buf) {
+                                Ok(0) => false,
+                                Ok(_) => {
+                                    answers += 1;
+                                    true
+                                }
+                                Err(_) => true,
+                            }
+                    });
+                    // A round of requests every 50 ms or so: a flood, bounded.
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                answers
+            })
+        })
+        .collect()
+}
+
+/// A scraper that does not retry: `count` requests to `addr` (a new connection each, `extra`
+/// headers), one a second; the status and latency of each (status 0: no answer within 5 s).
+fn scrapes(addr: &str, extra: &str, count: usize) -> Vec<(u16, f64)> {
+    let mut out = Vec::new();
+    for _ in 0..count {
+        let start = Instant::now();
+        let code = TcpStream::connect(addr)
+            .ok()
+            .and_then(|s| {
+                s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+                exchange(
+                    s,
+                    &format!("GET /metrics HTTP/1.0\r\nHost: x\r\n{extra}\r\n"),
+                )
+                .ok()
+            })
+            .map_or(0, |(code, _, _)| code);
+        let took = start.elapsed();
+        out.push((code, took.as_secs_f64()));
+        std::thread::sleep(Duration::from_secs(1).saturating_sub(took));
+    }
+    out
+}
+
+#[test]
+fn a_scraper_is_answered_under_a_wrong_password_flood() {
+    // 200 connections sending one wrong password, request after request: it costs one bcrypt
+    // check (then remembered), so a scraper that has not authenticated yet, and does not retry,
+    // is answered every time, at once. When the checks ran one at a time, the scraper waited
+    // behind the whole flood.
+    let dir = tempfile::tempdir().unwrap();
+    // Cost 8: ~20 ms a check in an optimized build, far more in a debug one.
+    let hash = bcrypt::hash("s3cret", 8).unwrap();
+    let (_s, addr) = serve_web_config(
+        dir.path(),
+        &format!("basic_auth_users:\n  prometheus: '{hash}'\n"),
+    );
+    let stop = Arc::new(AtomicBool::new(false));
+    let flood = auth_flood(&addr, &basic("prometheus", "wrong"), 200, &stop);
+    std::thread::sleep(Duration::from_secs(1));
+    let got = scrapes(&addr, &basic("prometheus", "s3cret"), 3);
+    stop.store(true, Ordering::Relaxed);
+    let answers: usize = flood.into_iter().map(|f| f.join().unwrap()).sum();
+    eprintln!("scrapes (status, seconds): {got:?}; the flood got {answers} answers");
+    assert!(answers >= 200, "the flood was there: {answers} answers");
+    for (code, secs) in got {
+        assert_eq!(code, 200, "{secs} s");
+        assert!(secs < 2.0, "a scrape took {secs} s");
+    }
+}
