@@ -8,8 +8,8 @@
 //! [`HEAD_TIME`] of its first byte (of the accept, for a connection's first request, TLS
 //! handshake included), an answer must be taken within [`ANSWER_TIME`], a kept-alive
 //! connection may wait [`IDLE_TIME`] for its next request, and when [`MAX_CONNECTIONS`] are
-//! held (fewer under a low descriptor limit) the one whose last request is the oldest is closed
-//! to admit the newcomer. Only `GET`/`HEAD` of `/metrics` and `/`. With `--web-config`
+//! held (fewer under a low descriptor limit) one is closed to admit the newcomer: the oldest of
+//! those never answered, or, when all have been, the one whose last request is the oldest. Only `GET`/`HEAD` of `/metrics` and `/`. With `--web-config`
 //! ([`WebConfig`], node_exporter's format): TLS, basic authentication (401 with
 //! `WWW-Authenticate: Basic` before anything else is looked at), extra response headers.
 //!
