@@ -26,7 +26,7 @@ use subtle::ConstantTimeEq;
 use tokio::sync::{OnceCell, Semaphore};
 use tokio::time::Instant;
 
-/// How long credentials that passed are let in without a bcrypt check.
+/// How long credentials that passed are let in without a bcrypt check, from their last use.
 pub const PASSED_FOR: Duration = Duration::from_secs(600);
 /// How long credentials that failed are refused without a bcrypt check.
 pub const FAILED_FOR: Duration = Duration::from_secs(60);
@@ -149,9 +149,14 @@ impl Users {
     fn outcome_of(&self, key: Digest) -> Arc<OnceCell<bool>> {
         let now = Instant::now();
         let mut seen = self.seen();
-        if let Some(s) = seen.get(&key)
+        if let Some(s) = seen.get_mut(&key)
             && s.fresh(now)
         {
+            // A pass in use is kept: a scraper pays bcrypt once, not every PASSED_FOR (when a
+            // flood of new passwords may hold every core).
+            if s.outcome.get() == Some(&true) {
+                s.since = now;
+            }
             return Arc::clone(&s.outcome);
         }
         if seen.len() >= REMEMBERED && !seen.contains_key(&key) {
@@ -284,7 +289,22 @@ mod tests {
             assert!(users.allows(Some(&header("bob", "builder"))).await);
             // Remembered now: the same again passes without bcrypt.
             assert_eq!(remembered(&users, "alice", "wonderland"), Some(true));
+            tokio::time::pause();
+            tokio::time::advance(PASSED_FOR / 2).await;
             assert!(users.allows(Some(&header("alice", "wonderland"))).await);
+            // Used again: kept from that use.
+            tokio::time::advance(PASSED_FOR * 3 / 4).await;
+            assert_eq!(remembered(&users, "alice", "wonderland"), Some(true));
+            let fresh = |name: &str, password: &str| {
+                let key = sha256(&[name.as_bytes(), password.as_bytes()]);
+                users.seen()[&key].fresh(Instant::now())
+            };
+            assert!(fresh("alice", "wonderland"));
+            assert!(
+                !fresh("bob", "builder"),
+                "unused for longer than PASSED_FOR"
+            );
+            tokio::time::resume();
             assert!(!users.allows(Some(&header("alice", "builder"))).await);
             assert!(!users.allows(Some(&header("bob", "wonderland"))).await);
             assert!(!users.allows(Some(&header("carol", "wonderland"))).await);
