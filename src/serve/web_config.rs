@@ -315,6 +315,17 @@ fn pem(
     }
 }
 
+/// What is wrong with a PEM file, without the line it quotes (the label of a section).
+fn pem_error(e: &rustls_pki_types::pem::Error) -> String {
+    use rustls_pki_types::pem::Error as E;
+    match e {
+        E::MissingSectionEnd { .. } => "a section's END line is missing".into(),
+        E::IllegalSectionStart { .. } => "a BEGIN line is malformed".into(),
+        E::NoItemsFound => "no PEM item of this kind in it".into(),
+        other => other.to_string(),
+    }
+}
+
 /// The TLS versions rustls has, oldest first.
 const VERSIONS: [&SupportedProtocolVersion; 2] = [&rustls::version::TLS12, &rustls::version::TLS13];
 
@@ -358,12 +369,12 @@ fn tls_config(
     let key = key.ok_or("tls_server_config: missing one of key or key_file")?;
     let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&cert)
         .collect::<Result<_, _>>()
-        .map_err(|e| format!("tls_server_config: cert: {e}"))?;
+        .map_err(|e| format!("tls_server_config: cert: {}", pem_error(&e)))?;
     if certs.is_empty() {
         return Err("tls_server_config: cert: no PEM certificate in it".into());
     }
-    let key =
-        PrivateKeyDer::from_pem_slice(&key).map_err(|e| format!("tls_server_config: key: {e}"))?;
+    let key = PrivateKeyDer::from_pem_slice(&key)
+        .map_err(|e| format!("tls_server_config: key: {}", pem_error(&e)))?;
 
     let mut provider = rustls::crypto::ring::default_provider();
     if let Some(names) = &tls.cipher_suites {
@@ -399,7 +410,8 @@ fn tls_config(
             })?;
             let mut roots = RootCertStore::empty();
             for c in CertificateDer::pem_slice_iter(&ca) {
-                let c = c.map_err(|e| format!("tls_server_config: client_ca: {e}"))?;
+                let c =
+                    c.map_err(|e| format!("tls_server_config: client_ca: {}", pem_error(&e)))?;
                 roots
                     .add(c)
                     .map_err(|e| format!("tls_server_config: client_ca: {e}"))?;
@@ -670,16 +682,22 @@ mod tests {
         cert_in(dir.path());
         let big = dir.path().join("big.crt");
         std::fs::write(&big, vec![b'A'; (MAX_PEM_BYTES + 1) as usize]).unwrap();
+        std::fs::write(
+            dir.path().join("label.crt"),
+            "-----BEGIN S3CR3T-----\nAAAA\n",
+        )
+        .unwrap();
         for (file, says) in [
             ("/dev/zero", "not a regular file"),
             ("big.crt", "larger than"),
+            ("label.crt", "a section's END line is missing"),
         ] {
             let e = WebConfig::parse(
                 &format!("tls_server_config:\n  cert_file: {file}\n  key_file: server.key\n"),
                 dir.path(),
             )
             .unwrap_err();
-            assert!(e.contains(says), "{file}: {e}");
+            assert!(e.contains(says) && !e.contains("S3CR3T"), "{file}: {e}");
         }
     }
 
