@@ -10,12 +10,17 @@
 //! - checks that do need bcrypt run off the async thread, as many at once as there are cores
 //!   (more would only queue in the kernel), so they never hold the thread that accepts
 //!   connections and answers the scrapers whose credentials are remembered;
+//! - one address (an IPv6 /64) may have at most [`PER_PEER`] checks waiting or running; more
+//!   are answered 503 at once, unchecked. A client trying new passwords as fast as it can, from
+//!   one address, then holds [`PER_PEER`] places in the queue, and a scraper from another
+//!   address waits behind those only, not behind every password the client sent;
 //! - names are compared by their SHA-256 in constant time; a name that is not there is checked
 //!   against a decoy hash of the costliest user's cost, made at start, and no check answers
 //!   sooner than the last check at that cost took (making the decoy, at first), so timing tells
 //!   neither whether a name exists nor which user's hash is cheaper.
 
 use std::collections::{BTreeMap, HashMap};
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -32,6 +37,17 @@ pub const PASSED_FOR: Duration = Duration::from_secs(600);
 pub const FAILED_FOR: Duration = Duration::from_secs(60);
 /// The most credentials remembered (~100 bytes each).
 const REMEMBERED: usize = 4096;
+/// The most bcrypt checks one address may have waiting or running.
+pub const PER_PEER: usize = 4;
+
+/// What a request's credentials are worth.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Allowed,
+    Refused,
+    /// Not checked: its address has [`PER_PEER`] checks waiting or running.
+    Busy,
+}
 
 type Digest = [u8; 32];
 
@@ -53,8 +69,9 @@ impl Seen {
         let keep = match self.outcome.get() {
             Some(true) => PASSED_FOR,
             Some(false) => FAILED_FOR,
-            // A check under way stands: those who ask meanwhile wait for it.
-            None => return true,
+            // A check under way stands (those who ask meanwhile wait for it); one whose client
+            // left before it ended (no one holds it but the map) is started again, as new.
+            None => return Arc::strong_count(&self.outcome) > 1,
         };
         now.duration_since(self.since) < keep
     }
@@ -72,7 +89,39 @@ pub struct Users {
     /// no check answers sooner.
     floor: AtomicU64,
     seen: Mutex<HashMap<Digest, Seen>>,
+    /// The checks each address has waiting or running.
+    pending: Mutex<HashMap<IpAddr, usize>>,
     bcrypt: Semaphore,
+}
+
+/// An address's place among the checks waiting or running, given back when dropped.
+struct Slot<'a> {
+    users: &'a Users,
+    peer: IpAddr,
+}
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        let mut pending = self.users.pending();
+        if let Some(n) = pending.get_mut(&self.peer) {
+            *n -= 1;
+            if *n == 0 {
+                pending.remove(&self.peer);
+            }
+        }
+    }
+}
+
+/// The address checks are counted by: an IPv4 address (an IPv4-mapped IPv6 one too), or an
+/// IPv6 address's /64, which one host is commonly given whole.
+fn peer_key(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6((u128::from(v6) & !u128::from(u64::MAX)).into()),
+        },
+    }
 }
 
 fn sha256(parts: &[&[u8]]) -> Digest {
@@ -126,6 +175,7 @@ impl Users {
             cost,
             floor: AtomicU64::new(floor),
             seen: Mutex::new(HashMap::new()),
+            pending: Mutex::new(HashMap::new()),
             bcrypt: Semaphore::new(cores),
         })
     }
@@ -134,19 +184,35 @@ impl Users {
         self.seen.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Whether an `Authorization` header's value carries a user's name and password.
-    pub async fn allows(&self, authorization: Option<&[u8]>) -> bool {
-        let Some((name, password)) = authorization.and_then(basic) else {
-            return false;
-        };
-        // The key is a hash of the credentials: finding it tells nothing of the password.
-        let outcome = self.outcome_of(sha256(&[&name, &password]));
-        *outcome.get_or_init(|| self.check(name, password)).await
+    fn pending(&self) -> MutexGuard<'_, HashMap<IpAddr, usize>> {
+        self.pending.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The check of the credentials `key`: remembered, or a new one (when [`REMEMBERED`] are, the
-    /// stale are forgotten, then the oldest failure).
-    fn outcome_of(&self, key: Digest) -> Arc<OnceCell<bool>> {
+    /// Whether an `Authorization` header's value, from `peer`, carries a user's name and
+    /// password.
+    pub async fn verdict(&self, authorization: Option<&[u8]>, peer: IpAddr) -> Verdict {
+        let Some((name, password)) = authorization.and_then(basic) else {
+            return Verdict::Refused;
+        };
+        // The key is a hash of the credentials: finding it tells nothing of the password.
+        let Some((outcome, _slot)) = self.outcome_of(sha256(&[&name, &password]), peer) else {
+            return Verdict::Busy;
+        };
+        if *outcome.get_or_init(|| self.check(name, password)).await {
+            Verdict::Allowed
+        } else {
+            Verdict::Refused
+        }
+    }
+
+    /// The check of the credentials `key`: remembered (or under way), or a new one, which takes
+    /// one of `peer`'s places (`None` when it has none left; when [`REMEMBERED`] are, the stale
+    /// are forgotten, then the oldest failure).
+    fn outcome_of(
+        &self,
+        key: Digest,
+        peer: IpAddr,
+    ) -> Option<(Arc<OnceCell<bool>>, Option<Slot<'_>>)> {
         let now = Instant::now();
         let mut seen = self.seen();
         if let Some(s) = seen.get_mut(&key)
@@ -157,8 +223,18 @@ impl Users {
             if s.outcome.get() == Some(&true) {
                 s.since = now;
             }
-            return Arc::clone(&s.outcome);
+            return Some((Arc::clone(&s.outcome), None));
         }
+        let peer = peer_key(peer);
+        {
+            let mut pending = self.pending();
+            let n = pending.entry(peer).or_insert(0);
+            if *n >= PER_PEER {
+                return None;
+            }
+            *n += 1;
+        }
+        let slot = Slot { users: self, peer };
         if seen.len() >= REMEMBERED && !seen.contains_key(&key) {
             seen.retain(|_, s| s.fresh(now));
             // Still full: a flood of passwords pushes out its own failures, not a scraper's pass
@@ -181,7 +257,7 @@ impl Users {
                 since: now,
             },
         );
-        outcome
+        Some((outcome, Some(slot)))
     }
 
     /// A bcrypt check of `password` against the hash of the user `name` (the decoy when there
@@ -259,6 +335,14 @@ mod tests {
         assert_eq!(basic(b"Basic !!!"), None);
         assert_eq!(basic(b"Basic YWI="), None, "no colon");
         assert_eq!(basic(b"\xff"), None);
+    }
+
+    const HERE: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
+
+    impl Users {
+        async fn allows(&self, authorization: Option<&[u8]>) -> bool {
+            self.verdict(authorization, HERE).await == Verdict::Allowed
+        }
     }
 
     fn runtime() -> tokio::runtime::Runtime {
@@ -370,7 +454,11 @@ mod tests {
         assert!(!seen(Some(false)).fresh(t0 + FAILED_FOR));
         assert!(seen(Some(true)).fresh(t0 + PASSED_FOR - second));
         assert!(!seen(Some(true)).fresh(t0 + PASSED_FOR));
-        assert!(seen(None).fresh(t0 + PASSED_FOR));
+        let under_way = seen(None);
+        let waiting = Arc::clone(&under_way.outcome);
+        assert!(under_way.fresh(t0 + PASSED_FOR));
+        drop(waiting);
+        assert!(!under_way.fresh(t0), "left by its client: started again");
     }
 
     #[test]
@@ -383,8 +471,12 @@ mod tests {
         let rt = runtime();
         assert!(rt.block_on(users.allows(Some(&header("alice", "wonderland")))));
         // More credentials than are kept: the number is bound, and the pass is kept.
+        // (Their checks are under way: each is held, as a waiting client holds it.)
+        let mut under_way = Vec::new();
         for i in 0..REMEMBERED + 10 {
-            let _ = users.outcome_of(sha256(&[b"mallory", i.to_string().as_bytes()]));
+            let peer = IpAddr::V4(u32::try_from(i).unwrap().into());
+            let key = sha256(&[b"mallory", i.to_string().as_bytes()]);
+            under_way.push(users.outcome_of(key, peer).map(|(cell, _)| cell));
         }
         assert_eq!(users.seen().len(), REMEMBERED);
         assert_eq!(remembered(&users, "alice", "wonderland"), Some(true));
@@ -427,5 +519,38 @@ mod tests {
                 "{name}: {t:?} against alice's {alice:?}"
             );
         }
+    }
+
+    #[test]
+    fn an_address_has_a_few_checks_at_once() {
+        let users = Users::new(BTreeMap::from([(
+            "alice".to_string(),
+            bcrypt::hash("wonderland", 4).unwrap(),
+        )]))
+        .unwrap();
+        let key = |i: usize| sha256(&[b"alice", i.to_string().as_bytes()]);
+        let mallory: IpAddr = "192.0.2.7".parse().unwrap();
+        // PER_PEER new passwords under way from one address: the next is turned away unchecked
+        // (and not remembered), the same credentials again join their check, another address
+        // is let in.
+        let held: Vec<_> = (0..PER_PEER)
+            .map(|i| users.outcome_of(key(i), mallory).unwrap())
+            .collect();
+        assert!(users.outcome_of(key(PER_PEER), mallory).is_none());
+        assert!(!users.seen().contains_key(&key(PER_PEER)));
+        assert!(
+            users
+                .outcome_of(key(0), mallory)
+                .is_some_and(|(_, slot)| slot.is_none())
+        );
+        assert!(users.outcome_of(key(99), HERE).is_some());
+        // One /64 is one address; a mapped IPv4 address is the IPv4 one.
+        let v6 = |s: &str| peer_key(s.parse().unwrap());
+        assert_eq!(v6("2001:db8::1"), v6("2001:db8::ffff:1"));
+        assert_ne!(v6("2001:db8::1"), v6("2001:db8:0:1::1"));
+        assert_eq!(v6("::ffff:192.0.2.7"), mallory);
+        drop(held);
+        assert!(users.pending().is_empty(), "every place given back");
+        assert!(users.outcome_of(key(PER_PEER), mallory).is_some());
     }
 }

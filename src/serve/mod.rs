@@ -241,12 +241,13 @@ async fn serve(
     let mut failures = 0u32;
     loop {
         match listener.accept().await {
-            Ok((stream, _)) => {
+            Ok((stream, peer)) => {
                 failures = 0;
                 let _ = stream.set_nodelay(true);
                 let (id, conn) = registry.admit().await;
                 let task = tokio::spawn(connection(
                     stream,
+                    peer.ip(),
                     id,
                     Arc::clone(&conn),
                     Arc::clone(&app),
@@ -272,6 +273,7 @@ async fn serve(
 /// Serve one connection until it ends, its phase outlives its limit, or it is evicted.
 async fn connection(
     stream: tokio::net::TcpStream,
+    peer: IpAddr,
     id: u64,
     conn: Arc<Conn>,
     app: Arc<App>,
@@ -291,10 +293,10 @@ async fn connection(
             // A failed handshake (plain HTTP to the TLS port, an unknown CA) just ends it.
             Some(acceptor) => {
                 if let Ok(stream) = acceptor.accept(io).await {
-                    http(stream, &conn, &app).await;
+                    http(stream, peer, &conn, &app).await;
                 }
             }
-            None => http(io, &conn, &app).await,
+            None => http(io, peer, &conn, &app).await,
         }
     };
     tokio::select! {
@@ -303,14 +305,14 @@ async fn connection(
     }
 }
 
-async fn http<T>(io: T, conn: &Arc<Conn>, app: &Arc<App>)
+async fn http<T>(io: T, peer: IpAddr, conn: &Arc<Conn>, app: &Arc<App>)
 where
     T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let service = hyper::service::service_fn(|req: Request<Incoming>| {
         let app = Arc::clone(app);
         let conn = Arc::clone(conn);
-        async move { Ok::<_, Infallible>(app.answer(&req, conn).await) }
+        async move { Ok::<_, Infallible>(app.answer(&req, peer, conn).await) }
     });
     let _ = hyper::server::conn::http1::Builder::new()
         // The head's time is kept by `guard`, from the first byte rather than from the last
@@ -392,9 +394,14 @@ impl Reply {
 }
 
 impl App {
-    async fn answer(&self, req: &Request<Incoming>, conn: Arc<Conn>) -> Response<Answer> {
+    async fn answer(
+        &self,
+        req: &Request<Incoming>,
+        peer: IpAddr,
+        conn: Arc<Conn>,
+    ) -> Response<Answer> {
         conn.request();
-        let reply = self.reply(req).await;
+        let reply = self.reply(req, peer).await;
         let head_only = req.method() == Method::HEAD;
         let len = reply.body.len();
         let body = if head_only { Bytes::new() } else { reply.body };
@@ -417,13 +424,24 @@ impl App {
         res
     }
 
-    async fn reply(&self, req: &Request<Incoming>) -> Reply {
+    async fn reply(&self, req: &Request<Incoming>, peer: IpAddr) -> Reply {
         if let Some(users) = &self.users {
             let given = req.headers().get(header::AUTHORIZATION);
-            if !users.allows(given.map(HeaderValue::as_bytes)).await {
-                let mut r = Reply::text(StatusCode::UNAUTHORIZED, "Unauthorized\n");
-                r.extra = Some((header::WWW_AUTHENTICATE, "Basic"));
-                return r;
+            match users.verdict(given.map(HeaderValue::as_bytes), peer).await {
+                auth::Verdict::Allowed => {}
+                auth::Verdict::Refused => {
+                    let mut r = Reply::text(StatusCode::UNAUTHORIZED, "Unauthorized\n");
+                    r.extra = Some((header::WWW_AUTHENTICATE, "Basic"));
+                    return r;
+                }
+                auth::Verdict::Busy => {
+                    let mut r = Reply::text(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        "Too many passwords being checked for this address: try again\n",
+                    );
+                    r.extra = Some((header::RETRY_AFTER, "1"));
+                    return r;
+                }
             }
         }
         if req.method() != Method::GET && req.method() != Method::HEAD {
