@@ -1380,25 +1380,43 @@ fn serve_warns_of_a_key_others_can_read() {
     }
 }
 
-/// `n` connections to `addr`, each sending requests with `auth` one after another (keep-alive,
-/// the next when an answer came or 200 ms passed) until `stop`, over ten threads. Returns how
-/// many answers they got.
+/// A connection to `addr` from the loopback address `from` (127.0.0.2: another client than
+/// the scraper's 127.0.0.1).
+fn connect_from(from: &str, addr: &str) -> std::io::Result<TcpStream> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()?;
+    rt.block_on(async {
+        let socket = tokio::net::TcpSocket::new_v4()?;
+        socket.bind(format!("{from}:0").parse().unwrap())?;
+        let stream = socket.connect(addr.parse().unwrap()).await?.into_std()?;
+        stream.set_nonblocking(false)?;
+        Ok(stream)
+    })
+}
+
+/// `n` connections to `addr` from `from`, each sending requests with `user`'s password `password`
+/// (a new one for each request when `None`) one after another (keep-alive, the next when an
+/// answer came or 200 ms passed) until `stop`, over ten threads. Returns how many answers they
+/// got.
 fn auth_flood(
     addr: &str,
-    auth: &str,
+    from: &'static str,
+    password: Option<&str>,
     n: usize,
     stop: &Arc<AtomicBool>,
 ) -> Vec<std::thread::JoinHandle<usize>> {
-    let request = format!("GET /metrics HTTP/1.1\r\nHost: x\r\n{auth}\r\n");
     (0..10)
-        .map(|_| {
-            let (addr, request, stop) = (addr.to_string(), request.clone(), Arc::clone(stop));
+        .map(|t| {
+            let (addr, stop) = (addr.to_string(), Arc::clone(stop));
+            let password = password.map(str::to_string);
             std::thread::spawn(move || {
                 let mut answers = 0;
+                let mut tries = 0u64;
                 let mut conns: Vec<TcpStream> = Vec::new();
                 while !stop.load(Ordering::Relaxed) {
                     while conns.len() < n / 10 {
-                        let Ok(s) = TcpStream::connect(&addr) else {
+                        let Ok(s) = connect_from(from, &addr) else {
                             break;
                         };
                         s.set_read_timeout(Some(Duration::from_millis(200)))
@@ -1408,6 +1426,10 @@ fn auth_flood(
                     // Each connection: a request, then whatever answer has come.
                     conns.retain_mut(|s| {
                         let mut buf = [0u8; 4096];
+                        tries += 1;
+                        let pass = password.clone().unwrap_or(format!("wrong{t}-{tries}"));
+                        let auth = basic("prometheus", &pass);
+                        let request = format!("GET /metrics HTTP/1.1\r\nHost: x\r\n{auth}\r\n");
                         s.write_all(request.as_bytes()).is_ok()
                             && match s.read(&mut buf) {
                                 Ok(0) => false,
@@ -1465,13 +1487,38 @@ fn a_scraper_is_answered_under_a_wrong_password_flood() {
         &format!("basic_auth_users:\n  prometheus: '{hash}'\n"),
     );
     let stop = Arc::new(AtomicBool::new(false));
-    let flood = auth_flood(&addr, &basic("prometheus", "wrong"), 200, &stop);
+    let flood = auth_flood(&addr, "127.0.0.1", Some("wrong"), 200, &stop);
     std::thread::sleep(Duration::from_secs(1));
     let got = scrapes(&addr, &basic("prometheus", "s3cret"), 3);
     stop.store(true, Ordering::Relaxed);
     let answers: usize = flood.into_iter().map(|f| f.join().unwrap()).sum();
     eprintln!("scrapes (status, seconds): {got:?}; the flood got {answers} answers");
     assert!(answers >= 200, "the flood was there: {answers} answers");
+    for (code, secs) in got {
+        assert_eq!(code, 200, "{secs} s");
+        assert!(secs < 2.0, "a scrape took {secs} s");
+    }
+}
+
+#[test]
+fn a_scraper_is_answered_under_a_flood_of_new_passwords_from_another_address() {
+    // 100 connections from 127.0.0.2, each request a new wrong password: each costs a bcrypt
+    // check, but that address has at most 4 waiting or running (the rest are answered 503 at
+    // once), so the scraper from 127.0.0.1 waits behind those few, not behind the whole flood.
+    let dir = tempfile::tempdir().unwrap();
+    let hash = bcrypt::hash("s3cret", 8).unwrap();
+    let (_s, addr) = serve_web_config(
+        dir.path(),
+        &format!("basic_auth_users:\n  prometheus: '{hash}'\n"),
+    );
+    let stop = Arc::new(AtomicBool::new(false));
+    let flood = auth_flood(&addr, "127.0.0.2", None, 100, &stop);
+    std::thread::sleep(Duration::from_secs(1));
+    let got = scrapes(&addr, &basic("prometheus", "s3cret"), 3);
+    stop.store(true, Ordering::Relaxed);
+    let answers: usize = flood.into_iter().map(|f| f.join().unwrap()).sum();
+    eprintln!("scrapes (status, seconds): {got:?}; the flood got {answers} answers");
+    assert!(answers >= 100, "the flood was there: {answers} answers");
     for (code, secs) in got {
         assert_eq!(code, 200, "{secs} s");
         assert!(secs < 2.0, "a scrape took {secs} s");
