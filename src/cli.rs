@@ -182,7 +182,11 @@ pub enum Command {
         root: Option<PathBuf>,
 
         /// TLS, basic authentication and response headers from FILE, in the format of
-        /// node_exporter's --web.config.file (the Prometheus exporter toolkit's).
+        /// node_exporter's --web.config.file (the Prometheus exporter toolkit's). FILE and the
+        /// certificate, key and CA files it names must be regular files (at most 1 MiB, 4 MiB
+        /// for the PEM files); an error in it gives its line and column, never its text.
+        /// basic_auth_users with no user is refused; a key file its group or others may read
+        /// is warned about.
         #[arg(long, value_name = "FILE")]
         web_config: Option<PathBuf>,
     },

@@ -15,7 +15,6 @@
 //! line and column of a key a check refuses, and the keys to warn about.
 
 use std::fmt::Write as _;
-use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -279,27 +278,31 @@ fn read(path: &Path, required: bool) -> Result<Loaded, ConfigError> {
         )],
         ..Loaded::default()
     };
+    let small = |e| match e {
+        crate::sys::SmallFileError::Io(e) => io(e),
+        crate::sys::SmallFileError::NotAFile => ConfigError::NotAFile {
+            path: shown.clone(),
+        },
+        crate::sys::SmallFileError::TooLarge(_) => ConfigError::TooLarge {
+            path: shown.clone(),
+        },
+    };
     // Opened without blocking, so that a FIFO in its place cannot hang zswaptop before it
     // refuses it as not a file.
-    use std::os::unix::fs::OpenOptionsExt as _;
-    let opened = std::fs::File::options()
-        .read(true)
-        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
-        .open(path);
-    let file = match opened {
-        Ok(f) => f,
-        Err(e) if !required && e.kind() == std::io::ErrorKind::NotFound => {
+    let (file, meta) = match crate::sys::open_regular(path) {
+        Ok(opened) => opened,
+        Err(crate::sys::SmallFileError::Io(e))
+            if !required && e.kind() == std::io::ErrorKind::NotFound =>
+        {
             return Ok(Loaded::default());
         }
-        Err(e) if !required && e.kind() == std::io::ErrorKind::PermissionDenied => {
+        Err(crate::sys::SmallFileError::Io(e))
+            if !required && e.kind() == std::io::ErrorKind::PermissionDenied =>
+        {
             return Ok(skip(e.to_string()));
         }
-        Err(e) => return Err(io(e)),
+        Err(e) => return Err(small(e)),
     };
-    let meta = file.metadata().map_err(io)?;
-    if !meta.is_file() {
-        return Err(ConfigError::NotAFile { path: shown });
-    }
     if !required {
         use std::os::unix::fs::MetadataExt as _;
         let owner = meta.uid();
@@ -310,13 +313,7 @@ fn read(path: &Path, required: bool) -> Result<Loaded, ConfigError> {
             )));
         }
     }
-    let mut bytes = Vec::new();
-    file.take(MAX_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    if bytes.len() as u64 > MAX_BYTES {
-        return Err(ConfigError::TooLarge { path: shown });
-    }
+    let bytes = crate::sys::read_capped(file, MAX_BYTES).map_err(small)?;
     let text = String::from_utf8(bytes).map_err(|_| ConfigError::NotText {
         path: shown.clone(),
     })?;

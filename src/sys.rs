@@ -56,6 +56,55 @@ pub fn unflagged(file: &std::fs::File) -> bool {
     matches!(rustix::event::poll(&mut fds, Some(&zero)), Ok(0))
 }
 
+/// Why a small file given by name (a configuration, a certificate) was not read.
+#[derive(Debug, thiserror::Error)]
+pub enum SmallFileError {
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("not a regular file")]
+    NotAFile,
+    #[error("larger than {0} bytes")]
+    TooLarge(u64),
+}
+
+/// The regular file at `path`, opened to read without blocking (a FIFO in its place cannot hang
+/// the opener before it is refused), and its metadata; anything else (a directory, a device, a
+/// FIFO, a socket) is refused as not a regular file.
+pub fn open_regular(
+    path: &std::path::Path,
+) -> Result<(std::fs::File, std::fs::Metadata), SmallFileError> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
+    let file = std::fs::File::options()
+        .read(true)
+        .custom_flags(flags.bits() as i32)
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(SmallFileError::NotAFile);
+    }
+    Ok((file, meta))
+}
+
+/// The whole of `file` (from [`open_regular`]), refused when it holds more than `max` bytes:
+/// never more than `max` + 1 bytes are read, whatever the file claims or grows to.
+pub fn read_capped(file: std::fs::File, max: u64) -> Result<Vec<u8>, SmallFileError> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(SmallFileError::TooLarge(max));
+    }
+    Ok(bytes)
+}
+
+/// The regular file at `path`, read whole, at most `max` bytes ([`open_regular`] then
+/// [`read_capped`]).
+pub fn read_small_file(path: &std::path::Path, max: u64) -> Result<Vec<u8>, SmallFileError> {
+    let (file, _) = open_regular(path)?;
+    read_capped(file, max)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -14,11 +14,15 @@
 //! so on a kept-alive connection it runs from the previous answer and closes a connection
 //! Prometheus would reuse (a 5 s limit ends a 15 s scraper's connection after every scrape).
 //!
-//! At most [`MAX_CONNECTIONS`] connections are held; when a new one would pass the bound, the
-//! connection whose last request (or accept, if it has made none) is the oldest is closed: a
-//! dribbling or idle client is older than a scraper's connection, which makes a request at every
-//! scrape, and a newcomer is never turned away. A client that wants to outrank the scraper has
-//! to send whole requests, and each of those is served and costs what a scrape costs.
+//! At most [`MAX_CONNECTIONS`] connections are held; when a new one would pass the bound, one is
+//! closed to make room, and a newcomer is never turned away. First to go are the connections
+//! that have never been answered (a connection that is opened and left idle, a dribbled head),
+//! the oldest accept first; only when every connection held has been answered, the one whose
+//! last request is the oldest. A scraper's kept-alive connection, answered at every scrape,
+//! outlives any number of idle connections opened in the time between two scrapes (by age alone
+//! it would be closed once the bound's worth of them came in between); a client that wants to
+//! outrank it has to send whole requests, and each of those is served and costs what a scrape
+//! costs.
 
 use std::collections::HashMap;
 use std::io;
@@ -57,6 +61,8 @@ struct State {
     since: Instant,
     /// When the last request's head was whole, or the accept: the older, the sooner evicted.
     rank: Instant,
+    /// Whether an answer has been written whole: one never answered is evicted first.
+    answered: bool,
 }
 
 /// One connection's phase, shared by its I/O, its service and its watchdog.
@@ -74,6 +80,7 @@ impl Conn {
                 phase: Phase::Head,
                 since: now,
                 rank: now,
+                answered: false,
             }),
             changed: Notify::new(),
         }
@@ -85,6 +92,9 @@ impl Conn {
 
     fn enter(&self, phase: Phase) {
         let mut s = self.state();
+        if phase == Phase::Idle {
+            s.answered = true;
+        }
         s.phase = phase;
         s.since = Instant::now();
         if let Phase::Answer { .. } = phase {
@@ -132,8 +142,11 @@ impl Conn {
             }
     }
 
-    fn rank(&self) -> Instant {
-        self.state().rank
+    /// The order of eviction, first to go least: never answered before answered, then the
+    /// oldest request (or accept).
+    fn rank(&self) -> (bool, Instant) {
+        let s = self.state();
+        (s.answered, s.rank)
     }
 
     /// Resolves when the connection's phase has outlived its limit.
@@ -174,7 +187,7 @@ impl Registry {
     }
 
     /// A new connection's state and id, accepted now; when the registry is full, the connection
-    /// with the oldest rank is closed first to make room (its socket once its task is dropped,
+    /// that ranks first to go is closed first to make room (its socket once its task is dropped,
     /// at the runtime's next turn: the accept loop yields for it).
     pub async fn admit(&self) -> (u64, Arc<Conn>) {
         let mut evicted = false;
@@ -198,7 +211,7 @@ impl Registry {
         self.conns().remove(&id);
     }
 
-    /// Close the connection with the oldest rank; false when there is none.
+    /// Close the connection that ranks first to go ([`Conn::rank`]); false when there is none.
     pub fn evict_oldest(&self) -> bool {
         let mut conns = self.conns();
         let oldest = conns
@@ -406,6 +419,40 @@ mod tests {
             assert!(tasks[1].is_finished(), "the oldest closed");
             assert!(!tasks[2].is_finished());
             assert!(!task.is_finished(), "the newcomer held");
+        });
+    }
+
+    #[test]
+    fn connections_never_answered_are_closed_before_an_answered_one() {
+        runtime().block_on(async {
+            let reg = Registry::new(3);
+            let hold = |reg: &Registry, id, conn: &Arc<Conn>| {
+                let task = tokio::spawn(std::future::pending::<()>());
+                reg.hold(id, Arc::clone(conn), task.abort_handle());
+                task
+            };
+            // A scraper's connection, answered, then idle: older than all that follow.
+            let (id, scraper) = reg.admit().await;
+            let scraper_task = hold(&reg, id, &scraper);
+            scraper.request();
+            scraper.body_sent();
+            scraper.flushed();
+            // Idle connections, a second apart, ten times the room: each closes the oldest
+            // idle one, never the scraper's.
+            let mut idle = Vec::new();
+            for _ in 0..30 {
+                tokio::time::advance(Duration::from_secs(1)).await;
+                let (id, conn) = reg.admit().await;
+                idle.push(hold(&reg, id, &conn));
+                tokio::task::yield_now().await;
+            }
+            assert_eq!(reg.len(), 3);
+            assert!(
+                !scraper_task.is_finished(),
+                "the answered connection is held"
+            );
+            assert_eq!(idle.iter().filter(|t| !t.is_finished()).count(), 2);
+            assert!(!idle[29].is_finished() && !idle[28].is_finished());
         });
     }
 }

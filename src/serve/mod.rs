@@ -8,8 +8,8 @@
 //! [`HEAD_TIME`] of its first byte (of the accept, for a connection's first request, TLS
 //! handshake included), an answer must be taken within [`ANSWER_TIME`], a kept-alive
 //! connection may wait [`IDLE_TIME`] for its next request, and when [`MAX_CONNECTIONS`] are
-//! held (fewer under a low descriptor limit) the one whose last request is the oldest is closed
-//! to admit the newcomer. Only `GET`/`HEAD` of `/metrics` and `/`. With `--web-config`
+//! held (fewer under a low descriptor limit) one is closed to admit the newcomer: the oldest of
+//! those never answered, or, when all have been, the one whose last request is the oldest. Only `GET`/`HEAD` of `/metrics` and `/`. With `--web-config`
 //! ([`WebConfig`], node_exporter's format): TLS, basic authentication (401 with
 //! `WWW-Authenticate: Basic` before anything else is looked at), extra response headers.
 //!
@@ -56,6 +56,12 @@ pub const HEAD_BYTES: usize = 8 * 1024;
 pub const SHARED_FOR: Duration = Duration::from_millis(200);
 /// The shortest time rates are taken over.
 pub const MIN_RATE_WINDOW: Duration = Duration::from_secs(1);
+/// The queue of connections the kernel keeps until they are accepted. std's 128 fills under a
+/// flood of connections, and the kernel then drops a newcomer's SYN: a scraper that opens a new
+/// connection for each scrape waits for its retransmission, a second later (measured: p90
+/// 1.04 s under 3,000 idle connections opened again as they are closed). With room for 4,096
+/// the accept loop, which admits a newcomer by closing another, keeps up.
+const BACKLOG: u32 = 4096;
 /// Descriptors kept free of connections: the sampler's files, the listener, stdio.
 const SPARE_DESCRIPTORS: u64 = 64;
 
@@ -126,31 +132,46 @@ impl Scraper {
 /// Listen on `listen` and serve until the process is stopped: the metrics of `root` (a captured
 /// tree, a directory), or of this system.
 pub fn run(listen: SocketAddr, root: Option<PathBuf>, web: WebConfig) -> anyhow::Result<()> {
-    let listener =
-        std::net::TcpListener::bind(listen).with_context(|| format!("listening on {listen}"))?;
-    listener
-        .set_nonblocking(true)
-        .context("setting the listener non-blocking")?;
-    let addr = listener.local_addr().context("reading the bound address")?;
-    let scheme = if web.tls.is_some() { "https" } else { "http" };
-    crate::console::note(format_args!("serving {scheme}://{addr}/metrics"));
-    for w in exposure_warnings(addr.ip(), &web) {
-        crate::console::warn(w);
-    }
-    let root = root.map(Root::at).unwrap_or_else(Root::live);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .enable_time()
-        // One thread samples (the scraper's lock is held across it) and one checks a bcrypt
-        // hash at a time: two are all the blocking work ever needs.
-        .max_blocking_threads(2)
+        // One thread samples (the scraper's lock is held across it) and one a core checks
+        // bcrypt hashes (`auth`): all the blocking work ever needs.
+        .max_blocking_threads(1 + std::thread::available_parallelism().map_or(1, usize::from))
         // Kept between scrapes rather than started for each (tokio's default keeps them 10 s).
         .thread_keep_alive(Duration::from_secs(3600))
         .thread_stack_size(512 * 1024)
         .thread_name("zswaptop-serve")
         .build()
         .context("starting the server's runtime")?;
-    runtime.block_on(serve(listener, root, web))
+    runtime.block_on(async {
+        let listener = bind(listen).with_context(|| format!("listening on {listen}"))?;
+        let addr = listener.local_addr().context("reading the bound address")?;
+        let scheme = if web.tls.is_some() { "https" } else { "http" };
+        crate::console::note(format_args!("serving {scheme}://{addr}/metrics"));
+        for w in web
+            .warnings
+            .iter()
+            .cloned()
+            .chain(exposure_warnings(addr.ip(), &web))
+        {
+            crate::console::warn(w);
+        }
+        let root = root.map(Root::at).unwrap_or_else(Root::live);
+        serve(listener, root, web).await
+    })
+}
+
+/// A listener on `addr` whose queue of connections not yet accepted holds [`BACKLOG`] (the
+/// kernel caps it at `net.core.somaxconn`).
+fn bind(addr: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = match addr {
+        SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+        SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(BACKLOG)
 }
 
 /// What `run` warns of when it listens beyond loopback.
@@ -199,9 +220,11 @@ struct App {
 }
 
 /// Serve on a bound listener (never returns but on an accept error that persists).
-async fn serve(listener: std::net::TcpListener, root: Root, web: WebConfig) -> anyhow::Result<()> {
-    let listener =
-        tokio::net::TcpListener::from_std(listener).context("registering the listener")?;
+async fn serve(
+    listener: tokio::net::TcpListener,
+    root: Root,
+    web: WebConfig,
+) -> anyhow::Result<()> {
     let registry = Arc::new(Registry::new(connection_limit()));
     let tls = web.tls.map(TlsAcceptor::from);
     let app = Arc::new(App {
@@ -218,12 +241,13 @@ async fn serve(listener: std::net::TcpListener, root: Root, web: WebConfig) -> a
     let mut failures = 0u32;
     loop {
         match listener.accept().await {
-            Ok((stream, _)) => {
+            Ok((stream, peer)) => {
                 failures = 0;
                 let _ = stream.set_nodelay(true);
                 let (id, conn) = registry.admit().await;
                 let task = tokio::spawn(connection(
                     stream,
+                    peer.ip(),
                     id,
                     Arc::clone(&conn),
                     Arc::clone(&app),
@@ -249,6 +273,7 @@ async fn serve(listener: std::net::TcpListener, root: Root, web: WebConfig) -> a
 /// Serve one connection until it ends, its phase outlives its limit, or it is evicted.
 async fn connection(
     stream: tokio::net::TcpStream,
+    peer: IpAddr,
     id: u64,
     conn: Arc<Conn>,
     app: Arc<App>,
@@ -268,10 +293,10 @@ async fn connection(
             // A failed handshake (plain HTTP to the TLS port, an unknown CA) just ends it.
             Some(acceptor) => {
                 if let Ok(stream) = acceptor.accept(io).await {
-                    http(stream, &conn, &app).await;
+                    http(stream, peer, &conn, &app).await;
                 }
             }
-            None => http(io, &conn, &app).await,
+            None => http(io, peer, &conn, &app).await,
         }
     };
     tokio::select! {
@@ -280,14 +305,14 @@ async fn connection(
     }
 }
 
-async fn http<T>(io: T, conn: &Arc<Conn>, app: &Arc<App>)
+async fn http<T>(io: T, peer: IpAddr, conn: &Arc<Conn>, app: &Arc<App>)
 where
     T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let service = hyper::service::service_fn(|req: Request<Incoming>| {
         let app = Arc::clone(app);
         let conn = Arc::clone(conn);
-        async move { Ok::<_, Infallible>(app.answer(&req, conn).await) }
+        async move { Ok::<_, Infallible>(app.answer(&req, peer, conn).await) }
     });
     let _ = hyper::server::conn::http1::Builder::new()
         // The head's time is kept by `guard`, from the first byte rather than from the last
@@ -369,9 +394,14 @@ impl Reply {
 }
 
 impl App {
-    async fn answer(&self, req: &Request<Incoming>, conn: Arc<Conn>) -> Response<Answer> {
+    async fn answer(
+        &self,
+        req: &Request<Incoming>,
+        peer: IpAddr,
+        conn: Arc<Conn>,
+    ) -> Response<Answer> {
         conn.request();
-        let reply = self.reply(req).await;
+        let reply = self.reply(req, peer).await;
         let head_only = req.method() == Method::HEAD;
         let len = reply.body.len();
         let body = if head_only { Bytes::new() } else { reply.body };
@@ -394,13 +424,24 @@ impl App {
         res
     }
 
-    async fn reply(&self, req: &Request<Incoming>) -> Reply {
+    async fn reply(&self, req: &Request<Incoming>, peer: IpAddr) -> Reply {
         if let Some(users) = &self.users {
             let given = req.headers().get(header::AUTHORIZATION);
-            if !users.allows(given.map(HeaderValue::as_bytes)).await {
-                let mut r = Reply::text(StatusCode::UNAUTHORIZED, "Unauthorized\n");
-                r.extra = Some((header::WWW_AUTHENTICATE, "Basic"));
-                return r;
+            match users.verdict(given.map(HeaderValue::as_bytes), peer).await {
+                auth::Verdict::Allowed => {}
+                auth::Verdict::Refused => {
+                    let mut r = Reply::text(StatusCode::UNAUTHORIZED, "Unauthorized\n");
+                    r.extra = Some((header::WWW_AUTHENTICATE, "Basic"));
+                    return r;
+                }
+                auth::Verdict::Busy => {
+                    let mut r = Reply::text(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        "Too many passwords being checked for this address: try again\n",
+                    );
+                    r.extra = Some((header::RETRY_AFTER, "1"));
+                    return r;
+                }
             }
         }
         if req.method() != Method::GET && req.method() != Method::HEAD {

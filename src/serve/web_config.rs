@@ -11,6 +11,14 @@
 //!
 //! The file is read once, at start (the toolkit reads it again for every request): restart the
 //! exporter to apply a change, a renewed certificate included.
+//!
+//! The file and those it names are read as the configuration file is ([`crate::sys::open_regular`]):
+//! a regular file or nothing (a FIFO is refused without waiting for a writer), and at most
+//! [`MAX_CONFIG_BYTES`] or [`MAX_PEM_BYTES`] of it. An error in the file says where (line and
+//! column) and what was wrong, never the file's text: a web config that is a link to a file of
+//! secrets must not show them in its error. `basic_auth_users` with no user in it is refused (the
+//! toolkit then serves without authentication); a key file others than its owner may read is
+//! warned about at start.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -31,8 +39,19 @@ use super::auth::Users;
 struct File {
     tls_server_config: Option<TlsFile>,
     http_server_config: Option<HttpFile>,
+    /// `Some` when the key is there, empty or null included (refused: [`WebConfig::parse`]).
+    #[serde(default, deserialize_with = "present")]
     basic_auth_users: Option<BTreeMap<String, String>>,
     rate_limit: Option<serde_norway::Value>,
+}
+
+/// A map whose key is there: `Some`, empty when its value is null (`basic_auth_users:` alone).
+fn present<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<BTreeMap<String, String>>, D::Error> {
+    Ok(Some(
+        Option::<BTreeMap<String, String>>::deserialize(d)?.unwrap_or_default(),
+    ))
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -71,6 +90,8 @@ pub struct WebConfig {
     pub users: Option<Users>,
     /// Headers added to every answer.
     pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// What is weak but allowed (a key file others may read), to say once at start.
+    pub warnings: Vec<String>,
 }
 
 /// What the configuration holds, without its keys and hashes.
@@ -81,6 +102,7 @@ impl std::fmt::Debug for WebConfig {
             .field("client_certs_required", &self.client_certs_required)
             .field("users", &self.users.is_some())
             .field("headers", &self.headers)
+            .field("warnings", &self.warnings)
             .finish()
     }
 }
@@ -92,6 +114,11 @@ pub struct Error {
     path: PathBuf,
     msg: String,
 }
+
+/// The most a web config may hold: every key with a few users and headers takes under 4 KiB.
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+/// The most a certificate, key or CA file may hold: a system's whole CA bundle is ~220 KiB.
+pub const MAX_PEM_BYTES: u64 = 4 << 20;
 
 /// The headers exporter-toolkit lets a web config set, with the values each accepts (any when
 /// none are listed).
@@ -110,7 +137,9 @@ impl WebConfig {
             path: path.to_path_buf(),
             msg,
         };
-        let text = std::fs::read_to_string(path).map_err(|e| fail(e.to_string()))?;
+        let bytes =
+            crate::sys::read_small_file(path, MAX_CONFIG_BYTES).map_err(|e| fail(e.to_string()))?;
+        let text = String::from_utf8(bytes).map_err(|_| fail("not UTF-8 text".into()))?;
         let dir = path.parent().unwrap_or(Path::new("."));
         Self::parse(&text, dir).map_err(fail)
     }
@@ -120,7 +149,7 @@ impl WebConfig {
         // An empty file (or one of comments only) is an empty YAML document: no TLS, no users.
         let file: File = match serde_norway::from_str::<Option<File>>(text) {
             Ok(f) => f.unwrap_or_default(),
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(yaml_error(&e)),
         };
         if file.rate_limit.is_some() {
             return Err(
@@ -137,18 +166,88 @@ impl WebConfig {
                 config.headers.push(header(&name, &value)?);
             }
         }
-        if let Some(users) = file.basic_auth_users
-            && !users.is_empty()
-        {
+        if let Some(users) = file.basic_auth_users {
+            if users.is_empty() {
+                return Err(
+                    "basic_auth_users names no user: with none every client would be \
+                            served without authentication (name users with their bcrypt \
+                            hashes, or remove the key to serve without authentication)"
+                        .into(),
+                );
+            }
             config.users = Some(Users::new(users)?);
         }
         if let Some(tls) = file.tls_server_config {
-            let (server, required) = tls_config(tls, dir)?;
+            let (server, required) = tls_config(tls, dir, &mut config.warnings)?;
             config.tls = server.map(Arc::new);
             config.client_certs_required = required;
         }
         Ok(config)
     }
+}
+
+/// What a YAML error says, without the text it quotes (a key, a value: what a file that is not a
+/// web config holds may be secret): the kind of error, what was expected (the format's own
+/// names), line and column. The path serde_norway puts first is left out too (it holds the
+/// file's map keys); the line and column say where.
+fn yaml_error(e: &serde_norway::Error) -> String {
+    let mut msg = e.to_string();
+    if let Some(at) = e.location() {
+        let suffix = format!(" at line {} column {}", at.line(), at.column());
+        if let Some(stripped) = msg.strip_suffix(&suffix) {
+            msg.truncate(stripped.len());
+        }
+    }
+    // serde's messages: each begins with one of these, after the path, and quotes the input's
+    // text (`…` or "…") before its ", expected".
+    const KINDS: [&str; 8] = [
+        "unknown field",
+        "unknown variant",
+        "invalid type",
+        "invalid value",
+        "invalid length",
+        "missing field",
+        "duplicate field",
+        "duplicate entry",
+    ];
+    let what = match KINDS.iter().filter_map(|k| msg.find(k)).min() {
+        Some(start) => {
+            let kind = &msg[start..];
+            let (given, expected) = match kind.find(", expected") {
+                Some(i) => kind.split_at(i),
+                None => (kind, ""),
+            };
+            format!("{}{expected}", unquoted(given))
+        }
+        // libyaml's own errors ("mapping values are not allowed in this context") are fixed
+        // texts; anything else is not shown.
+        None if !msg.contains(['`', '"', '\'']) => msg.clone(),
+        None => "not a web config in the exporter toolkit's format".into(),
+    };
+    match e.location() {
+        Some(at) => format!("line {}, column {}: {what}", at.line(), at.column()),
+        None => format!("line unknown: {what}"),
+    }
+}
+
+/// `text` without what it quotes between backticks or double quotes (the quotes too).
+fn unquoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut quote = None;
+    for c in text.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '`' || c == '"' => {
+                quote = Some(c);
+                if out.ends_with(' ') {
+                    out.pop();
+                }
+            }
+            None => out.push(c),
+        }
+    }
+    out
 }
 
 fn header(name: &str, value: &str) -> Result<(HeaderName, HeaderValue), String> {
@@ -175,12 +274,14 @@ fn header(name: &str, value: &str) -> Result<(HeaderName, HeaderValue), String> 
     Ok((name, value))
 }
 
-/// PEM text from a file (relative to `dir`) or inline, for the key `what`.
+/// PEM text from a file (relative to `dir`) or inline, for the key `what`; a key file (`secret`)
+/// that others than its owner may read adds a warning to `warnings`.
 fn pem(
     inline: Option<String>,
     file: Option<PathBuf>,
     what: &str,
     dir: &Path,
+    secret: Option<&mut Vec<String>>,
 ) -> Result<Option<Vec<u8>>, String> {
     let inline = inline.filter(|s| !s.is_empty());
     let file = file.filter(|p| !p.as_os_str().is_empty());
@@ -191,11 +292,37 @@ fn pem(
         (Some(text), None) => Ok(Some(text.into_bytes())),
         (None, Some(path)) => {
             let path = dir.join(path);
-            std::fs::read(&path)
+            let fail = |e: crate::sys::SmallFileError| {
+                format!("tls_server_config: {what}_file '{}': {e}", path.display())
+            };
+            let (file, meta) = crate::sys::open_regular(&path).map_err(fail)?;
+            if let Some(warnings) = secret {
+                use std::os::unix::fs::PermissionsExt as _;
+                let mode = meta.permissions().mode() & 0o7777;
+                if mode & 0o044 != 0 {
+                    warnings.push(format!(
+                        "tls_server_config: {what}_file '{}' may be read by others than its \
+                         owner (mode {mode:04o}): chmod 600 it",
+                        path.display()
+                    ));
+                }
+            }
+            crate::sys::read_capped(file, MAX_PEM_BYTES)
                 .map(Some)
-                .map_err(|e| format!("tls_server_config: {what}_file '{}': {e}", path.display()))
+                .map_err(fail)
         }
         (None, None) => Ok(None),
+    }
+}
+
+/// What is wrong with a PEM file, without the line it quotes (the label of a section).
+fn pem_error(e: &rustls_pki_types::pem::Error) -> String {
+    use rustls_pki_types::pem::Error as E;
+    match e {
+        E::MissingSectionEnd { .. } => "a section's END line is missing".into(),
+        E::IllegalSectionStart { .. } => "a BEGIN line is malformed".into(),
+        E::NoItemsFound => "no PEM item of this kind in it".into(),
+        other => other.to_string(),
     }
 }
 
@@ -218,7 +345,11 @@ fn version(name: &str, key: &str) -> Result<usize, String> {
 
 /// The TLS configuration (`None` when `tls_server_config` sets nothing), and whether client
 /// certificates are required.
-fn tls_config(tls: TlsFile, dir: &Path) -> Result<(Option<ServerConfig>, bool), String> {
+fn tls_config(
+    tls: TlsFile,
+    dir: &Path,
+    warnings: &mut Vec<String>,
+) -> Result<(Option<ServerConfig>, bool), String> {
     if tls.client_allowed_sans.is_some() {
         return Err(
             "tls_server_config: client_allowed_sans is not supported: give each \
@@ -226,9 +357,9 @@ fn tls_config(tls: TlsFile, dir: &Path) -> Result<(Option<ServerConfig>, bool), 
                 .into(),
         );
     }
-    let cert = pem(tls.cert, tls.cert_file, "cert", dir)?;
-    let key = pem(tls.key, tls.key_file, "key", dir)?;
-    let client_ca = pem(tls.client_ca, tls.client_ca_file, "client_ca", dir)?;
+    let cert = pem(tls.cert, tls.cert_file, "cert", dir, None)?;
+    let key = pem(tls.key, tls.key_file, "key", dir, Some(warnings))?;
+    let client_ca = pem(tls.client_ca, tls.client_ca_file, "client_ca", dir, None)?;
     let auth = tls.client_auth_type.unwrap_or_default();
     let enabled = cert.is_some() || key.is_some() || client_ca.is_some() || !auth.is_empty();
     if !enabled {
@@ -238,12 +369,12 @@ fn tls_config(tls: TlsFile, dir: &Path) -> Result<(Option<ServerConfig>, bool), 
     let key = key.ok_or("tls_server_config: missing one of key or key_file")?;
     let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&cert)
         .collect::<Result<_, _>>()
-        .map_err(|e| format!("tls_server_config: cert: {e}"))?;
+        .map_err(|e| format!("tls_server_config: cert: {}", pem_error(&e)))?;
     if certs.is_empty() {
         return Err("tls_server_config: cert: no PEM certificate in it".into());
     }
-    let key =
-        PrivateKeyDer::from_pem_slice(&key).map_err(|e| format!("tls_server_config: key: {e}"))?;
+    let key = PrivateKeyDer::from_pem_slice(&key)
+        .map_err(|e| format!("tls_server_config: key: {}", pem_error(&e)))?;
 
     let mut provider = rustls::crypto::ring::default_provider();
     if let Some(names) = &tls.cipher_suites {
@@ -279,7 +410,8 @@ fn tls_config(tls: TlsFile, dir: &Path) -> Result<(Option<ServerConfig>, bool), 
             })?;
             let mut roots = RootCertStore::empty();
             for c in CertificateDer::pem_slice_iter(&ca) {
-                let c = c.map_err(|e| format!("tls_server_config: client_ca: {e}"))?;
+                let c =
+                    c.map_err(|e| format!("tls_server_config: client_ca: {}", pem_error(&e)))?;
                 roots
                     .add(c)
                     .map_err(|e| format!("tls_server_config: client_ca: {e}"))?;
@@ -478,16 +610,95 @@ mod tests {
     }
 
     #[test]
-    fn unknown_keys_are_named() {
+    fn unknown_keys_are_placed_not_quoted() {
         let e = err("tls_server_config:\n  cert_filse: server.crt\n");
-        assert!(e.contains("cert_filse"), "{e}");
+        assert!(
+            e.starts_with("line 2, column 3: unknown field, expected one of `cert`, `key`"),
+            "{e}"
+        );
+        assert!(!e.contains("cert_filse"), "{e}");
         let e = err("basic_auth_user:\n  alice: x\n");
-        assert!(e.contains("basic_auth_user"), "{e}");
+        assert!(
+            e.starts_with("line 1, column 1: unknown field, expected one of `tls_server_config`"),
+            "{e}"
+        );
+        assert!(!e.contains("basic_auth_user`,"), "{e}");
         let e = err("http_server_config:\n  headers:\n    Content-Type: foo\n");
         assert!(e.contains("'Content-Type' can not be configured"), "{e}");
         let e = err("http_server_config:\n  headers:\n    X-Frame-Options: allow\n");
         assert!(e.contains("'allow' is not one of deny, sameorigin"), "{e}");
-        assert!(err("hWkNKCp3fvIx3jKnsaBI\nTuEjdwNS8A2vYdFbiKqr\n").contains("invalid type"));
+        let e = err("hWkNKCp3fvIx3jKnsaBI\nTuEjdwNS8A2vYdFbiKqr\n");
+        assert!(e.contains("invalid type: string, expected"), "{e}");
+        assert!(!e.contains("hWkN") && !e.contains("TuEj"), "{e}");
+    }
+
+    #[test]
+    fn errors_quote_nothing_of_the_file() {
+        for (text, says) in [
+            (
+                "basic_auth_users: s3cr3t\n",
+                "line 1, column 19: invalid type: string, expected a map",
+            ),
+            (
+                "basic_auth_users:\n  s3cr3t: [1]\n",
+                "line 2, column 11: invalid type: sequence, expected a string",
+            ),
+            (
+                "tls_server_config:\n  prefer_server_cipher_suites: s3cr3t\n",
+                "line 2, column 32: invalid type: string, expected a boolean",
+            ),
+            (
+                "tls_server_config: \"s3cr3t\n",
+                "line 2, column 1: found unexpected end of stream",
+            ),
+        ] {
+            let e = err(text);
+            assert!(e.starts_with(says), "{text}: {e}");
+            assert!(!e.contains("s3cr3t"), "{text}: {e}");
+        }
+        assert_eq!(unquoted("unknown field `a`b\"c\" d"), "unknown fieldb d");
+    }
+
+    #[test]
+    fn a_key_file_others_may_read_is_warned_about() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        cert_in(dir.path());
+        let key = dir.path().join("server.key");
+        let text = "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n";
+        for (mode, warned) in [(0o600, false), (0o400, false), (0o640, true), (0o604, true)] {
+            std::fs::set_permissions(&key, std::fs::Permissions::from_mode(mode)).unwrap();
+            let c = WebConfig::parse(text, dir.path()).unwrap();
+            assert_eq!(c.warnings.len(), usize::from(warned), "{mode:o}: {c:?}");
+            if warned {
+                assert!(c.warnings[0].contains(&format!("mode 0{mode:o}")), "{c:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn files_that_are_not_pem_files_are_refused_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        cert_in(dir.path());
+        let big = dir.path().join("big.crt");
+        std::fs::write(&big, vec![b'A'; (MAX_PEM_BYTES + 1) as usize]).unwrap();
+        std::fs::write(
+            dir.path().join("label.crt"),
+            "-----BEGIN S3CR3T-----\nAAAA\n",
+        )
+        .unwrap();
+        for (file, says) in [
+            ("/dev/zero", "not a regular file"),
+            ("big.crt", "larger than"),
+            ("label.crt", "a section's END line is missing"),
+        ] {
+            let e = WebConfig::parse(
+                &format!("tls_server_config:\n  cert_file: {file}\n  key_file: server.key\n"),
+                dir.path(),
+            )
+            .unwrap_err();
+            assert!(e.contains(says) && !e.contains("S3CR3T"), "{file}: {e}");
+        }
     }
 
     #[test]
@@ -536,6 +747,11 @@ mod tests {
         let hash = bcrypt::hash("secret", 4).unwrap();
         let c = parse(&format!("basic_auth_users:\n  alice: '{hash}'\n")).unwrap();
         assert!(c.users.is_some());
-        assert!(parse("basic_auth_users:\n").unwrap().users.is_none());
+        for text in ["basic_auth_users:\n", "basic_auth_users: {}\n"] {
+            assert!(
+                err(text).contains("basic_auth_users names no user"),
+                "{text}"
+            );
+        }
     }
 }

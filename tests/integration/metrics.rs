@@ -1141,7 +1141,7 @@ fn serve_refuses_a_bad_web_config() {
     for (text, says) in [
         (
             "tls_server_config:\n  cert_filse: server.crt\n",
-            "cert_filse",
+            "line 2, column 3: unknown field, expected one of `cert`",
         ),
         (
             "basic_auth_users:\n  john: doe\n",
@@ -1151,21 +1151,14 @@ fn serve_refuses_a_bad_web_config() {
             "tls_server_config:\n  cert_file: nowhere.crt\n  key_file: nowhere.key\n",
             "nowhere.crt",
         ),
+        // Users that are no one: refused, where it used to serve without authentication.
+        ("basic_auth_users: {}\n", "basic_auth_users names no user"),
+        ("basic_auth_users:\n", "basic_auth_users names no user"),
     ] {
         let path = dir.path().join("web.yml");
         std::fs::write(&path, text).unwrap();
-        let out = Command::new(bin())
-            .args(["serve", "--listen", "127.0.0.1:0", "--web-config"])
-            .arg(&path)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{text}: {err}");
-        assert!(
-            err.contains(says) && err.contains("web.yml"),
-            "{text}: {err}"
-        );
-        assert!(!err.contains("serving"), "{err}");
+        let err = refused(&path, says);
+        assert!(err.contains("web.yml"), "{text}: {err}");
     }
     let out = Command::new(bin())
         .args(["serve", "--web-config", "/nonexistent/web.yml"])
@@ -1201,4 +1194,393 @@ fn serve_warns_beyond_loopback_without_tls_or_auth() {
         "{tls}"
     );
     assert!(auth.contains("without authentication"), "{auth}");
+}
+
+/// `zswaptop serve --web-config PATH` under a 1 GiB address-space limit, bounded to 10 s:
+/// (exit status, stderr, seconds it took).
+fn serve_refusing(path: &Path) -> (Option<i32>, String, f64) {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 1048576 && exec \"$0\" \"$@\"")
+        .arg(bin())
+        .args(["serve", "--listen", "127.0.0.1:0", "--web-config"])
+        .arg(path)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "serve --web-config {} still running after 10 s",
+                path.display()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    (status.code(), err, start.elapsed().as_secs_f64())
+}
+
+/// What `serve --web-config PATH` says when it refuses the file, at once (status 2, within 3 s),
+/// and says `says`.
+fn refused(path: &Path, says: &str) -> String {
+    let (code, err, secs) = serve_refusing(path);
+    assert_eq!(code, Some(2), "{}: {err}", path.display());
+    assert!(err.contains(says), "{}: {err}", path.display());
+    assert!(!err.contains("serving"), "{err}");
+    assert!(secs < 3.0, "{}: {secs} s", path.display());
+    err
+}
+
+#[test]
+fn serve_reads_its_web_config_and_files_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    certificates(dir.path());
+    let fifo = dir.path().join("fifo");
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+    )
+    .unwrap();
+    let big = dir.path().join("big.yml");
+    std::fs::write(&big, format!("# {}\n", "x".repeat(8 << 20))).unwrap();
+    // The web config itself: a device, a FIFO (which must not hang the start), a directory, a
+    // file far larger than any web config.
+    let mut cases: Vec<(PathBuf, &str)> = vec![
+        (PathBuf::from("/dev/zero"), "not a regular file"),
+        (fifo.clone(), "not a regular file"),
+        (dir.path().to_path_buf(), "not a regular file"),
+        (big, "larger than"),
+    ];
+    // The files it names.
+    for (i, (key, target)) in [
+        ("cert_file", "/dev/zero"),
+        ("key_file", "/dev/zero"),
+        ("cert_file", fifo.to_str().unwrap()),
+        ("key_file", fifo.to_str().unwrap()),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut text =
+            String::from("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n");
+        text = text.replace(
+            &format!(
+                "{key}: server.{}",
+                if key == "cert_file" { "crt" } else { "key" }
+            ),
+            &format!("{key}: {target}"),
+        );
+        let path = dir.path().join(format!("web{i}.yml"));
+        std::fs::write(&path, text).unwrap();
+        cases.push((path, "not a regular file"));
+    }
+    let ca = dir.path().join("ca.yml");
+    std::fs::write(
+        &ca,
+        "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  \
+         client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: /dev/zero\n",
+    )
+    .unwrap();
+    cases.push((ca, "not a regular file"));
+    for (path, says) in cases {
+        refused(&path, says);
+    }
+}
+
+#[test]
+fn serve_quotes_nothing_of_a_web_config_it_refuses() {
+    // A web config that is a link to a file of secrets (a shadow file): the error says where
+    // (line, column, the key it is under) but none of the file's text.
+    let dir = tempfile::tempdir().unwrap();
+    for (i, text) in [
+        "root:$6$SECRETSALT$SECRETHASH:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n",
+        "SECRETKEY: root:$6$SECRETSALT\n",
+        "tls_server_config:\n  SECRETKEY: x\n",
+        "basic_auth_users: SECRETVALUE\n",
+        "tls_server_config:\n  prefer_server_cipher_suites: SECRETVALUE\n",
+        "tls_server_config:\n  min_version: [SECRETVALUE]\n",
+        "basic_auth_users:\n  alice: [SECRETVALUE]\n",
+        "- SECRETVALUE\n",
+        "SECRETKEY\n",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let secret = dir.path().join(format!("shadow{i}"));
+        std::fs::write(&secret, text).unwrap();
+        let link = dir.path().join(format!("web{i}.yml"));
+        std::os::unix::fs::symlink(&secret, &link).unwrap();
+        let err = refused(&link, "line ");
+        for word in ["SECRET", "root", "daemon", "19000", "$6$"] {
+            assert!(!err.contains(word), "{text}: quoted {word}: {err}");
+        }
+    }
+}
+
+#[test]
+fn serve_warns_of_a_key_others_can_read() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    certificates(dir.path());
+    let key = dir.path().join("server.key");
+    let yaml = "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n";
+    for (mode, warned) in [(0o644, true), (0o640, true), (0o600, false), (0o400, false)] {
+        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(mode)).unwrap();
+        let web = dir.path().join("web.yml");
+        std::fs::write(&web, yaml).unwrap();
+        let mut child = Guard(
+            Command::new(bin())
+                .args(["serve", "--listen", "127.0.0.1:0", "--web-config"])
+                .arg(&web)
+                .arg("--root")
+                .arg("tests/fixtures/linux-6.18-loaded")
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap(),
+        );
+        // Its lines as they come, so that waiting for one that never comes is bounded.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let err = child.0.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(err).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let first = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert!(first.starts_with("zswaptop: serving https://"), "{first}");
+        let next = rx.recv_timeout(Duration::from_secs(1)).ok();
+        if warned {
+            let w = next.unwrap_or_else(|| panic!("{mode:o}: no warning"));
+            assert!(
+                w.starts_with("zswaptop: warning: ")
+                    && w.contains("server.key")
+                    && w.contains(&format!("{mode:o}"))
+                    && w.contains("chmod 600"),
+                "{mode:o}: {w}"
+            );
+        } else {
+            assert_eq!(next, None, "{mode:o}");
+        }
+    }
+}
+
+/// A connection to `addr` from the loopback address `from` (127.0.0.2: another client than
+/// the scraper's 127.0.0.1).
+fn connect_from(from: &str, addr: &str) -> std::io::Result<TcpStream> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()?;
+    rt.block_on(async {
+        let socket = tokio::net::TcpSocket::new_v4()?;
+        socket.bind(format!("{from}:0").parse().unwrap())?;
+        let stream = socket.connect(addr.parse().unwrap()).await?.into_std()?;
+        stream.set_nonblocking(false)?;
+        Ok(stream)
+    })
+}
+
+/// `n` connections to `addr` from `from`, each sending requests with `user`'s password `password`
+/// (a new one for each request when `None`) one after another (keep-alive, the next when an
+/// answer came or 200 ms passed) until `stop`, over ten threads. Returns how many answers they
+/// got.
+fn auth_flood(
+    addr: &str,
+    from: &'static str,
+    password: Option<&str>,
+    n: usize,
+    stop: &Arc<AtomicBool>,
+) -> Vec<std::thread::JoinHandle<usize>> {
+    (0..10)
+        .map(|t| {
+            let (addr, stop) = (addr.to_string(), Arc::clone(stop));
+            let password = password.map(str::to_string);
+            std::thread::spawn(move || {
+                let mut answers = 0;
+                let mut tries = 0u64;
+                let mut conns: Vec<TcpStream> = Vec::new();
+                while !stop.load(Ordering::Relaxed) {
+                    while conns.len() < n / 10 {
+                        let Ok(s) = connect_from(from, &addr) else {
+                            break;
+                        };
+                        s.set_read_timeout(Some(Duration::from_millis(200)))
+                            .unwrap();
+                        conns.push(s);
+                    }
+                    // Each connection: a request, then whatever answer has come.
+                    conns.retain_mut(|s| {
+                        let mut buf = [0u8; 4096];
+                        tries += 1;
+                        let pass = password.clone().unwrap_or(format!("wrong{t}-{tries}"));
+                        let auth = basic("prometheus", &pass);
+                        let request = format!("GET /metrics HTTP/1.1\r\nHost: x\r\n{auth}\r\n");
+                        s.write_all(request.as_bytes()).is_ok()
+                            && match s.read(&mut buf) {
+                                Ok(0) => false,
+                                Ok(_) => {
+                                    answers += 1;
+                                    true
+                                }
+                                Err(_) => true,
+                            }
+                    });
+                    // A round of requests every 50 ms or so: a flood, bounded.
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                answers
+            })
+        })
+        .collect()
+}
+
+/// A scraper that does not retry: `count` requests to `addr` (a new connection each, `extra`
+/// headers), one a second; the status and latency of each (status 0: no answer within 5 s).
+fn scrapes(addr: &str, extra: &str, count: usize) -> Vec<(u16, f64)> {
+    let mut out = Vec::new();
+    for _ in 0..count {
+        let start = Instant::now();
+        let code = TcpStream::connect(addr)
+            .ok()
+            .and_then(|s| {
+                s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+                exchange(
+                    s,
+                    &format!("GET /metrics HTTP/1.0\r\nHost: x\r\n{extra}\r\n"),
+                )
+                .ok()
+            })
+            .map_or(0, |(code, _, _)| code);
+        let took = start.elapsed();
+        out.push((code, took.as_secs_f64()));
+        std::thread::sleep(Duration::from_secs(1).saturating_sub(took));
+    }
+    out
+}
+
+/// A scraper that does not retry (three scrapes, a second apart, its password right, a new
+/// connection each) against `serve` with basic auth (bcrypt cost 8: ~20 ms a check in an
+/// optimized build, far more in a debug one), under `auth_flood(from, password, n)`: each
+/// scrape answered 200 within 2 s.
+fn scraper_under_auth_flood(from: &'static str, password: Option<&str>, n: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let hash = bcrypt::hash("s3cret", 8).unwrap();
+    let (_s, addr) = serve_web_config(
+        dir.path(),
+        &format!("basic_auth_users:\n  prometheus: '{hash}'\n"),
+    );
+    let stop = Arc::new(AtomicBool::new(false));
+    let flood = auth_flood(&addr, from, password, n, &stop);
+    std::thread::sleep(Duration::from_secs(1));
+    let got = scrapes(&addr, &basic("prometheus", "s3cret"), 3);
+    stop.store(true, Ordering::Relaxed);
+    let answers: usize = flood.into_iter().map(|f| f.join().unwrap()).sum();
+    eprintln!("scrapes (status, seconds): {got:?}; the flood got {answers} answers");
+    assert!(answers >= n, "the flood was there: {answers} answers");
+    for (code, secs) in got {
+        assert_eq!(code, 200, "{secs} s");
+        assert!(secs < 2.0, "a scrape took {secs} s");
+    }
+}
+
+#[test]
+fn a_scraper_is_answered_under_a_wrong_password_flood() {
+    // 200 connections sending one wrong password, request after request: it costs one bcrypt
+    // check (then remembered), so a scraper that has not authenticated yet is answered every
+    // time, at once. When the checks ran one at a time, the scraper waited behind the flood.
+    scraper_under_auth_flood("127.0.0.1", Some("wrong"), 200);
+}
+
+#[test]
+fn a_scraper_is_answered_under_a_flood_of_new_passwords_from_another_address() {
+    // 100 connections from 127.0.0.2, each request a new wrong password: each costs a bcrypt
+    // check, but that address has at most 4 waiting or running (the rest are answered 503 at
+    // once), so the scraper from 127.0.0.1 waits behind those few, not behind the whole flood.
+    scraper_under_auth_flood("127.0.0.2", None, 100);
+}
+
+#[test]
+fn a_kept_alive_scraper_keeps_its_connection_under_an_idle_flood() {
+    // 3,000 connections opened in 2 s and left idle, far past the 512 held: the scraper's
+    // connection, which has been answered, is not the one closed to admit them (the idle
+    // connections that never made a request go first). The scraper does not retry: a closed
+    // connection is a lost scrape.
+    let (_s, addr) = serve(Some(Path::new("tests/fixtures/linux-6.18-loaded")));
+    let scraper = TcpStream::connect(&addr).unwrap();
+    scraper
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let mut reader = BufReader::new(scraper.try_clone().unwrap());
+    let mut scrape = || -> Result<f64, String> {
+        let start = Instant::now();
+        (&scraper)
+            .write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+            .map_err(|e| e.to_string())?;
+        let mut status = String::new();
+        reader.read_line(&mut status).map_err(|e| e.to_string())?;
+        if status != "HTTP/1.1 200 OK\r\n" {
+            return Err(format!("status {status:?}"));
+        }
+        let mut len = 0;
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line).map_err(|e| e.to_string())?;
+            if let Some(v) = line.strip_prefix("content-length: ") {
+                len = v.trim().parse().unwrap();
+            }
+            if line == "\r\n" {
+                break;
+            }
+        }
+        let mut body = vec![0u8; len];
+        reader.read_exact(&mut body).map_err(|e| e.to_string())?;
+        Ok(start.elapsed().as_secs_f64())
+    };
+    scrape().unwrap();
+    // Six threads, 500 connections each, 50 every 100 ms (a connect the full accept queue
+    // delays holds its thread back, the others go on).
+    let flood: Vec<_> = (0..6)
+        .map(|_| {
+            let addr = addr.clone();
+            std::thread::spawn(move || {
+                let mut idle = Vec::new();
+                for _ in 0..10 {
+                    for _ in 0..50 {
+                        if let Ok(s) = TcpStream::connect(&addr) {
+                            idle.push(s);
+                        }
+                    }
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                idle
+            })
+        })
+        .collect();
+    let mut got = Vec::new();
+    for _ in 0..4 {
+        std::thread::sleep(Duration::from_secs(1));
+        got.push(scrape());
+    }
+    let idle: Vec<TcpStream> = flood.into_iter().flat_map(|f| f.join().unwrap()).collect();
+    eprintln!("{} idle connections opened; scrapes: {got:?}", idle.len());
+    assert!(idle.len() >= 2900, "{} idle connections", idle.len());
+    for g in got {
+        let secs = g.expect("the kept-alive connection answers");
+        assert!(secs < 1.0, "a scrape took {secs} s");
+    }
 }
