@@ -677,6 +677,66 @@ fn a_recorder_survives_a_full_disk_with_its_stderr_gone() {
     }
 }
 
+/// A recorder started on a full disk says so once, not at each sample (it said it 600 times a
+/// minute at -i 0.1, each line naming a new file), says when space returns, and every sample
+/// from then on is kept, one every interval. Root only: it mounts a small tmpfs.
+#[test]
+fn a_full_disk_at_start_is_said_once_and_its_end_too() {
+    let disk = match crafted::disk::SmallDisk::mount("256k") {
+        Ok(d) => d,
+        Err(why) => skip!("{why}"),
+    };
+    disk.fill("filler");
+    let path = disk.path().join("rotated/");
+    std::fs::create_dir(&path).unwrap();
+    let mut child = recorder(&path)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let said = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut stderr, &mut s);
+        s
+    });
+    let mut child = Reaped(child);
+    // Thirty samples that could not be written.
+    std::thread::sleep(Duration::from_secs(3));
+    assert_eq!(records(&path), 0);
+    disk.free("filler");
+    let back = Instant::now();
+    wait_for("records after space returned", 20, || records(&path) >= 10);
+    sigterm(&child.0);
+    let status = child.0.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    let err = said.join().unwrap();
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(lines[0].contains("No space left on device"), "{err}");
+    assert!(
+        lines[0].contains("said again at most once a minute"),
+        "{err}"
+    );
+    assert!(lines[1].contains("recording again at "), "{err}");
+    assert!(lines[1].contains("samples not written since "), "{err}");
+    // Every sample since space returned is in the recording, one each 0.1 s.
+    let mut r = Reader::open(&path).unwrap();
+    assert!(r.warnings().is_empty(), "{:?}", r.warnings());
+    let times: Vec<u64> = (0..r.len())
+        .map(|i| r.sample(i).unwrap().monotonic_ns)
+        .collect();
+    let span = back.elapsed().as_secs_f64();
+    assert!(
+        times.len() as f64 >= span * 10.0 - 5.0,
+        "{} records in {span:.1} s",
+        times.len()
+    );
+    for w in times.windows(2) {
+        assert!(w[1] - w[0] < 200_000_000, "a sample missing: {times:?}");
+    }
+}
+
 /// Two recorders on one directory deleted each other's files: the second is now refused,
 /// naming the first, and the first goes on.
 #[test]
