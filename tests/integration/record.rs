@@ -18,6 +18,7 @@ use zswaptop::app::replay::Cursor;
 use zswaptop::app::{Action, App, Msg};
 use zswaptop::model::Snapshot;
 use zswaptop::record::ReplaySource;
+use zswaptop::record::codec;
 use zswaptop::record::{Reader, Writer, WriterOptions};
 use zswaptop::report::csv;
 use zswaptop::root::Root;
@@ -590,6 +591,53 @@ fn crafted_recordings_stay_within_their_memory() {
             );
             assert!(!err.contains("memory allocation"), "{what}: {err}");
             assert!(!err.contains("panicked"), "{what}: {err}");
+        }
+    }
+}
+
+/// Keyframes of as many slots under unknown names as the format took (131,072: 73 MB of RSS
+/// from 1.5 MB of file) and of as many slots and path bytes as it takes now: each reader stays
+/// under 32 MiB of peak RSS. Needs /usr/bin/time (apt-get install time).
+#[test]
+fn keyframes_of_many_slots_stay_under_32_mib() {
+    if !Path::new("/usr/bin/time").exists() {
+        skip!("no /usr/bin/time here (apt-get install time)");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let name = codec::PATH_BYTES_MAX / codec::SLOTS_MAX - 3;
+    let cases = [
+        ("unknown-131072.zsr", crafted::unknown_slots(1 << 17, 8)),
+        (
+            "at-the-bounds.zsr",
+            crafted::unknown_slots(codec::SLOTS_MAX, name),
+        ),
+    ];
+    for (file, bytes) in cases {
+        let path = dir.path().join(file);
+        std::fs::write(&path, bytes).unwrap();
+        for args in [
+            vec!["export", "--format", "jsonl", "--from"],
+            vec!["export", "--format", "csv", "--from"],
+            vec!["--once", "--at", "-0s", "--from"],
+        ] {
+            let out = Command::new("/usr/bin/time")
+                .args(["-f", "peak-rss-kb %M"])
+                .arg(assert_cmd::cargo::cargo_bin("zswaptop"))
+                .args(&args)
+                .arg(&path)
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            let kb: u64 = err
+                .lines()
+                .find_map(|l| l.strip_prefix("peak-rss-kb "))
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or_else(|| panic!("{file} {args:?}: {err}"));
+            assert!(
+                kb <= 32 << 10,
+                "{file} {args:?}: {kb} KiB of peak RSS\n{err}"
+            );
+            assert!(!err.contains("panicked"), "{file} {args:?}: {err}");
         }
     }
 }
