@@ -700,6 +700,11 @@ Anonymous:            12 kB
             m.touch(k * (len / 8) + 5 * ps, 0xa0 + k as u8);
         }
         let mut r = own_reader(&m);
+        if r.pagemap.scan == Scan::Absent {
+            // Before Linux 6.7 the walk is bounded instead (the test below).
+            eprintln!("SKIPPED: no PAGEMAP_SCAN in this kernel");
+            return;
+        }
         let stop = deadline(30);
         let present = r.count_present(&stop);
         assert!(!stop(), "counting the pages of 16 TiB took 30 s");
