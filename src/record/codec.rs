@@ -37,10 +37,17 @@ pub const BODY_MAX: usize = BODY_MIN + RAW_MAX;
 /// writes reads back. A record claiming more is corrupt: the bound keeps the work of decoding a file in
 /// proportion to its size (no record expands 20 bytes into megabytes).
 pub const RATIO_MAX: usize = 64;
-/// The most slots a sample may have (the fixtures' samples have 105 to 486, about ten more per
-/// process or cgroup listed): the bound keeps the slot table and the tree rebuilt from it
-/// within a few tens of MiB whatever a record says.
-pub const SLOTS_MAX: usize = 1 << 17;
+/// The most slots a sample may have. The fullest fixture sample (every process and cgroup, the
+/// settings, command lines) has 2,130 slots: 175 processes (about 11 slots each) and the ~200
+/// every sample has; a cgroup takes about 13. The bound leaves room for about 1,400 processes
+/// and cgroups listed, and keeps what one keyframe can make a reader build small: the slot
+/// table and the tree rebuilt from it take ~430 bytes a slot, and the largest crafted keyframe
+/// (this many slots under unknown names) stays under 32 MiB of RSS (at 131,072 it took 61 MB).
+pub const SLOTS_MAX: usize = 1 << 14;
+/// The most bytes the slot paths of a sample may take together (the fullest fixture sample's
+/// take 52 KB): the table and the tree keep each path's names, so 4 MiB of paths in one
+/// keyframe took 36 MB of RSS.
+pub const PATH_BYTES_MAX: usize = 1 << 20;
 /// The most segments a slot's path may have (a sample's deepest leaf is 8 deep): a deeper path
 /// would build a tree that takes the stack to walk and to free.
 pub const DEPTH_MAX: usize = 32;
@@ -966,6 +973,8 @@ fn set_member(sample: &mut Sample, name: &str, value: Value) -> Result<(), Decod
 #[derive(Debug, Clone, Default)]
 pub struct Slots {
     paths: Vec<Vec<u8>>,
+    /// The bytes of `paths` together (within [`PATH_BYTES_MAX`]).
+    path_bytes: usize,
     values: Vec<Option<Leaf>>,
     /// Moves on with every keyframe read and every delta that changes a slot: equal
     /// generations hold the same sample, so a reader rebuilds it only when this moved.
@@ -1085,6 +1094,7 @@ impl Slots {
         self.reshaped();
         self.generation += 1;
         self.paths.clear();
+        self.path_bytes = 0;
         self.values.clear();
         let mut input = Input::new(payload);
         let n = input.len()?;
@@ -1099,11 +1109,28 @@ impl Slots {
         if self.paths.len() >= SLOTS_MAX {
             return Err(bad(format!("more than {SLOTS_MAX} slots")));
         }
-        let path = input.bytes_with_len()?.to_vec();
+        let path = input.bytes_with_len()?;
+        if self.path_bytes + path.len() > PATH_BYTES_MAX {
+            return Err(bad(format!(
+                "slot paths of more than {PATH_BYTES_MAX} bytes"
+            )));
+        }
+        let path = path.to_vec();
         let leaf = Leaf::get(input, None)?;
+        self.push(path, leaf);
+        Ok(())
+    }
+
+    /// A new slot at the end of the table.
+    fn push(&mut self, path: Vec<u8>, leaf: Leaf) {
+        self.path_bytes += path.len();
         self.paths.push(path);
         self.values.push(Some(leaf));
-        Ok(())
+    }
+
+    /// Whether the table is larger than a reader takes.
+    fn too_large(&self) -> bool {
+        self.paths.len() > SLOTS_MAX || self.path_bytes > PATH_BYTES_MAX
     }
 
     /// Apply a delta payload to the slots of the record before it.
@@ -1216,11 +1243,10 @@ impl Encoder {
             leaf.put_full(&mut body);
             ids.insert(path.to_vec(), slots.paths.len());
             order.push(slots.paths.len());
-            slots.paths.push(path.to_vec());
-            slots.values.push(Some(leaf));
+            slots.push(path.to_vec(), leaf);
             count += 1;
         });
-        let too_large = self.slots.paths.len() > SLOTS_MAX || body.len() + 10 > RAW_MAX;
+        let too_large = self.slots.too_large() || body.len() + 10 > RAW_MAX;
         if let Err(e) = walked {
             self.reset();
             return Err(e);
@@ -1229,7 +1255,7 @@ impl Encoder {
             let (n, bytes) = (self.slots.paths.len(), body.len());
             self.reset();
             return Err(bad(format!(
-                "it is larger than a record may be ({n} values in {bytes} bytes; at most {SLOTS_MAX} values in {RAW_MAX} bytes): record fewer processes"
+                "it is larger than a record may be ({n} values in {bytes} bytes; at most {SLOTS_MAX} values, {PATH_BYTES_MAX} bytes of names, in {RAW_MAX} bytes): record fewer processes"
             )));
         }
         self.seen = vec![self.generation; self.slots.paths.len()];
@@ -1274,8 +1300,7 @@ impl Encoder {
                 leaf.put_full(&mut added);
                 ids.insert(path.to_vec(), slots.paths.len());
                 order.push(slots.paths.len());
-                slots.paths.push(path.to_vec());
-                slots.values.push(Some(leaf));
+                slots.push(path.to_vec(), leaf);
                 seen.push(generation);
                 n_added += 1;
             }
@@ -1301,7 +1326,7 @@ impl Encoder {
         out.extend_from_slice(&added);
         put_varint(&mut out, n_removed);
         out.extend_from_slice(&removed);
-        if self.slots.paths.len() > SLOTS_MAX || out.len() > RAW_MAX {
+        if self.slots.too_large() || out.len() > RAW_MAX {
             return Ok(None);
         }
         Ok(Some(out))
@@ -1365,6 +1390,61 @@ fn field<'v>(value: &'v mut Value, name: &str) -> Option<&'v mut Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The slots of every fixture tree's fullest sample (every process, the cgroup tree, the
+    /// settings, command lines) stay far under the bounds: a quarter of them at most.
+    #[test]
+    fn the_fullest_fixture_samples_are_far_under_the_slot_bounds() {
+        let mut most = (0, 0);
+        for tree in crate::root::fixture_trees() {
+            let extras = crate::sources::Extras {
+                top_processes: Some(usize::MAX),
+                cgroups: true,
+                settings: true,
+            };
+            let sample = crate::sources::collect_with(&crate::root::Root::at(&tree), extras);
+            let mut enc = Encoder::new(true);
+            enc.keyframe(&sample).unwrap();
+            most.0 = most.0.max(enc.slots.paths.len());
+            most.1 = most.1.max(enc.slots.path_bytes);
+        }
+        assert!(
+            most.0 > 2000,
+            "{most:?}: depth-many-processes has 175 processes"
+        );
+        assert!(
+            most.0 * 4 <= SLOTS_MAX && most.1 * 4 <= PATH_BYTES_MAX,
+            "{most:?}"
+        );
+    }
+
+    /// A keyframe of more slots, or of longer paths, than a sample can have is refused as it
+    /// is read, before the table holds it.
+    #[test]
+    fn a_keyframe_past_the_bounds_is_refused() {
+        let keyframe = |n: usize, name: usize| {
+            let mut out = Vec::new();
+            put_varint(&mut out, n as u64);
+            for i in 0..n {
+                let mut path = vec![SEG_KEY];
+                let key = format!("{i:0name$}");
+                put_varint(&mut path, key.len() as u64);
+                path.extend_from_slice(key.as_bytes());
+                put_varint(&mut out, path.len() as u64);
+                out.extend_from_slice(&path);
+                Leaf::U64(0).put_full(&mut out);
+            }
+            out
+        };
+        let mut slots = Slots::default();
+        assert!(slots.read_keyframe(&keyframe(SLOTS_MAX, 8)).is_ok());
+        let e = slots
+            .read_keyframe(&keyframe(SLOTS_MAX + 1, 8))
+            .unwrap_err();
+        assert!(e.0.contains("more than 16384 slots"), "{e}");
+        let e = slots.read_keyframe(&keyframe(4096, 300)).unwrap_err();
+        assert!(e.0.contains("slot paths of more than 1048576 bytes"), "{e}");
+    }
 
     #[test]
     fn varints_round_trip() {

@@ -133,25 +133,23 @@ pub fn record_until(
         Writer::open(path, opts).with_context(|| format!("recording to {}", shown(path)))?;
     let start = Instant::now();
     let mut prev: Option<Sample> = None;
-    let mut last_error = String::new();
+    let mut outage: Option<Outage> = None;
     let mut ticks: u32 = 0;
     loop {
         let s = source.next(prev.as_ref(), extras);
-        match w.append(&s) {
-            Ok(()) => last_error.clear(),
+        let said = match w.append(&s) {
+            Ok(()) => Outage::ended(&mut outage, s.unix_ms),
             Err(e @ Error::CapReached { .. }) => {
                 w.sync()?;
                 return Err(e.into());
             }
-            // A full disk: said once, tried again at each sample (recording resumes when
-            // space returns).
-            Err(e) => {
-                let msg = e.to_string();
-                if msg != last_error {
-                    crate::console::warn(format_args!("{msg} (retrying at each sample)"));
-                    last_error = msg;
-                }
-            }
+            // A full disk: tried again at each sample (recording resumes when space
+            // returns), said when it starts, at most once a minute while it lasts, and when
+            // it ends.
+            Err(e) => Outage::failed(&mut outage, &e, s.unix_ms, Instant::now()),
+        };
+        if let Some(msg) = said {
+            crate::console::warn(msg);
         }
         prev = Some(s);
         ticks = ticks.saturating_add(1);
@@ -166,4 +164,134 @@ pub fn record_until(
     }
     w.sync()?;
     Ok(())
+}
+
+/// How often appends that keep failing are said again.
+const REMIND_EVERY: Duration = Duration::from_secs(60);
+
+/// Appends failing in a row (a full disk): said when they start, at most once a minute while
+/// they last with how many samples were not written, and when they end. (One line per sample
+/// was 600 lines a minute at `-i 0.1`, each naming the new file it could not start.)
+#[derive(Debug)]
+struct Outage {
+    /// The first sample not written (its wall time, ms since the epoch).
+    since_ms: u64,
+    /// When it was last said.
+    said: Instant,
+    /// Samples not written.
+    missed: u64,
+}
+
+impl Outage {
+    /// An append failed with `e`: what to say, if anything.
+    fn failed(
+        outage: &mut Option<Outage>,
+        e: &Error,
+        unix_ms: u64,
+        now: Instant,
+    ) -> Option<String> {
+        let Some(o) = outage else {
+            *outage = Some(Outage {
+                since_ms: unix_ms,
+                said: now,
+                missed: 1,
+            });
+            return Some(format!(
+                "{e} (retrying at each sample; said again at most once a minute)"
+            ));
+        };
+        o.missed += 1;
+        if now.duration_since(o.said) < REMIND_EVERY {
+            return None;
+        }
+        o.said = now;
+        let what = if no_space(e) {
+            "still no space"
+        } else {
+            "still failing"
+        };
+        Some(format!(
+            "{what}: {} samples not written since {} ({e})",
+            o.missed,
+            clock(o.since_ms)
+        ))
+    }
+
+    /// An append succeeded: what to say if it ends an outage.
+    fn ended(outage: &mut Option<Outage>, unix_ms: u64) -> Option<String> {
+        let o = outage.take()?;
+        Some(format!(
+            "recording again at {}: {} {} not written since {}",
+            clock(unix_ms),
+            o.missed,
+            if o.missed == 1 { "sample" } else { "samples" },
+            clock(o.since_ms)
+        ))
+    }
+}
+
+/// A full disk or quota.
+fn no_space(e: &Error) -> bool {
+    let Error::Io { source, .. } = e else {
+        return false;
+    };
+    [rustix::io::Errno::NOSPC, rustix::io::Errno::DQUOT]
+        .iter()
+        .any(|n| source.raw_os_error() == Some(n.raw_os_error()))
+}
+
+/// The UTC time of day of `unix_ms`.
+fn clock(unix_ms: u64) -> String {
+    super::time::timestamp(unix_ms).map_or_else(
+        || format!("{unix_ms} ms after the epoch"),
+        |t| t.strftime("%H:%M:%S UTC").to_string(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn full(path: &str) -> Error {
+        Error::io(
+            std::path::Path::new(path),
+            std::io::Error::from_raw_os_error(rustix::io::Errno::NOSPC.raw_os_error()),
+        )
+    }
+
+    /// A minute of full disk at -i 0.1 (600 samples): said when it starts, once more a minute
+    /// later with the count, and when space returns.
+    #[test]
+    fn a_full_disk_is_said_once_a_minute_with_a_count() {
+        let t0 = Instant::now();
+        let ms0 = 1_700_000_000_000u64; // 22:13:20 UTC
+        let mut outage = None;
+        let mut said = Vec::new();
+        for i in 0..=600u64 {
+            let e = full(&format!("/rec/zswaptop-{i:06}.zsr"));
+            let now = t0 + Duration::from_millis(i * 100);
+            said.extend(Outage::failed(&mut outage, &e, ms0 + i * 100, now));
+        }
+        said.extend(Outage::ended(&mut outage, ms0 + 601 * 100));
+        assert_eq!(said.len(), 3, "{said:#?}");
+        assert!(said[0].contains("zswaptop-000000.zsr") && said[0].contains("retrying"));
+        assert!(
+            said[1].starts_with("still no space: 601 samples not written since 22:13:20 UTC ("),
+            "{}",
+            said[1]
+        );
+        assert_eq!(
+            said[2],
+            "recording again at 22:14:20 UTC: 601 samples not written since 22:13:20 UTC"
+        );
+        // Nothing more to say while appends succeed.
+        assert!(Outage::ended(&mut outage, ms0).is_none());
+        let other = Error::io(
+            std::path::Path::new("/rec"),
+            std::io::ErrorKind::PermissionDenied.into(),
+        );
+        Outage::failed(&mut outage, &other, ms0, t0);
+        let again = Outage::failed(&mut outage, &other, ms0, t0 + REMIND_EVERY).unwrap();
+        assert!(again.starts_with("still failing: 2 samples"), "{again}");
+    }
 }

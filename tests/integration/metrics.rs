@@ -888,18 +888,18 @@ fn slow_clients_take_no_scrape_from_prometheus() {
         slow_clients(tight_addr, 200, Arc::clone(&stop)),
     ];
     let start = std::time::SystemTime::now();
-    // Connections held, least (the roomy one, once all are open) and most (the tight one).
-    let mut held = (usize::MAX, 0usize);
+    // Connections the roomy exporter held, least and most once all were open (a look that
+    // falls while a batch of slow clients is closed by its timeout and not yet opened again
+    // sees fewer: on a loaded machine one saw 170 of 200), and the most the tight one held.
+    let mut roomy_held = (usize::MAX, 0usize);
+    let mut tight_held = 0usize;
     for i in 0..24 {
         std::thread::sleep(Duration::from_secs(1));
         if i >= 3 {
-            held.0 = held
-                .0
-                .min(open_fds(roomy.0.id()).saturating_sub(baseline.0));
+            let n = open_fds(roomy.0.id()).saturating_sub(baseline.0);
+            roomy_held = (roomy_held.0.min(n), roomy_held.1.max(n));
         }
-        held.1 = held
-            .1
-            .max(open_fds(tight.0.id()).saturating_sub(baseline.1));
+        tight_held = tight_held.max(open_fds(tight.0.id()).saturating_sub(baseline.1));
     }
     let end = std::time::SystemTime::now();
     stop.store(true, Ordering::Relaxed);
@@ -930,7 +930,8 @@ fn slow_clients_take_no_scrape_from_prometheus() {
         ));
         eprintln!(
             "{job}: {good} of {scrapes} scrapes up in {secs} s, slowest {slowest:.3} s; \
-             slow connections opened {opened:?}, connections held {held:?}"
+             slow connections opened {opened:?}, connections held: roomy {roomy_held:?}, \
+             tight {tight_held}"
         );
         assert!(
             scrapes >= (secs - 2) as f64,
@@ -939,17 +940,19 @@ fn slow_clients_take_no_scrape_from_prometheus() {
         assert_eq!(worst, 1.0, "{job}: a scrape failed");
         assert!(slowest < 1.0, "{job}: a scrape took {slowest} s");
     }
-    // The slow clients were there: the roomy exporter held (nearly) all of them at every look,
-    // the tight one never more than its bound; they were opened again and again.
+    // The slow clients were there, whatever the machine's load: the roomy exporter held
+    // (nearly) all of them at some look and more than the tight one's bound at every look (it
+    // closed none for room); the tight one never more than its bound; they were opened again
+    // and again.
     assert!(
-        held.0 >= 180,
-        "the roomy exporter held only {} connections",
-        held.0
+        roomy_held.1 >= 180 && roomy_held.0 > 64,
+        "the roomy exporter held from {} to {} connections",
+        roomy_held.0,
+        roomy_held.1
     );
     assert!(
-        held.1 <= 64,
-        "the tight exporter held {} connections",
-        held.1
+        tight_held <= 64,
+        "the tight exporter held {tight_held} connections"
     );
     assert!(
         opened.iter().all(|&n| n >= 400),

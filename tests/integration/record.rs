@@ -18,6 +18,7 @@ use zswaptop::app::replay::Cursor;
 use zswaptop::app::{Action, App, Msg};
 use zswaptop::model::Snapshot;
 use zswaptop::record::ReplaySource;
+use zswaptop::record::codec;
 use zswaptop::record::{Reader, Writer, WriterOptions};
 use zswaptop::report::csv;
 use zswaptop::root::Root;
@@ -594,6 +595,53 @@ fn crafted_recordings_stay_within_their_memory() {
     }
 }
 
+/// Keyframes of as many slots under unknown names as the format took (131,072: 73 MB of RSS
+/// from 1.5 MB of file) and of as many slots and path bytes as it takes now: each reader stays
+/// under 32 MiB of peak RSS. Needs /usr/bin/time (apt-get install time).
+#[test]
+fn keyframes_of_many_slots_stay_under_32_mib() {
+    if !Path::new("/usr/bin/time").exists() {
+        skip!("no /usr/bin/time here (apt-get install time)");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let name = codec::PATH_BYTES_MAX / codec::SLOTS_MAX - 3;
+    let cases = [
+        ("unknown-131072.zsr", crafted::unknown_slots(1 << 17, 8)),
+        (
+            "at-the-bounds.zsr",
+            crafted::unknown_slots(codec::SLOTS_MAX, name),
+        ),
+    ];
+    for (file, bytes) in cases {
+        let path = dir.path().join(file);
+        std::fs::write(&path, bytes).unwrap();
+        for args in [
+            vec!["export", "--format", "jsonl", "--from"],
+            vec!["export", "--format", "csv", "--from"],
+            vec!["--once", "--at", "-0s", "--from"],
+        ] {
+            let out = Command::new("/usr/bin/time")
+                .args(["-f", "peak-rss-kb %M"])
+                .arg(assert_cmd::cargo::cargo_bin("zswaptop"))
+                .args(&args)
+                .arg(&path)
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            let kb: u64 = err
+                .lines()
+                .find_map(|l| l.strip_prefix("peak-rss-kb "))
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or_else(|| panic!("{file} {args:?}: {err}"));
+            assert!(
+                kb <= 32 << 10,
+                "{file} {args:?}: {kb} KiB of peak RSS\n{err}"
+            );
+            assert!(!err.contains("panicked"), "{file} {args:?}: {err}");
+        }
+    }
+}
+
 /// Kills and reaps a child when a test ends early, so a mount can be undone.
 struct Reaped(std::process::Child);
 
@@ -674,6 +722,66 @@ fn a_recorder_survives_a_full_disk_with_its_stderr_gone() {
         assert!(status.success(), "{target}: {status:?}");
         let r = Reader::open(&path).unwrap();
         assert!(r.warnings().is_empty(), "{target}: {:?}", r.warnings());
+    }
+}
+
+/// A recorder started on a full disk says so once, not at each sample (it said it 600 times a
+/// minute at -i 0.1, each line naming a new file), says when space returns, and every sample
+/// from then on is kept, one every interval. Root only: it mounts a small tmpfs.
+#[test]
+fn a_full_disk_at_start_is_said_once_and_its_end_too() {
+    let disk = match crafted::disk::SmallDisk::mount("256k") {
+        Ok(d) => d,
+        Err(why) => skip!("{why}"),
+    };
+    disk.fill("filler");
+    let path = disk.path().join("rotated/");
+    std::fs::create_dir(&path).unwrap();
+    let mut child = recorder(&path)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let said = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut stderr, &mut s);
+        s
+    });
+    let mut child = Reaped(child);
+    // Thirty samples that could not be written.
+    std::thread::sleep(Duration::from_secs(3));
+    assert_eq!(records(&path), 0);
+    disk.free("filler");
+    let back = Instant::now();
+    wait_for("records after space returned", 20, || records(&path) >= 10);
+    sigterm(&child.0);
+    let status = child.0.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    let err = said.join().unwrap();
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(lines[0].contains("No space left on device"), "{err}");
+    assert!(
+        lines[0].contains("said again at most once a minute"),
+        "{err}"
+    );
+    assert!(lines[1].contains("recording again at "), "{err}");
+    assert!(lines[1].contains("samples not written since "), "{err}");
+    // Every sample since space returned is in the recording, one each 0.1 s.
+    let mut r = Reader::open(&path).unwrap();
+    assert!(r.warnings().is_empty(), "{:?}", r.warnings());
+    let times: Vec<u64> = (0..r.len())
+        .map(|i| r.sample(i).unwrap().monotonic_ns)
+        .collect();
+    let span = back.elapsed().as_secs_f64();
+    assert!(
+        times.len() as f64 >= span * 10.0 - 5.0,
+        "{} records in {span:.1} s",
+        times.len()
+    );
+    for w in times.windows(2) {
+        assert!(w[1] - w[0] < 200_000_000, "a sample missing: {times:?}");
     }
 }
 

@@ -624,7 +624,7 @@ fn crafted_recordings_are_read_or_refused_with_safe_messages() {
                     "slot-bomb.zsr" => "a list index past the sample's size",
                     "deep-path.zsr" => "deeper than any sample's",
                     "expand-bomb.zsr" => "impossible uncompressed length",
-                    "many-slots" => "more than 131072 slots",
+                    "many-slots" => "more than 16384 slots",
                     other => panic!("{other}"),
                 };
                 assert!(

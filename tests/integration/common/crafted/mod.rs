@@ -243,6 +243,17 @@ pub fn many_slots() -> Vec<u8> {
     file(&[keyframe(n, &slots)])
 }
 
+/// One keyframe of `n` slots under unknown names of `name_len` bytes, each holding 0.
+pub fn unknown_slots(n: usize, name_len: usize) -> Vec<u8> {
+    let mut slots = Vec::new();
+    for i in 0..n {
+        let mut path = Vec::new();
+        key(&mut path, &format!("{i:0name_len$}"));
+        slot_u64(&mut slots, &path, 0);
+    }
+    file(&[keyframe(n as u64, &slots)])
+}
+
 /// `n` records, each a zstd frame of zeros claiming [`codec::RAW_MAX`] bytes.
 pub fn expand_bomb(n: usize) -> Vec<u8> {
     let zeros = vec![0u8; codec::RAW_MAX];
