@@ -1,24 +1,19 @@
 //! When will it be full: the time until a store (the zswap pool, a swap area, all swap, a zram
-//! device) reaches its limit, from its fill rate over a window of samples. Pure: the points come
-//! from the caller (one per sample per target, [`Forecaster::push`]), nothing here reads a clock.
+//! device) reaches its limit, from the growth its samples show. Pure: the points come from the
+//! caller (one per sample per target, [`Forecaster::push`]), nothing here reads a clock.
+//! docs/forecast.md says the model and what it was measured on; in short:
 //!
-//! The rate is the least-squares slope of (time, bytes used) over the window, not the change
-//! between the window's first and last points: the endpoints' difference rests on two samples
-//! and moves with the noise of each (a burst just before the last sample, a pool compacted
-//! just after the first), while the fitted slope weighs every point and comes with its own
-//! standard error, which gives the range. With n points and the slope `b` ± its standard error
-//! `se`:
-//!
+//! - `full` follows the kernel: its refusal counter for the limit rose within the last 5 s (or
+//!   the last interval), zswap still refuses since a hit (above its accept threshold), nothing
+//!   was stored while pages went around zswap, or used is within one store of the limit;
 //! - fewer than two points: nothing is guessed ([`ForecastState::TooFew`]);
-//! - used already at or above the limit: [`ForecastState::Full`];
-//! - `b ≤ 0`, or `b` within the 95 % interval of 0 (`b ≤ t·se`, `t` Student's two-sided 97.5 %
-//!   quantile for n − 2 degrees of freedom): flat or draining, [`ForecastState::NotFilling`];
-//! - otherwise filling: the time is `(limit − ŷ) ÷ b`, where `ŷ` is the fitted value at the
-//!   last point (as Prometheus' `predict_linear` extrapolates from the fitted line, not from the
-//!   last sample alone), and the range is the same remainder over `b + t·se` (earliest) and
-//!   `b − t·se` (latest). Both ends exist: a rate whose interval reaches 0 is not filling. With
-//!   exactly two points there is no standard error (no degree of freedom left): the time is
-//!   given without a range.
+//! - growth stopped (no rise for twice the longest pause between rises, 10–25 s), the rate is
+//!   ≤ 0, or it is within two standard errors of 0: [`ForecastState::NotFilling`];
+//! - otherwise filling, from exponentially weighted fits kept in O(1) a point: a line (30 s
+//!   half-life); an exponential whose doubling time explains the points best, when the fill
+//!   speeds up smoothly; in a burst of a fill that pauses, the geometric mean of the times at
+//!   the burst's rate and at the mean rate. The range spans every fit's time, widened by
+//!   [`RANGE_MARGIN`], one interval and the longest pause.
 
 use std::collections::{BTreeMap, VecDeque};
 

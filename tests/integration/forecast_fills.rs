@@ -11,12 +11,17 @@ fn judged(name: &str, stops: bool) -> (Vec<suite::Row>, suite::Verdict) {
     let rows = suite::replay(&fixture_dir(&format!("forecast-{name}.zsr"))).unwrap();
     let v = suite::judge(&rows, stops);
     println!(
-        "fill {name}: {} rows, limit at {:?}, ranges held {} of {} ({} without)",
+        "fill {name}: {} rows, limit at {:?}, ranges held {} of {} ({} without); full {:?} s after \
+         the first refusal; growth stopped at {:?}, not filling {:?} s later (from then on: {})",
         rows.len(),
         v.limit_at,
         v.held,
         v.ranged,
-        v.unranged
+        v.unranged,
+        v.full_after,
+        v.stopped_at,
+        v.not_filling_after,
+        v.stayed_not_filling
     );
     for l in suite::table(name, &v) {
         println!("{l}");

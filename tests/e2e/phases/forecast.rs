@@ -2,6 +2,13 @@
 //! device latency, who is faulting, and the writeback-stalled finding, each read from
 //! `zswaptop --once --json -i N` and checked against what the kernel did.
 //!
+//! 0. Recorded fills of the pool (max_pool_percent 1, from empty): steady, accelerating (the
+//!    rate doubling every 20 s), in bursts, one step then flat, noisy, and a step that drains,
+//!    each recorded by `zswaptop record -i 0.5` and replayed through the dashboard's pipeline:
+//!    the forecast 30 s and 15 s before the kernel's first refusal within ±25 %, `full` within
+//!    5 s of it, "not filling" within 30 s of growth stopping, the ranges holding the truth in
+//!    ≥ 80 % of the rows that give one (tests/shared/forecast_suite.rs, the judge the fast
+//!    tests share; `ZSWAPTOP_E2E_FORECAST_STEPS=fills`: only this step).
 //! 1. The zswap pool filled at a steady rate inside a memory cgroup (max_pool_percent 1):
 //!    `forecast.zswap_pool_full_seconds` of a `--once -i 30` started as the pool starts growing
 //!    (the forecast made 30 s in) must lie within ±25 % of the time `pool_limit_hit` really
@@ -41,9 +48,9 @@ use crate::report::{self, f, s as text};
 
 /// The role of this binary acting as the filler.
 pub const ROLE_FILLER: &str = "filler";
-/// `BURST_MIB,TOTAL_MIB,RATE_MIB_PER_S[,DOUBLING_S | ,ON_S,OFF_S]`: write the first BURST MiB at
-/// once, the rest of TOTAL at RATE (doubling every DOUBLING_S seconds, or in bursts of ON_S
-/// seconds every ON_S + OFF_S).
+/// `BURST_MIB,TOTAL_MIB,RATE_MIB_PER_S[,DOUBLING_S | ,-1 | ,ON_S,OFF_S]`: write the first BURST
+/// MiB at once, the rest of TOTAL at RATE (doubling every DOUBLING_S seconds; -1: noisy, each
+/// second between 0.2 and 1.8 times RATE; or in bursts of ON_S seconds every ON_S + OFF_S).
 const FILL_VAR: &str = "ZSWAPTOP_E2E_FILL";
 
 const MIB: u64 = 1 << 20;
@@ -158,6 +165,8 @@ enum Shape {
     Doubling(f64),
     /// RATE for ON seconds, then nothing for OFF seconds, again and again.
     Bursts(f64, f64),
+    /// RATE on average, each second at a rate drawn between 0.2 and 1.8 times it.
+    Noisy,
 }
 
 impl Shape {
@@ -171,6 +180,22 @@ impl Shape {
                 let per_burst = per_sec * on;
                 let k = (n / per_burst).floor();
                 k * (on + off) + (n - k * per_burst) / per_sec
+            }
+            Shape::Noisy => {
+                let mut left = n;
+                for second in 0u64.. {
+                    // The same draw for a second every time (xorshift of its number).
+                    let mut x = second.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let rate = per_sec * (0.2 + 1.6 * (x % 1000) as f64 / 1000.0);
+                    if left <= rate {
+                        return second as f64 + left / rate;
+                    }
+                    left -= rate;
+                }
+                unreachable!("the seconds do not run out")
             }
         }
     }
@@ -188,9 +213,10 @@ pub fn filler() -> Result<()> {
         .with_context(|| format!("{FILL_VAR}={spec:?}"))?;
     let (burst, total, rate, shape) = match nums[..] {
         [b, t, r] => (b, t, r, Shape::Steady),
+        [b, t, r, d] if d < 0.0 => (b, t, r, Shape::Noisy),
         [b, t, r, d] => (b, t, r, Shape::Doubling(d)),
         [b, t, r, on, off] => (b, t, r, Shape::Bursts(on, off)),
-        _ => bail!("{FILL_VAR} needs BURST,TOTAL,RATE[,DOUBLING_S | ,ON_S,OFF_S]"),
+        _ => bail!("{FILL_VAR} needs BURST,TOTAL,RATE[,DOUBLING_S | ,-1 | ,ON_S,OFF_S]"),
     };
     let ps = kernel::page_size() as usize;
     let pages = (total * MIB as f64) as usize / ps;
@@ -375,11 +401,7 @@ fn cgroup(ctx: &Ctx, name: &str) -> Result<PathBuf> {
     }
     std::fs::create_dir(&dir).with_context(|| format!("mkdir {}", dir.display()))?;
     changes().cgroups.push(dir.clone());
-    let limit = match ctx.cg.kind {
-        CgroupKind::V1 => "memory.limit_in_bytes",
-        CgroupKind::V2 => "memory.max",
-    };
-    kernel::write_str(dir.join(limit), &CGROUP_LIMIT.to_string())?;
+    set_limit(ctx, &dir, CGROUP_LIMIT)?;
     Ok(dir)
 }
 
@@ -1016,31 +1038,50 @@ struct Fill {
     name: &'static str,
     spec: &'static str,
     stops: bool,
+    /// After it stops, read every page back (swap-ins drain the pool).
+    drains: bool,
 }
 
 /// The pool (max_pool_percent 1 of RAM) filled from empty: steady at 10 MiB/s of swap-out; from
-/// 2 MiB/s doubling every 20 s; in bursts of 24 MiB/s for 5 s every 15 s; and one step of
-/// 150 MiB at once, then nothing.
-const FILLS: [Fill; 4] = [
+/// 2 MiB/s doubling every 20 s; in bursts of 24 MiB/s for 5 s every 15 s; one step of 150 MiB
+/// at once, then nothing; noisy, 10 MiB/s on average; and a step that then drains (every page
+/// read back).
+const FILLS: [Fill; 6] = [
     Fill {
         name: "steady",
         spec: "48,1648,10",
         stops: false,
+        drains: false,
     },
     Fill {
         name: "accelerating",
         spec: "48,1648,2,20",
         stops: false,
+        drains: false,
     },
     Fill {
         name: "bursty",
         spec: "48,1648,24,5,10",
         stops: false,
+        drains: false,
     },
     Fill {
         name: "step",
         spec: "48,198,1000",
         stops: true,
+        drains: false,
+    },
+    Fill {
+        name: "noisy",
+        spec: "48,1648,10,-1",
+        stops: false,
+        drains: false,
+    },
+    Fill {
+        name: "draining",
+        spec: "48,198,1000",
+        stops: true,
+        drains: true,
     },
 ];
 
@@ -1134,6 +1175,12 @@ fn record_fill(ctx: &Ctx, fill: &Path, f: &Fill, path: &Path) -> Result<()> {
         let deadline = Instant::now() + Duration::from_secs(300);
         if f.stops {
             filler.wait_for("filled", Duration::from_secs(60))?;
+            if f.drains {
+                std::thread::sleep(Duration::from_secs(10));
+                // Room for every page in RAM: each one read comes back and stays.
+                set_limit(ctx, fill, 4 * CGROUP_LIMIT)?;
+                filler.command("read 0 100", Duration::from_secs(120))?;
+            }
             std::thread::sleep(Duration::from_secs(FLAT_SECS));
             return Ok(());
         }
@@ -1147,6 +1194,7 @@ fn record_fill(ctx: &Ctx, fill: &Path, f: &Fill, path: &Path) -> Result<()> {
         Ok(())
     })();
     filler.stop();
+    let limit = set_limit(ctx, fill, CGROUP_LIMIT);
     // SIGINT: the recorder writes its last sample and exits 0.
     if let Ok(pid) = i32::try_from(rpid) {
         let _ = nix::sys::signal::kill(
@@ -1159,8 +1207,18 @@ fn record_fill(ctx: &Ctx, fill: &Path, f: &Fill, path: &Path) -> Result<()> {
         changes().pids.retain(|p| *p != pid);
     }
     outcome?;
+    limit?;
     if !status.success() {
         bail!("zswaptop record exited with {status}");
     }
     Ok(())
+}
+
+/// The memory limit of the cgroup `dir`.
+fn set_limit(ctx: &Ctx, dir: &Path, bytes: u64) -> Result<()> {
+    let file = match ctx.cg.kind {
+        CgroupKind::V1 => "memory.limit_in_bytes",
+        CgroupKind::V2 => "memory.max",
+    };
+    kernel::write_str(dir.join(file), &bytes.to_string())
 }
