@@ -11,9 +11,9 @@
 //!   ≤ 0, or it is within two standard errors of 0: [`ForecastState::NotFilling`];
 //! - otherwise filling, from exponentially weighted fits kept in O(1) a point: a line (30 s
 //!   half-life); an exponential whose doubling time explains the points best, when the fill
-//!   speeds up smoothly; in a burst of a fill that pauses, the geometric mean of the times at
-//!   the burst's rate and at the mean rate. The range spans every fit's time, widened by
-//!   [`RANGE_MARGIN`], one interval and the longest pause.
+//!   speeds up smoothly. A fill in bursts is forecast at its mean rate (pauses and all); its
+//!   range spans every fit's time, widened by [`RANGE_MARGIN`], one interval and the longest
+//!   pause.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -66,10 +66,6 @@ pub enum Model {
     /// An exponential: the rate now growing by its best-fitting doubling time, for a fill that
     /// speeds up.
     Curve,
-    /// Bursts and pauses: between the time at the current burst's rate (its rise over its
-    /// time) and the time at the mean rate (their geometric mean), while a fill that pauses
-    /// is in a burst.
-    Bursts,
 }
 
 impl Model {
@@ -78,7 +74,6 @@ impl Model {
         match self {
             Model::Line => "line",
             Model::Curve => "accelerating",
-            Model::Bursts => "bursts",
         }
     }
 }
@@ -174,9 +169,9 @@ pub struct ForecastJson {
     #[schemars(range(min = 0))]
     pub window_seconds: f64,
     pub points: usize,
-    /// The fit the time comes from: a straight line; an exponential for a fill that speeds up;
-    /// bursts, between the burst's rate and the mean rate, for a fill that pauses.
-    #[schemars(extend("enum" = ["line", "accelerating", "bursts", null]))]
+    /// The fit the time comes from: a straight line (the mean rate, pauses and all), or an
+    /// exponential for a fill that speeds up.
+    #[schemars(extend("enum" = ["line", "accelerating", null]))]
     pub model: Option<&'static str>,
     /// The fit's half-life: a point that age weighs half of the newest.
     pub half_life_seconds: Option<f64>,
@@ -482,8 +477,6 @@ const NOISE_T: f64 = 2.0;
 /// (a burst's start bends the points like an acceleration), and its range is widened by its
 /// longest pause.
 pub const BURSTY_PAUSE_SECONDS: f64 = 3.0;
-/// A burst's rate is its rise over its time once it has lasted this long.
-const BURST_MIN_SECONDS: f64 = 2.0;
 
 /// The seconds until `room` more bytes are used at `rate`, rising by `2·curve` a second, the
 /// rise taken as exponential (the rate grows by the share `k = 2·curve / rate` a second, as a
@@ -608,11 +601,8 @@ pub struct Series {
     last_rise: f64,
     pauses: VecDeque<(f64, f64)>,
     stopped: bool,
-    /// Whether used has risen since the series started, whether the newest point rose, and
-    /// the point the current run of rises started from (the last one that did not rise).
+    /// Whether used has risen since the series started.
     rose: bool,
-    rising: bool,
-    run_from: Option<(f64, f64)>,
     /// A rise smaller than this is not one: one store (a page).
     step: f64,
     limit: Option<f64>,
@@ -648,8 +638,6 @@ impl Series {
             pauses: VecDeque::new(),
             stopped: false,
             rose: false,
-            rising: false,
-            run_from: None,
             step: 0.0,
             limit: None,
             no_limit: None,
@@ -727,10 +715,6 @@ impl Series {
             }
             self.times.pop_front();
         }
-        if rises && !self.rising {
-            self.run_from = Some((last_t, last_y));
-        }
-        self.rising = rises;
         if rises {
             // The flat stretch before the first rise is no pause of the fill.
             if self.rose {
@@ -901,7 +885,6 @@ impl Series {
                 && quick.is_some_and(|q| q.rate > CURVE_RATE_RATIO * line.rate)
         });
         let growth = accelerating.and_then(|_| fits.curve.growth());
-        let mut burst_time = None;
         let (seconds, base) = match accelerating.zip(growth) {
             Some((c, g)) => (
                 g.time_to(room),
@@ -914,30 +897,6 @@ impl Series {
                     ..base
                 },
             ),
-            // A fill in bursts, in a burst: the limit comes within this burst at its rate at
-            // the earliest, or after its pauses at the mean rate; the time is the geometric
-            // mean of the two, the estimate whose worst error between them is least (measured
-            // on the recorded bursty fill, 15 s before the limit: +42 % at the mean rate).
-            None if bursty && self.rising => {
-                let mean = time_to(room, line.rate, 0.0);
-                let burst = self
-                    .run_from
-                    .filter(|&(t0, _)| t - t0 >= BURST_MIN_SECONDS)
-                    .map(|(t0, y0)| (used - y0) / (t - t0))
-                    .filter(|&r| r > line.rate)
-                    .and_then(|r| time_to(room, r, 0.0));
-                burst_time = burst;
-                match (mean, burst) {
-                    (Some(m), Some(b)) => (
-                        Some((m * b).sqrt()),
-                        Forecast {
-                            model: Some(Model::Bursts),
-                            ..base
-                        },
-                    ),
-                    _ => (mean, base),
-                }
-            }
             None => (time_to(room, line.rate, 0.0), base),
         };
         let Some(seconds) = seconds else {
@@ -946,7 +905,6 @@ impl Series {
         // The range: every fit's time, widened; no latest when a fit sees no growth.
         let (mut earliest, mut latest) = (seconds, Some(seconds));
         let times = [
-            burst_time.map(Some),
             Some(time_to(room, line.rate, 0.0)),
             quick.map(|q| time_to(room, q.rate, 0.0)),
             curve.map(|c| time_to(room, c.rate, c.curve)),

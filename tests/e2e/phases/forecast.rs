@@ -1103,7 +1103,13 @@ fn recorded_fills(ctx: &Ctx, fill: &Path) -> Result<()> {
         .save
         .clone()
         .unwrap_or_else(|| ctx.tmp.path().to_path_buf());
-    for f in &FILLS {
+    // `ZSWAPTOP_E2E_FORECAST_FILLS=bursty,step`: only those.
+    let only = std::env::var("ZSWAPTOP_E2E_FORECAST_FILLS").ok();
+    let wanted = |name: &str| {
+        only.as_deref()
+            .is_none_or(|o| o.split(',').any(|n| n == name))
+    };
+    for f in FILLS.iter().filter(|f| wanted(f.name)) {
         drain_pool()?;
         let path = dir.join(format!("forecast-{}.zsr", f.name));
         if path.exists() {
