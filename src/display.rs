@@ -951,7 +951,8 @@ mod tests {
             .collect();
         let f = fit(&line, 400.0 * mib);
         assert_eq!(forecast(&f), "full in ~2 min at the last 29s's rate");
-        // Noisy: 10.3 s at the line's rate; the range spans the fits' times, widened.
+        // Noisy: 10.3 s at the line's rate; the range spans the fits' times, widened by the
+        // margin, the points' scatter and the rate's uncertainty.
         let noisy: Vec<(f64, f64)> = [10.0, 12.0, 15.0, 15.0, 19.0]
             .iter()
             .enumerate()
@@ -959,7 +960,7 @@ mod tests {
             .collect();
         assert_eq!(
             forecast(&fit(&noisy, 40.0 * mib)),
-            "full in ~10 s (~5 s–~12 s) at the last 4s's rate"
+            "full in ~10 s (~1 s–~16 s) at the last 4s's rate"
         );
         let two = fit(&[(0.0, 0.0), (300.0, 100.0)], 400.0);
         assert_eq!(forecast(&two), "full in ~15 min at the last 5m's rate");
