@@ -792,10 +792,18 @@ pub fn forecast(f: &crate::model::forecast::Forecast) -> String {
                 _ => String::new(),
             };
             let at = f.seconds.map_or_else(|| MISSING.to_string(), about);
-            format!("full in {at}{range} at the last {basis}'s rate")
+            match f.model {
+                Some(crate::model::forecast::Model::Curve) => {
+                    format!("full in {at}{range}, speeding up over the last {basis}")
+                }
+                _ => format!("full in {at}{range} at the last {basis}'s rate"),
+            }
         }
         ForecastState::Full => "full now".to_string(),
-        ForecastState::NotFilling => format!("not filling (last {basis})"),
+        ForecastState::NotFilling => match &f.evidence {
+            Some(why) => format!("not filling ({why})"),
+            None => format!("not filling (last {basis})"),
+        },
         ForecastState::TooFew => "no forecast yet (one sample)".to_string(),
         ForecastState::Unknown(why) => format!("no forecast: {why}"),
     }
@@ -950,7 +958,8 @@ mod tests {
             .collect();
         let f = fit(&line, 400.0 * mib);
         assert_eq!(forecast(&f), "full in ~2 min at the last 29s's rate");
-        // Noisy (model::forecast's hand-worked five points): 10.3 s, 7.1 … 18.9 s.
+        // Noisy: 10.3 s at the line's rate; the range spans the fits' times, widened by the
+        // margin, the points' scatter and the rate's uncertainty.
         let noisy: Vec<(f64, f64)> = [10.0, 12.0, 15.0, 15.0, 19.0]
             .iter()
             .enumerate()
@@ -958,13 +967,13 @@ mod tests {
             .collect();
         assert_eq!(
             forecast(&fit(&noisy, 40.0 * mib)),
-            "full in ~10 s (~7 s–~19 s) at the last 4s's rate"
+            "full in ~10 s (~1 s–~16 s) at the last 4s's rate"
         );
         let two = fit(&[(0.0, 0.0), (300.0, 100.0)], 400.0);
         assert_eq!(forecast(&two), "full in ~15 min at the last 5m's rate");
         let flat = fit(&[(0.0, 5.0), (60.0, 5.0), (120.0, 5.0)], 10.0);
         assert_eq!(flat.state, ForecastState::NotFilling);
-        assert_eq!(forecast(&flat), "not filling (last 2m)");
+        assert_eq!(forecast(&flat), "not filling (no growth for 120 s)");
         assert_eq!(forecast(&fit(&[(0.0, 9.0), (1.0, 10.0)], 10.0)), "full now");
         assert_eq!(
             forecast(&fit(&[(0.0, 1.0)], 10.0)),

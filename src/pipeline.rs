@@ -221,8 +221,8 @@ mod tests {
             forecast::DEFAULT_WINDOW_SECONDS
         );
         assert_eq!(pool.state, forecast::ForecastState::Filling);
-        // A perfect line: no spread, so the range closes on the time.
-        assert_eq!(pool.earliest.map(f64::round), pool.seconds.map(f64::round));
+        // Three points: too few for a range (model::forecast::RANGE_MIN_POINTS).
+        assert_eq!((pool.earliest, pool.latest), (None, None));
         stream.clear();
         let again = stream.snapshot(&c, None);
         assert_eq!(

@@ -653,7 +653,21 @@ pub fn pool_full(c: &Ctx) -> Option<Finding> {
     let z = &c.snap.zswap;
     let rising = limit_hit_evidence(c);
     let near = near_full(c);
-    if !near && rising.is_none() {
+    // The forecast's `full` follows the kernel's refusals (model::forecast): the finding says
+    // the same, so that one screen never shows "pool not filling" beside a refusing pool, or
+    // "pool full" beside a remark that refusals start later.
+    let forecast_full = c
+        .snap
+        .forecast
+        .zswap_pool
+        .as_ref()
+        .filter(|f| f.state == crate::model::forecast::ForecastState::Full)
+        .map(|f| {
+            f.evidence
+                .clone()
+                .unwrap_or_else(|| "at its limit".to_string())
+        });
+    if !near && rising.is_none() && forecast_full.is_none() {
         return None;
     }
     let mut ev = vec![pool_line(c)];
@@ -670,12 +684,16 @@ pub fn pool_full(c: &Ctx) -> Option<Finding> {
         .as_ref()
         .and_then(|r| r.bypassed_zswap_bytes_per_sec)
         .filter(|&b| b > 0.0);
-    // Refusals in the interval are the evidence: the limit being hit, or pages reaching swap
-    // without zswap while the pool is near its limit. Near the limit alone, stores still succeed.
-    let refusing = rising.is_some() || (near && bypass.is_some());
+    // Refusals are the evidence: the limit being hit over the interval, or what the forecast
+    // saw of the kernel refusing (a hit within its last samples, the pool above its accept
+    // threshold since a hit, nothing stored while pages go around zswap, the pool within one
+    // store of its limit). Near the limit alone, stores still succeed.
+    let refusing = rising.is_some() || forecast_full.is_some();
     let had_rising = rising.is_some();
     if let Some(r) = rising {
         ev.push(r);
+    } else if let Some(why) = &forecast_full {
+        ev.push(why.clone());
     } else if let Some(n) = c.debugfs("pool_limit_hit").filter(|&n| n > 0) {
         ev.push(match c.snap.rates {
             Some(_) => format!("pool_limit_hit {n} since boot, not rising over the interval"),

@@ -27,6 +27,8 @@
 mod capture;
 mod checks;
 mod context;
+#[path = "../shared/forecast_suite.rs"]
+mod forecast_suite;
 mod kernel;
 mod machine;
 mod phases;

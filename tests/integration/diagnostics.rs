@@ -3,6 +3,7 @@
 //! DIAGNOSTICS and TUNABLES text is snapshot-tested.
 
 use crate::common;
+use zswaptop::model::forecast::ForecastState;
 
 use std::fs;
 use std::path::Path;
@@ -485,9 +486,19 @@ fn pool_full() {
     let b = variant("linux-6.18-loaded", |r| {
         write(r, "sys/kernel/debug/zswap/pool_limit_hit", "7\n")
     });
-    let f = get(&pair(a.path(), b.path(), 1), "pool-full").clone();
+    let s = pair(a.path(), b.path(), 1);
+    let f = get(&s, "pool-full").clone();
     assert_eq!(f.severity, Severity::Warn);
     assert!(f.summary.contains("new pages skip zswap"));
+    // The forecast says the same: full, from the refusals, well below the limit.
+    let pool = s.forecast.zswap_pool.as_ref().unwrap();
+    assert_eq!(pool.state, ForecastState::Full, "{pool:?}");
+    assert!(
+        pool.evidence
+            .as_deref()
+            .unwrap()
+            .contains("pool_limit_hit rose by 7")
+    );
     // Not rising, not near: nothing.
     let c = variant("linux-6.18-loaded", |_| {});
     assert!(!has(&pair(a.path(), c.path(), 1), "pool-full"));
@@ -497,8 +508,13 @@ fn pool_full() {
         let out = get_kv(r, "proc/vmstat", "pswpout");
         set_kv(r, "proc/vmstat", "pswpout", out + 512);
     });
-    let f = get(&pair(&near, bypass.path(), 2), "pool-full").clone();
+    let s = pair(&near, bypass.path(), 2);
+    let f = get(&s, "pool-full").clone();
     assert_eq!(f.severity, Severity::Warn);
+    // Nothing stored, pages around zswap, above the accept threshold: the kernel refuses
+    // since a hit, and the forecast says full too (it used to say "not filling" beside this).
+    let pool = s.forecast.zswap_pool.as_ref().unwrap();
+    assert_eq!(pool.state, ForecastState::Full, "{pool:?}");
     assert!(
         evidence(&f).contains("written to swap without passing through zswap: 1.0 MiB/s"),
         "{}",
@@ -521,6 +537,9 @@ fn pool_near_limit_accepting_is_not_a_warning() {
     let s = fixture_pair("regress-pool-near-limit", "regress-pool-near-limit-t1", 2);
     let f = get(&s, "pool-full");
     assert_eq!(f.severity, Severity::Info, "{f:?}");
+    // Stores accepted: the forecast does not say full either.
+    let pool = s.forecast.zswap_pool.as_ref().unwrap();
+    assert_ne!(pool.state, ForecastState::Full, "{pool:?}");
     assert!(!f.summary.contains("skip zswap"), "{}", f.summary);
     let ev = evidence(f);
     assert!(

@@ -289,7 +289,9 @@ fn export_jsonl_is_one_once_json_object_per_sample() {
 /// snapshot serialized whole on one line, with `recorded` added last, as export made them
 /// before it made one row for each pair of samples and copied the members a row shares with
 /// the row before (the JSON is not pinned: it follows the snapshot's members). A change to
-/// what a row holds changes the CSV's pins on purpose.
+/// what a row holds changes the CSV's pins on purpose: the forecast, following the kernel, says
+/// `full` at two rows of the demo where pool_limit_hit rose, and rounds some times in their
+/// last digit otherwise.
 #[test]
 fn export_writes_the_bytes_it_always_wrote() {
     use zswaptop::report::json::{self, Layout};
@@ -298,7 +300,7 @@ fn export_writes_the_bytes_it_always_wrote() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/recording-hostile-strings.zsr"
     );
-    for (path, len, crc) in [(demo, 57_255, 0x1f42_8cd6), (hostile, 1_693, 0x57ba_70e0)] {
+    for (path, len, crc) in [(demo, 57_243, 0xa811_f7c8), (hostile, 1_693, 0x57ba_70e0)] {
         let out = stdout(bin().args(["export", "--format", "csv", "--from", path]));
         assert_eq!(
             (out.len(), crc32fast::hash(out.as_bytes())),

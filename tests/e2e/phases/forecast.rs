@@ -2,6 +2,13 @@
 //! device latency, who is faulting, and the writeback-stalled finding, each read from
 //! `zswaptop --once --json -i N` and checked against what the kernel did.
 //!
+//! 0. Recorded fills of the pool (max_pool_percent 1, from empty): steady, accelerating (the
+//!    rate doubling every 20 s), in bursts, one step then flat, noisy, and a step that drains,
+//!    each recorded by `zswaptop record -i 0.5` and replayed through the dashboard's pipeline:
+//!    the forecast 30 s and 15 s before the kernel's first refusal within ±25 %, `full` within
+//!    5 s of it, "not filling" within 30 s of growth stopping, the ranges holding the truth in
+//!    ≥ 80 % of the rows that give one (tests/shared/forecast_suite.rs, the judge the fast
+//!    tests share; `ZSWAPTOP_E2E_FORECAST_STEPS=fills`: only this step).
 //! 1. The zswap pool filled at a steady rate inside a memory cgroup (max_pool_percent 1):
 //!    `forecast.zswap_pool_full_seconds` of a `--once -i 30` started as the pool starts growing
 //!    (the forecast made 30 s in) must lie within ±25 % of the time `pool_limit_hit` really
@@ -41,8 +48,9 @@ use crate::report::{self, f, s as text};
 
 /// The role of this binary acting as the filler.
 pub const ROLE_FILLER: &str = "filler";
-/// `BURST_MIB,TOTAL_MIB,RATE_MIB_PER_S`: write the first BURST MiB at once, the rest of TOTAL at
-/// RATE.
+/// `BURST_MIB,TOTAL_MIB,RATE_MIB_PER_S[,DOUBLING_S | ,-1 | ,ON_S,OFF_S]`: write the first BURST
+/// MiB at once, the rest of TOTAL at RATE (doubling every DOUBLING_S seconds; -1: noisy, each
+/// second between 0.2 and 1.8 times RATE; or in bursts of ON_S seconds every ON_S + OFF_S).
 const FILL_VAR: &str = "ZSWAPTOP_E2E_FILL";
 
 const MIB: u64 = 1 << 20;
@@ -63,8 +71,8 @@ pub fn only() -> bool {
     std::env::var("ZSWAPTOP_E2E_PHASES").as_deref() == Ok("forecast")
 }
 
-/// What this phase adds to the watchdog's time.
-pub const BUDGET_SECS: u64 = 600;
+/// What this phase adds to the watchdog's time (the recorded fills take up to 6 minutes).
+pub const BUDGET_SECS: u64 = 1200;
 
 // ------------------------------------------------------------------------------- undoing
 
@@ -148,6 +156,51 @@ fn kill(pid: i32) {
 
 // ------------------------------------------------------------------------------- the filler
 
+/// How a filler's rate goes after its first burst.
+#[derive(Debug, Clone, Copy)]
+enum Shape {
+    /// RATE throughout.
+    Steady,
+    /// RATE at first, doubling every D seconds.
+    Doubling(f64),
+    /// RATE for ON seconds, then nothing for OFF seconds, again and again.
+    Bursts(f64, f64),
+    /// RATE on average, each second at a rate drawn between 0.2 and 1.8 times it.
+    Noisy,
+}
+
+impl Shape {
+    /// When page `n` (counted after the burst) is due, in seconds, at `per_sec` pages a second.
+    fn due(self, n: f64, per_sec: f64) -> f64 {
+        match self {
+            Shape::Steady => n / per_sec,
+            // Pages by time t: per_sec · D / ln 2 · (2^(t/D) − 1), solved for t.
+            Shape::Doubling(d) => d * (1.0 + n * std::f64::consts::LN_2 / (per_sec * d)).log2(),
+            Shape::Bursts(on, off) => {
+                let per_burst = per_sec * on;
+                let k = (n / per_burst).floor();
+                k * (on + off) + (n - k * per_burst) / per_sec
+            }
+            Shape::Noisy => {
+                let mut left = n;
+                for second in 0u64.. {
+                    // The same draw for a second every time (xorshift of its number).
+                    let mut x = second.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let rate = per_sec * (0.2 + 1.6 * (x % 1000) as f64 / 1000.0);
+                    if left <= rate {
+                        return second as f64 + left / rate;
+                    }
+                    left -= rate;
+                }
+                unreachable!("the seconds do not run out")
+            }
+        }
+    }
+}
+
 /// The filler's side: allocate the region, write BURST MiB at once, then the rest at the
 /// steady rate (`steady` when it starts, `filled` at the end), then serve `touch A B` (write
 /// fault on each page from A % to B %), `read A B` (read fault) and `exit`.
@@ -158,8 +211,12 @@ pub fn filler() -> Result<()> {
         .map(|w| w.trim().parse::<f64>())
         .collect::<Result<_, _>>()
         .with_context(|| format!("{FILL_VAR}={spec:?}"))?;
-    let [burst, total, rate] = nums[..] else {
-        bail!("{FILL_VAR} needs BURST,TOTAL,RATE");
+    let (burst, total, rate, shape) = match nums[..] {
+        [b, t, r] => (b, t, r, Shape::Steady),
+        [b, t, r, d] if d < 0.0 => (b, t, r, Shape::Noisy),
+        [b, t, r, d] => (b, t, r, Shape::Doubling(d)),
+        [b, t, r, on, off] => (b, t, r, Shape::Bursts(on, off)),
+        _ => bail!("{FILL_VAR} needs BURST,TOTAL,RATE[,DOUBLING_S | ,-1 | ,ON_S,OFF_S]"),
     };
     let ps = kernel::page_size() as usize;
     let pages = (total * MIB as f64) as usize / ps;
@@ -188,7 +245,7 @@ pub fn filler() -> Result<()> {
     for (n, (i, page)) in mem.chunks_mut(ps).enumerate().skip(burst_pages).enumerate() {
         crate::workload::fill_page(i, page);
         if n % 64 == 63 {
-            let due = Duration::from_secs_f64((n + 1) as f64 / per_sec);
+            let due = Duration::from_secs_f64(shape.due((n + 1) as f64, per_sec));
             if let Some(wait) = due.checked_sub(t0.elapsed()) {
                 std::thread::sleep(wait);
             }
@@ -244,10 +301,15 @@ struct Filler {
 impl Filler {
     /// Start a filler in `cgroup` (its `cgroup.procs` written before it touches memory).
     fn spawn(cgroup: &Path, burst_mib: u64, total_mib: u64, rate_mib: f64) -> Result<Filler> {
+        Filler::spawn_spec(cgroup, &format!("{burst_mib},{total_mib},{rate_mib}"))
+    }
+
+    /// Start a filler with a whole [`FILL_VAR`] spec.
+    fn spawn_spec(cgroup: &Path, spec: &str) -> Result<Filler> {
         let exe = std::env::current_exe().context("current_exe")?;
         let mut child = Command::new(exe)
             .env(crate::workload::ROLE_VAR, ROLE_FILLER)
-            .env(FILL_VAR, format!("{burst_mib},{total_mib},{rate_mib}"))
+            .env(FILL_VAR, spec)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -339,11 +401,7 @@ fn cgroup(ctx: &Ctx, name: &str) -> Result<PathBuf> {
     }
     std::fs::create_dir(&dir).with_context(|| format!("mkdir {}", dir.display()))?;
     changes().cgroups.push(dir.clone());
-    let limit = match ctx.cg.kind {
-        CgroupKind::V1 => "memory.limit_in_bytes",
-        CgroupKind::V2 => "memory.max",
-    };
-    kernel::write_str(dir.join(limit), &CGROUP_LIMIT.to_string())?;
+    set_limit(ctx, &dir, CGROUP_LIMIT)?;
     Ok(dir)
 }
 
@@ -462,6 +520,10 @@ pub fn run(ctx: &Ctx) -> Result<()> {
     rep().phase("forecast — when will it be full, is zswap helping, who is faulting");
     clean_leftovers(ctx)?;
     let fill = cgroup(ctx, "fill")?;
+    recorded_fills(ctx, &fill)?;
+    if std::env::var("ZSWAPTOP_E2E_FORECAST_STEPS").as_deref() == Ok("fills") {
+        return Ok(());
+    }
     pool_fill(ctx, &fill)?;
     let area = loop_area()?;
     let filler = swap_fill(ctx, &fill, &area)?;
@@ -966,4 +1028,203 @@ fn writeback_stalled(ctx: &Ctx) -> Result<()> {
     pusher.stop();
     holder.stop();
     Ok(())
+}
+
+// ------------------------------------------------------------------------------- recorded fills
+
+/// One of the fills the forecast is judged on: its name, the filler's spec, and
+/// whether it stops short of the limit (then the flat stretch after it is judged).
+struct Fill {
+    name: &'static str,
+    spec: &'static str,
+    stops: bool,
+    /// After it stops, read every page back (swap-ins drain the pool).
+    drains: bool,
+}
+
+/// The pool (max_pool_percent 1 of RAM) filled from empty: steady at 10 MiB/s of swap-out; from
+/// 2 MiB/s doubling every 20 s; in bursts of 24 MiB/s for 5 s every 15 s; one step of 150 MiB
+/// at once, then nothing; noisy, 10 MiB/s on average; and a step that then drains (every page
+/// read back).
+const FILLS: [Fill; 6] = [
+    Fill {
+        name: "steady",
+        spec: "48,1648,10",
+        stops: false,
+        drains: false,
+    },
+    Fill {
+        name: "accelerating",
+        spec: "48,1648,2,20",
+        stops: false,
+        drains: false,
+    },
+    Fill {
+        name: "bursty",
+        spec: "48,1648,24,5,10",
+        stops: false,
+        drains: false,
+    },
+    Fill {
+        name: "step",
+        spec: "48,198,1000",
+        stops: true,
+        drains: false,
+    },
+    Fill {
+        name: "noisy",
+        spec: "48,1648,10,-1",
+        stops: false,
+        drains: false,
+    },
+    Fill {
+        name: "draining",
+        spec: "48,198,1000",
+        stops: true,
+        drains: true,
+    },
+];
+
+/// Seconds between the recorder's samples: the truth (the first refusal) is known to this.
+const RECORD_INTERVAL: &str = "0.5";
+/// How long the step's flat stretch is recorded.
+const FLAT_SECS: u64 = 45;
+
+/// Drive each of [`FILLS`] on the kernel with `zswaptop record` running, then replay the
+/// recording through the dashboard's pipeline and check the budgets (tests/shared).
+/// With `ZSWAPTOP_E2E_SAVE_FIXTURES=DIR` the recordings are kept as DIR/forecast-NAME.zsr, the
+/// fast tests' fixtures.
+fn recorded_fills(ctx: &Ctx, fill: &Path) -> Result<()> {
+    kernel::set_param("enabled", "Y")?;
+    kernel::set_param("shrinker_enabled", "N")?;
+    kernel::set_param("accept_threshold_percent", "90")?;
+    kernel::set_param("max_pool_percent", "1")?;
+    let dir = ctx
+        .save
+        .clone()
+        .unwrap_or_else(|| ctx.tmp.path().to_path_buf());
+    // `ZSWAPTOP_E2E_FORECAST_FILLS=bursty,step`: only those.
+    let only = std::env::var("ZSWAPTOP_E2E_FORECAST_FILLS").ok();
+    let wanted = |name: &str| {
+        only.as_deref()
+            .is_none_or(|o| o.split(',').any(|n| n == name))
+    };
+    for f in FILLS.iter().filter(|f| wanted(f.name)) {
+        drain_pool()?;
+        let path = dir.join(format!("forecast-{}.zsr", f.name));
+        if path.exists() {
+            std::fs::remove_file(&path)?;
+        }
+        record_fill(ctx, fill, f, &path)?;
+        let rows = crate::forecast_suite::replay(&path)?;
+        let v = crate::forecast_suite::judge(&rows, f.stops);
+        let size = std::fs::metadata(&path).map_or(0, |m| m.len());
+        let mut r = rep();
+        r.note(&format!(
+            "fill {}: {} samples ({} KiB) in {}; limit hit at {}; ranges held the truth in {} of \
+             {} rows ({} rows without one)",
+            f.name,
+            rows.len(),
+            size / 1024,
+            path.display(),
+            show(v.limit_at),
+            v.held,
+            v.ranged,
+            v.unranged
+        ));
+        for line in crate::forecast_suite::table(f.name, &v) {
+            r.note(&line);
+        }
+        let misses = crate::forecast_suite::misses(&v, f.stops);
+        r.check(
+            &format!("fill {}: the forecast's budgets", f.name),
+            misses.is_empty(),
+            &misses.join("; "),
+            "all met",
+        );
+    }
+    Ok(())
+}
+
+/// Wait until the pool is nearly empty (the last fill's pages freed).
+fn drain_pool() -> Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while debugfs("pool_total_size")? > 4 * MIB {
+        if Instant::now() > deadline {
+            bail!(
+                "the pool still holds {} bytes 30 s after its filler ended",
+                debugfs("pool_total_size")?
+            );
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    Ok(())
+}
+
+/// One fill recorded to `path`: a few flat samples, the filler, and after it either the limit
+/// and 8 s more, or (a fill that stops) [`FLAT_SECS`] of nothing.
+fn record_fill(ctx: &Ctx, fill: &Path, f: &Fill, path: &Path) -> Result<()> {
+    let mut recorder = Command::new(&ctx.bin)
+        .args(["record", "-i", RECORD_INTERVAL])
+        .arg(path)
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .context("starting zswaptop record")?;
+    let rpid = recorder.id();
+    changes().pids.extend(i32::try_from(rpid).ok());
+    std::thread::sleep(Duration::from_secs(3));
+    let hits0 = debugfs("pool_limit_hit")?;
+    let mut filler = Filler::spawn_spec(fill, f.spec)?;
+    let outcome = (|| -> Result<()> {
+        filler.wait_for("steady", Duration::from_secs(30))?;
+        let deadline = Instant::now() + Duration::from_secs(300);
+        if f.stops {
+            filler.wait_for("filled", Duration::from_secs(60))?;
+            if f.drains {
+                std::thread::sleep(Duration::from_secs(10));
+                // Room for every page in RAM: each one read comes back and stays.
+                set_limit(ctx, fill, 4 * CGROUP_LIMIT)?;
+                filler.command("read 0 100", Duration::from_secs(120))?;
+            }
+            std::thread::sleep(Duration::from_secs(FLAT_SECS));
+            return Ok(());
+        }
+        while debugfs("pool_limit_hit")? == hits0 {
+            if Instant::now() > deadline {
+                bail!("fill {}: the pool did not reach its limit in 300 s", f.name);
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        std::thread::sleep(Duration::from_secs(8));
+        Ok(())
+    })();
+    filler.stop();
+    let limit = set_limit(ctx, fill, CGROUP_LIMIT);
+    // SIGINT: the recorder writes its last sample and exits 0.
+    if let Ok(pid) = i32::try_from(rpid) {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGINT,
+        );
+    }
+    let status = recorder.wait()?;
+    if let Ok(pid) = i32::try_from(rpid) {
+        changes().pids.retain(|p| *p != pid);
+    }
+    outcome?;
+    limit?;
+    if !status.success() {
+        bail!("zswaptop record exited with {status}");
+    }
+    Ok(())
+}
+
+/// The memory limit of the cgroup `dir`.
+fn set_limit(ctx: &Ctx, dir: &Path, bytes: u64) -> Result<()> {
+    let file = match ctx.cg.kind {
+        CgroupKind::V1 => "memory.limit_in_bytes",
+        CgroupKind::V2 => "memory.max",
+    };
+    kernel::write_str(dir.join(file), &bytes.to_string())
 }
