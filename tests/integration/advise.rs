@@ -144,8 +144,10 @@ fn samples_only_present_pages_of_a_tree_and_names_every_field() {
         ("zswap", "lzo", true),
         ("zswap", "deflate", true),
         ("zswap", "zstd", false),
+        ("zswap", "lz4hc", false),
         ("zram", "lz4", true),
         ("zram", "zstd", false),
+        ("zram", "lz4hc", false),
     ] {
         let c = find(b, n);
         assert_eq!(c["in_kernel"], in_kernel, "{b} {n}");
