@@ -702,7 +702,10 @@ Anonymous:            12 kB
         let mut r = own_reader(&m);
         if r.pagemap.scan == Scan::Absent {
             // Before Linux 6.7 the walk is bounded instead (the test below).
-            eprintln!("SKIPPED: no PAGEMAP_SCAN in this kernel");
+            let _ = std::io::Write::write_all(
+                &mut std::io::stderr(),
+                b"SKIPPED: no PAGEMAP_SCAN in this kernel\n",
+            );
             return;
         }
         let stop = deadline(30);
