@@ -290,6 +290,19 @@ impl Report {
     }
 }
 
+/// `zswaptop advise --json`'s predicted ratio for `name` on `backend`.
+pub fn predicted(j: &Value, backend: &str, name: &str) -> Option<f64> {
+    at(j, "advise.candidates")?
+        .as_array()?
+        .iter()
+        .find(|c| {
+            c.get("backend").and_then(Value::as_str) == Some(backend)
+                && c.get("name").and_then(Value::as_str) == Some(name)
+        })?
+        .get("ratio")?
+        .as_f64()
+}
+
 /// `zswap.pool_bytes` → the value at that dotted path.
 pub fn at<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
     let mut cur = v;

@@ -347,7 +347,9 @@ fn advisor(kernel: &str, res: &Path, facts: &Facts) {
         for c in &facts.compressors {
             let dir = res.join("snaps").join(format!("zswap-{a}-{c}"));
             let achieved = zswap_achieved(&dir);
-            let predicted = advice.as_ref().and_then(|j| predicted(j, "zswap", c));
+            let predicted = advice
+                .as_ref()
+                .and_then(|j| report::predicted(j, "zswap", c));
             row(&mut table, a, c, "zswap", predicted, achieved);
         }
     }
@@ -355,7 +357,9 @@ fn advisor(kernel: &str, res: &Path, facts: &Facts) {
     for z in &facts.zram {
         let dir = res.join("snaps").join(format!("zram-{z}"));
         let achieved = zram_achieved(&dir);
-        let predicted = advice.as_ref().and_then(|j| predicted(j, "zram", z));
+        let predicted = advice
+            .as_ref()
+            .and_then(|j| report::predicted(j, "zram", z));
         row(&mut table, "zsmalloc", z, "zram", predicted, achieved);
     }
     println!();
@@ -367,18 +371,6 @@ fn advisor(kernel: &str, res: &Path, facts: &Facts) {
 
 fn advise(path: &Path) -> Option<Value> {
     serde_json::from_str(&read(path)).ok()
-}
-
-fn predicted(j: &Value, backend: &str, name: &str) -> Option<f64> {
-    report::at(j, "advise.candidates")?
-        .as_array()?
-        .iter()
-        .find(|c| {
-            c.get("backend").and_then(Value::as_str) == Some(backend)
-                && c.get("name").and_then(Value::as_str) == Some(name)
-        })?
-        .get("ratio")?
-        .as_f64()
 }
 
 /// ΔZswapped ÷ ΔZswap over the page-out (the files before it, and right before zswaptop ran).

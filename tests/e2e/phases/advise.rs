@@ -57,18 +57,6 @@ fn advise_json(bin: &Path, args: &[&str]) -> Result<Value> {
     serde_json::from_slice(&out.stdout).context("advise printed no JSON")
 }
 
-fn predicted(j: &Value, backend: &str, name: &str) -> Option<f64> {
-    crate::report::at(j, "advise.candidates")?
-        .as_array()?
-        .iter()
-        .find(|c| {
-            c.get("backend").and_then(Value::as_str) == Some(backend)
-                && c.get("name").and_then(Value::as_str) == Some(name)
-        })?
-        .get("ratio")?
-        .as_f64()
-}
-
 fn offered(list: &str) -> Vec<String> {
     list.split_whitespace()
         .map(|w| w.trim_matches(['[', ']']).to_string())
@@ -213,7 +201,7 @@ fn zswap_rounds(ctx: &Ctx, wl: &mut Handle, j: &Value) -> Result<Vec<Row>> {
         rows.push(Row {
             algorithm: alg.into(),
             backend: "zswap",
-            predicted: predicted(j, "zswap", alg),
+            predicted: crate::report::predicted(j, "zswap", alg),
             achieved: (pool > 0 && stored > 16 << 20).then(|| stored as f64 / pool as f64),
         });
         bring_back(wl)?;
@@ -271,7 +259,7 @@ fn zram_rounds(ctx: &Ctx, wl: &mut Handle, j: &Value) -> Result<Vec<Row>> {
                 rows.push(Row {
                     algorithm: alg.clone(),
                     backend: "zram",
-                    predicted: predicted(j, "zram", &alg),
+                    predicted: crate::report::predicted(j, "zram", &alg),
                     achieved: (mm.mem_used > 0 && mm.orig > 16 << 20)
                         .then(|| mm.orig as f64 / mm.mem_used as f64),
                 });
