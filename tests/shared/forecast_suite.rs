@@ -5,7 +5,8 @@
 //! A recording is replayed sample by sample through the same pipeline as the dashboard
 //! (`pipeline::Stream`, the default 5-minute window); the truth is the kernel's own: the first
 //! sample where `pool_limit_hit` has risen is when the pool was first full (the kernel refused a
-//! store), and the last sample where the pool grew by more than a page is when growth stopped.
+//! store), and the last sample where the pool grew (by more than a page and 1/1024 of its limit)
+//! is when growth stopped.
 //!
 //! Budgets: the forecast 30 s and 15 s before the limit within ±25 %; `full` within 5 s of the
 //! first refusal; "not filling" within 30 s of growth stopping (and from then on); the range
@@ -42,6 +43,7 @@ pub struct Row {
     pub earliest: Option<f64>,
     pub latest: Option<f64>,
     pub model: Option<&'static str>,
+    pub doubling: Option<f64>,
     /// The forecast in the words of the dashboard and `--once`.
     pub words: String,
     /// The pool-full finding, as "SEVERITY summary", if any.
@@ -83,6 +85,7 @@ pub fn replay(path: &Path) -> anyhow::Result<Vec<Row>> {
             earliest: f.earliest,
             latest: f.latest,
             model: f.model.map(|m| m.label()),
+            doubling: f.doubling_seconds,
             words: zswaptop::display::forecast(f),
             finding,
         });
@@ -193,11 +196,19 @@ pub fn judge(rows: &[Row], stops: bool) -> Verdict {
             .map(|r| r.t);
     }
     if stops {
-        // The last rise of more than a page.
-        let stop = rows
-            .windows(2)
-            .rposition(|w| w[1].used > w[0].used + 4096.0)
-            .map(|i| i + 1);
+        // The last rise: used more than a page and 1/1024 of the limit above the level of
+        // the rise before it (the pool creeps by a few pages after a step: no growth).
+        let mut stop = None;
+        let mut level = rows.first().map_or(0.0, |r| r.used);
+        for (i, r) in rows.iter().enumerate() {
+            let least = (r.limit / 1024.0).clamp(4096.0, 1_048_576.0);
+            if r.used > level + least {
+                stop = Some(i);
+                level = r.used;
+            } else if r.used < level - least {
+                level = r.used;
+            }
+        }
         if let Some(si) = stop {
             v.stopped_at = Some(rows[si].t);
             let after = &rows[si + 1..];

