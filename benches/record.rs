@@ -464,9 +464,13 @@ fn export_parts() -> Result<(), Box<dyn std::error::Error>> {
             let c1 = fine_cpu_ns();
             let derived = Snapshot::derive(&s, prev.as_ref().map(|(p, _)| p));
             let c2 = fine_cpu_ns();
-            let judged = zswaptop::diagnostics::judge(derived.clone());
+            let judged = zswaptop::diagnostics::judge(derived.clone(), &Default::default());
             let c3 = fine_cpu_ns();
-            let snap = zswaptop::pipeline::snapshot_over(&s, prev.as_ref().map(|(p, d)| (p, d)));
+            let snap = zswaptop::pipeline::snapshot_over(
+                &s,
+                prev.as_ref().map(|(p, d)| (p, d)),
+                &Default::default(),
+            );
             let c4 = fine_cpu_ns();
             let mut buf = Vec::new();
             zswaptop::report::json::serialize(

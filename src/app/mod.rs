@@ -1,16 +1,11 @@
 //! The dashboard's state machine (The Elm Architecture): [`App`] is the model, [`Msg`] the
 //! messages, [`App::update`] the only place state changes. Drawing ([`crate::ui::draw`]) reads an
-//! `&App` and changes nothing; the terminal loop ([`run`]) turns ticks and keys into messages.
+//! `&App` and changes nothing; the terminal loop ([`crate::tui::run`]) turns ticks and keys into messages.
 
 pub mod keys;
 pub mod lists;
 pub mod replay;
-pub mod run;
-pub mod screen;
 mod settings;
-mod signals;
-mod terminal;
-mod tty;
 pub mod view;
 
 use std::time::Duration;
@@ -191,7 +186,7 @@ impl App {
             .max(MIN_INTERVAL);
         let mut history = History::new(settings.history);
         history.reserve(samples_in(settings.history, interval));
-        let mut stream = crate::pipeline::Stream::default();
+        let mut stream = crate::pipeline::Stream::default().judged_by(settings.thresholds.clone());
         let shown = stream.snapshot(&first, None);
         history.push_snapshot(first.monotonic_ns, &shown);
         let window = settings.history;

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::View;
 use super::lists::{CgroupSort, ProcSort};
+use crate::diagnostics::Thresholds;
 use crate::sources::Extras;
 
 /// The dashboard's settings.
@@ -32,6 +33,8 @@ pub struct Settings {
     pub proc_sort: ProcSort,
     /// The cgroups view's first sort column.
     pub cgroup_sort: CgroupSort,
+    /// What the rules judge by (the configuration's `[thresholds]`).
+    pub thresholds: Thresholds,
 }
 
 /// The dashboard's colour themes. Each keeps every figure readable (a test draws the dashboard

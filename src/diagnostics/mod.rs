@@ -17,6 +17,7 @@ mod tunables;
 
 use crate::model::{Finding, Severity, Snapshot, SwapDevice};
 
+pub use thresholds::Thresholds;
 pub use tunables::advice as tunables_advice;
 
 /// Every rule id, in the order the rules run.
@@ -66,19 +67,16 @@ const RULES: &[Rule] = &[
 
 /// The rules' step of the [`pipeline`](crate::pipeline): `snap` with its findings and its
 /// tunables' advice filled in.
-pub fn judge(mut snap: Snapshot) -> Snapshot {
-    snap.tunables_advice = tunables_advice(&snap);
-    snap.diagnostics = evaluate(&snap);
+/// The rules judge by the thresholds `t` the front end was given (the configuration's, or the
+/// built-in ones): a value passed along, never a setting of the process.
+pub fn judge(mut snap: Snapshot, t: &Thresholds) -> Snapshot {
+    snap.tunables_advice = tunables_advice(&snap, t);
+    snap.diagnostics = evaluate(&snap, t);
     snap
 }
 
-/// Run every rule. Findings come sorted crit → warn → info, then by id.
-pub fn evaluate(snap: &Snapshot) -> Vec<Finding> {
-    evaluate_with(snap, thresholds::active())
-}
-
-/// Run every rule with the thresholds `t`.
-pub fn evaluate_with(snap: &Snapshot, t: &thresholds::Thresholds) -> Vec<Finding> {
+/// Run every rule with the thresholds `t`. Findings come sorted crit → warn → info, then by id.
+pub fn evaluate(snap: &Snapshot, t: &Thresholds) -> Vec<Finding> {
     let ctx = Ctx { snap, t };
     let mut out: Vec<Finding> = RULES.iter().filter_map(|rule| rule(&ctx)).collect();
     sort(&mut out);
@@ -139,9 +137,10 @@ impl Setup {
 
 /// The setup detected in a snapshot.
 pub fn setup(snap: &Snapshot) -> Setup {
+    // The setup is what the kernel shows; no threshold enters it.
     Ctx {
         snap,
-        t: thresholds::active(),
+        t: &Thresholds::default(),
     }
     .setup()
 }

@@ -1482,7 +1482,7 @@ mod tests {
     fn stalled(c: &Snapshot) -> Option<Finding> {
         writeback_stalled(&Ctx {
             snap: c,
-            t: crate::diagnostics::thresholds::active(),
+            t: &crate::diagnostics::thresholds::Thresholds::default(),
         })
     }
 
@@ -1518,7 +1518,7 @@ mod tests {
         assert!((2..=3).contains(&sentences), "{}", f.why);
         assert!(crate::diagnostics::RULE_IDS.contains(&f.id.as_str()));
         assert!(
-            crate::diagnostics::evaluate(&snap)
+            crate::diagnostics::evaluate(&snap, &Default::default())
                 .iter()
                 .any(|x| x.id == "writeback-stalled")
         );

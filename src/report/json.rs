@@ -384,7 +384,12 @@ mod tests {
             env!("CARGO_MANIFEST_DIR")
         ));
         let mut source = crate::sources::sampler::Sampler::full(root);
-        let mut snap = crate::pipeline::take(&mut source, None, crate::sources::Extras::default());
+        let mut snap = crate::pipeline::take(
+            &mut source,
+            None,
+            crate::sources::Extras::default(),
+            &Default::default(),
+        );
         snap.host.hostname = Some("a\u{9b}2J\u{7f}\u{85}b\x1b".into());
         let mut out = Vec::new();
         write(&snap, &mut out).unwrap();

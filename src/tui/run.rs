@@ -20,7 +20,7 @@ use super::screen::Screen;
 use super::signals::{Guard, Signals};
 use super::terminal::{self, Session, TtyIn};
 use super::tty::{self, POLLIN};
-use super::{App, Msg, Settings, keys};
+use crate::app::{App, Msg, Settings, keys};
 use crate::sources::Extras;
 #[cfg(test)]
 use crate::sources::Sample;
@@ -307,7 +307,7 @@ pub fn replay(
     start: usize,
 ) -> anyhow::Result<Exit> {
     need_terminal()?;
-    let cursor = super::replay::Cursor::new(source.times(), start);
+    let cursor = crate::app::replay::Cursor::new(source.times(), start);
     let first = source.next(None, Extras::default());
     run_app(
         App::replaying(settings, first, cursor),
