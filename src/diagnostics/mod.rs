@@ -9,9 +9,10 @@
 //! what one sample proves, or stays silent.
 
 mod compressors;
+mod fix;
 mod rules;
 /// Shell-quoting and the kernel command line, for `advise`'s fixes too.
-pub(crate) use rules::{cmdline, sh};
+pub(crate) use fix::{cmdline, sh};
 pub mod thresholds;
 mod tunables;
 

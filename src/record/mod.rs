@@ -17,6 +17,7 @@
 
 pub mod codec;
 pub mod export;
+pub mod frame;
 pub mod reader;
 pub mod recorder;
 pub mod replay;
@@ -124,16 +125,16 @@ impl Error {
 
 /// The error for a file whose header says `check`, when it can be neither read nor appended
 /// to (a good header, or one cut short, can).
-fn refuse(check: codec::HeaderCheck, path: &Path) -> Result<(), Error> {
+fn refuse(check: frame::HeaderCheck, path: &Path) -> Result<(), Error> {
     let path = path.to_path_buf();
     Err(match check {
-        codec::HeaderCheck::Good | codec::HeaderCheck::Short => return Ok(()),
-        codec::HeaderCheck::NotARecording => Error::NotARecording { path },
-        codec::HeaderCheck::Corrupt => Error::CorruptHeader { path },
-        codec::HeaderCheck::Newer(found) => Error::NewerVersion {
+        frame::HeaderCheck::Good | frame::HeaderCheck::Short => return Ok(()),
+        frame::HeaderCheck::NotARecording => Error::NotARecording { path },
+        frame::HeaderCheck::Corrupt => Error::CorruptHeader { path },
+        frame::HeaderCheck::Newer(found) => Error::NewerVersion {
             path,
             found,
-            supported: codec::VERSION,
+            supported: frame::VERSION,
         },
     })
 }
