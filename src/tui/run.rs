@@ -170,7 +170,7 @@ where
             let view = app.view;
             match input {
                 Input::Key(k) => {
-                    if let Some(a) = keys::action_for(k, app.key_mode()) {
+                    if let Some(a) = keys::action_for(k, app.key_mode(), app.view) {
                         dirty |= app.update(Msg::Key(a));
                     }
                 }
