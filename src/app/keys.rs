@@ -1,6 +1,7 @@
 //! The key map: a pure function from a key event (whether the filter prompt is open, and the
 //! view shown) to what it asks for. The app's own keys are here: quit, help, the views, pause,
-//! the interval, the focus and scrolling of the panes, the prompt's and the replay's keys; a key
+//! the interval, the graphs' window, the focus and scrolling of the panes, the prompt's and the
+//! replay's keys; a key
 //! that is none of them is the view's to map ([`View::key`], in the view's own file). Only
 //! presses count (terminals that report releases and repeats would otherwise act twice). While
 //! the prompt is open, printable keys are text.
@@ -127,6 +128,8 @@ pub fn action_for(key: KeyEvent, mode: Mode, view: View) -> Option<Action> {
         KeyCode::PageDown => Action::PageDown,
         KeyCode::Home | KeyCode::Char('g') => Action::Top,
         KeyCode::End | KeyCode::Char('G') => Action::Bottom,
+        KeyCode::Char('[') => Action::ZoomIn,
+        KeyCode::Char(']') => Action::ZoomOut,
         code => return view.key(code),
     };
     Some(a)
@@ -319,8 +322,7 @@ mod tests {
         );
     }
 
-    /// The sort and filter keys are the list views' own: on another view they ask for nothing,
-    /// and a view's zoom keys are not a list's.
+    /// The sort and filter keys are the list views' own: on another view they ask for nothing.
     #[test]
     fn sort_and_filter_keys() {
         assert_eq!(listed(press(KeyCode::Char('s'))), Some(Action::SortNext));
@@ -342,10 +344,7 @@ mod tests {
             let k = press(KeyCode::Char('/'));
             assert_eq!(action_for(k, Mode::Normal, v), None, "{v:?}");
         }
-        assert_eq!(listed(press(KeyCode::Char('['))), None);
-        let graphs = |k| action_for(k, Mode::Normal, View::Graphs);
-        assert_eq!(graphs(press(KeyCode::Char('['))), Some(Action::ZoomIn));
-        assert_eq!(graphs(press(KeyCode::Char(']'))), Some(Action::ZoomOut));
+        assert_eq!(listed(press(KeyCode::Char('['))), Some(Action::ZoomIn));
     }
 
     #[test]

@@ -100,6 +100,11 @@ pub const TOP_PROCESSES: usize = 200;
 /// Interval steps for `+`/`-`.
 const INTERVAL_STEPS_MS: [u64; 9] = [100, 200, 500, 1_000, 2_000, 5_000, 10_000, 30_000, 60_000];
 
+/// Graph window steps for `[`/`]` (capped at the history kept).
+const WINDOW_STEPS_S: [u64; 14] = [
+    15, 30, 60, 120, 300, 600, 900, 1_800, 3_600, 7_200, 14_400, 28_800, 43_200, 86_400,
+];
+
 /// What the dashboard holds from one tick to the next, collection by collection
 /// ([`App::footprint`]): a long session must keep each bounded by what the machine has now,
 /// whatever came and went before.
@@ -636,15 +641,26 @@ impl App {
             }
             Action::Top => self.scroll_to(|_, _| 0),
             Action::Bottom => self.scroll_to(|_, max| max),
+            Action::ZoomIn => {
+                let now = self.window.as_secs_f64();
+                let next = WINDOW_STEPS_S
+                    .iter()
+                    .rev()
+                    .find(|&&s| (s as f64) < now - 1e-9);
+                if let Some(&s) = next {
+                    self.window = Duration::from_secs(s);
+                }
+            }
+            Action::ZoomOut => {
+                let now = self.window.as_secs_f64();
+                let max = self.history.max_age();
+                let next = WINDOW_STEPS_S.iter().find(|&&s| (s as f64) > now + 1e-9);
+                self.window = next.map_or(max, |&s| Duration::from_secs(s)).min(max);
+            }
             Action::Redraw => self.clear_requested = true,
             // A view's own keys, taken by the view shown ([`View::about`]'s `act`); nothing on
             // another.
-            Action::ZoomIn
-            | Action::ZoomOut
-            | Action::SortNext
-            | Action::SortPrev
-            | Action::SortReverse
-            | Action::FilterOpen => {}
+            Action::SortNext | Action::SortPrev | Action::SortReverse | Action::FilterOpen => {}
             Action::FilterInput(c) => self.edit_filter(|f| f.push(c)),
             Action::FilterBackspace => self.edit_filter(|f| {
                 f.pop();

@@ -1,13 +1,13 @@
-//! The overview: everything at a glance. Its graphs zoom with the graphs view's keys.
+//! The overview: everything at a glance.
 
-use super::{About, fast_reads, graphs};
+use super::{About, fast_reads, no_actions, no_keys};
 
 pub(super) const ABOUT: About = About {
     name: "overview",
     panes: &[],
     list: None,
     scans: fast_reads,
-    keys: graphs::keys,
-    help: graphs::HELP,
-    act: graphs::act,
+    keys: no_keys,
+    help: &[],
+    act: no_actions,
 };
