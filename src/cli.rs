@@ -596,13 +596,13 @@ fn root_dir(root: Option<PathBuf>) -> Result<Option<PathBuf>, UsageError> {
 impl Mode {
     /// The mode `cli` asks for, its settings checked, in the environment `env`, on the built-in
     /// defaults (no configuration file).
-    pub fn from_cli(cli: Cli, env: &Env) -> Result<Mode, UsageError> {
+    pub(crate) fn from_cli(cli: Cli, env: &Env) -> Result<Mode, UsageError> {
         Mode::from_cli_with(cli, env, &Config::default())
     }
 
     /// The mode `cli` asks for, over the configuration `conf`: the defaults, then `conf`, then
     /// the environment `env`, then the command line.
-    pub fn from_cli_with(cli: Cli, env: &Env, conf: &Config) -> Result<Mode, UsageError> {
+    pub(crate) fn from_cli_with(cli: Cli, env: &Env, conf: &Config) -> Result<Mode, UsageError> {
         if let Some(command) = cli.command {
             return Mode::of_command(command, env, conf);
         }
@@ -778,7 +778,10 @@ impl Mode {
 
 /// The completion script for `shell`, written to `out` once made whole in memory (clap_complete
 /// panics on a write error, and `zswaptop completions bash | head` must not).
-pub fn completions(shell: clap_complete::Shell, out: &mut impl Write) -> std::io::Result<()> {
+pub(crate) fn completions(
+    shell: clap_complete::Shell,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
     // A value that is neither a path nor one of a list (an address, a number, a time) is said to
     // be "other", so that no shell offers file names for it (clap_complete leaves a value with
     // no hint to the shell's default: file names).
@@ -834,7 +837,7 @@ fn fish(cmd: &clap::Command, script: &str) -> String {
 }
 
 /// The manual page (roff), written to `out` once made whole in memory.
-pub fn man(out: &mut impl Write) -> std::io::Result<()> {
+pub(crate) fn man(out: &mut impl Write) -> std::io::Result<()> {
     let mut text = Vec::new();
     man::page(&Cli::command(), &mut text)?;
     out.write_all(&text)

@@ -38,7 +38,7 @@ pub fn snapshot(curr: &Sample, prev: Option<&Sample>) -> Snapshot {
 }
 
 /// [`snapshot`], judged by the thresholds `t`.
-pub fn snapshot_by(curr: &Sample, prev: Option<&Sample>, t: &Thresholds) -> Snapshot {
+pub(crate) fn snapshot_by(curr: &Sample, prev: Option<&Sample>, t: &Thresholds) -> Snapshot {
     match prev {
         Some(p) => snapshot_over(curr, Some((p, &Snapshot::derive(p, None))), t),
         None => snapshot_over(curr, None, t),
@@ -84,7 +84,7 @@ pub struct Stream {
 impl Stream {
     /// Forecasts over the last `window_seconds` of samples (a window of 0 or less, or not a
     /// number: the default, [`forecast::DEFAULT_WINDOW_SECONDS`]).
-    pub fn new(window_seconds: f64) -> Stream {
+    pub(crate) fn new(window_seconds: f64) -> Stream {
         Stream {
             forecaster: Forecaster::new(window_seconds),
             thresholds: Thresholds::default(),
@@ -92,7 +92,7 @@ impl Stream {
     }
 
     /// The same stream, its rules judging by `thresholds`.
-    pub fn judged_by(self, thresholds: Thresholds) -> Stream {
+    pub(crate) fn judged_by(self, thresholds: Thresholds) -> Stream {
         Stream { thresholds, ..self }
     }
 
@@ -114,14 +114,14 @@ impl Stream {
     }
 
     /// Forget the points (a replay jumped back, a recording's gap).
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.forecaster.clear();
     }
 }
 
 /// Step 3: every string of the snapshot made safe for a terminal (a control or format character
 /// shown as its escape).
-pub fn make_safe(mut snap: Snapshot) -> Snapshot {
+pub(crate) fn make_safe(mut snap: Snapshot) -> Snapshot {
     snap.sanitize();
     snap
 }

@@ -32,7 +32,7 @@ const HEADER_LINES: u16 = 2;
 const TICK: Duration = Duration::from_millis(50);
 
 /// Run `--watch` on `root`, on standard output.
-pub fn run(root: Root, opts: Options) -> anyhow::Result<()> {
+pub(crate) fn run(root: Root, opts: Options) -> anyhow::Result<()> {
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [SIGINT, SIGTERM] {
         signal_hook::flag::register(sig, Arc::clone(&stop)).context("catching signals")?;
@@ -79,7 +79,7 @@ pub struct Options {
 
 /// The loop, over any sample source and writer. `stop` ends it between lines; `height` says the
 /// terminal's height when it is first asked and when it changed since it was last asked.
-pub fn watch(
+pub(crate) fn watch(
     source: &mut impl SampleSource,
     out: &mut impl Write,
     opts: Options,

@@ -81,7 +81,7 @@ pub enum Mode {
 }
 
 /// What `key` asks for in `mode` while `view` is shown, if anything.
-pub fn action_for(key: KeyEvent, mode: Mode, view: View) -> Option<Action> {
+pub(crate) fn action_for(key: KeyEvent, mode: Mode, view: View) -> Option<Action> {
     if key.kind != KeyEventKind::Press {
         return None;
     }

@@ -30,7 +30,7 @@ pub struct Pane {
 }
 
 impl Pane {
-    pub fn new(view: View, index: usize) -> Pane {
+    pub(crate) fn new(view: View, index: usize) -> Pane {
         Pane { view, index }
     }
 }
@@ -302,7 +302,7 @@ impl App {
     }
 
     /// The history the graphs draw (frozen while paused).
-    pub fn shown_history(&self) -> &History {
+    pub(crate) fn shown_history(&self) -> &History {
         self.frozen_history.as_ref().unwrap_or(&self.history)
     }
 
@@ -312,7 +312,7 @@ impl App {
     }
 
     /// How far `p` scrolls and how far PgUp/PgDn move it, as last laid out ([`Msg::Laid`]).
-    pub fn laid(&self, p: Pane) -> Laid {
+    pub(crate) fn laid(&self, p: Pane) -> Laid {
         self.pane_state(p).map(|s| s.laid).unwrap_or_default()
     }
 
@@ -332,14 +332,14 @@ impl App {
     }
 
     /// How old the cgroup list is at the last tick, when it is carried from an earlier one.
-    pub fn cgroup_list_age(&self) -> Option<Duration> {
+    pub(crate) fn cgroup_list_age(&self) -> Option<Duration> {
         self.prev.cgroups.as_ref()?;
         let age = Duration::from_nanos(self.prev.cgroups_age_ns);
         (age > Duration::ZERO).then_some(age)
     }
 
     /// Which key map applies now.
-    pub fn key_mode(&self) -> keys::Mode {
+    pub(crate) fn key_mode(&self) -> keys::Mode {
         let goto = self.replay.as_ref().is_some_and(|c| c.goto.is_some());
         if (self.prompt || goto) && !self.help {
             keys::Mode::Prompt
@@ -351,7 +351,7 @@ impl App {
     }
 
     /// The pane the scroll keys move in the current view.
-    pub fn pane(&self) -> Option<Pane> {
+    pub(crate) fn pane(&self) -> Option<Pane> {
         let n = self.view.panes().len();
         let focus = self.focus.get(self.view.index()).copied().unwrap_or(0);
         (n > 0).then(|| Pane::new(self.view, focus.min(n - 1)))
@@ -586,7 +586,7 @@ impl App {
     }
 
     /// The filter of the list view shown, if it has one.
-    pub fn filter(&self) -> Option<&str> {
+    pub(crate) fn filter(&self) -> Option<&str> {
         self.list().map(SortFilter::filter)
     }
 

@@ -56,7 +56,7 @@ impl Palette {
     pub const ALL: [Palette; 3] = [Palette::Default, Palette::Light, Palette::Mono];
 
     /// Its name, as `--theme` and the configuration file spell it.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Palette::Default => "default",
             Palette::Light => "light",
@@ -65,7 +65,7 @@ impl Palette {
     }
 
     /// The theme named `name`.
-    pub fn named(name: &str) -> Option<Palette> {
+    pub(crate) fn named(name: &str) -> Option<Palette> {
         Palette::ALL.into_iter().find(|p| p.name() == name)
     }
 }

@@ -76,7 +76,7 @@ macro_rules! views {
             pub const ALL: [View; [$(stringify!($view)),+].len()] = [$(View::$view),+];
 
             /// What the app knows of the view.
-            pub fn about(self) -> &'static About {
+            pub(crate) fn about(self) -> &'static About {
                 match self {
                     $(View::$view => {
                         const ABOUT: About = $about;
@@ -109,48 +109,48 @@ impl View {
     }
 
     /// The panes that scroll in it.
-    pub fn panes(self) -> &'static [&'static str] {
+    pub(crate) fn panes(self) -> &'static [&'static str] {
         self.about().panes
     }
 
     /// The list its sort and filter keys change, if it is one.
-    pub fn list(self) -> Option<List> {
+    pub(crate) fn list(self) -> Option<List> {
         self.about().list
     }
 
     /// The scans the sampler runs while it is shown.
-    pub fn scans(self, app: &App) -> Extras {
+    pub(crate) fn scans(self, app: &App) -> Extras {
         (self.about().scans)(app)
     }
 
     /// What `code` asks for as one of the view's own keys.
-    pub fn key(self, code: KeyCode) -> Option<Action> {
+    pub(crate) fn key(self, code: KeyCode) -> Option<Action> {
         (self.about().keys)(code)
     }
 
     /// Its own keys for the help.
-    pub fn help(self) -> &'static [(&'static str, &'static str)] {
+    pub(crate) fn help(self) -> &'static [(&'static str, &'static str)] {
         self.about().help
     }
 
     /// Its place in the registry, from 0.
-    pub fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         View::ALL.iter().position(|&v| v == self).unwrap_or(0)
     }
 
     /// Its number in the bottom line, from 1: the key that shows it, up to 9.
-    pub fn number(self) -> usize {
+    pub(crate) fn number(self) -> usize {
         self.index() + 1
     }
 
     /// The view a number key shows.
-    pub fn numbered(key: char) -> Option<View> {
+    pub(crate) fn numbered(key: char) -> Option<View> {
         let n = key.to_digit(10)? as usize;
         n.checked_sub(1).and_then(|i| View::ALL.get(i)).copied()
     }
 
     /// The next view (or the one before), wrapping around.
-    pub fn next(self, forward: bool) -> View {
+    pub(crate) fn next(self, forward: bool) -> View {
         let n = View::ALL.len();
         let i = if forward {
             self.index() + 1

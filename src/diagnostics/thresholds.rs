@@ -103,7 +103,7 @@ impl Default for Thresholds {
 
 impl Thresholds {
     /// The first field whose value makes no sense, and why: (field, what it must be).
-    pub fn check(&self) -> Result<(), (&'static str, &'static str)> {
+    pub(crate) fn check(&self) -> Result<(), (&'static str, &'static str)> {
         let percent = |v: f64| v.is_finite() && (0.0..=100.0).contains(&v);
         let percents = [
             ("pool_near_full_percent", self.pool_near_full_percent),

@@ -69,16 +69,16 @@ pub struct Input<'a> {
 }
 
 impl<'a> Input<'a> {
-    pub fn new(bytes: &'a [u8]) -> Self {
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
         Input { bytes, at: 0 }
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.at >= self.bytes.len()
     }
 
     /// Bytes consumed so far.
-    pub fn position(&self) -> usize {
+    pub(crate) fn position(&self) -> usize {
         self.at
     }
 
@@ -91,7 +91,7 @@ impl<'a> Input<'a> {
         Ok(b)
     }
 
-    pub fn varint(&mut self) -> Result<u64, DecodeError> {
+    pub(crate) fn varint(&mut self) -> Result<u64, DecodeError> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
             let b = self.byte()?;
@@ -633,17 +633,20 @@ pub struct Slots {
 impl Slots {
     /// Which state the slots are in: it moves on whenever what they hold may have changed
     /// (a keyframe, a delta that changes, adds or removes a slot, or one that failed part way).
-    pub fn generation(&self) -> u64 {
+    pub(crate) fn generation(&self) -> u64 {
         self.generation
     }
 
-    /// How many of the builds were whole rebuilds (every slot into a new tree).
-    pub fn whole_builds(&self) -> u64 {
+    /// How many of the builds were whole rebuilds (every slot into a new tree): what the tests
+    /// check the incremental build by.
+    #[cfg(test)]
+    pub(crate) fn whole_builds(&self) -> u64 {
         self.whole
     }
 
     /// Rebuild the sample the slots hold.
-    pub fn sample(&self) -> Result<Sample, DecodeError> {
+    #[cfg(test)]
+    pub(crate) fn sample(&self) -> Result<Sample, DecodeError> {
         de(self.tree()?)
     }
 
@@ -668,7 +671,7 @@ impl Slots {
     /// cgroup tree: 173 us a row, most of export's CPU for a file of such records; 11.5 us
     /// now, one cgroup's counter 30.5 us before lists were patched by element (`cargo bench
     /// --bench record -- export-parts`).
-    pub fn build(&mut self) -> Result<Sample, DecodeError> {
+    pub(crate) fn build(&mut self) -> Result<Sample, DecodeError> {
         let generation = self.generation;
         match &mut self.kept {
             Some((g, kept)) if *g == generation => return kept.clone(),
@@ -728,7 +731,7 @@ impl Slots {
     }
 
     /// Read a keyframe payload: every slot, replacing what was there.
-    pub fn read_keyframe(&mut self, payload: &[u8]) -> Result<(), DecodeError> {
+    pub(crate) fn read_keyframe(&mut self, payload: &[u8]) -> Result<(), DecodeError> {
         self.reshaped();
         self.generation += 1;
         self.paths.clear();
@@ -772,7 +775,7 @@ impl Slots {
     }
 
     /// Apply a delta payload to the slots of the record before it.
-    pub fn read_delta(&mut self, payload: &[u8]) -> Result<(), DecodeError> {
+    pub(crate) fn read_delta(&mut self, payload: &[u8]) -> Result<(), DecodeError> {
         let read = self.apply_delta(payload);
         if read.is_err() {
             self.reshaped();
@@ -851,7 +854,7 @@ pub struct Encoder {
 
 impl Encoder {
     /// An encoder that keeps the processes' command lines, or leaves them out.
-    pub fn new(command_lines: bool) -> Encoder {
+    pub(crate) fn new(command_lines: bool) -> Encoder {
         Encoder {
             command_lines,
             ..Encoder::default()
@@ -865,7 +868,7 @@ impl Encoder {
 
     /// Every slot of `sample`, replacing the table: a keyframe payload. An error when the
     /// sample is larger than a record may be ([`SLOTS_MAX`], [`RAW_MAX`]).
-    pub fn keyframe(&mut self, sample: &Sample) -> Result<Vec<u8>, DecodeError> {
+    pub(crate) fn keyframe(&mut self, sample: &Sample) -> Result<Vec<u8>, DecodeError> {
         let value = to_tree(sample, self.command_lines)?;
         self.slots = Slots::default();
         self.ids.clear();
@@ -906,7 +909,7 @@ impl Encoder {
     /// Only the slots that changed since the last record: a delta payload, or `None` when the
     /// table would grow past [`SLOTS_MAX`] or the payload past [`RAW_MAX`] (the record must be
     /// a keyframe). The table moves on to `sample`.
-    pub fn delta(&mut self, sample: &Sample) -> Result<Option<Vec<u8>>, DecodeError> {
+    pub(crate) fn delta(&mut self, sample: &Sample) -> Result<Option<Vec<u8>>, DecodeError> {
         let value = to_tree(sample, self.command_lines)?;
         self.generation += 1;
         let generation = self.generation;

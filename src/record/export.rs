@@ -16,7 +16,7 @@ use crate::sources::Sample;
 
 /// `--once --from PATH --at TIME`: the report of the sample at or before TIME, headed (text)
 /// or tagged (JSON, `recorded`) with which sample it is.
-pub fn once_from(
+pub(crate) fn once_from(
     path: &Path,
     at: &str,
     format: OutputFormat,

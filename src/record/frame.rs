@@ -64,7 +64,7 @@ pub enum HeaderCheck {
 /// Check a file's first bytes (at most [`HEADER_LEN`] are looked at). The checksum is checked
 /// before the version is believed: a damaged version field is a corrupt header, never "a newer
 /// format".
-pub fn check_header(bytes: &[u8]) -> HeaderCheck {
+pub(crate) fn check_header(bytes: &[u8]) -> HeaderCheck {
     let n = bytes.len().min(HEADER_LEN);
     if bytes[..n.min(8)] != MAGIC[..n.min(8)] {
         return HeaderCheck::NotARecording;
@@ -153,7 +153,7 @@ fn claim(head: &[u8]) -> Option<(usize, u32, FrameInfo)> {
 }
 
 /// Check the frame at the start of `bytes`.
-pub fn check_frame(bytes: &[u8]) -> FrameCheck {
+pub(crate) fn check_frame(bytes: &[u8]) -> FrameCheck {
     if bytes.len() < FRAME_PREFIX + BODY_MIN {
         return FrameCheck::Short;
     }

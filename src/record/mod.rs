@@ -141,7 +141,7 @@ fn refuse(check: frame::HeaderCheck, path: &Path) -> Result<(), Error> {
 
 /// A path as a message shows it: its control characters escaped (a file name in a shared
 /// directory is anyone's choice).
-pub fn shown(path: &Path) -> String {
+pub(crate) fn shown(path: &Path) -> String {
     sanitize::visible(&path.to_string_lossy()).into_owned()
 }
 
@@ -209,13 +209,13 @@ pub fn open(path: &Path) -> anyhow::Result<Reader> {
 }
 
 /// A TIME typed by the user, read against the recording's bounds in the local time zone.
-pub fn parse_time(r: &Reader, input: &str) -> anyhow::Result<Timestamp> {
+pub(crate) fn parse_time(r: &Reader, input: &str) -> anyhow::Result<Timestamp> {
     let bounds = r.bounds().context("the recording has no readable times")?;
     Ok(time::parse(input, bounds, &TimeZone::system())?)
 }
 
 /// How a recorded moment is named: its time (RFC 3339 UTC) and host.
-pub fn describe(s: &Sample) -> String {
+pub(crate) fn describe(s: &Sample) -> String {
     let at = time::rfc3339_utc(s.unix_ms).unwrap_or_else(|| s.unix_ms.to_string());
     // The raw sample's host name, as recorded: made safe here, as the snapshot's strings are.
     let host = s

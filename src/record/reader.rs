@@ -162,11 +162,6 @@ impl Reader {
         self.entries.is_empty()
     }
 
-    /// The files read, in order.
-    pub fn files(&self) -> &[PathBuf] {
-        &self.files
-    }
-
     /// The wall time recorded with the record at `position` (milliseconds since the epoch).
     pub fn unix_ms(&self, position: usize) -> Option<u64> {
         self.entries.get(position).map(|e| e.unix_ms)
@@ -180,7 +175,7 @@ impl Reader {
     }
 
     /// The position of the record with the latest wall time at or before `t`.
-    pub fn position_at(&self, t: Timestamp) -> Option<usize> {
+    pub(crate) fn position_at(&self, t: Timestamp) -> Option<usize> {
         let ms = u64::try_from(t.as_millisecond()).ok()?;
         let n = self
             .by_time

@@ -84,7 +84,7 @@ impl WriterOptions {
 
     /// The smallest cap these options allow: two files, the one being written and the one
     /// before it (128 KiB by default). Under it the cap could not be kept.
-    pub fn min_max_size(&self) -> u64 {
+    pub(crate) fn min_max_size(&self) -> u64 {
         2 * self.file_size()
     }
 }

@@ -78,7 +78,7 @@ impl Members {
     /// The body of `snap` (`{` and its members, no closing brace), named `id`. `prev` is the
     /// snapshot the caller named `prev_id`: when that is what the last body was made of, each
     /// member equal to `prev`'s is copied from it rather than serialized.
-    pub fn body(
+    pub(crate) fn body(
         &mut self,
         snap: &Snapshot,
         id: u64,
@@ -193,7 +193,7 @@ impl Members {
     }
 
     /// The body made last (empty before the first).
-    pub fn last(&self) -> &[u8] {
+    pub(crate) fn last(&self) -> &[u8] {
         &self.body
     }
 }

@@ -7,9 +7,9 @@ mod swap;
 mod zram;
 mod zswap;
 
-pub use swap::*;
-pub use zram::*;
-pub use zswap::*;
+pub(crate) use swap::*;
+pub(crate) use zram::*;
+pub(crate) use zswap::*;
 
 use super::fix::{cmdline, fstab_field, plain_name, sh, sys_block, sysctl_fix, zswap_param_fix};
 use super::thresholds as t;

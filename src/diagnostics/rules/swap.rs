@@ -5,7 +5,7 @@ use super::*;
 
 // --- zswap-no-swap ---------------------------------------------------------------------------
 
-pub fn zswap_no_swap(c: &Ctx) -> Option<Finding> {
+pub(crate) fn zswap_no_swap(c: &Ctx) -> Option<Finding> {
     if !c.zswap_on() || !c.swaps_known() || !c.devices().is_empty() {
         return None;
     }
@@ -42,7 +42,7 @@ pub fn zswap_no_swap(c: &Ctx) -> Option<Finding> {
 
 // --- page-cluster ----------------------------------------------------------------------------
 
-pub fn page_cluster(c: &Ctx) -> Option<Finding> {
+pub(crate) fn page_cluster(c: &Ctx) -> Option<Finding> {
     let pc = c.vm("page-cluster")?;
     if pc <= 0 || !c.swaps_known() || c.devices().is_empty() {
         return None;
@@ -91,7 +91,7 @@ pub fn page_cluster(c: &Ctx) -> Option<Finding> {
 
 // --- swappiness-low --------------------------------------------------------------------------
 
-pub fn swappiness_low(c: &Ctx) -> Option<Finding> {
+pub(crate) fn swappiness_low(c: &Ctx) -> Option<Finding> {
     let sw = c.vm("swappiness")?;
     let setup = c.setup();
     if sw >= c.t.swappiness_low || !setup.compressed() {
@@ -127,7 +127,7 @@ pub fn swappiness_low(c: &Ctx) -> Option<Finding> {
 
 // --- swap-too-small --------------------------------------------------------------------------
 
-pub fn swap_too_small(c: &Ctx) -> Option<Finding> {
+pub(crate) fn swap_too_small(c: &Ctx) -> Option<Finding> {
     if !c.zswap_on() || !c.zram_devices().is_empty() {
         return None;
     }
@@ -201,7 +201,7 @@ pub fn swap_too_small(c: &Ctx) -> Option<Finding> {
 
 // --- thp-always ------------------------------------------------------------------------------
 
-pub fn thp_always(c: &Ctx) -> Option<Finding> {
+pub(crate) fn thp_always(c: &Ctx) -> Option<Finding> {
     if c.tunable("transparent_hugepage.enabled")? != "always"
         || !c.swaps_known()
         || c.devices().is_empty()
@@ -245,7 +245,7 @@ pub fn thp_always(c: &Ctx) -> Option<Finding> {
 
 // --- thrashing -------------------------------------------------------------------------------
 
-pub fn thrashing(c: &Ctx) -> Option<Finding> {
+pub(crate) fn thrashing(c: &Ctx) -> Option<Finding> {
     let rates = c.snap.rates.as_ref()?;
     let psi = c.snap.psi.as_ref()?;
     if psi.full_avg10 < c.t.thrashing_psi_full_avg10 {
@@ -300,7 +300,7 @@ pub fn thrashing(c: &Ctx) -> Option<Finding> {
 
 // --- swap-priorities -------------------------------------------------------------------------
 
-pub fn swap_priorities(c: &Ctx) -> Option<Finding> {
+pub(crate) fn swap_priorities(c: &Ctx) -> Option<Finding> {
     let disks = c.disk_devices();
     if disks.len() < 2 || disks.iter().all(|d| d.priority == disks[0].priority) {
         return None;

@@ -4,7 +4,7 @@ use super::*;
 
 // --- zswap-zram ------------------------------------------------------------------------------
 
-pub fn zswap_zram(c: &Ctx) -> Option<Finding> {
+pub(crate) fn zswap_zram(c: &Ctx) -> Option<Finding> {
     let zram = c.zram_devices();
     if !c.zswap_on() || zram.is_empty() {
         return None;
@@ -42,7 +42,7 @@ pub fn zswap_zram(c: &Ctx) -> Option<Finding> {
 
 // --- zram-lru-inversion ----------------------------------------------------------------------
 
-pub fn zram_lru_inversion(c: &Ctx) -> Option<Finding> {
+pub(crate) fn zram_lru_inversion(c: &Ctx) -> Option<Finding> {
     let disks = c.disk_devices();
     // Swap-outs over the interval: with zram full they land on the lower, disk areas.
     let swapouts = c

@@ -36,7 +36,7 @@ fn near_full(c: &Ctx) -> bool {
         .is_some_and(|p| p >= c.t.pool_near_full_percent)
 }
 
-pub fn shrinker_off(c: &Ctx) -> Option<Finding> {
+pub(crate) fn shrinker_off(c: &Ctx) -> Option<Finding> {
     if c.snap.zswap.shrinker_enabled != Some(false) || !c.zswap_on() || c.disk_devices().is_empty()
     {
         return None;
@@ -100,7 +100,7 @@ fn refusing(c: &Ctx) -> Option<String> {
     })
 }
 
-pub fn writeback_stalled(c: &Ctx) -> Option<Finding> {
+pub(crate) fn writeback_stalled(c: &Ctx) -> Option<Finding> {
     let z = &c.snap.zswap;
     if !c.zswap_on() || z.shrinker_enabled != Some(true) {
         return None;
@@ -196,7 +196,7 @@ pub fn writeback_stalled(c: &Ctx) -> Option<Finding> {
 
 // --- pool-full -------------------------------------------------------------------------------
 
-pub fn pool_full(c: &Ctx) -> Option<Finding> {
+pub(crate) fn pool_full(c: &Ctx) -> Option<Finding> {
     if !c.zswap_on() {
         return None;
     }
@@ -334,7 +334,7 @@ fn cap_of(zpool: &str) -> Option<u32> {
 /// zswap runs on zbud or z3fold (Debian 12's default is zbud) and its data pages already reach
 /// ~90 % of what that allocator can hold per page: the allocator, not the compressor, is what
 /// limits the pool's ratio, and zsmalloc would hold the same pages in less memory.
-pub fn allocator_cap(c: &Ctx) -> Option<Finding> {
+pub(crate) fn allocator_cap(c: &Ctx) -> Option<Finding> {
     let z = &c.snap.zswap;
     let zpool = z.parameters.get("zpool")?;
     let cap = cap_of(zpool)?;
@@ -372,7 +372,7 @@ pub fn allocator_cap(c: &Ctx) -> Option<Finding> {
     ))
 }
 
-pub fn poor_compression(c: &Ctx) -> Option<Finding> {
+pub(crate) fn poor_compression(c: &Ctx) -> Option<Finding> {
     let z = &c.snap.zswap;
     let ps = c.page_size() as f64;
     let mut ev = Vec::new();
@@ -561,7 +561,7 @@ pub fn poor_compression(c: &Ctx) -> Option<Finding> {
 
 // --- compressor-fallback ---------------------------------------------------------------------
 
-pub fn compressor_fallback(c: &Ctx) -> Option<Finding> {
+pub(crate) fn compressor_fallback(c: &Ctx) -> Option<Finding> {
     let z = &c.snap.zswap;
     let boot = z.boot_compressor.as_deref().filter(|s| !s.is_empty())?;
     let cur = z.compressor.as_deref()?;
@@ -640,7 +640,7 @@ pub fn compressor_fallback(c: &Ctx) -> Option<Finding> {
 
 // --- no-debugfs ------------------------------------------------------------------------------
 
-pub fn no_debugfs(c: &Ctx) -> Option<Finding> {
+pub(crate) fn no_debugfs(c: &Ctx) -> Option<Finding> {
     let reason = c.snap.zswap.debugfs_reason()?;
     if !c.snap.zswap.available || !(c.zswap_on() || c.snap.zswap.pool_bytes.unwrap_or(0) > 0) {
         return None;
@@ -693,7 +693,7 @@ pub fn no_debugfs(c: &Ctx) -> Option<Finding> {
 
 // --- decompress-fail -------------------------------------------------------------------------
 
-pub fn decompress_fail(c: &Ctx) -> Option<Finding> {
+pub(crate) fn decompress_fail(c: &Ctx) -> Option<Finding> {
     let n = c.debugfs("decompress_fail").filter(|&n| n > 0)?;
     let mut ev = vec![format!("decompress_fail = {n} since boot")];
     if let Some(r) = c.debugfs_rate("decompress_fail").filter(|&r| r > 0.0) {
@@ -729,7 +729,7 @@ pub fn decompress_fail(c: &Ctx) -> Option<Finding> {
 
 // --- zswap-off-pool-left ---------------------------------------------------------------------
 
-pub fn zswap_off_pool_left(c: &Ctx) -> Option<Finding> {
+pub(crate) fn zswap_off_pool_left(c: &Ctx) -> Option<Finding> {
     let z = &c.snap.zswap;
     if z.enabled != Some(false) {
         return None;

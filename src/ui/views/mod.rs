@@ -38,7 +38,7 @@ pub trait Tab: Sync {
 impl View {
     /// How the view draws: every view of the app's registry has its file here (the match is
     /// exhaustive, so a view without one does not compile).
-    pub fn tab(self) -> &'static dyn Tab {
+    pub(crate) fn tab(self) -> &'static dyn Tab {
         match self {
             View::Overview => &overview::Overview,
             View::Graphs => &graphs::Graphs,
@@ -53,7 +53,7 @@ impl View {
 /// Every key of the dashboard as the help lists them, in groups: the app's own keys; the views
 /// by number; the focus of the views with several panes, and scrolling; each view's own keys
 /// (a line shared by views once, naming them); the rest.
-pub fn help() -> Vec<(String, String)> {
+pub(crate) fn help() -> Vec<(String, String)> {
     let line = |(k, what): &(&str, &str)| (k.to_string(), what.to_string());
     let mut out: Vec<(String, String)> = keys::HELP_APP.iter().map(line).collect();
     // Three views a line: "1 2 3  overview / graphs / devices".
