@@ -36,7 +36,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use zswaptop::record::{Reader, Writer, WriterOptions, codec};
+use zswaptop::record::{Reader, Writer, WriterOptions, frame};
 use zswaptop::root::Root;
 use zswaptop::sources::{self, Extras, Sample, processes};
 
@@ -192,10 +192,10 @@ fn record(
     }
     drop(w);
     let bytes = std::fs::read(path)?;
-    let scan = codec::scan(&bytes[..], codec::HEADER_LEN as u64)?;
+    let scan = frame::scan(&bytes[..], frame::HEADER_LEN as u64)?;
     let (mut keys, mut deltas) = (Vec::new(), Vec::new());
     for (_, f) in scan.frames {
-        if f.kind & !codec::FLAG_ZSTD == codec::KIND_KEYFRAME {
+        if f.kind & !frame::FLAG_ZSTD == frame::KIND_KEYFRAME {
             keys.push(f.len as u64);
         } else {
             deltas.push(f.len as u64);
@@ -318,13 +318,13 @@ fn empty_deltas(path: &Path) -> Result<(), Box<dyn std::error::Error>> {
     w.append(&sample)?;
     drop(w);
     let one = std::fs::read(path)?;
-    let scan = codec::scan(&one[..], codec::HEADER_LEN as u64)?;
+    let scan = frame::scan(&one[..], frame::HEADER_LEN as u64)?;
     let &(at, key) = scan.frames.first().ok_or("no keyframe written")?;
     let mut bytes = one[..at as usize + key.len].to_vec();
     let mut n = 1;
     while bytes.len() < 1 << 20 {
-        bytes.extend(codec::frame(
-            codec::KIND_DELTA,
+        bytes.extend(frame::frame(
+            frame::KIND_DELTA,
             sample.unix_ms + n as u64 * 1000,
             &[0, 0, 0],
         ));
@@ -464,9 +464,13 @@ fn export_parts() -> Result<(), Box<dyn std::error::Error>> {
             let c1 = fine_cpu_ns();
             let derived = Snapshot::derive(&s, prev.as_ref().map(|(p, _)| p));
             let c2 = fine_cpu_ns();
-            let judged = zswaptop::diagnostics::judge(derived.clone());
+            let judged = zswaptop::diagnostics::judge(derived.clone(), &Default::default());
             let c3 = fine_cpu_ns();
-            let snap = zswaptop::pipeline::snapshot_over(&s, prev.as_ref().map(|(p, d)| (p, d)));
+            let snap = zswaptop::pipeline::snapshot_over(
+                &s,
+                prev.as_ref().map(|(p, d)| (p, d)),
+                &Default::default(),
+            );
             let c4 = fine_cpu_ns();
             let mut buf = Vec::new();
             zswaptop::report::json::serialize(

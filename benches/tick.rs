@@ -11,11 +11,11 @@
 use divan::{Bencher, black_box};
 use ratatui::backend::TestBackend;
 
-use zswaptop::app::screen::Screen;
 use zswaptop::app::{Action, App, Msg, View};
 use zswaptop::model::Snapshot;
 use zswaptop::root::Root;
 use zswaptop::sources::{self, Extras};
+use zswaptop::tui::screen::Screen;
 
 fn main() {
     divan::main();
@@ -67,7 +67,7 @@ fn rules(bencher: Bencher) {
     let a = sample(IDLE, 1_000_000_000_000);
     let b = sample(FIXTURE, 1_001_000_000_000);
     let snap = Snapshot::derive(&b, Some(&a));
-    bencher.bench_local(|| zswaptop::diagnostics::evaluate(black_box(&snap)));
+    bencher.bench_local(|| zswaptop::diagnostics::evaluate(black_box(&snap), &Default::default()));
 }
 
 fn app(view: View, w: u16, h: u16) -> App {

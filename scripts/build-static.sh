@@ -43,9 +43,12 @@ if [ "$(uname -m)" = x86_64 ]; then
   flags="$flags -C link-arg=-Wl,--symbol-ordering-file=$order -C link-arg=-Wl,--no-warn-symbol-ordering"
   ordered=1
 fi
+# The symbols stay ("debuginfo": what the release profile stripped before it stripped them all):
+# the link order is made from this build's function names; scripts/release.sh strips the copy it
+# ships, cargo-deb the packaged one.
 build() {
   RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }$flags" ZSWAPTOP_LINK_ORDER="$order" \
-    cargo build --release --locked --target "$target" "$@" >&2
+    CARGO_PROFILE_RELEASE_STRIP=debuginfo cargo build --release --locked --target "$target" "$@" >&2
 }
 build "$@"
 bin="$dir/$target/release/zswaptop"

@@ -18,7 +18,7 @@ use crate::record::export::ExportFormat;
 use crate::report::OutputFormat;
 use crate::sources::Extras;
 use crate::sources::sampler::MIN_INTERVAL;
-use crate::{advise, app, record, report, serve, watch};
+use crate::{advise, app, diagnostics, record, report, serve, watch};
 
 mod man;
 
@@ -378,6 +378,8 @@ pub enum Mode {
         /// Two samples this far apart, for rates.
         interval: Option<Duration>,
         extras: Extras,
+        /// What the rules judge by (the configuration's `[thresholds]`).
+        thresholds: diagnostics::Thresholds,
     },
     /// `zswaptop serve`.
     Serve {
@@ -415,6 +417,8 @@ pub struct Once {
     pub full: bool,
     /// ASCII characters only (the text format only): `--ascii`, or a locale that is not UTF-8.
     pub ascii: bool,
+    /// What the rules judge by (the configuration's `[thresholds]`).
+    pub thresholds: diagnostics::Thresholds,
     pub of: Moment,
 }
 
@@ -527,8 +531,6 @@ pub fn parse(env: &Env) -> Result<Mode, u8> {
     for w in &loaded.warnings {
         crate::console::warn(w);
     }
-    // The rules judge by the configuration's thresholds from the first sample on.
-    crate::diagnostics::thresholds::set(loaded.config.thresholds.clone());
     if let Some(Command::Config(_)) = cli.command {
         return Ok(Mode::Config(
             loaded.config.commented(loaded.path.as_deref()),
@@ -594,13 +596,13 @@ fn root_dir(root: Option<PathBuf>) -> Result<Option<PathBuf>, UsageError> {
 impl Mode {
     /// The mode `cli` asks for, its settings checked, in the environment `env`, on the built-in
     /// defaults (no configuration file).
-    pub fn from_cli(cli: Cli, env: &Env) -> Result<Mode, UsageError> {
+    pub(crate) fn from_cli(cli: Cli, env: &Env) -> Result<Mode, UsageError> {
         Mode::from_cli_with(cli, env, &Config::default())
     }
 
     /// The mode `cli` asks for, over the configuration `conf`: the defaults, then `conf`, then
     /// the environment `env`, then the command line.
-    pub fn from_cli_with(cli: Cli, env: &Env, conf: &Config) -> Result<Mode, UsageError> {
+    pub(crate) fn from_cli_with(cli: Cli, env: &Env, conf: &Config) -> Result<Mode, UsageError> {
         if let Some(command) = cli.command {
             return Mode::of_command(command, env, conf);
         }
@@ -644,6 +646,7 @@ impl Mode {
                 dir,
                 interval,
                 extras: report::metrics_extras(extras),
+                thresholds: conf.thresholds.clone(),
             },
             (None, _) if cli.watch && cli.top.is_some() => {
                 return Err(UsageError::WatchTables("--top"));
@@ -658,6 +661,7 @@ impl Mode {
                     ascii: cli.ascii || !env.utf8,
                     count: cli.count,
                     interval: every,
+                    thresholds: conf.thresholds.clone(),
                 },
             },
             (None, Some(format)) => Mode::Once(Once {
@@ -665,6 +669,7 @@ impl Mode {
                 color: color(false),
                 full: cli.full,
                 ascii: cli.ascii || !env.utf8,
+                thresholds: conf.thresholds.clone(),
                 of: match cli.from.zip(cli.at) {
                     Some((path, at)) => Moment::Recorded { path, at },
                     None => Moment::Live {
@@ -693,6 +698,7 @@ impl Mode {
                     view: dash.view,
                     proc_sort: dash.processes_sort,
                     cgroup_sort: dash.cgroups_sort,
+                    thresholds: conf.thresholds.clone(),
                 },
                 record: cli.record,
             },
@@ -748,6 +754,7 @@ impl Mode {
                         view: dash.view,
                         proc_sort: dash.processes_sort,
                         cgroup_sort: dash.cgroups_sort,
+                        thresholds: conf.thresholds.clone(),
                     },
                     path: args.path,
                     at: args.at,
@@ -771,7 +778,10 @@ impl Mode {
 
 /// The completion script for `shell`, written to `out` once made whole in memory (clap_complete
 /// panics on a write error, and `zswaptop completions bash | head` must not).
-pub fn completions(shell: clap_complete::Shell, out: &mut impl Write) -> std::io::Result<()> {
+pub(crate) fn completions(
+    shell: clap_complete::Shell,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
     // A value that is neither a path nor one of a list (an address, a number, a time) is said to
     // be "other", so that no shell offers file names for it (clap_complete leaves a value with
     // no hint to the shell's default: file names).
@@ -827,7 +837,7 @@ fn fish(cmd: &clap::Command, script: &str) -> String {
 }
 
 /// The manual page (roff), written to `out` once made whole in memory.
-pub fn man(out: &mut impl Write) -> std::io::Result<()> {
+pub(crate) fn man(out: &mut impl Write) -> std::io::Result<()> {
     let mut text = Vec::new();
     man::page(&Cli::command(), &mut text)?;
     out.write_all(&text)
@@ -1039,7 +1049,8 @@ mod tests {
                 json: false,
                 ascii: false,
                 count: None,
-                interval: crate::sources::sampler::DEFAULT_INTERVAL
+                interval: crate::sources::sampler::DEFAULT_INTERVAL,
+                thresholds: diagnostics::Thresholds::default(),
             }
         );
         assert_eq!(
@@ -1048,7 +1059,8 @@ mod tests {
                 json: true,
                 ascii: false,
                 count: Some(3),
-                interval: Duration::from_millis(200)
+                interval: Duration::from_millis(200),
+                thresholds: diagnostics::Thresholds::default(),
             }
         );
         assert!(Cli::try_parse_from(["zswaptop", "--watch", "--once"]).is_err());
@@ -1125,6 +1137,48 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("a whole number"), "{e}");
+    }
+
+    /// The configuration's thresholds reach every mode that reads the file, in its own
+    /// settings (no setting of the process): the dashboard, replay, --once (live and --from),
+    /// --watch and --textfile.
+    #[test]
+    fn the_configured_thresholds_travel_in_each_mode() {
+        let mut conf = Config::default();
+        conf.thresholds.poor_ratio = 2.5;
+        let mode = |args: &[&str]| {
+            let mut v = vec!["zswaptop"];
+            v.extend_from_slice(args);
+            Mode::from_cli_with(Cli::parse_from(v), &ENV, &conf).unwrap()
+        };
+        let dashboard = match mode(&[]) {
+            Mode::Dashboard { settings, .. } => settings.thresholds,
+            other => panic!("{other:?}"),
+        };
+        let replay = match mode(&["replay", "x.zsr"]) {
+            Mode::Replay { settings, .. } => settings.thresholds,
+            other => panic!("{other:?}"),
+        };
+        let once = match mode(&["--once"]) {
+            Mode::Once(o) => o.thresholds,
+            other => panic!("{other:?}"),
+        };
+        let from = match mode(&["--once", "--from", "x.zsr", "--at", "03:12"]) {
+            Mode::Once(o) => o.thresholds,
+            other => panic!("{other:?}"),
+        };
+        let watch = match mode(&["--watch"]) {
+            Mode::Watch { options, .. } => options.thresholds,
+            other => panic!("{other:?}"),
+        };
+        let textfile = match mode(&["--textfile", "/tmp"]) {
+            Mode::Textfile { thresholds, .. } => thresholds,
+            other => panic!("{other:?}"),
+        };
+        for t in [dashboard, replay, once, from, watch, textfile] {
+            assert_eq!(t, conf.thresholds);
+        }
+        assert_ne!(conf.thresholds, diagnostics::Thresholds::default());
     }
 
     /// Built-in defaults < the configuration file < the environment < the command line.

@@ -236,7 +236,7 @@ pub enum ConfigError {
 /// Where the configuration file is by default: `$XDG_CONFIG_HOME/zswaptop/config.toml`, or
 /// `$HOME/.config/zswaptop/config.toml` (an XDG_CONFIG_HOME that is not absolute is ignored, as
 /// the XDG Base Directory specification says). `None` without either.
-pub fn default_path(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
+pub(crate) fn default_path(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
     let dir = var("XDG_CONFIG_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
@@ -250,7 +250,7 @@ pub fn default_path(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<
 }
 
 /// Read the configuration `source` names.
-pub fn load(source: &Source) -> Result<Loaded, ConfigError> {
+pub(crate) fn load(source: &Source) -> Result<Loaded, ConfigError> {
     let (path, required) = match source {
         Source::None => return Ok(Loaded::default()),
         Source::File(p) => (p.clone(), true),
@@ -328,7 +328,7 @@ fn read(path: &Path, required: bool) -> Result<Loaded, ConfigError> {
 }
 
 /// The configuration `text` (the file `path`) sets, with a warning for each key it does not know.
-pub fn parse(text: &str, path: &str) -> Result<(Config, Vec<String>), ConfigError> {
+pub(crate) fn parse(text: &str, path: &str) -> Result<(Config, Vec<String>), ConfigError> {
     let at = |span: Range<usize>, key: Option<String>, message: String| {
         let (line, column) = line_column(text, span.start);
         ConfigError::At {
@@ -379,7 +379,7 @@ pub fn parse(text: &str, path: &str) -> Result<(Config, Vec<String>), ConfigErro
 
 impl Config {
     /// The first key whose value is out of range, with its table, and what it must be.
-    pub fn check(&self) -> Result<(), (String, &'static str)> {
+    pub(crate) fn check(&self) -> Result<(), (String, &'static str)> {
         let d = &self.dashboard;
         let interval = MIN_INTERVAL.as_secs_f64()..=MAX_INTERVAL_SECONDS;
         if !(d.interval.is_finite() && interval.contains(&d.interval)) {
@@ -401,7 +401,7 @@ impl Config {
 
     /// The configuration as a file, every key with its comment and its value: what
     /// `zswaptop config` prints (`read_from`: the file it was read from, if any).
-    pub fn commented(&self, read_from: Option<&Path>) -> String {
+    pub(crate) fn commented(&self, read_from: Option<&Path>) -> String {
         let mut out = String::new();
         out.push_str(
             "# zswaptop's configuration, as in effect. zswaptop reads it from\n\

@@ -34,23 +34,24 @@ pub fn chain(e: &anyhow::Error) -> String {
 }
 
 /// `zswaptop: warning: MESSAGE` on stderr: something went wrong and the run goes on.
-pub fn warn(msg: impl Display) {
+pub(crate) fn warn(msg: impl Display) {
     emit(format_args!("zswaptop: warning: {msg}"));
 }
 
 /// `zswaptop: MESSAGE` on stderr: what the program is doing (`serving http://…`).
-pub fn note(msg: impl Display) {
+pub(crate) fn note(msg: impl Display) {
     emit(format_args!("zswaptop: {msg}"));
 }
 
 /// `MESSAGE` on stderr without the program's name (the tests' `skipped: …` lines).
-pub fn plain(msg: impl Display) {
+#[cfg(test)]
+pub(crate) fn plain(msg: impl Display) {
     emit(format_args!("{msg}"));
 }
 
 /// A text of several lines on stderr as it is (a usage error with its usage), each line made
 /// safe.
-pub fn lines(text: impl Display) {
+pub(crate) fn lines(text: impl Display) {
     let text = text.to_string();
     let mut safe = String::with_capacity(text.len());
     for line in text.lines() {
@@ -83,14 +84,14 @@ pub struct Stdout<W: Write = io::StdoutLock<'static>> {
 
 impl Stdout {
     /// The process's standard output, locked.
-    pub fn lock() -> Self {
+    pub(crate) fn lock() -> Self {
         Stdout::over(io::stdout().lock(), stdout_is_char_device)
     }
 }
 
 impl<W: Write> Stdout<W> {
     /// `inner` as stdout, with `char_device` saying whether stdout is a character device.
-    pub fn over(inner: W, char_device: fn() -> bool) -> Self {
+    pub(crate) fn over(inner: W, char_device: fn() -> bool) -> Self {
         Stdout {
             inner,
             gone: false,
@@ -99,7 +100,7 @@ impl<W: Write> Stdout<W> {
     }
 
     /// Whether a write failed because the reader is gone: a mode then ends quietly.
-    pub fn gone(&self) -> bool {
+    pub(crate) fn gone(&self) -> bool {
         self.gone
     }
 
@@ -134,7 +135,7 @@ impl<W: Write> Write for Stdout<W> {
 /// left (EPIPE), or a terminal that hung up — a write to a pseudo-terminal whose master side
 /// is closed fails with EIO, and ENXIO where the device itself is gone. EIO from a regular file
 /// (a failing disk under `> report.txt`) is an error to report: `char_device` tells them apart.
-pub fn reader_gone(e: &io::Error, char_device: impl FnOnce() -> bool) -> bool {
+pub(crate) fn reader_gone(e: &io::Error, char_device: impl FnOnce() -> bool) -> bool {
     if e.kind() == io::ErrorKind::BrokenPipe {
         return true;
     }

@@ -89,7 +89,7 @@ pub enum Reason {
 
 impl Reason {
     /// The file is absent; `note` says what that means for it.
-    pub fn absent(note: impl Into<String>) -> Reason {
+    pub(crate) fn absent(note: impl Into<String>) -> Reason {
         Reason::Absent { note: note.into() }
     }
 
@@ -146,7 +146,7 @@ impl Reason {
     }
 
     /// What kind of trouble it is.
-    pub fn kind(&self) -> Kind {
+    pub(crate) fn kind(&self) -> Kind {
         match self {
             Reason::NeedsRoot { .. } => Kind::Denied,
             // Not what a kernel file of its kind can be: malformed as far as zswaptop can tell.
@@ -166,7 +166,7 @@ impl Reason {
     }
 
     /// The status word used in `sources` lists: missing, denied, malformed or unreadable.
-    pub fn status(&self) -> &'static str {
+    pub(crate) fn status(&self) -> &'static str {
         match self.kind() {
             Kind::Missing => "missing",
             Kind::Denied => "denied",
@@ -176,7 +176,7 @@ impl Reason {
     }
 
     /// The file is not there (as opposed to unreadable or malformed).
-    pub fn is_absent(&self) -> bool {
+    pub(crate) fn is_absent(&self) -> bool {
         self.kind() == Kind::Missing
     }
 }
@@ -195,18 +195,18 @@ pub struct Unavailable {
 }
 
 impl Unavailable {
-    pub fn new(path: &Path, reason: Reason) -> Self {
+    pub(crate) fn new(path: &Path, reason: Reason) -> Self {
         Unavailable {
             path: path.display().to_string(),
             reason,
         }
     }
 
-    pub fn path(&self) -> &str {
+    pub(crate) fn path(&self) -> &str {
         &self.path
     }
 
-    pub fn malformed(path: &Path, line: Option<usize>, detail: impl Into<String>) -> Self {
+    pub(crate) fn malformed(path: &Path, line: Option<usize>, detail: impl Into<String>) -> Self {
         Self::new(
             path,
             Reason::Malformed {
@@ -217,13 +217,16 @@ impl Unavailable {
     }
 
     /// The file is absent; `note` says what that means for this file.
-    pub fn absent(path: &Path, note: impl Into<String>) -> Self {
+    pub(crate) fn absent(path: &Path, note: impl Into<String>) -> Self {
         Self::new(path, Reason::absent(note))
     }
 }
 
 /// Serialise an optional reason as its text (the JSON report's form).
-pub fn reason_text<S: serde::Serializer>(r: &Option<Reason>, s: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn reason_text<S: serde::Serializer>(
+    r: &Option<Reason>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
     match r {
         Some(r) => s.serialize_str(&r.text()),
         None => s.serialize_none(),

@@ -20,8 +20,8 @@ use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
 /// Every module, lowest first: a module may import those before it, never one after it. An
 /// entry names a module by its path; it holds that module's submodules too, except those that
 /// have an entry of their own. The dashboard is three layers: its state and how keys and
-/// samples change it (`app`), the drawing of that state (`ui`), and the terminal loop that
-/// feeds the one and runs the other (`app::tty` … `app::run`).
+/// samples change it (`app`), the drawing of that state (`ui`), and the terminal front end that
+/// feeds the one and runs the other (`tui`: `tui::tty` … `tui::run`).
 pub const LAYERS: &[&str] = &[
     "sys",
     "sanitize",
@@ -42,11 +42,12 @@ pub const LAYERS: &[&str] = &[
     "watch",
     "app",
     "ui",
-    "app::tty",
-    "app::screen",
-    "app::terminal",
-    "app::signals",
-    "app::run",
+    "tui::tty",
+    "tui::screen",
+    "tui::terminal",
+    "tui::signals",
+    "tui::run",
+    "tui",
     "config",
     "cli",
     "layers",
@@ -452,7 +453,7 @@ fn the_check_finds_imports_in_code_only() {
         ["s.rs:1 imports crate::run: the crate root's, above every module"]
     );
     // The terminal loop is above the drawing, the dashboard's state below it.
-    assert!(violations("r.rs", "use crate::ui;", &m("app::run"), &none).is_empty());
+    assert!(violations("r.rs", "use crate::ui;", &m("tui::run"), &none).is_empty());
     assert_eq!(
         violations("a.rs", "use crate::ui;", &m("app"), &none).len(),
         1

@@ -29,6 +29,7 @@ pub mod schema;
 pub mod serve;
 pub mod sources;
 pub mod sys;
+pub mod tui;
 pub mod ui;
 pub mod watch;
 
@@ -58,8 +59,14 @@ pub fn run(mode: Mode) -> anyhow::Result<()> {
             dir,
             interval,
             extras,
+            thresholds,
         } => {
-            let snap = pipeline::take(&mut Sampler::full(root_of(root)), interval, extras);
+            let snap = pipeline::take(
+                &mut Sampler::full(root_of(root)),
+                interval,
+                extras,
+                &thresholds,
+            );
             report::textfile::write(&snap, &dir)
         }
         Mode::Serve { listen, root, web } => serve::run(listen, root, web),
@@ -67,7 +74,7 @@ pub fn run(mode: Mode) -> anyhow::Result<()> {
         Mode::Replay { path, at, settings } => {
             let (mut source, start) =
                 record::ReplaySource::open(&path, at.as_deref(), settings.history)?;
-            let exit = app::run::replay(settings, &mut source, start)?;
+            let exit = tui::run::replay(settings, &mut source, start)?;
             for w in source.warnings() {
                 console::warn(w);
             }
@@ -113,18 +120,24 @@ fn write_report(once: Once, out: &mut impl Write) -> anyhow::Result<()> {
         color,
         full,
         ascii: _,
+        thresholds,
         of,
     } = once;
     let snap = match of {
         Moment::Recorded { path, at } => {
-            return record::export::once_from(&path, &at, format, color, full, out);
+            return record::export::once_from(&path, &at, format, color, full, &thresholds, out);
         }
         Moment::Live {
             root,
             interval,
             extras,
             record: None,
-        } => pipeline::take(&mut Sampler::full(root_of(root)), interval, extras),
+        } => pipeline::take(
+            &mut Sampler::full(root_of(root)),
+            interval,
+            extras,
+            &thresholds,
+        ),
         Moment::Live {
             root,
             interval,
@@ -132,7 +145,7 @@ fn write_report(once: Once, out: &mut impl Write) -> anyhow::Result<()> {
             record: Some(path),
         } => {
             let mut source = record::Recording::new(Sampler::full(root_of(root)), &path)?;
-            let snap = pipeline::take(&mut source, interval, extras);
+            let snap = pipeline::take(&mut source, interval, extras, &thresholds);
             if let Some((e, n)) = source.finish()? {
                 anyhow::bail!("{n} of the samples were not recorded: {e}");
             }
@@ -149,7 +162,7 @@ fn dashboard(root: Root, settings: app::Settings, record: Option<PathBuf>) -> an
     let exit = match record {
         Some(path) => {
             let mut source = record::Recording::new(Sampler::new(root), &path)?;
-            let exit = app::run::run(settings, &mut source)?;
+            let exit = tui::run::run(settings, &mut source)?;
             match source.finish() {
                 Ok(None) => {}
                 Ok(Some((e, n))) => console::warn(format_args!(
@@ -159,17 +172,17 @@ fn dashboard(root: Root, settings: app::Settings, record: Option<PathBuf>) -> an
             }
             exit
         }
-        None => app::run::run(settings, &mut Sampler::new(root))?,
+        None => tui::run::run(settings, &mut Sampler::new(root))?,
     };
     end_dashboard(exit)
 }
 
 /// End the way the dashboard ended: a signal is raised again once the terminal is restored.
-fn end_dashboard(exit: app::run::Exit) -> anyhow::Result<()> {
+fn end_dashboard(exit: tui::run::Exit) -> anyhow::Result<()> {
     match exit {
-        app::run::Exit::Quit | app::run::Exit::TtyGone(_) => Ok(()),
+        tui::run::Exit::Quit | tui::run::Exit::TtyGone(_) => Ok(()),
         // The terminal is restored: now end the way the signal asked for.
-        app::run::Exit::Signal(sig) => {
+        tui::run::Exit::Signal(sig) => {
             let _ = io::stdout().flush();
             signal_hook::low_level::emulate_default_handler(sig)
                 .with_context(|| format!("ending on signal {sig}"))

@@ -16,10 +16,15 @@
 //! the first two. [`snapshot`] is a stream of its one or two samples: the forecasts over the
 //! interval (`--once -i N`, `--once --from`, each row of `export`, which is one `--once --from`
 //! a row), or "too few samples" from one.
+//!
+//! The rules judge by the [`Thresholds`] the front end passes in: the configuration's for the
+//! dashboard, `--once`, `--watch`, `--textfile` and `replay` (built by [`crate::cli`] into each
+//! mode's settings), the built-in ones for the commands that read no configuration (`serve`,
+//! `export`, `advise`). No setting of the process is read on the way.
 
 use std::time::Duration;
 
-use crate::diagnostics;
+use crate::diagnostics::{self, Thresholds};
 use crate::model::Snapshot;
 use crate::model::forecast::{self, Forecaster};
 use crate::sanitize::Sanitize;
@@ -27,18 +32,27 @@ use crate::sources::sampler::SampleSource;
 use crate::sources::{Extras, Sample};
 
 /// The finished snapshot of `curr`, with rates over `prev` when there is one, and the
-/// forecasts over the two (the window is the interval).
+/// forecasts over the two (the window is the interval), judged by the built-in thresholds.
 pub fn snapshot(curr: &Sample, prev: Option<&Sample>) -> Snapshot {
+    snapshot_by(curr, prev, &Thresholds::default())
+}
+
+/// [`snapshot`], judged by the thresholds `t`.
+pub(crate) fn snapshot_by(curr: &Sample, prev: Option<&Sample>, t: &Thresholds) -> Snapshot {
     match prev {
-        Some(p) => snapshot_over(curr, Some((p, &Snapshot::derive(p, None)))),
-        None => snapshot_over(curr, None),
+        Some(p) => snapshot_over(curr, Some((p, &Snapshot::derive(p, None))), t),
+        None => snapshot_over(curr, None, t),
     }
 }
 
-/// [`snapshot`], given a snapshot of `prev` already made (any: the forecasts take only the
+/// [`snapshot_by`], given a snapshot of `prev` already made (any: the forecasts take only the
 /// stores' sizes and limits from it, which do not depend on rates), so that a front end going
 /// through a recording row by row derives each sample once.
-pub fn snapshot_over(curr: &Sample, prev: Option<(&Sample, &Snapshot)>) -> Snapshot {
+pub fn snapshot_over(
+    curr: &Sample,
+    prev: Option<(&Sample, &Snapshot)>,
+    t: &Thresholds,
+) -> Snapshot {
     let mut stream = match prev {
         Some((p, snap)) => {
             let dt = seconds(curr) - seconds(p);
@@ -47,7 +61,8 @@ pub fn snapshot_over(curr: &Sample, prev: Option<(&Sample, &Snapshot)>) -> Snaps
             s
         }
         None => Stream::default(),
-    };
+    }
+    .judged_by(t.clone());
     stream.snapshot(curr, prev.map(|(p, _)| p))
 }
 
@@ -58,19 +73,27 @@ fn seconds(s: &Sample) -> f64 {
 
 /// The pipeline with a memory: [`snapshot`]'s steps, and between derive and the rules each
 /// store's used size fed to a [`Forecaster`], whose forecasts over the window replace the
-/// one-sample ones. One per front end that takes sample after sample.
+/// one-sample ones. One per front end that takes sample after sample, with the thresholds its
+/// rules judge by (the built-in ones unless [`Stream::judged_by`] says others).
 #[derive(Debug, Clone, Default)]
 pub struct Stream {
     forecaster: Forecaster,
+    thresholds: Thresholds,
 }
 
 impl Stream {
     /// Forecasts over the last `window_seconds` of samples (a window of 0 or less, or not a
     /// number: the default, [`forecast::DEFAULT_WINDOW_SECONDS`]).
-    pub fn new(window_seconds: f64) -> Stream {
+    pub(crate) fn new(window_seconds: f64) -> Stream {
         Stream {
             forecaster: Forecaster::new(window_seconds),
+            thresholds: Thresholds::default(),
         }
+    }
+
+    /// The same stream, its rules judging by `thresholds`.
+    pub(crate) fn judged_by(self, thresholds: Thresholds) -> Stream {
+        Stream { thresholds, ..self }
     }
 
     /// The finished snapshot of `curr` (rates over `prev`), its forecasts over the window.
@@ -78,7 +101,7 @@ impl Stream {
         let mut snap = Snapshot::derive(curr, prev);
         self.observe(&snap, curr);
         snap.forecast = self.forecaster.forecasts();
-        make_safe(diagnostics::judge(snap))
+        make_safe(diagnostics::judge(snap, &self.thresholds))
     }
 
     /// Feed one derived snapshot of `sample` without finishing it. The targets are named as
@@ -91,33 +114,34 @@ impl Stream {
     }
 
     /// Forget the points (a replay jumped back, a recording's gap).
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.forecaster.clear();
     }
 }
 
 /// Step 3: every string of the snapshot made safe for a terminal (a control or format character
 /// shown as its escape).
-pub fn make_safe(mut snap: Snapshot) -> Snapshot {
+pub(crate) fn make_safe(mut snap: Snapshot) -> Snapshot {
     snap.sanitize();
     snap
 }
 
 /// Take one finished snapshot from `source`: of one sample, or with `interval` of two that far
-/// apart (so rates are filled in).
+/// apart (so rates are filled in), judged by the thresholds `t`.
 pub fn take(
     source: &mut impl SampleSource,
     interval: Option<Duration>,
     extras: Extras,
+    t: &Thresholds,
 ) -> Snapshot {
     let first = source.next(None, extras);
     match interval {
         Some(dt) => {
             std::thread::sleep(dt);
             let second = source.next(Some(&first), extras);
-            snapshot(&second, Some(&first))
+            snapshot_by(&second, Some(&first), t)
         }
-        None => snapshot(&first, None),
+        None => snapshot_by(&first, None, t),
     }
 }
 
@@ -140,7 +164,7 @@ mod tests {
         let mut s = sample("linux-6.18-loaded");
         s.host.hostname = Some("h\u{1b}]0;x\u{7}".into());
         let derived = Snapshot::derive(&s, None);
-        let judged = diagnostics::judge(derived.clone());
+        let judged = diagnostics::judge(derived.clone(), &Thresholds::default());
         assert!(derived.diagnostics.is_empty() && derived.tunables_advice.is_empty());
         assert!(!judged.diagnostics.is_empty() && !judged.tunables_advice.is_empty());
         let done = snapshot(&s, None);
@@ -163,7 +187,7 @@ mod tests {
         if let Ok(p) = s.zswap_params.as_mut() {
             p.values.insert("compressor".into(), hostile.into());
         }
-        let judged = diagnostics::judge(Snapshot::derive(&s, None));
+        let judged = diagnostics::judge(Snapshot::derive(&s, None), &Thresholds::default());
         let quoted = |snap: &Snapshot, what: &str| {
             snap.diagnostics
                 .iter()
@@ -231,6 +255,30 @@ mod tests {
         );
     }
 
+    /// The thresholds travel with the stream: two streams in one process, one judging by a
+    /// stricter poor ratio, see the loaded tree's zswap ratio (1.95:1) differently, whichever
+    /// was made first; no setting of the process decides.
+    #[test]
+    fn each_stream_judges_by_its_own_thresholds() {
+        let s = sample("linux-6.18-loaded");
+        let strict = Thresholds {
+            poor_ratio: 2.5,
+            ..Thresholds::default()
+        };
+        let poor = |snap: &Snapshot| snap.diagnostics.iter().any(|f| f.id == "poor-compression");
+        let mut by_strict = Stream::default().judged_by(strict.clone());
+        let mut by_default = Stream::default();
+        assert!(poor(&by_strict.snapshot(&s, None)));
+        assert!(!poor(&by_default.snapshot(&s, None)));
+        assert!(poor(&snapshot_by(&s, None, &strict)));
+        assert!(!poor(&snapshot(&s, None)));
+        let mut source = crate::sources::sampler::Sampler::full(Root::at(format!(
+            "{}/tests/fixtures/linux-6.18-loaded",
+            env!("CARGO_MANIFEST_DIR")
+        )));
+        assert!(poor(&take(&mut source, None, Extras::default(), &strict)));
+    }
+
     #[test]
     fn take_fills_rates_with_an_interval_only() {
         let root = Root::at(format!(
@@ -238,12 +286,13 @@ mod tests {
             env!("CARGO_MANIFEST_DIR")
         ));
         let mut source = crate::sources::sampler::Sampler::full(root);
-        let one = take(&mut source, None, Extras::default());
+        let one = take(&mut source, None, Extras::default(), &Thresholds::default());
         assert!(one.rates.is_none() && one.interval_seconds.is_none());
         let two = take(
             &mut source,
             Some(Duration::from_millis(10)),
             Extras::default(),
+            &Thresholds::default(),
         );
         assert!(two.rates.is_some() && two.interval_seconds.is_some());
     }

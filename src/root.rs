@@ -149,7 +149,7 @@ pub const PID_CAP: u64 = 1 << 20;
 pub const SYS_CAP: u64 = 1 << 20;
 
 /// The most a read of `rel` (relative to the root) takes (see the constants above).
-pub fn read_cap(rel: &Path) -> u64 {
+pub(crate) fn read_cap(rel: &Path) -> u64 {
     let mut parts = rel.components().map(|c| c.as_os_str().to_string_lossy());
     match parts.next().as_deref() {
         Some("proc") => match parts.next() {
@@ -197,7 +197,7 @@ impl Root {
     /// the last call. The kernel flags the open mount table when it changes, so asking is one
     /// `poll` with no wait, and no path is looked up. `false` on the first call, when the table
     /// cannot be watched, and under `--root`.
-    pub fn mounts_unchanged(&self) -> bool {
+    pub(crate) fn mounts_unchanged(&self) -> bool {
         if !self.live {
             return false;
         }
@@ -219,26 +219,26 @@ impl Root {
         }
     }
 
-    pub fn is_live(&self) -> bool {
+    pub(crate) fn is_live(&self) -> bool {
         self.live
     }
 
-    pub fn base(&self) -> &Path {
+    pub(crate) fn base(&self) -> &Path {
         &self.base
     }
 
     /// `ROOT/proc/<rel>`.
-    pub fn proc(&self, rel: &str) -> PathBuf {
+    pub(crate) fn proc(&self, rel: &str) -> PathBuf {
         self.base.join("proc").join(rel)
     }
 
     /// `ROOT/sys/<rel>`.
-    pub fn sys(&self, rel: &str) -> PathBuf {
+    pub(crate) fn sys(&self, rel: &str) -> PathBuf {
         self.base.join("sys").join(rel)
     }
 
     /// `ROOT/<rel>`, for files a capture keeps beside proc/ and sys/ (`pagesize`, `uname-r`).
-    pub fn file(&self, rel: &str) -> PathBuf {
+    pub(crate) fn file(&self, rel: &str) -> PathBuf {
         self.base.join(rel)
     }
 }
@@ -247,7 +247,7 @@ impl Root {
     /// Read a whole kernel file as text, classifying failures.
     ///
     /// `absent` is the reason when the file is not there.
-    pub fn read_text(&self, path: &Path, absent: &Reason) -> Reading<String> {
+    pub(crate) fn read_text(&self, path: &Path, absent: &Reason) -> Reading<String> {
         let mut bytes = Vec::new();
         self.read_into(path, &mut bytes, absent)?;
         String::from_utf8(bytes)
@@ -255,13 +255,13 @@ impl Root {
     }
 
     /// Read and parse one decimal integer file.
-    pub fn read_u64(&self, path: &Path, absent: &Reason) -> Reading<u64> {
+    pub(crate) fn read_u64(&self, path: &Path, absent: &Reason) -> Reading<u64> {
         let text = self.read_text(path, absent)?;
         parse_u64_file(path, &text)
     }
 
     /// Append the whole file at `path` to `buf` (a buffer reused across many small files).
-    pub fn read_into(&self, path: &Path, buf: &mut Vec<u8>, absent: &Reason) -> Reading<()> {
+    pub(crate) fn read_into(&self, path: &Path, buf: &mut Vec<u8>, absent: &Reason) -> Reading<()> {
         let rel = self.rel(path);
         let cap = read_cap(rel.unwrap_or(path));
         let start = buf.len();
@@ -341,7 +341,7 @@ impl Root {
     /// Close the kept files not read since the last sweep: their device, swap area or tree
     /// directory is gone (or no longer shown). Every tick ends with one, so the descriptors a
     /// tick holds are those of the files it read.
-    pub fn sweep(&self) {
+    pub(crate) fn sweep(&self) {
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         kept.retain_mut(|k| std::mem::take(&mut k.used));
     }
@@ -353,7 +353,7 @@ impl Root {
 
     /// List a directory. Under `--root`, the directory is looked up beneath the tree and listed
     /// from the descriptor that lookup opened.
-    pub fn read_dir(&self, dir: &Path) -> io::Result<ReadDir> {
+    pub(crate) fn read_dir(&self, dir: &Path) -> io::Result<ReadDir> {
         if self.live {
             return Ok(ReadDir::Live(fs::read_dir(dir)?));
         }
@@ -366,7 +366,7 @@ impl Root {
 
     /// `path` with every link resolved; under `--root`, within the tree (the result starts with
     /// the tree's resolved directory), or refused when that leaves the tree.
-    pub fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
+    pub(crate) fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
         if self.live {
             return fs::canonicalize(path);
         }
@@ -377,22 +377,22 @@ impl Root {
 
     /// What `path` leads to, links followed (under `--root`, within the tree): `None` when
     /// nothing is there (or it cannot be told).
-    pub fn kind(&self, path: &Path) -> Option<FileType> {
+    pub(crate) fn kind(&self, path: &Path) -> Option<FileType> {
         self.stat(path).ok().map(|(kind, _, _)| kind)
     }
 
     /// Whether `path` leads to a directory.
-    pub fn is_dir(&self, path: &Path) -> bool {
+    pub(crate) fn is_dir(&self, path: &Path) -> bool {
         self.kind(path) == Some(FileType::Directory)
     }
 
     /// Whether anything is at `path`.
-    pub fn exists(&self, path: &Path) -> bool {
+    pub(crate) fn exists(&self, path: &Path) -> bool {
         self.kind(path).is_some()
     }
 
     /// The inode `path` leads to.
-    pub fn inode(&self, path: &Path) -> Option<u64> {
+    pub(crate) fn inode(&self, path: &Path) -> Option<u64> {
         self.stat(path).ok().map(|(_, _, ino)| ino)
     }
 
@@ -495,23 +495,23 @@ pub struct DirEntry {
 }
 
 impl DirEntry {
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
-    pub fn into_path(self) -> PathBuf {
+    pub(crate) fn into_path(self) -> PathBuf {
         self.path
     }
 
-    pub fn file_name(&self) -> &OsStr {
+    pub(crate) fn file_name(&self) -> &OsStr {
         self.path.file_name().unwrap_or_default()
     }
 
-    pub fn is_dir(&self) -> bool {
+    pub(crate) fn is_dir(&self) -> bool {
         self.kind == FileType::Directory
     }
 
-    pub fn is_file(&self) -> bool {
+    pub(crate) fn is_file(&self) -> bool {
         self.kind == FileType::RegularFile
     }
 }
@@ -653,7 +653,7 @@ fn not_regular(path: &Path, kind: FileType) -> Reading<()> {
 }
 
 /// Map an I/O error on `path` to a reason; `absent` when the file is not there.
-pub fn classify_io(path: &Path, e: &io::Error, absent: &Reason) -> Unavailable {
+pub(crate) fn classify_io(path: &Path, e: &io::Error, absent: &Reason) -> Unavailable {
     if e.get_ref().is_some_and(|inner| inner.is::<OutOfTree>()) {
         return Unavailable::new(path, Reason::OutOfTree);
     }
@@ -678,7 +678,7 @@ pub fn classify_io(path: &Path, e: &io::Error, absent: &Reason) -> Unavailable {
 }
 
 /// Parse one decimal integer file (`"123\n"`).
-pub fn parse_u64_file(path: &Path, text: &str) -> Reading<u64> {
+pub(crate) fn parse_u64_file(path: &Path, text: &str) -> Reading<u64> {
     let t = text.trim();
     t.parse::<u64>()
         .map_err(|_| Unavailable::malformed(path, Some(1), format!("expected a number, got {t:?}")))

@@ -29,7 +29,7 @@ pub use zswaptop_derive::Sanitize;
 /// A character that must not reach a terminal raw: a control character (C0 U+0000–U+001F, DEL
 /// U+007F, C1 U+0080–U+009F), a format character (category Cf) or a line or paragraph separator
 /// (U+2028, U+2029: categories Zl, Zp).
-pub fn is_unsafe(c: char) -> bool {
+pub(crate) fn is_unsafe(c: char) -> bool {
     c.is_control()
         || (!c.is_ascii()
             && matches!(

@@ -1,7 +1,7 @@
 //! The few facts that come from system calls rather than from files.
 
 /// The kernel's page size for this process (from the auxiliary vector, as `sysconf` reads it).
-pub fn host_page_size() -> Option<u64> {
+pub(crate) fn host_page_size() -> Option<u64> {
     u64::try_from(rustix::param::page_size())
         .ok()
         .filter(|&v| v > 0)
@@ -13,7 +13,7 @@ pub fn euid() -> u32 {
 }
 
 /// Nanoseconds of CLOCK_MONOTONIC, used to time samples (never goes back, immune to clock changes).
-pub fn monotonic_ns() -> u64 {
+pub(crate) fn monotonic_ns() -> u64 {
     let ts = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
     let secs = u64::try_from(ts.tv_sec).unwrap_or(0);
     let nanos = u64::try_from(ts.tv_nsec).unwrap_or(0);
@@ -22,13 +22,13 @@ pub fn monotonic_ns() -> u64 {
 
 /// Whole seconds of CLOCK_BOOTTIME: the time since boot, suspend included, as the first field
 /// of /proc/uptime gives it.
-pub fn boottime_s() -> f64 {
+pub(crate) fn boottime_s() -> f64 {
     let ts = rustix::time::clock_gettime(rustix::time::ClockId::Boottime);
     ts.tv_sec.max(0) as f64
 }
 
 /// Milliseconds since the Unix epoch (wall clock, for display and recordings).
-pub fn unix_ms() -> u64 {
+pub(crate) fn unix_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
@@ -37,7 +37,7 @@ pub fn unix_ms() -> u64 {
 
 /// Whether debugfs is mounted on `dir` (the live `/sys/kernel/debug`): one `statfs(2)` where
 /// the mount table would be read and parsed. `None` when `dir` cannot be asked.
-pub fn is_debugfs(dir: &std::path::Path) -> Option<bool> {
+pub(crate) fn is_debugfs(dir: &std::path::Path) -> Option<bool> {
     /// `DEBUGFS_MAGIC` of the kernel's `include/uapi/linux/magic.h`.
     const DEBUGFS_MAGIC: u64 = 0x6462_6720;
     let st = rustix::fs::statfs(dir).ok()?;
@@ -46,7 +46,7 @@ pub fn is_debugfs(dir: &std::path::Path) -> Option<bool> {
 
 /// Whether a file that the kernel flags with POLLPRI/POLLERR when it changes (the mount table)
 /// is unflagged: asked without waiting. A failed `poll` counts as flagged.
-pub fn unflagged(file: &std::fs::File) -> bool {
+pub(crate) fn unflagged(file: &std::fs::File) -> bool {
     use rustix::event::{PollFd, PollFlags};
     let mut fds = [PollFd::new(file, PollFlags::PRI)];
     let zero = rustix::time::Timespec {
@@ -70,7 +70,7 @@ pub enum SmallFileError {
 /// The regular file at `path`, opened to read without blocking (a FIFO in its place cannot hang
 /// the opener before it is refused), and its metadata; anything else (a directory, a device, a
 /// FIFO, a socket) is refused as not a regular file.
-pub fn open_regular(
+pub(crate) fn open_regular(
     path: &std::path::Path,
 ) -> Result<(std::fs::File, std::fs::Metadata), SmallFileError> {
     use std::os::unix::fs::OpenOptionsExt as _;
@@ -88,7 +88,7 @@ pub fn open_regular(
 
 /// The whole of `file` (from [`open_regular`]), refused when it holds more than `max` bytes:
 /// never more than `max` + 1 bytes are read, whatever the file claims or grows to.
-pub fn read_capped(file: std::fs::File, max: u64) -> Result<Vec<u8>, SmallFileError> {
+pub(crate) fn read_capped(file: std::fs::File, max: u64) -> Result<Vec<u8>, SmallFileError> {
     use std::io::Read as _;
     let mut bytes = Vec::new();
     file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
@@ -100,7 +100,7 @@ pub fn read_capped(file: std::fs::File, max: u64) -> Result<Vec<u8>, SmallFileEr
 
 /// The regular file at `path`, read whole, at most `max` bytes ([`open_regular`] then
 /// [`read_capped`]).
-pub fn read_small_file(path: &std::path::Path, max: u64) -> Result<Vec<u8>, SmallFileError> {
+pub(crate) fn read_small_file(path: &std::path::Path, max: u64) -> Result<Vec<u8>, SmallFileError> {
     let (file, _) = open_regular(path)?;
     read_capped(file, max)
 }

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use signal_hook::consts::{SIGINT, SIGTERM, SIGWINCH};
 
+use crate::diagnostics::Thresholds;
 use crate::report::{json, lines};
 use crate::root::Root;
 use crate::sources::Extras;
@@ -31,7 +32,7 @@ const HEADER_LINES: u16 = 2;
 const TICK: Duration = Duration::from_millis(50);
 
 /// Run `--watch` on `root`, on standard output.
-pub fn run(root: Root, opts: Options) -> anyhow::Result<()> {
+pub(crate) fn run(root: Root, opts: Options) -> anyhow::Result<()> {
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [SIGINT, SIGTERM] {
         signal_hook::flag::register(sig, Arc::clone(&stop)).context("catching signals")?;
@@ -62,7 +63,7 @@ fn terminal_rows() -> Option<u16> {
 }
 
 /// What `--watch` was asked for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Options {
     /// JSON Lines rather than text rows.
     pub json: bool,
@@ -72,11 +73,13 @@ pub struct Options {
     pub count: Option<u64>,
     /// The time between lines.
     pub interval: Duration,
+    /// What the rules judge by (the configuration's `[thresholds]`).
+    pub thresholds: Thresholds,
 }
 
 /// The loop, over any sample source and writer. `stop` ends it between lines; `height` says the
 /// terminal's height when it is first asked and when it changed since it was last asked.
-pub fn watch(
+pub(crate) fn watch(
     source: &mut impl SampleSource,
     out: &mut impl Write,
     opts: Options,
@@ -85,7 +88,7 @@ pub fn watch(
 ) -> io::Result<()> {
     let start = Instant::now();
     let mut prev = None;
-    let mut stream = crate::pipeline::Stream::default();
+    let mut stream = crate::pipeline::Stream::default().judged_by(opts.thresholds.clone());
     let mut rows_since_header = None;
     let mut last_height = None;
     let mut columns = None;
@@ -154,6 +157,7 @@ mod tests {
             ascii: false,
             count: Some(count),
             interval: Duration::from_millis(1),
+            thresholds: Thresholds::default(),
         }
     }
 

@@ -60,7 +60,7 @@ pub struct Modules {
 
 impl Modules {
     /// The list of `release`'s modules under `root`; `None` when it cannot be read.
-    pub fn read(root: &crate::root::Root, release: Option<&str>) -> Option<Modules> {
+    pub(crate) fn read(root: &crate::root::Root, release: Option<&str>) -> Option<Modules> {
         let release = release.filter(|r| !r.contains('/') && !r.starts_with('.'))?;
         let rel = format!("lib/modules/{release}/modules.dep");
         let text = root
@@ -155,7 +155,7 @@ fn lacking(out: &mut Vec<Candidate>, backend: Backend, how: impl Fn(&str) -> Str
 
 /// Every candidate: zswap's first, then zram's; within each, what the kernel offers first (in
 /// its order), then the usual ones it lacks.
-pub fn list(
+pub(crate) fn list(
     crypto: Option<&[Compressor]>,
     zswap_running: Option<&str>,
     zswap_present: bool,

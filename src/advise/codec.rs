@@ -26,7 +26,7 @@ use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress};
 use super::lzo::Lzo;
 
 /// Why an algorithm has no estimate, when it has none.
-pub fn not_estimated(name: &str) -> Option<&'static str> {
+pub(crate) fn not_estimated(name: &str) -> Option<&'static str> {
     match name {
         "lzo" | "lzo-rle" | "lz4" | "lz4hc" | "deflate" | "zstd" => None,
         "842" => Some("no permissively licensed 842 implementation to run"),
@@ -61,7 +61,7 @@ const LZ4HC_LEVEL: i32 = 9;
 
 impl Codec {
     /// The algorithm named, or `None` when it has no implementation here.
-    pub fn new(name: &str) -> Option<Codec> {
+    pub(crate) fn new(name: &str) -> Option<Codec> {
         let (name, engine) = match name {
             "lzo" => ("lzo", Engine::Lzo(Lzo::new(false))),
             "lzo-rle" => ("lzo-rle", Engine::Lzo(Lzo::new(true))),
@@ -98,7 +98,7 @@ impl Codec {
     /// 217 ms (wall time, C at -O3, on this project's loaded VM), against 76 ms for lz4 and
     /// 444 ms for deflate, ~0.9 s on every page of the default sample. Where zswap runs zbud or
     /// z3fold every page is compressed all the same (`Measured::all`).
-    pub fn stride(&self) -> usize {
+    pub(crate) fn stride(&self) -> usize {
         match self.engine {
             Engine::Deflate(..) | Engine::Lz4hc => 2,
             _ => 1,
@@ -107,7 +107,7 @@ impl Codec {
 
     /// Compress `src` into `out` (its contents replaced); the compressed length. `None` when the
     /// compressor failed (taken as a page that does not compress).
-    pub fn compress(&mut self, src: &[u8], out: &mut Vec<u8>) -> Option<usize> {
+    pub(crate) fn compress(&mut self, src: &[u8], out: &mut Vec<u8>) -> Option<usize> {
         out.clear();
         let room = 2 * src.len() + 1024;
         match &mut self.engine {
@@ -141,7 +141,7 @@ impl Codec {
     }
 
     /// Decompress `src` (this codec's output) into `out`, expecting `len` bytes.
-    pub fn decompress(&mut self, src: &[u8], out: &mut Vec<u8>, len: usize) -> bool {
+    pub(crate) fn decompress(&mut self, src: &[u8], out: &mut Vec<u8>, len: usize) -> bool {
         out.clear();
         match &mut self.engine {
             Engine::Lzo(_) => super::lzo::decompress(src, out, len).is_ok(),

@@ -23,7 +23,7 @@ pub enum Kind {
 }
 
 /// What kind a page is (zram's `page_same_filled` test: the page as repeated machine words).
-pub fn kind(page: &[u8]) -> Kind {
+pub(crate) fn kind(page: &[u8]) -> Kind {
     let words = page.chunks_exact(8);
     let first = &page[..8.min(page.len())];
     if words.clone().any(|w| w != first) {
@@ -51,7 +51,7 @@ pub enum Allocator {
 
 impl Allocator {
     /// The allocator zswap's `zpool` parameter names; `None` for one this does not model.
-    pub fn parse(name: &str) -> Option<Allocator> {
+    pub(crate) fn parse(name: &str) -> Option<Allocator> {
         match name {
             "zsmalloc" => Some(Allocator::Zsmalloc),
             "zbud" => Some(Allocator::Zbud),
@@ -60,7 +60,7 @@ impl Allocator {
         }
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Allocator::Zsmalloc => "zsmalloc",
             Allocator::Zbud => "zbud",
@@ -69,7 +69,7 @@ impl Allocator {
     }
 
     /// The most compressed pages one page of pool holds (`None`: no fixed cap).
-    pub fn per_page(self) -> Option<u32> {
+    pub(crate) fn per_page(self) -> Option<u32> {
         match self {
             Allocator::Zsmalloc => None,
             Allocator::Zbud => Some(2),
@@ -119,7 +119,7 @@ pub enum Backend {
 }
 
 impl Backend {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Backend::Zswap => "zswap",
             Backend::Zram => "zram",
@@ -131,7 +131,7 @@ impl Rules {
     /// Bytes zswap writes before each compressed page in a pool of `allocator`: `struct
     /// zswap_header` (the swap entry) while the pool could evict (`zpool_evictable`: zbud and
     /// z3fold, zsmalloc from 6.2), until 6.5 moved the LRU into zswap and dropped it.
-    pub fn zswap_header(&self, allocator: Allocator) -> usize {
+    pub(crate) fn zswap_header(&self, allocator: Allocator) -> usize {
         match self.kernel_version {
             Some(v) if v < (6, 5) && (allocator != Allocator::Zsmalloc || v >= (6, 2)) => 8,
             _ => 0,
@@ -159,7 +159,7 @@ const LEN_MASK: u32 = (1 << KIND_SHIFT) - 1;
 const FAILED: u32 = LEN_MASK;
 
 impl Stream {
-    pub fn new(weight: u64) -> Stream {
+    pub(crate) fn new(weight: u64) -> Stream {
         Stream {
             weight: weight.max(1),
             pages: Vec::new(),
@@ -167,7 +167,7 @@ impl Stream {
     }
 
     /// One page of `kind` compressed to `len` bytes (`None`: the compressor failed).
-    pub fn push(&mut self, kind: Kind, len: Option<usize>) {
+    pub(crate) fn push(&mut self, kind: Kind, len: Option<usize>) {
         let len = len.map_or(FAILED, |l| u32::try_from(l).unwrap_or(FAILED).min(FAILED));
         let kind = match kind {
             Kind::Data => 0,
@@ -178,7 +178,7 @@ impl Stream {
     }
 
     /// Each page: its kind and compressed length, in order.
-    pub fn iter(&self) -> impl Iterator<Item = (Kind, Option<usize>)> + '_ {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (Kind, Option<usize>)> + '_ {
         self.pages.iter().map(|&p| {
             let kind = match p >> KIND_SHIFT {
                 0 => Kind::Data,
@@ -191,12 +191,13 @@ impl Stream {
     }
 
     /// The sample's pages this stands for.
-    pub fn pages(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn pages(&self) -> u64 {
         self.pages.len() as u64 * self.weight
     }
 
     /// The compressed bytes of the pages that are neither zero- nor same-filled.
-    pub fn data_bytes(&self) -> u64 {
+    pub(crate) fn data_bytes(&self) -> u64 {
         self.iter()
             .filter(|(k, _)| *k == Kind::Data)
             .map(|(_, l)| l.unwrap_or(0) as u64)
@@ -223,7 +224,7 @@ pub struct Estimate {
 
 impl Estimate {
     /// stored ÷ pool, as zswaptop shows the kernel's (Zswapped ÷ Zswap, orig ÷ mem_used).
-    pub fn ratio(&self, page_size: u64) -> Option<f64> {
+    pub(crate) fn ratio(&self, page_size: u64) -> Option<f64> {
         (self.pool_bytes > 0.0).then(|| (self.stored_pages * page_size) as f64 / self.pool_bytes)
     }
 
@@ -233,7 +234,7 @@ impl Estimate {
     /// pages a class, a few percent of a pool of tens of MiB: the likely cause of the +2 to +7 %
     /// the full-zspage estimate showed against 6.1, 6.12 and 7.2 guests paging 64 MiB out into
     /// an empty pool. zbud's and z3fold's simulated pages grow with the pool.
-    pub fn ratio_for(&self, page_size: u64, stored_pages: u64) -> Option<f64> {
+    pub(crate) fn ratio_for(&self, page_size: u64, stored_pages: u64) -> Option<f64> {
         if self.classes.is_empty() || self.stored_pages == 0 || stored_pages == 0 {
             return self.ratio(page_size);
         }
@@ -296,7 +297,7 @@ impl Pool {
 }
 
 /// The estimate for `backend` from the sample's pages in order.
-pub fn estimate(backend: Backend, rules: &Rules, stream: &Stream) -> Estimate {
+pub(crate) fn estimate(backend: Backend, rules: &Rules, stream: &Stream) -> Estimate {
     let ps = rules.page_size as usize;
     let zs = Zsmalloc::new(ps, rules.zsmalloc_chain);
     let (allocator, header) = match backend {

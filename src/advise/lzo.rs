@@ -49,7 +49,7 @@ fn push_long_len(out: &mut Vec<u8>, mut rest: usize) {
 
 impl Lzo {
     /// `rle`: the version-1 stream (`lzo-rle`), else version 0 (`lzo`).
-    pub fn new(rle: bool) -> Lzo {
+    pub(crate) fn new(rle: bool) -> Lzo {
         Lzo {
             dict: Box::new([0; D_SIZE]),
             rle,
@@ -57,7 +57,7 @@ impl Lzo {
     }
 
     /// Compress `src` into `out` (cleared first).
-    pub fn compress(&mut self, src: &[u8], out: &mut Vec<u8>) {
+    pub(crate) fn compress(&mut self, src: &[u8], out: &mut Vec<u8>) {
         out.clear();
         if self.rle {
             out.push(VERSION_MARKER);
@@ -225,7 +225,7 @@ pub enum Error {
 
 /// Decompress `src` into `out` (cleared first), writing at most `max` bytes. Accepts both
 /// versions (a version-1 stream starts with 17, 1).
-pub fn decompress(src: &[u8], out: &mut Vec<u8>, max: usize) -> Result<(), Error> {
+pub(crate) fn decompress(src: &[u8], out: &mut Vec<u8>, max: usize) -> Result<(), Error> {
     out.clear();
     let mut r = Reader { src, at: 0 };
     let mut version = 0;

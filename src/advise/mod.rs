@@ -327,7 +327,7 @@ impl Batch {
 }
 
 /// `zswaptop advise`.
-pub fn run(opts: &Options, out: &mut dyn Write) -> anyhow::Result<()> {
+pub(crate) fn run(opts: &Options, out: &mut dyn Write) -> anyhow::Result<()> {
     let root = opts.root.clone().map(Root::at).unwrap_or_else(Root::live);
     if root.is_live() && !may_read_others() {
         bail!(
@@ -397,7 +397,7 @@ fn may_read_others() -> bool {
 }
 
 /// Sample, estimate and judge (no output).
-pub fn advise(root: &Root, opts: &Options, stop: &AtomicBool) -> anyhow::Result<Advice> {
+pub(crate) fn advise(root: &Root, opts: &Options, stop: &AtomicBool) -> anyhow::Result<Advice> {
     let kernel = crate::sources::sampler::Sampler::full(root.clone());
     let mut source = kernel;
     let sample = crate::sources::sampler::SampleSource::next(
@@ -713,7 +713,7 @@ fn version(release: Option<&str>) -> Option<(u32, u32)> {
 }
 
 /// How this kernel treats pages around the compressor, each fact from what the kernel shows.
-pub fn rules(root: &Root, sample: &Sample) -> Rules {
+pub(crate) fn rules(root: &Root, sample: &Sample) -> Rules {
     let ps = sample.host.page_size.bytes;
     let release = sample.host.kernel.as_deref();
     let version = version(release);

@@ -101,7 +101,7 @@ fn cpu_words(rel: Option<f64>) -> String {
 }
 
 /// Every recommendation the estimates support.
-pub fn recommend(
+pub(crate) fn recommend(
     results: &[CandidateResult],
     current: &[Current],
     snap: &Snapshot,

@@ -24,7 +24,7 @@ fn find<'a>(
 }
 
 /// For zswap's compressor and each zram swap device's algorithm: predicted beside achieved.
-pub fn calibrate(
+pub(crate) fn calibrate(
     results: &[CandidateResult],
     snap: &Snapshot,
     rules: &Rules,
@@ -187,7 +187,7 @@ fn para(
 }
 
 /// The text report, its prose wrapped to `width` columns (the terminal's; 80 when piped).
-pub fn write_text(a: &Advice, width: usize, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_text(a: &Advice, width: usize, out: &mut dyn Write) -> io::Result<()> {
     let s = &a.sample;
     let head = format!(
         "sampled {} ({} pages) of {} process{}{}",

@@ -39,7 +39,7 @@ pub struct Process {
 
 /// Name, RssAnon and VmSwap of a status file; `None` for a kernel thread (no memory of its own)
 /// or a file that is not a process's status.
-pub fn parse_status(pid: u32, text: &str) -> Option<Process> {
+pub(crate) fn parse_status(pid: u32, text: &str) -> Option<Process> {
     let (mut name, mut anon, mut swap) = (None, None, 0);
     let kb = |v: &str| {
         v.trim()
@@ -70,7 +70,7 @@ pub fn parse_status(pid: u32, text: &str) -> Option<Process> {
 
 /// The processes to sample, in the order they are sampled: `pids` when given (in that order),
 /// else every process but this one, the biggest swap users first, then by anonymous size.
-pub fn processes(root: &Root, pids: &[u32]) -> io::Result<Vec<Process>> {
+pub(crate) fn processes(root: &Root, pids: &[u32]) -> io::Result<Vec<Process>> {
     let listed: Vec<u32> = if pids.is_empty() {
         let mut v = Vec::new();
         for e in root.read_dir(&root.proc(""))? {
@@ -106,7 +106,7 @@ pub fn processes(root: &Root, pids: &[u32]) -> io::Result<Vec<Process>> {
 
 /// The anonymous mappings of a `maps` text: private, with no file (or a `[heap]`, `[stack]`,
 /// `[anon:…]` name); the kernel's own (`[vdso]`, `[vvar]`, `[vsyscall]`) left out.
-pub fn anon_ranges(maps: &str) -> Vec<(u64, u64)> {
+pub(crate) fn anon_ranges(maps: &str) -> Vec<(u64, u64)> {
     let mut out = Vec::new();
     for line in maps.lines() {
         let mut f = line.split_whitespace();

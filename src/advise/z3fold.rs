@@ -46,7 +46,7 @@ pub struct Z3fold {
 
 impl Z3fold {
     /// An empty pool for `page_size` (a power of two of 4 KiB or more).
-    pub fn new(page_size: usize) -> Z3fold {
+    pub(crate) fn new(page_size: usize) -> Z3fold {
         let chunk = page_size / CHUNKS_PER_PAGE;
         let nchunks = CHUNKS_PER_PAGE - HEADER_BYTES.div_ceil(chunk);
         Z3fold {
@@ -59,12 +59,12 @@ impl Z3fold {
     }
 
     /// `PAGE_SIZE - ZHDR_SIZE_ALIGNED - CHUNK_SIZE`: larger objects take a page each.
-    pub fn max_shared(&self) -> usize {
+    pub(crate) fn max_shared(&self) -> usize {
         (self.nchunks - 1) * self.chunk
     }
 
     /// `z3fold_alloc(size)`: false when refused (0, or over a page).
-    pub fn alloc(&mut self, size: usize) -> bool {
+    pub(crate) fn alloc(&mut self, size: usize) -> bool {
         if size == 0 || size > self.page_size {
             return false;
         }
@@ -91,7 +91,7 @@ impl Z3fold {
     }
 
     /// The pool's pages, headless ones too (`pages_nr`).
-    pub fn pages(&self) -> u64 {
+    pub(crate) fn pages(&self) -> u64 {
         self.pages
     }
 }

@@ -39,7 +39,7 @@ pub struct Zbud {
 
 impl Zbud {
     /// An empty pool for `page_size` (a power of two of 4 KiB or more).
-    pub fn new(page_size: usize) -> Zbud {
+    pub(crate) fn new(page_size: usize) -> Zbud {
         Zbud {
             chunk: page_size / CHUNKS_PER_PAGE,
             unbuddied: [0; NCHUNKS],
@@ -48,17 +48,17 @@ impl Zbud {
     }
 
     /// The pool's pages (`pages_nr`).
-    pub fn pages(&self) -> u64 {
+    pub(crate) fn pages(&self) -> u64 {
         self.pages
     }
 
     /// The largest object `zbud_alloc` takes: `PAGE_SIZE - ZHDR_SIZE_ALIGNED - CHUNK_SIZE`.
-    pub fn max_size(&self) -> usize {
+    pub(crate) fn max_size(&self) -> usize {
         (NCHUNKS - 1) * self.chunk
     }
 
     /// `zbud_alloc(size)`: false when refused (0, or over [`Zbud::max_size`]).
-    pub fn alloc(&mut self, size: usize) -> bool {
+    pub(crate) fn alloc(&mut self, size: usize) -> bool {
         if size == 0 || size > self.max_size() {
             return false;
         }

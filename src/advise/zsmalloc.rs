@@ -40,7 +40,7 @@ pub enum Chain {
 
 impl Chain {
     /// `ZS_MAX_PAGES_PER_ZSPAGE`.
-    pub fn max(self) -> usize {
+    pub(crate) fn max(self) -> usize {
         match self {
             Chain::Before6_3 => 4,
             Chain::Config(n) => n,
@@ -77,7 +77,7 @@ pub struct Class {
 
 impl Class {
     /// Bytes of pool memory one object costs in a full zspage.
-    pub fn cost(&self, page_size: usize) -> f64 {
+    pub(crate) fn cost(&self, page_size: usize) -> f64 {
         (self.pages_per_zspage * page_size) as f64 / self.objs_per_zspage as f64
     }
 }
@@ -112,7 +112,7 @@ fn chain_size(size: usize, page_size: usize, max: usize) -> usize {
 impl Zsmalloc {
     /// The pool for `page_size` (a power of two, 4 KiB to 64 KiB) and its `chain` rule (up to
     /// 16 pages per zspage).
-    pub fn new(page_size: usize, chain: Chain) -> Zsmalloc {
+    pub(crate) fn new(page_size: usize, chain: Chain) -> Zsmalloc {
         let shift = page_size.trailing_zeros();
         let index_bits = 64 - (PHYSMEM_BITS - shift);
         let min_alloc = 32.max((chain.max() << shift) >> index_bits);
@@ -155,17 +155,17 @@ impl Zsmalloc {
         }
     }
 
-    pub fn page_size(&self) -> usize {
+    pub(crate) fn page_size(&self) -> usize {
         self.page_size
     }
 
     /// zram stores a page whose compressed length is at least this much whole.
-    pub fn huge_class_size(&self) -> usize {
+    pub(crate) fn huge_class_size(&self) -> usize {
         self.huge_class_size
     }
 
     /// The class `zs_malloc(len)` allocates from; `None` for 0 or more than a page (refused).
-    pub fn class_for(&self, len: usize) -> Option<Class> {
+    pub(crate) fn class_for(&self, len: usize) -> Option<Class> {
         if len == 0 || len > self.page_size {
             return None;
         }
@@ -179,7 +179,8 @@ impl Zsmalloc {
     }
 
     /// Pool bytes an object of `len` bytes costs (a full page for a whole page).
-    pub fn cost(&self, len: usize) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn cost(&self, len: usize) -> f64 {
         self.class_for(len.min(self.page_size))
             .map_or(0.0, |c| c.cost(self.page_size))
     }

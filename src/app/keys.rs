@@ -1,6 +1,10 @@
-//! The key map: a pure function from a key event (and whether the filter prompt is open) to
-//! what it asks for. Only presses count (terminals that report releases and repeats would
-//! otherwise act twice). While the prompt is open, printable keys are text.
+//! The key map: a pure function from a key event (whether the filter prompt is open, and the
+//! view shown) to what it asks for. The app's own keys are here: quit, help, the views, pause,
+//! the interval, the graphs' window, the focus and scrolling of the panes, the prompt's and the
+//! replay's keys; a key
+//! that is none of them is the view's to map ([`View::key`], in the view's own file). Only
+//! presses count (terminals that report releases and repeats would otherwise act twice). While
+//! the prompt is open, printable keys are text.
 
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
@@ -76,8 +80,8 @@ pub enum Mode {
     Replay,
 }
 
-/// What `key` asks for in `mode`, if anything.
-pub fn action_for(key: KeyEvent, mode: Mode) -> Option<Action> {
+/// What `key` asks for in `mode` while `view` is shown, if anything.
+pub(crate) fn action_for(key: KeyEvent, mode: Mode, view: View) -> Option<Action> {
     if key.kind != KeyEventKind::Press {
         return None;
     }
@@ -116,10 +120,6 @@ pub fn action_for(key: KeyEvent, mode: Mode) -> Option<Action> {
         KeyCode::Tab => Action::NextView,
         KeyCode::BackTab => Action::PrevView,
         KeyCode::Char(c @ '1'..='9') => return View::numbered(c).map(Action::Show),
-        KeyCode::Char('s' | '>') => Action::SortNext,
-        KeyCode::Char('<') => Action::SortPrev,
-        KeyCode::Char('r' | 'I') => Action::SortReverse,
-        KeyCode::Char('/') => Action::FilterOpen,
         KeyCode::Right => Action::FocusNext,
         KeyCode::Left => Action::FocusPrev,
         KeyCode::Up | KeyCode::Char('k') => Action::ScrollUp,
@@ -130,7 +130,7 @@ pub fn action_for(key: KeyEvent, mode: Mode) -> Option<Action> {
         KeyCode::End | KeyCode::Char('G') => Action::Bottom,
         KeyCode::Char('[') => Action::ZoomIn,
         KeyCode::Char(']') => Action::ZoomOut,
-        _ => return None,
+        code => return view.key(code),
     };
     Some(a)
 }
@@ -220,11 +220,16 @@ mod tests {
     }
 
     fn action(k: KeyEvent) -> Option<Action> {
-        action_for(k, Mode::Normal)
+        action_for(k, Mode::Normal, View::Overview)
+    }
+
+    /// On the processes view, a list.
+    fn listed(k: KeyEvent) -> Option<Action> {
+        action_for(k, Mode::Normal, View::Processes)
     }
 
     fn typed(k: KeyEvent) -> Option<Action> {
-        action_for(k, Mode::Prompt)
+        action_for(k, Mode::Prompt, View::Processes)
     }
 
     #[test]
@@ -317,14 +322,29 @@ mod tests {
         );
     }
 
+    /// The sort and filter keys are the list views' own: on another view they ask for nothing.
     #[test]
     fn sort_and_filter_keys() {
-        assert_eq!(action(press(KeyCode::Char('s'))), Some(Action::SortNext));
-        assert_eq!(action(press(KeyCode::Char('>'))), Some(Action::SortNext));
-        assert_eq!(action(press(KeyCode::Char('<'))), Some(Action::SortPrev));
-        assert_eq!(action(press(KeyCode::Char('r'))), Some(Action::SortReverse));
-        assert_eq!(action(press(KeyCode::Char('I'))), Some(Action::SortReverse));
-        assert_eq!(action(press(KeyCode::Char('/'))), Some(Action::FilterOpen));
+        assert_eq!(listed(press(KeyCode::Char('s'))), Some(Action::SortNext));
+        assert_eq!(listed(press(KeyCode::Char('>'))), Some(Action::SortNext));
+        assert_eq!(listed(press(KeyCode::Char('<'))), Some(Action::SortPrev));
+        assert_eq!(listed(press(KeyCode::Char('r'))), Some(Action::SortReverse));
+        assert_eq!(listed(press(KeyCode::Char('I'))), Some(Action::SortReverse));
+        assert_eq!(listed(press(KeyCode::Char('/'))), Some(Action::FilterOpen));
+        let cgroups = |k| action_for(k, Mode::Normal, View::Cgroups);
+        assert_eq!(cgroups(press(KeyCode::Char('s'))), Some(Action::SortNext));
+        for v in [
+            View::Overview,
+            View::Graphs,
+            View::Devices,
+            View::Diagnostics,
+        ] {
+            let k = press(KeyCode::Char('s'));
+            assert_eq!(action_for(k, Mode::Normal, v), None, "{v:?}");
+            let k = press(KeyCode::Char('/'));
+            assert_eq!(action_for(k, Mode::Normal, v), None, "{v:?}");
+        }
+        assert_eq!(listed(press(KeyCode::Char('['))), Some(Action::ZoomIn));
     }
 
     #[test]

@@ -34,7 +34,7 @@ impl ProcSort {
         ProcSort::Name,
     ];
 
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             ProcSort::Faults => "faults/s",
             ProcSort::Swap => "swap",
@@ -46,7 +46,7 @@ impl ProcSort {
     }
 
     /// Sizes read best largest first; pids and names in ascending order.
-    pub fn descending(self) -> bool {
+    pub(crate) fn descending(self) -> bool {
         matches!(
             self,
             ProcSort::Faults | ProcSort::Swap | ProcSort::Rss | ProcSort::Zswap
@@ -77,7 +77,7 @@ impl CgroupSort {
         CgroupSort::Tree,
     ];
 
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             CgroupSort::Zswap => "zswap",
             CgroupSort::Zswapped => "zswapped",
@@ -88,13 +88,13 @@ impl CgroupSort {
         }
     }
 
-    pub fn descending(self) -> bool {
+    pub(crate) fn descending(self) -> bool {
         self != CgroupSort::Tree
     }
 
     /// The key a cgroup v1 tree is sorted by: it has no zswap figures, so the zswap keys sort
     /// by memory.
-    pub fn on_v1(self) -> CgroupSort {
+    pub(crate) fn on_v1(self) -> CgroupSort {
         match self {
             CgroupSort::Zswap | CgroupSort::Zswapped | CgroupSort::Zswpout => CgroupSort::Memory,
             other => other,
@@ -161,7 +161,7 @@ impl<S: SortKey> SortFilter for ListState<S> {
 }
 
 /// The next (or previous) key of `all` after `now`, wrapping around.
-pub fn cycle<T: Copy + PartialEq>(all: &[T], now: T, forward: bool) -> T {
+pub(crate) fn cycle<T: Copy + PartialEq>(all: &[T], now: T, forward: bool) -> T {
     let i = all.iter().position(|&x| x == now).unwrap_or(0);
     let n = all.len().max(1);
     let j = if forward {
@@ -185,7 +185,7 @@ pub struct ListState<S> {
 }
 
 impl<S> ListState<S> {
-    pub fn new(sort: S) -> ListState<S> {
+    pub(crate) fn new(sort: S) -> ListState<S> {
         ListState {
             sort,
             reverse: false,
@@ -240,7 +240,7 @@ fn by<T: PartialOrd>(a: Option<T>, b: Option<T>, desc: bool) -> Ordering {
 }
 
 /// The processes to show, in order: indices into `rows`.
-pub fn process_order(rows: &[ProcessRow], state: &ListState<ProcSort>) -> Vec<usize> {
+pub(crate) fn process_order(rows: &[ProcessRow], state: &ListState<ProcSort>) -> Vec<usize> {
     let needle = state.filter.trim().to_lowercase();
     let mut idx: Vec<usize> = (0..rows.len())
         .filter(|&i| process_hit(&rows[i], &needle))
@@ -270,7 +270,11 @@ pub fn process_order(rows: &[ProcessRow], state: &ListState<ProcSort>) -> Vec<us
 /// The cgroups to show, in order: indices into `rows`. The tree keeps the order the rows were
 /// read in (depth-first, siblings by name), or its reverse. A v1 tree sorts by
 /// [`CgroupSort::on_v1`].
-pub fn cgroup_order(rows: &[CgroupRow], state: &ListState<CgroupSort>, v1: bool) -> Vec<usize> {
+pub(crate) fn cgroup_order(
+    rows: &[CgroupRow],
+    state: &ListState<CgroupSort>,
+    v1: bool,
+) -> Vec<usize> {
     let needle = state.filter.trim().to_lowercase();
     let mut idx: Vec<usize> = (0..rows.len())
         .filter(|&i| cgroup_hit(&rows[i], &needle))

@@ -1,16 +1,11 @@
 //! The dashboard's state machine (The Elm Architecture): [`App`] is the model, [`Msg`] the
 //! messages, [`App::update`] the only place state changes. Drawing ([`crate::ui::draw`]) reads an
-//! `&App` and changes nothing; the terminal loop ([`run`]) turns ticks and keys into messages.
+//! `&App` and changes nothing; the terminal loop ([`crate::tui::run`]) turns ticks and keys into messages.
 
 pub mod keys;
 pub mod lists;
 pub mod replay;
-pub mod run;
-pub mod screen;
 mod settings;
-mod signals;
-mod terminal;
-mod tty;
 pub mod view;
 
 use std::time::Duration;
@@ -35,7 +30,7 @@ pub struct Pane {
 }
 
 impl Pane {
-    pub fn new(view: View, index: usize) -> Pane {
+    pub(crate) fn new(view: View, index: usize) -> Pane {
         Pane { view, index }
     }
 }
@@ -191,7 +186,7 @@ impl App {
             .max(MIN_INTERVAL);
         let mut history = History::new(settings.history);
         history.reserve(samples_in(settings.history, interval));
-        let mut stream = crate::pipeline::Stream::default();
+        let mut stream = crate::pipeline::Stream::default().judged_by(settings.thresholds.clone());
         let shown = stream.snapshot(&first, None);
         history.push_snapshot(first.monotonic_ns, &shown);
         let window = settings.history;
@@ -307,7 +302,7 @@ impl App {
     }
 
     /// The history the graphs draw (frozen while paused).
-    pub fn shown_history(&self) -> &History {
+    pub(crate) fn shown_history(&self) -> &History {
         self.frozen_history.as_ref().unwrap_or(&self.history)
     }
 
@@ -317,7 +312,7 @@ impl App {
     }
 
     /// How far `p` scrolls and how far PgUp/PgDn move it, as last laid out ([`Msg::Laid`]).
-    pub fn laid(&self, p: Pane) -> Laid {
+    pub(crate) fn laid(&self, p: Pane) -> Laid {
         self.pane_state(p).map(|s| s.laid).unwrap_or_default()
     }
 
@@ -337,14 +332,14 @@ impl App {
     }
 
     /// How old the cgroup list is at the last tick, when it is carried from an earlier one.
-    pub fn cgroup_list_age(&self) -> Option<Duration> {
+    pub(crate) fn cgroup_list_age(&self) -> Option<Duration> {
         self.prev.cgroups.as_ref()?;
         let age = Duration::from_nanos(self.prev.cgroups_age_ns);
         (age > Duration::ZERO).then_some(age)
     }
 
     /// Which key map applies now.
-    pub fn key_mode(&self) -> keys::Mode {
+    pub(crate) fn key_mode(&self) -> keys::Mode {
         let goto = self.replay.as_ref().is_some_and(|c| c.goto.is_some());
         if (self.prompt || goto) && !self.help {
             keys::Mode::Prompt
@@ -356,7 +351,7 @@ impl App {
     }
 
     /// The pane the scroll keys move in the current view.
-    pub fn pane(&self) -> Option<Pane> {
+    pub(crate) fn pane(&self) -> Option<Pane> {
         let n = self.view.panes().len();
         let focus = self.focus.get(self.view.index()).copied().unwrap_or(0);
         (n > 0).then(|| Pane::new(self.view, focus.min(n - 1)))
@@ -388,7 +383,7 @@ impl App {
         match msg {
             Msg::Sampled(s) => self.on_sample(*s),
             Msg::Key(a) => {
-                if !self.on_replay_action(a) {
+                if !self.on_replay_action(a) && !(self.view.about().act)(self, a) {
                     self.on_action(a);
                 }
                 true
@@ -591,7 +586,7 @@ impl App {
     }
 
     /// The filter of the list view shown, if it has one.
-    pub fn filter(&self) -> Option<&str> {
+    pub(crate) fn filter(&self) -> Option<&str> {
         self.list().map(SortFilter::filter)
     }
 
@@ -663,10 +658,9 @@ impl App {
                 self.window = next.map_or(max, |&s| Duration::from_secs(s)).min(max);
             }
             Action::Redraw => self.clear_requested = true,
-            Action::SortNext => self.edit_list(|l| l.sort_by_next(true)),
-            Action::SortPrev => self.edit_list(|l| l.sort_by_next(false)),
-            Action::SortReverse => self.edit_list(|l| l.reverse()),
-            Action::FilterOpen => self.prompt = self.list().is_some(),
+            // A view's own keys, taken by the view shown ([`View::about`]'s `act`); nothing on
+            // another.
+            Action::SortNext | Action::SortPrev | Action::SortReverse | Action::FilterOpen => {}
             Action::FilterInput(c) => self.edit_filter(|f| f.push(c)),
             Action::FilterBackspace => self.edit_filter(|f| {
                 f.pop();

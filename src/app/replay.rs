@@ -66,25 +66,21 @@ impl Cursor {
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.times.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.times.is_empty()
-    }
-
-    pub fn speed(&self) -> u32 {
+    pub(crate) fn speed(&self) -> u32 {
         SPEEDS[self.speed]
     }
 
     /// The wall time of the record at `position`.
-    pub fn time_of(&self, position: usize) -> Option<u64> {
+    pub(crate) fn time_of(&self, position: usize) -> Option<u64> {
         self.times.get(position).copied()
     }
 
     /// The feed is behind what is asked.
-    pub fn wants_samples(&self) -> bool {
+    pub(crate) fn wants_samples(&self) -> bool {
         self.shown != Some(self.target)
     }
 
@@ -109,13 +105,13 @@ impl Cursor {
     }
 
     /// One record forward (`+1`) or back (`-1`).
-    pub fn step(&mut self, by: isize) {
+    pub(crate) fn step(&mut self, by: isize) {
         let p = self.here().saturating_add_signed(by);
         self.go(p);
     }
 
     /// Jump by `secs` of recorded time (negative: back). Forward, at least one record.
-    pub fn jump(&mut self, secs: i64) {
+    pub(crate) fn jump(&mut self, secs: i64) {
         let now = self.time_of(self.here()).unwrap_or(0);
         let to = now.saturating_add_signed(secs.saturating_mul(1000));
         let p = match self.position_at(to) {
@@ -126,7 +122,7 @@ impl Cursor {
         self.go(p);
     }
 
-    pub fn toggle_play(&mut self) {
+    pub(crate) fn toggle_play(&mut self) {
         if !self.playing && self.here() + 1 >= self.times.len() {
             // At the end: play from the start again.
             self.go(0);
@@ -135,17 +131,17 @@ impl Cursor {
         self.clock_ms = self.time_of(self.here()).unwrap_or(0);
     }
 
-    pub fn faster(&mut self) {
+    pub(crate) fn faster(&mut self) {
         self.speed = (self.speed + 1).min(SPEEDS.len() - 1);
     }
 
-    pub fn slower(&mut self) {
+    pub(crate) fn slower(&mut self) {
         self.speed = self.speed.saturating_sub(1);
     }
 
     /// A tick of `real` time passed: while playing, the replay clock moves on by `real` times
     /// the speed, and the target to the last record it reached.
-    pub fn tick(&mut self, real: Duration) {
+    pub(crate) fn tick(&mut self, real: Duration) {
         if !self.playing {
             return;
         }
@@ -173,7 +169,7 @@ impl Cursor {
     }
 
     /// Go to a time typed at the `g` prompt (see [`time::parse`]).
-    pub fn goto_text(&mut self, text: &str) {
+    pub(crate) fn goto_text(&mut self, text: &str) {
         let (Some(&first), Some(&last)) = (self.times.first(), self.times.last()) else {
             return;
         };

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::View;
 use super::lists::{CgroupSort, ProcSort};
+use crate::diagnostics::Thresholds;
 use crate::sources::Extras;
 
 /// The dashboard's settings.
@@ -32,6 +33,8 @@ pub struct Settings {
     pub proc_sort: ProcSort,
     /// The cgroups view's first sort column.
     pub cgroup_sort: CgroupSort,
+    /// What the rules judge by (the configuration's `[thresholds]`).
+    pub thresholds: Thresholds,
 }
 
 /// The dashboard's colour themes. Each keeps every figure readable (a test draws the dashboard
@@ -53,7 +56,7 @@ impl Palette {
     pub const ALL: [Palette; 3] = [Palette::Default, Palette::Light, Palette::Mono];
 
     /// Its name, as `--theme` and the configuration file spell it.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Palette::Default => "default",
             Palette::Light => "light",
@@ -62,7 +65,7 @@ impl Palette {
     }
 
     /// The theme named `name`.
-    pub fn named(name: &str) -> Option<Palette> {
+    pub(crate) fn named(name: &str) -> Option<Palette> {
         Palette::ALL.into_iter().find(|p| p.name() == name)
     }
 }

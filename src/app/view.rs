@@ -1,15 +1,31 @@
 //! The dashboard's views as the app knows them: the list of views, in the order of the tabs,
-//! Tab's and the number keys' (the first view is 1), and what the app needs of each — its name,
-//! the panes that scroll in it, the list its sort and filter keys change, and the scans the
-//! sampler runs while it is shown. How a view draws and lays itself out is the ui's
-//! (`crate::ui::views`, one file a view, each a `Tab`); `View::tab` there matches every view
-//! listed here, so a view listed without its drawing does not compile.
+//! Tab's and the number keys' (the first view is 1), and what the app needs of each, in the
+//! view's own file here (`view/NAME.rs`, its [`About`]) — its name, the panes that scroll in it,
+//! the list its sort and filter keys change, the scans the sampler runs while it is shown, and
+//! its own keys: what they ask for, their help, and what they change. The app's own keys (quit,
+//! help, the views, pause, the interval, scrolling, the prompt, the replay's) are
+//! [`super::keys`]'. How a view draws and lays itself out is the ui's (`crate::ui::views`, one
+//! file a view, each a `Tab`); `View::tab` there matches every view listed here, so a view
+//! listed without its drawing does not compile.
+//!
+//! A new view is its file here and its line in [`views!`]' list below, and its drawing in
+//! `crate::ui::views` (a file and a line in `View::tab`).
 //!
 //! The app keeps which view is shown and changes it on keys; it never draws. That is why the
 //! list is here and not beside the drawing: the state sits below the ui (`crate::layers`).
 
+mod cgroups;
+mod devices;
+mod diagnostics;
+mod graphs;
+mod list;
+mod overview;
+mod processes;
+
+use ratatui::crossterm::event::KeyCode;
+
 use super::lists::List;
-use super::{App, TOP_PROCESSES};
+use super::{Action, App};
 use crate::sources::Extras;
 
 /// What the app knows of a view.
@@ -23,10 +39,25 @@ pub struct About {
     pub list: Option<List>,
     /// The scans the sampler runs while the view is shown, beyond the fast reads.
     pub scans: fn(&App) -> Extras,
+    /// What a key asks for while the view is shown, when it is none of the app's own keys.
+    pub keys: fn(KeyCode) -> Option<Action>,
+    /// Its own keys for the help: (keys, what they do). A line two views share is listed once,
+    /// naming both.
+    pub help: &'static [(&'static str, &'static str)],
+    /// Apply an action of its own keys to the app; `false` for an action that is not its own.
+    pub act: fn(&mut App, Action) -> bool,
 }
 
 fn fast_reads(_: &App) -> Extras {
     Extras::default()
+}
+
+fn no_keys(_: KeyCode) -> Option<Action> {
+    None
+}
+
+fn no_actions(_: &mut App, _: Action) -> bool {
+    false
 }
 
 /// The registry: `Name: About { … },` a view each, in the order of the tabs.
@@ -45,7 +76,7 @@ macro_rules! views {
             pub const ALL: [View; [$(stringify!($view)),+].len()] = [$(View::$view),+];
 
             /// What the app knows of the view.
-            pub fn about(self) -> &'static About {
+            pub(crate) fn about(self) -> &'static About {
                 match self {
                     $(View::$view => {
                         const ABOUT: About = $about;
@@ -59,36 +90,17 @@ macro_rules! views {
 
 views! {
     /// Everything at a glance.
-    Overview: About { name: "overview", panes: &[], list: None, scans: fast_reads },
+    Overview: overview::ABOUT,
     /// The four graphs, large.
-    Graphs: About { name: "graphs", panes: &[], list: None, scans: fast_reads },
+    Graphs: graphs::ABOUT,
     /// Swap devices (with their I/O) and zram devices in full.
-    Devices: About { name: "devices", panes: &["swap", "zram"], list: None, scans: fast_reads },
+    Devices: devices::ABOUT,
     /// Every finding in full, and the tunables (read while shown).
-    Diagnostics: About {
-        name: "diagnostics",
-        panes: &["diagnostics"],
-        list: None,
-        scans: |_| Extras { settings: true, ..Extras::default() },
-    },
-    /// The processes with the most swap (scanned only while shown: every process's status, the
-    /// top ones kept, `--top N`, else [`TOP_PROCESSES`]).
-    Processes: About {
-        name: "processes",
-        panes: &["processes"],
-        list: Some(List::Processes),
-        scans: |app| Extras {
-            top_processes: Some(app.settings.extras.top_processes.unwrap_or(TOP_PROCESSES)),
-            ..Extras::default()
-        },
-    },
+    Diagnostics: diagnostics::ABOUT,
+    /// The processes with the most swap (scanned only while shown).
+    Processes: processes::ABOUT,
     /// Memory, swap and zswap per cgroup, v1 without zswap (the tree is walked only while shown).
-    Cgroups: About {
-        name: "cgroups",
-        panes: &["cgroups"],
-        list: Some(List::Cgroups),
-        scans: |_| Extras { cgroups: true, ..Extras::default() },
-    },
+    Cgroups: cgroups::ABOUT,
 }
 
 impl View {
@@ -97,38 +109,48 @@ impl View {
     }
 
     /// The panes that scroll in it.
-    pub fn panes(self) -> &'static [&'static str] {
+    pub(crate) fn panes(self) -> &'static [&'static str] {
         self.about().panes
     }
 
     /// The list its sort and filter keys change, if it is one.
-    pub fn list(self) -> Option<List> {
+    pub(crate) fn list(self) -> Option<List> {
         self.about().list
     }
 
     /// The scans the sampler runs while it is shown.
-    pub fn scans(self, app: &App) -> Extras {
+    pub(crate) fn scans(self, app: &App) -> Extras {
         (self.about().scans)(app)
     }
 
+    /// What `code` asks for as one of the view's own keys.
+    pub(crate) fn key(self, code: KeyCode) -> Option<Action> {
+        (self.about().keys)(code)
+    }
+
+    /// Its own keys for the help.
+    pub(crate) fn help(self) -> &'static [(&'static str, &'static str)] {
+        self.about().help
+    }
+
     /// Its place in the registry, from 0.
-    pub fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         View::ALL.iter().position(|&v| v == self).unwrap_or(0)
     }
 
     /// Its number in the bottom line, from 1: the key that shows it, up to 9.
-    pub fn number(self) -> usize {
+    pub(crate) fn number(self) -> usize {
         self.index() + 1
     }
 
     /// The view a number key shows.
-    pub fn numbered(key: char) -> Option<View> {
+    pub(crate) fn numbered(key: char) -> Option<View> {
         let n = key.to_digit(10)? as usize;
         n.checked_sub(1).and_then(|i| View::ALL.get(i)).copied()
     }
 
     /// The next view (or the one before), wrapping around.
-    pub fn next(self, forward: bool) -> View {
+    pub(crate) fn next(self, forward: bool) -> View {
         let n = View::ALL.len();
         let i = if forward {
             self.index() + 1

@@ -4,7 +4,7 @@
 const BY_RATIO: &[&str] = &["zstd", "deflate", "lz4hc", "lzo-rle", "lzo", "lz4", "842"];
 
 /// One phrase on what an algorithm trades.
-pub fn trade(name: &str) -> Option<&'static str> {
+pub(crate) fn trade(name: &str) -> Option<&'static str> {
     Some(match name {
         "zstd" => "best ratio, slower to compress and decompress",
         "deflate" => "good ratio, slow",
@@ -18,7 +18,7 @@ pub fn trade(name: &str) -> Option<&'static str> {
 }
 
 /// `lzo (fast, moderate ratio), zstd (…)`.
-pub fn describe(names: &[String]) -> String {
+pub(crate) fn describe(names: &[String]) -> String {
     names
         .iter()
         .map(|n| match trade(n) {
@@ -37,7 +37,7 @@ fn rank(name: &str) -> usize {
 }
 
 /// The offered algorithm with the best typical ratio, if it beats `current`.
-pub fn better_ratio(current: Option<&str>, offered: &[String]) -> Option<String> {
+pub(crate) fn better_ratio(current: Option<&str>, offered: &[String]) -> Option<String> {
     let best = offered
         .iter()
         .filter(|n| rank(n) < BY_RATIO.len())

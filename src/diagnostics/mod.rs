@@ -9,15 +9,17 @@
 //! what one sample proves, or stays silent.
 
 mod compressors;
+mod fix;
 mod rules;
 /// Shell-quoting and the kernel command line, for `advise`'s fixes too.
-pub(crate) use rules::{cmdline, sh};
+pub(crate) use fix::{cmdline, sh};
 pub mod thresholds;
 mod tunables;
 
 use crate::model::{Finding, Severity, Snapshot, SwapDevice};
 
-pub use tunables::advice as tunables_advice;
+pub use thresholds::Thresholds;
+pub(crate) use tunables::advice as tunables_advice;
 
 /// Every rule id, in the order the rules run.
 pub const RULE_IDS: &[&str] = &[
@@ -66,19 +68,16 @@ const RULES: &[Rule] = &[
 
 /// The rules' step of the [`pipeline`](crate::pipeline): `snap` with its findings and its
 /// tunables' advice filled in.
-pub fn judge(mut snap: Snapshot) -> Snapshot {
-    snap.tunables_advice = tunables_advice(&snap);
-    snap.diagnostics = evaluate(&snap);
+/// The rules judge by the thresholds `t` the front end was given (the configuration's, or the
+/// built-in ones): a value passed along, never a setting of the process.
+pub fn judge(mut snap: Snapshot, t: &Thresholds) -> Snapshot {
+    snap.tunables_advice = tunables_advice(&snap, t);
+    snap.diagnostics = evaluate(&snap, t);
     snap
 }
 
-/// Run every rule. Findings come sorted crit → warn → info, then by id.
-pub fn evaluate(snap: &Snapshot) -> Vec<Finding> {
-    evaluate_with(snap, thresholds::active())
-}
-
-/// Run every rule with the thresholds `t`.
-pub fn evaluate_with(snap: &Snapshot, t: &thresholds::Thresholds) -> Vec<Finding> {
+/// Run every rule with the thresholds `t`. Findings come sorted crit → warn → info, then by id.
+pub fn evaluate(snap: &Snapshot, t: &Thresholds) -> Vec<Finding> {
     let ctx = Ctx { snap, t };
     let mut out: Vec<Finding> = RULES.iter().filter_map(|rule| rule(&ctx)).collect();
     sort(&mut out);
@@ -86,7 +85,7 @@ pub fn evaluate_with(snap: &Snapshot, t: &thresholds::Thresholds) -> Vec<Finding
 }
 
 /// crit → warn → info, then id.
-pub fn sort(findings: &mut [Finding]) {
+pub(crate) fn sort(findings: &mut [Finding]) {
     findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.id.cmp(&b.id)));
 }
 
@@ -129,7 +128,7 @@ impl Setup {
     }
 
     /// All swap (or its fast tier) lives in RAM.
-    pub fn compressed(self) -> bool {
+    pub(crate) fn compressed(self) -> bool {
         matches!(
             self,
             Setup::ZswapDisk | Setup::ZswapZram | Setup::ZramOnly | Setup::ZramDisk
@@ -139,9 +138,10 @@ impl Setup {
 
 /// The setup detected in a snapshot.
 pub fn setup(snap: &Snapshot) -> Setup {
+    // The setup is what the kernel shows; no threshold enters it.
     Ctx {
         snap,
-        t: thresholds::active(),
+        t: &Thresholds::default(),
     }
     .setup()
 }
@@ -154,29 +154,29 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    pub fn zswap_on(&self) -> bool {
+    pub(crate) fn zswap_on(&self) -> bool {
         self.snap.zswap.enabled == Some(true)
     }
 
     /// `/proc/swaps` was read: device lists below are facts, not guesses.
-    pub fn swaps_known(&self) -> bool {
+    pub(crate) fn swaps_known(&self) -> bool {
         self.snap.swap.areas_known
     }
 
-    pub fn devices(&self) -> &[SwapDevice] {
+    pub(crate) fn devices(&self) -> &[SwapDevice] {
         &self.snap.swap.devices
     }
 
-    pub fn disk_devices(&self) -> Vec<&SwapDevice> {
+    pub(crate) fn disk_devices(&self) -> Vec<&SwapDevice> {
         self.devices().iter().filter(|d| !d.is_zram).collect()
     }
 
-    pub fn zram_devices(&self) -> Vec<&SwapDevice> {
+    pub(crate) fn zram_devices(&self) -> Vec<&SwapDevice> {
         self.devices().iter().filter(|d| d.is_zram).collect()
     }
 
     /// A vm sysctl as an integer.
-    pub fn vm(&self, name: &str) -> Option<i64> {
+    pub(crate) fn vm(&self, name: &str) -> Option<i64> {
         self.snap
             .tunables
             .get(&format!("vm.{name}"))?
@@ -186,24 +186,24 @@ impl Ctx<'_> {
             .ok()
     }
 
-    pub fn tunable(&self, key: &str) -> Option<&str> {
+    pub(crate) fn tunable(&self, key: &str) -> Option<&str> {
         self.snap.tunables.get(key)?.as_deref()
     }
 
-    pub fn debugfs(&self, key: &str) -> Option<u64> {
+    pub(crate) fn debugfs(&self, key: &str) -> Option<u64> {
         self.snap.zswap.debugfs.as_ref()?.get(key).copied()
     }
 
     /// A debugfs counter's rate over the interval (events or pages per second).
-    pub fn debugfs_rate(&self, key: &str) -> Option<f64> {
+    pub(crate) fn debugfs_rate(&self, key: &str) -> Option<f64> {
         self.snap.rates.as_ref()?.debugfs_per_sec.get(key).copied()
     }
 
-    pub fn page_size(&self) -> u64 {
+    pub(crate) fn page_size(&self) -> u64 {
         self.snap.page_size.bytes.max(1)
     }
 
-    pub fn setup(&self) -> Setup {
+    pub(crate) fn setup(&self) -> Setup {
         if !self.swaps_known() {
             return Setup::Unknown;
         }

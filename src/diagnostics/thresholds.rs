@@ -103,7 +103,7 @@ impl Default for Thresholds {
 
 impl Thresholds {
     /// The first field whose value makes no sense, and why: (field, what it must be).
-    pub fn check(&self) -> Result<(), (&'static str, &'static str)> {
+    pub(crate) fn check(&self) -> Result<(), (&'static str, &'static str)> {
         let percent = |v: f64| v.is_finite() && (0.0..=100.0).contains(&v);
         let percents = [
             ("pool_near_full_percent", self.pool_near_full_percent),
@@ -159,21 +159,6 @@ impl Thresholds {
     }
 }
 
-static ACTIVE: std::sync::OnceLock<Thresholds> = std::sync::OnceLock::new();
-
-/// The thresholds of this run: those [`set`] was given, or the defaults. Set once, before the
-/// first sample, by the dispatcher; the rules read them through [`crate::diagnostics::judge`],
-/// and [`crate::diagnostics::evaluate_with`] takes others (the tests').
-pub fn active() -> &'static Thresholds {
-    ACTIVE.get_or_init(Thresholds::default)
-}
-
-/// Make `t` this run's thresholds. Only the first call counts (a later one, or one after the
-/// rules ran, leaves them as they were): `false` then.
-pub fn set(t: Thresholds) -> bool {
-    ACTIVE.set(t).is_ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,7 +175,7 @@ mod tests {
         )));
         let snap = Snapshot::derive(&sample, None);
         let ids = |t: &Thresholds| -> Vec<String> {
-            crate::diagnostics::evaluate_with(&snap, t)
+            crate::diagnostics::evaluate(&snap, t)
                 .into_iter()
                 .map(|f| f.id)
                 .collect()

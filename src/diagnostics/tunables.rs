@@ -39,11 +39,8 @@ pub(super) fn swappiness_for(setup: Setup) -> (i64, &'static str, bool) {
 }
 
 /// Advice for every tunable zswaptop shows, for the setup detected in `snap`.
-pub fn advice(snap: &Snapshot) -> Vec<TunableAdvice> {
-    let c = Ctx {
-        snap,
-        t: super::thresholds::active(),
-    };
+pub(crate) fn advice(snap: &Snapshot, t: &super::thresholds::Thresholds) -> Vec<TunableAdvice> {
+    let c = Ctx { snap, t };
     let setup = c.setup();
     let label = setup.label();
     let cur = |k: &str| snap.tunables.get(k).cloned().flatten();

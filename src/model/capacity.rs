@@ -22,7 +22,7 @@ pub struct Capacity {
 pub const ASSUMED_RATIO: f64 = 2.0;
 
 /// What the machine can hold: RAM plus swap less what the pools cost, now and at the pool limit.
-pub fn derive(
+pub(crate) fn derive(
     mem: Option<&MeminfoSample>,
     pool: Option<u64>,
     measured_ratio: Option<f64>,

@@ -25,7 +25,7 @@ use crate::sources::blockstat::{IoTimes, ticks_delta};
 
 /// The share of swap-ins served from zswap over the interval of `rates`, 0–1; `None` without
 /// the counters or when nothing was swapped in from either.
-pub fn swapin_hit_ratio(rates: &Rates) -> Option<f64> {
+pub(crate) fn swapin_hit_ratio(rates: &Rates) -> Option<f64> {
     let z = rates.zswpin_bytes_per_sec?;
     let d = rates.pswpin_bytes_per_sec?;
     share(z, d)
@@ -55,7 +55,7 @@ pub struct StoreAcceptance {
 }
 
 /// The stores of the interval `rates` covers.
-pub fn store_acceptance(rates: &Rates, page_size: u64) -> StoreAcceptance {
+pub(crate) fn store_acceptance(rates: &Rates, page_size: u64) -> StoreAcceptance {
     let pages = |b: Option<f64>| b.map(|b| b / page_size.max(1) as f64);
     let accepted = pages(rates.zswpout_bytes_per_sec);
     let bypassed = pages(rates.bypassed_zswap_bytes_per_sec);
@@ -90,7 +90,7 @@ pub struct IoLatency {
 }
 
 /// The average time per read and per write between two readings of a device's `stat`.
-pub fn io_latency(prev: &IoTimes, curr: &IoTimes) -> IoLatency {
+pub(crate) fn io_latency(prev: &IoTimes, curr: &IoTimes) -> IoLatency {
     let one = |n_prev: u64, n: u64, ms_prev: u64, ms: u64| {
         let reqs = counter_delta(Some(n_prev), Some(n));
         // Fewer requests than before: the device was re-created; its times mean nothing.

@@ -18,13 +18,13 @@ pub const V1_SWAPINS: &str = "cgroup v1 counts no swap-ins per cgroup (no zswpin
 
 /// A row's major faults per second over its scan's interval; `None` without a delta (first
 /// scan, a process new since the baseline, a reused pid) or without an interval.
-pub fn row_rate(row: &FaultRow, scan: &FaultScan) -> Option<f64> {
+pub(crate) fn row_rate(row: &FaultRow, scan: &FaultScan) -> Option<f64> {
     let dt = scan.interval_ns.filter(|&ns| ns > 0)? as f64 / 1e9;
     Some(row.major_faults_delta? as f64 / dt)
 }
 
 /// Major faults per second of each process in the swap list, in its order.
-pub fn swap_list_rates(scan: &FaultScan) -> Vec<Option<f64>> {
+pub(crate) fn swap_list_rates(scan: &FaultScan) -> Vec<Option<f64>> {
     scan.swap_list
         .iter()
         .map(|r| r.as_ref().and_then(|r| row_rate(r, scan)))
@@ -33,7 +33,7 @@ pub fn swap_list_rates(scan: &FaultScan) -> Vec<Option<f64>> {
 
 /// Whether any process took a major fault over the scan's interval: the processes view sorts
 /// by faults per second while this holds.
-pub fn anything_faulting(scan: &FaultScan) -> bool {
+pub(crate) fn anything_faulting(scan: &FaultScan) -> bool {
     scan.interval_ns.is_some() && scan.faulting_count > 0
 }
 

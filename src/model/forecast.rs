@@ -132,7 +132,7 @@ impl Forecast {
     }
 
     /// Why `seconds` is null (`None` while filling or full).
-    pub fn reason(&self) -> Option<String> {
+    pub(crate) fn reason(&self) -> Option<String> {
         match &self.state {
             ForecastState::Filling | ForecastState::Full => None,
             ForecastState::NotFilling => Some(format!(
@@ -696,7 +696,7 @@ impl Series {
     /// Add a point at `t` (seconds, from a monotonic clock). A time before the last point's
     /// (a replay moved back) or after a gap longer than the window starts the series afresh;
     /// the same time replaces the last point.
-    pub fn push(&mut self, t: f64, used: f64, window: f64) {
+    pub(crate) fn push(&mut self, t: f64, used: f64, window: f64) {
         if !t.is_finite() || !used.is_finite() {
             return;
         }
@@ -831,12 +831,9 @@ impl Series {
     }
 
     /// How many points the series holds.
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.times.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.times.is_empty()
     }
 
     /// Why the target is full, if the kernel says it is (or used is within one store).
@@ -877,7 +874,7 @@ impl Series {
     }
 
     /// The forecast against the latest limit given.
-    pub fn forecast(&self) -> Forecast {
+    pub(crate) fn forecast(&self) -> Forecast {
         let (first, last) = (self.times.front(), self.last);
         let base = Forecast {
             used_bytes: last.map(|p| p.1),
@@ -1016,7 +1013,8 @@ impl Series {
 
 /// A forecast from points `(t seconds, used bytes)` in time order against `limit`, as a
 /// series fed those points gives it.
-pub fn forecast(points: &[(f64, f64)], limit: f64) -> Forecast {
+#[cfg(test)]
+pub(crate) fn forecast(points: &[(f64, f64)], limit: f64) -> Forecast {
     let mut s = Series {
         limit: Some(limit),
         ..Series::default()
@@ -1065,7 +1063,7 @@ pub struct Observation {
 
 impl Observation {
     /// A reading with no refusal evidence and stores of one byte.
-    pub fn plain(
+    pub(crate) fn plain(
         target: Target,
         used_bytes: Option<u64>,
         limit_bytes: Result<u64, String>,
@@ -1112,7 +1110,7 @@ fn pool_refusing(snap: &Snapshot) -> Option<String> {
 /// has zswap), all swap and each area (when `/proc/swaps` was read and swap exists), and each
 /// zram device that is set up (its slots, and its memory when mem_limit is set), each with the
 /// kernel's evidence of refusing stores where it keeps any.
-pub fn observe(snap: &Snapshot) -> Vec<Observation> {
+pub(crate) fn observe(snap: &Snapshot) -> Vec<Observation> {
     let mut out = Vec::new();
     let page = snap.page_size.bytes;
     let z = &snap.zswap;
@@ -1196,7 +1194,7 @@ impl Default for Forecaster {
 }
 
 impl Forecaster {
-    pub fn new(window_seconds: f64) -> Forecaster {
+    pub(crate) fn new(window_seconds: f64) -> Forecaster {
         Forecaster {
             window_seconds: if window_seconds.is_finite() && window_seconds > 0.0 {
                 window_seconds
@@ -1207,13 +1205,8 @@ impl Forecaster {
         }
     }
 
-    /// The window asked for.
-    pub fn window_seconds(&self) -> f64 {
-        self.window_seconds
-    }
-
     /// One sample's observations at `t` (seconds of CLOCK_MONOTONIC, or a recording's time).
-    pub fn push(&mut self, t: f64, observations: &[Observation]) {
+    pub(crate) fn push(&mut self, t: f64, observations: &[Observation]) {
         self.series
             .retain(|k, _| observations.iter().any(|o| &o.target == k));
         for o in observations {
@@ -1242,17 +1235,18 @@ impl Forecaster {
     }
 
     /// Forget every series (a replay jumped, the machine read changed).
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.series.clear();
     }
 
     /// The targets followed now.
-    pub fn targets(&self) -> impl Iterator<Item = &Target> {
+    #[cfg(test)]
+    pub(crate) fn targets(&self) -> impl Iterator<Item = &Target> {
         self.series.keys()
     }
 
     /// The forecast for one target; [`ForecastState::Unknown`] for one not followed.
-    pub fn forecast(&self, target: &Target) -> Forecast {
+    pub(crate) fn forecast(&self, target: &Target) -> Forecast {
         self.series.get(target).map_or_else(
             || Forecast::empty(ForecastState::Unknown("not followed".to_string())),
             Series::forecast,
@@ -1260,7 +1254,7 @@ impl Forecaster {
     }
 
     /// Every forecast, grouped as the JSON names them.
-    pub fn forecasts(&self) -> Forecasts {
+    pub(crate) fn forecasts(&self) -> Forecasts {
         let pool = self
             .series
             .contains_key(&Target::ZswapPool)
@@ -1334,7 +1328,7 @@ pub struct ZramForecast {
 
 impl ZramForecast {
     /// The earlier of `slots` and `memory`.
-    pub fn of(device: &str, slots: Forecast, memory: Option<Forecast>) -> ZramForecast {
+    pub(crate) fn of(device: &str, slots: Forecast, memory: Option<Forecast>) -> ZramForecast {
         let (forecast, bound) = match (&slots.seconds, memory.as_ref().and_then(|m| m.seconds)) {
             (Some(s), Some(m)) if m < *s => (memory.clone(), Some(ZramBound::MemLimit)),
             (Some(_), _) => (Some(slots.clone()), Some(ZramBound::Disksize)),

@@ -42,7 +42,7 @@ impl Memory {
     /// meminfo; `pcp_free` the free pages on the per-CPU lists (bytes, from zoneinfo) and
     /// `pcp_free_age_ms` how old that figure is; `unavailable` what is already known to be
     /// missing from it.
-    pub fn derive(
+    pub(crate) fn derive(
         mem: Option<&MeminfoSample>,
         zswap_pool: Option<u64>,
         zram_pool: Option<u64>,
@@ -105,7 +105,7 @@ pub struct Bucket {
 impl Bucket {
     /// Memory `free` counts as used that no program uses: the compressed pools, and the free
     /// pages on the per-CPU lists where the breakdown has them (`pcp_free`).
-    pub fn hidden_in_used(&self) -> bool {
+    pub(crate) fn hidden_in_used(&self) -> bool {
         matches!(self.key, "zswap_pool" | "zram_pool" | "pcp_free")
     }
 }
@@ -321,7 +321,7 @@ fn hugetlb(m: &MeminfoSample) -> Option<u64> {
 }
 
 /// Breakdown buckets meminfo leaves unknown, and why.
-pub fn gaps(m: &MeminfoSample) -> Vec<Missing> {
+pub(crate) fn gaps(m: &MeminfoSample) -> Vec<Missing> {
     let mut out = Vec::new();
     if m.shmem.is_none() {
         out.push(Missing {

@@ -294,7 +294,7 @@ pub(crate) fn too_large(item: &str, what: &str) -> Missing {
 
 /// Milliseconds since the epoch as RFC 3339 in UTC, always with three decimals
 /// (`2026-11-22T21:04:05.120Z`).
-pub fn timestamp(unix_ms: u64) -> String {
+pub(crate) fn timestamp(unix_ms: u64) -> String {
     let ms = i64::try_from(unix_ms).unwrap_or(i64::MAX);
     let ts = jiff::Timestamp::from_millisecond(ms).unwrap_or(jiff::Timestamp::MAX);
     format!("{ts:.3}")

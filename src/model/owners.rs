@@ -155,7 +155,7 @@ pub const SWAP_V1_OFF: &str =
 
 impl Cgroups {
     /// The section for a tree that was read, with `list`'s rows (and their version).
-    pub fn read(samples: &[CgroupSample], list: Vec<CgroupRow>) -> Cgroups {
+    pub(crate) fn read(samples: &[CgroupSample], list: Vec<CgroupRow>) -> Cgroups {
         let version = samples.first().map(|c| if c.version == 1 { 1 } else { 2 });
         let v1 = version == Some(1);
         Cgroups {
@@ -170,13 +170,13 @@ impl Cgroups {
     }
 
     /// Read from the cgroup v1 memory controller: no zswap figures.
-    pub fn is_v1(&self) -> bool {
+    pub(crate) fn is_v1(&self) -> bool {
         self.version == Some(1)
     }
 
     /// The size a row is ranked by, largest first: its zswap pool, or on v1 (no zswap figures)
     /// its memory.
-    pub fn rank_bytes(&self, r: &CgroupRow) -> Option<u64> {
+    pub(crate) fn rank_bytes(&self, r: &CgroupRow) -> Option<u64> {
         if self.is_v1() {
             r.memory_current_bytes
         } else {
@@ -185,7 +185,7 @@ impl Cgroups {
     }
 
     /// What the views say above a v1 tree (what is missing, and why); nothing on v2.
-    pub fn v1_notes(&self) -> Vec<String> {
+    pub(crate) fn v1_notes(&self) -> Vec<String> {
         if !self.is_v1() {
             return Vec::new();
         }
@@ -239,7 +239,7 @@ pub struct CgroupRow {
 /// Estimate each top process's zswap share, and give it its major faults per second
 /// (`faults`, the same pass's). While any process faults the list is the swap list and the
 /// processes faulting most together, ranked by faults per second, as long as the swap list.
-pub fn processes(
+pub(crate) fn processes(
     scan: &ProcScan,
     faults: Option<&FaultScan>,
     global_zswapped: Option<u64>,
@@ -317,7 +317,7 @@ pub fn processes(
 
 /// Cgroup rows with rates against the previous tick. A cgroup whose inode changed was re-created
 /// (a restarted unit): its counters restarted, so it has no rate this tick.
-pub fn cgroups(
+pub(crate) fn cgroups(
     curr: &[CgroupSample],
     prev: Option<&[CgroupSample]>,
     dt: f64,

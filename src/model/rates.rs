@@ -51,7 +51,7 @@ pub struct Rates {
 
 /// `(curr − prev) ÷ dt`, or `None` when either side is unknown, `dt` is not positive, or the
 /// counter went backwards (a reset: module reload, device re-created, cgroup restarted).
-pub fn counter_rate(prev: Option<u64>, curr: Option<u64>, dt_secs: f64) -> Option<f64> {
+pub(crate) fn counter_rate(prev: Option<u64>, curr: Option<u64>, dt_secs: f64) -> Option<f64> {
     let (p, c) = (prev?, curr?);
     if dt_secs.is_nan() || dt_secs <= 0.0 || !dt_secs.is_finite() || c < p {
         return None;
@@ -60,13 +60,13 @@ pub fn counter_rate(prev: Option<u64>, curr: Option<u64>, dt_secs: f64) -> Optio
 }
 
 /// The raw delta with the same reset rule.
-pub fn counter_delta(prev: Option<u64>, curr: Option<u64>) -> Option<u64> {
+pub(crate) fn counter_delta(prev: Option<u64>, curr: Option<u64>) -> Option<u64> {
     let (p, c) = (prev?, curr?);
     c.checked_sub(p)
 }
 
 /// Each registry counter's per-second rate between two samples `dt` seconds apart, keyed by id.
-pub fn counter_rates(prev: &Sample, curr: &Sample, dt: f64) -> BTreeMap<String, f64> {
+pub(crate) fn counter_rates(prev: &Sample, curr: &Sample, dt: f64) -> BTreeMap<String, f64> {
     metrics::reaching(Output::Rate)
         .filter_map(|m| {
             let r = counter_rate(m.total_in_sample(prev), m.total_in_sample(curr), dt)?;
@@ -76,7 +76,7 @@ pub fn counter_rates(prev: &Sample, curr: &Sample, dt: f64) -> BTreeMap<String, 
 }
 
 /// Rates between `prev` and `curr`; `None` when time did not move forward.
-pub fn derive(prev: &Sample, curr: &Sample) -> Option<Rates> {
+pub(crate) fn derive(prev: &Sample, curr: &Sample) -> Option<Rates> {
     let dt = curr.monotonic_ns.checked_sub(prev.monotonic_ns)? as f64 / 1e9;
     if dt.is_nan() || dt <= 0.0 {
         return None;

@@ -57,12 +57,12 @@ pub struct SourceStatus {
 }
 
 impl SourceStatus {
-    pub fn is_ok(&self) -> bool {
+    pub(crate) fn is_ok(&self) -> bool {
         self.reason.is_none()
     }
 
     /// ok, missing, denied, malformed or unreadable.
-    pub fn status(&self) -> &'static str {
+    pub(crate) fn status(&self) -> &'static str {
         self.reason.as_ref().map_or("ok", Reason::status)
     }
 }
@@ -88,7 +88,7 @@ impl From<SourceStatus> for SourceStatusJson {
 }
 
 impl Tool {
-    pub fn this() -> Tool {
+    pub(crate) fn this() -> Tool {
         Tool {
             name: "zswaptop".into(),
             version: env!("CARGO_PKG_VERSION").into(),
@@ -97,7 +97,7 @@ impl Tool {
 }
 
 impl Host {
-    pub fn derive(curr: &Sample) -> Host {
+    pub(crate) fn derive(curr: &Sample) -> Host {
         Host {
             hostname: curr.host.hostname.clone(),
             kernel: curr.host.kernel.clone(),
@@ -109,7 +109,7 @@ impl Host {
 }
 
 impl Psi {
-    pub fn derive(curr: &Sample) -> Option<Psi> {
+    pub(crate) fn derive(curr: &Sample) -> Option<Psi> {
         curr.psi.as_ref().ok().map(|p| Psi {
             some_avg10: p.some.avg10,
             some_avg60: p.some.avg60,
@@ -124,7 +124,7 @@ impl Psi {
 }
 
 /// Every tunable zswaptop reads, by its sysctl-style name; `None` where it could not be read.
-pub fn tunables(curr: &Sample) -> BTreeMap<String, Option<String>> {
+pub(crate) fn tunables(curr: &Sample) -> BTreeMap<String, Option<String>> {
     let mut tunables = BTreeMap::new();
     for (name, v) in &curr.tunables.vm {
         tunables.insert(format!("vm.{name}"), v.as_ref().ok().cloned());
@@ -151,7 +151,7 @@ pub const DEBUGFS: &str = "/sys/kernel/debug/zswap";
 pub const CMDLINE: &str = "/proc/PID/cmdline";
 
 /// Every file-level source with its status, for the "sources" list and the status line.
-pub fn source_statuses(s: &Sample) -> Vec<SourceStatus> {
+pub(crate) fn source_statuses(s: &Sample) -> Vec<SourceStatus> {
     fn st<T>(out: &mut Vec<SourceStatus>, name: &str, r: &Reading<T>) {
         out.push(match r {
             Ok(_) => SourceStatus {

@@ -121,7 +121,7 @@ pub struct PriorityGroup {
 impl Swap {
     /// Derive the swap section. `stored_bytes` is what zswap holds (`None` when unknown),
     /// `in_zram` what zram swap devices hold, `zram` every zram device.
-    pub fn derive(
+    pub(crate) fn derive(
         curr: &Sample,
         prev: Option<&Sample>,
         zswap_in_kernel: bool,

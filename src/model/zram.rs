@@ -58,7 +58,7 @@ impl Zram {
 }
 
 /// Every zram device in `curr`.
-pub fn derive_all(curr: &Sample) -> Vec<Zram> {
+pub(crate) fn derive_all(curr: &Sample) -> Vec<Zram> {
     let swap_paths: Vec<&str> = curr
         .swaps
         .as_ref()
@@ -78,7 +78,7 @@ pub fn derive_all(curr: &Sample) -> Vec<Zram> {
 
 /// RAM the zram devices use (mem_used_total summed); unknown when one device's is, or when the
 /// sum is not a real figure (past 2^64, or more than MemTotal: said in `unavailable`).
-pub fn pool_bytes(
+pub(crate) fn pool_bytes(
     zram: &[Zram],
     mem: Option<&MeminfoSample>,
     unavailable: &mut Vec<Missing>,
@@ -108,7 +108,11 @@ pub fn pool_bytes(
 }
 
 /// Swap held by zram swap devices (orig_data_size summed); unknown without /proc/swaps.
-pub fn in_swap_bytes(curr: &Sample, zram: &[Zram], unavailable: &mut Vec<Missing>) -> Option<u64> {
+pub(crate) fn in_swap_bytes(
+    curr: &Sample,
+    zram: &[Zram],
+    unavailable: &mut Vec<Missing>,
+) -> Option<u64> {
     curr.swaps.as_ref().ok()?;
     let stored = zram.iter().filter(|z| z.is_swap).map(|z| z.orig_data_bytes);
     match checked_sum(stored) {

@@ -61,18 +61,18 @@ pub struct Zswap {
 impl Zswap {
     /// The kernel has no parameter `name` (the parameters were read and it is not among them:
     /// `shrinker_enabled` before 6.8, `zpool` from 6.18), as against one that could not be read.
-    pub fn lacks(&self, name: &str) -> bool {
+    pub(crate) fn lacks(&self, name: &str) -> bool {
         !self.parameters.is_empty() && !self.parameters.contains_key(name)
     }
 
     /// zswap's allocator where the kernel offers a choice (the `zpool` parameter: zbud, z3fold,
     /// zsmalloc); `None` where it has only zsmalloc and no parameter.
-    pub fn allocator(&self) -> Option<&str> {
+    pub(crate) fn allocator(&self) -> Option<&str> {
         self.parameters.get("zpool").map(String::as_str)
     }
 
     /// Why zswap's debugfs counters could not be read, when zswap is there and they could not.
-    pub fn debugfs_reason(&self) -> Option<&Reason> {
+    pub(crate) fn debugfs_reason(&self) -> Option<&Reason> {
         self.unavailable
             .iter()
             .find(|m| m.path.as_deref() == Some(DEBUGFS))
@@ -80,7 +80,7 @@ impl Zswap {
     }
 
     /// Derive the zswap section from one sample.
-    pub fn derive(curr: &Sample) -> Zswap {
+    pub(crate) fn derive(curr: &Sample) -> Zswap {
         let ps = curr.host.page_size.bytes;
         let mem = curr.meminfo.as_ref().ok();
         let params = curr.zswap_params.as_ref().ok();
@@ -222,7 +222,7 @@ fn compressor_ratio_opt(
 /// Before 5.19 (no meminfo Zswap) and without debugfs: zsmalloc pages minus zram's, valid only
 /// when zswap's allocator is zsmalloc (vmstat nr_zspages counts every zsmalloc pool,
 /// mm/zsmalloc.c; the `zpool` parameter names zswap's allocator, always zsmalloc from 6.18).
-pub fn fallback_pool(curr: &Sample, zram_pool: Option<u64>, ps: u64) -> Option<u64> {
+pub(crate) fn fallback_pool(curr: &Sample, zram_pool: Option<u64>, ps: u64) -> Option<u64> {
     let params = curr.zswap_params.as_ref().ok()?;
     let zpool = params.values.get("zpool").map(String::as_str);
     if !matches!(zpool, Some("zsmalloc")) {

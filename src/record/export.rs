@@ -9,18 +9,20 @@ use anyhow::bail;
 use jiff::Timestamp;
 
 use super::{Moment, Reader, describe, open, parse_time, time};
+use crate::diagnostics::Thresholds;
 use crate::model::Snapshot;
 use crate::report::{self, OutputFormat, json};
 use crate::sources::Sample;
 
 /// `--once --from PATH --at TIME`: the report of the sample at or before TIME, headed (text)
 /// or tagged (JSON, `recorded`) with which sample it is.
-pub fn once_from(
+pub(crate) fn once_from(
     path: &Path,
     at: &str,
     format: OutputFormat,
     color: bool,
     full: bool,
+    thresholds: &Thresholds,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
     let mut r = open(path)?;
@@ -40,7 +42,7 @@ pub fn once_from(
     let Some(m) = r.at(t)? else {
         bail!("nothing was recorded at or before {t}");
     };
-    let snap = crate::pipeline::snapshot(&m.sample, m.prev.as_ref());
+    let snap = crate::pipeline::snapshot_by(&m.sample, m.prev.as_ref(), thresholds);
     match format {
         OutputFormat::Text => {
             writeln!(
@@ -218,7 +220,8 @@ pub fn write_rows(
                         }
                         (None, _) => None,
                     };
-                    let snap = crate::pipeline::snapshot_over(&sample, over);
+                    let snap =
+                        crate::pipeline::snapshot_over(&sample, over, &Thresholds::default());
                     let id = done.made as u64;
                     let row = match args.format {
                         ExportFormat::Csv => Row::Csv(csv_row(&sample, &snap)?),

@@ -17,6 +17,7 @@
 
 pub mod codec;
 pub mod export;
+pub mod frame;
 pub mod reader;
 pub mod recorder;
 pub mod replay;
@@ -124,23 +125,23 @@ impl Error {
 
 /// The error for a file whose header says `check`, when it can be neither read nor appended
 /// to (a good header, or one cut short, can).
-fn refuse(check: codec::HeaderCheck, path: &Path) -> Result<(), Error> {
+fn refuse(check: frame::HeaderCheck, path: &Path) -> Result<(), Error> {
     let path = path.to_path_buf();
     Err(match check {
-        codec::HeaderCheck::Good | codec::HeaderCheck::Short => return Ok(()),
-        codec::HeaderCheck::NotARecording => Error::NotARecording { path },
-        codec::HeaderCheck::Corrupt => Error::CorruptHeader { path },
-        codec::HeaderCheck::Newer(found) => Error::NewerVersion {
+        frame::HeaderCheck::Good | frame::HeaderCheck::Short => return Ok(()),
+        frame::HeaderCheck::NotARecording => Error::NotARecording { path },
+        frame::HeaderCheck::Corrupt => Error::CorruptHeader { path },
+        frame::HeaderCheck::Newer(found) => Error::NewerVersion {
             path,
             found,
-            supported: codec::VERSION,
+            supported: frame::VERSION,
         },
     })
 }
 
 /// A path as a message shows it: its control characters escaped (a file name in a shared
 /// directory is anyone's choice).
-pub fn shown(path: &Path) -> String {
+pub(crate) fn shown(path: &Path) -> String {
     sanitize::visible(&path.to_string_lossy()).into_owned()
 }
 
@@ -208,13 +209,13 @@ pub fn open(path: &Path) -> anyhow::Result<Reader> {
 }
 
 /// A TIME typed by the user, read against the recording's bounds in the local time zone.
-pub fn parse_time(r: &Reader, input: &str) -> anyhow::Result<Timestamp> {
+pub(crate) fn parse_time(r: &Reader, input: &str) -> anyhow::Result<Timestamp> {
     let bounds = r.bounds().context("the recording has no readable times")?;
     Ok(time::parse(input, bounds, &TimeZone::system())?)
 }
 
 /// How a recorded moment is named: its time (RFC 3339 UTC) and host.
-pub fn describe(s: &Sample) -> String {
+pub(crate) fn describe(s: &Sample) -> String {
     let at = time::rfc3339_utc(s.unix_ms).unwrap_or_else(|| s.unix_ms.to_string());
     // The raw sample's host name, as recorded: made safe here, as the snapshot's strings are.
     let host = s

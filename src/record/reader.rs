@@ -21,9 +21,8 @@ use std::path::{Path, PathBuf};
 use jiff::Timestamp;
 use zstd::bulk::Decompressor;
 
-use super::codec::{
-    self, FLAG_ZSTD, FrameCheck, Gap, HEADER_LEN, HeaderCheck, Input, KIND_KEYFRAME, Slots,
-};
+use super::codec::{Input, Slots};
+use super::frame::{self, FLAG_ZSTD, FrameCheck, Gap, HEADER_LEN, HeaderCheck, KIND_KEYFRAME};
 use super::time::Bounds;
 use super::writer::list_dir;
 use super::{Error, Warning, WarningKind};
@@ -163,11 +162,6 @@ impl Reader {
         self.entries.is_empty()
     }
 
-    /// The files read, in order.
-    pub fn files(&self) -> &[PathBuf] {
-        &self.files
-    }
-
     /// The wall time recorded with the record at `position` (milliseconds since the epoch).
     pub fn unix_ms(&self, position: usize) -> Option<u64> {
         self.entries.get(position).map(|e| e.unix_ms)
@@ -181,7 +175,7 @@ impl Reader {
     }
 
     /// The position of the record with the latest wall time at or before `t`.
-    pub fn position_at(&self, t: Timestamp) -> Option<usize> {
+    pub(crate) fn position_at(&self, t: Timestamp) -> Option<usize> {
         let ms = u64::try_from(t.as_millisecond()).ok()?;
         let n = self
             .by_time
@@ -298,7 +292,7 @@ impl Reader {
         }
         let mut head = vec![0u8; (meta.len() as usize).min(HEADER_LEN)];
         file.read_exact_at(&mut head, 0).map_err(io)?;
-        let check = codec::check_header(&head);
+        let check = frame::check_header(&head);
         super::refuse(check, path)?;
         if check == HeaderCheck::Short {
             let detail = if head.is_empty() {
@@ -312,7 +306,7 @@ impl Reader {
             self.warn(WarningKind::Empty, path, None, detail);
             return Ok(());
         }
-        let scan = codec::scan(&file, HEADER_LEN as u64).map_err(io)?;
+        let scan = frame::scan(&file, HEADER_LEN as u64).map_err(io)?;
         let file = self.files.len() as u32;
         for &(offset, len, gap) in &scan.gaps {
             let (kind, detail) = match gap {
@@ -436,11 +430,11 @@ impl Reader {
         c.buf.resize(e.len as usize, 0);
         file.read_exact_at(&mut c.buf, e.offset)
             .map_err(|err| format!("cannot read it again: {err}"))?;
-        let info = match codec::check_frame(&c.buf) {
+        let info = match frame::check_frame(&c.buf) {
             FrameCheck::Good(info) => info,
             _ => return Err("the record changed on disk since the recording was opened".into()),
         };
-        let body = &c.buf[codec::FRAME_PREFIX + codec::BODY_MIN..];
+        let body = &c.buf[frame::FRAME_PREFIX + frame::BODY_MIN..];
         let keyframe = info.kind & !FLAG_ZSTD == KIND_KEYFRAME;
         let raw: Vec<u8>;
         let payload: &[u8] = if info.kind & FLAG_ZSTD != 0 {
@@ -451,7 +445,7 @@ impl Reader {
             // file costs in proportion to its size.
             let len = usize::try_from(claimed)
                 .ok()
-                .filter(|&n| n <= codec::RAW_MAX && n <= packed.len() * codec::RATIO_MAX)
+                .filter(|&n| n <= frame::RAW_MAX && n <= packed.len() * frame::RATIO_MAX)
                 .ok_or("impossible uncompressed length")?;
             raw = if keyframe {
                 zstd::bulk::decompress(packed, len).map_err(|err| format!("zstd: {err}"))?

@@ -23,7 +23,7 @@ pub struct Recording<S> {
 }
 
 impl<S: SampleSource> Recording<S> {
-    pub fn new(inner: S, path: &Path) -> anyhow::Result<Self> {
+    pub(crate) fn new(inner: S, path: &Path) -> anyhow::Result<Self> {
         let writer = Writer::open(path, WriterOptions::default())
             .with_context(|| format!("recording to {}", shown(path)))?;
         Ok(Recording {
@@ -34,7 +34,7 @@ impl<S: SampleSource> Recording<S> {
     }
 
     /// Force what was recorded to the disk.
-    pub fn finish(mut self) -> Result<Option<(Error, u64)>, Error> {
+    pub(crate) fn finish(mut self) -> Result<Option<(Error, u64)>, Error> {
         self.writer.sync()?;
         Ok(self.failed)
     }
@@ -80,7 +80,7 @@ pub struct Options {
 
 /// `zswaptop record`: sample every interval until the duration is over or SIGINT/SIGTERM
 /// arrives, then force the records to the disk.
-pub fn record(args: &Options) -> anyhow::Result<()> {
+pub(crate) fn record(args: &Options) -> anyhow::Result<()> {
     let root = args.root.clone().map(Root::at).unwrap_or_else(Root::live);
     let (tx, rx) = mpsc::channel();
     let mut signals = signal_hook::iterator::Signals::new([
@@ -120,7 +120,7 @@ pub fn record(args: &Options) -> anyhow::Result<()> {
 
 /// The recorder's loop: a sample every `interval` (on a fixed cadence), until `duration` or a
 /// message on `stop`.
-pub fn record_until(
+pub(crate) fn record_until(
     path: &PathBuf,
     opts: WriterOptions,
     source: &mut impl SampleSource,

@@ -41,7 +41,7 @@ impl ReplaySource {
     /// Open the recording at `path` for a replay from the moment `at` (as `--at`; its start
     /// without): the source, and the position to show first. What the opening skipped is said
     /// on stderr; what reading skips later is in [`warnings`](Self::warnings).
-    pub fn open(
+    pub(crate) fn open(
         path: &Path,
         at: Option<&str>,
         history: Duration,
@@ -133,7 +133,7 @@ impl ReplaySource {
     }
 
     /// What the reader skipped or noticed.
-    pub fn warnings(&self) -> &[Warning] {
+    pub(crate) fn warnings(&self) -> &[Warning] {
         self.reader.warnings()
     }
 }

@@ -31,7 +31,7 @@ pub struct TimeError {
 }
 
 /// Parse a TIME against a recording's bounds, local times in `tz`.
-pub fn parse(input: &str, bounds: Bounds, tz: &TimeZone) -> Result<Timestamp, TimeError> {
+pub(crate) fn parse(input: &str, bounds: Bounds, tz: &TimeZone) -> Result<Timestamp, TimeError> {
     let text = input.trim();
     let fail = |reason: String| TimeError {
         input: input.to_string(),

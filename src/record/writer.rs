@@ -16,8 +16,9 @@ use std::time::{Duration, Instant};
 use rustix::fs::{FlockOperation, Mode, OFlags};
 use zstd::bulk::Compressor;
 
-use super::codec::{
-    self, Encoder, FLAG_ZSTD, HEADER_LEN, HeaderCheck, KIND_DELTA, KIND_KEYFRAME, RATIO_MAX,
+use super::codec::{self, Encoder};
+use super::frame::{
+    self, FLAG_ZSTD, HEADER_LEN, HeaderCheck, KIND_DELTA, KIND_KEYFRAME, RATIO_MAX,
 };
 use super::{EXTENSION, Error, quiet_zstd};
 use crate::sources::Sample;
@@ -83,7 +84,7 @@ impl WriterOptions {
 
     /// The smallest cap these options allow: two files, the one being written and the one
     /// before it (128 KiB by default). Under it the cap could not be kept.
-    pub fn min_max_size(&self) -> u64 {
+    pub(crate) fn min_max_size(&self) -> u64 {
         2 * self.file_size()
     }
 }
@@ -286,7 +287,7 @@ impl Writer {
         meta.nlink() > 0
             && meta.len() == self.file_len
             && file.read_exact_at(&mut head, 0).is_ok()
-            && head == codec::header(codec::VERSION)
+            && head == frame::header(frame::VERSION)
     }
 
     /// The record of `sample`, and whether it is a keyframe (asked for, or because a delta
@@ -315,20 +316,20 @@ impl Writer {
         let size = file.metadata().map_err(io)?.len();
         let mut head = vec![0u8; (size as usize).min(HEADER_LEN)];
         file.read_exact_at(&mut head, 0).map_err(io)?;
-        let check = codec::check_header(&head);
+        let check = frame::check_header(&head);
         super::refuse(check, path)?;
         let end = match check {
             HeaderCheck::Short => {
                 // Empty, or cut inside the header while it was created: nothing recorded.
                 file.set_len(0).map_err(io)?;
-                file.write_all(&codec::header(codec::VERSION))
+                file.write_all(&frame::header(frame::VERSION))
                     .map_err(|e| {
                         let _ = file.set_len(0);
                         io(e)
                     })?;
                 HEADER_LEN as u64
             }
-            _ => codec::scan(&file, HEADER_LEN as u64).map_err(io)?.end,
+            _ => frame::scan(&file, HEADER_LEN as u64).map_err(io)?.end,
         };
         if end < file.metadata().map_err(io)?.len() {
             file.set_len(end).map_err(io)?;
@@ -351,7 +352,7 @@ impl Writer {
             .join(format!("zswaptop-{stamp}-{:06}.{EXTENSION}", self.next_seq));
         self.next_seq = self.next_seq.saturating_add(1);
         let mut file = open_locked(&path, true)?;
-        if let Err(e) = file.write_all(&codec::header(codec::VERSION)) {
+        if let Err(e) = file.write_all(&frame::header(frame::VERSION)) {
             drop(file);
             let _ = fs::remove_file(&path);
             return Err(Error::io(&path, e));
@@ -410,9 +411,9 @@ fn body(kind: u8, unix_ms: u64, raw: &[u8], packed: &[u8]) -> Vec<u8> {
         && raw.len() <= packed.len() * RATIO_MAX
     {
         len.extend_from_slice(packed);
-        codec::frame(kind | FLAG_ZSTD, unix_ms, &len)
+        frame::frame(kind | FLAG_ZSTD, unix_ms, &len)
     } else {
-        codec::frame(kind, unix_ms, raw)
+        frame::frame(kind, unix_ms, raw)
     }
 }
 

@@ -78,7 +78,7 @@ impl Members {
     /// The body of `snap` (`{` and its members, no closing brace), named `id`. `prev` is the
     /// snapshot the caller named `prev_id`: when that is what the last body was made of, each
     /// member equal to `prev`'s is copied from it rather than serialized.
-    pub fn body(
+    pub(crate) fn body(
         &mut self,
         snap: &Snapshot,
         id: u64,
@@ -193,7 +193,7 @@ impl Members {
     }
 
     /// The body made last (empty before the first).
-    pub fn last(&self) -> &[u8] {
+    pub(crate) fn last(&self) -> &[u8] {
         &self.body
     }
 }
@@ -384,7 +384,12 @@ mod tests {
             env!("CARGO_MANIFEST_DIR")
         ));
         let mut source = crate::sources::sampler::Sampler::full(root);
-        let mut snap = crate::pipeline::take(&mut source, None, crate::sources::Extras::default());
+        let mut snap = crate::pipeline::take(
+            &mut source,
+            None,
+            crate::sources::Extras::default(),
+            &Default::default(),
+        );
         snap.host.hostname = Some("a\u{9b}2J\u{7f}\u{85}b\x1b".into());
         let mut out = Vec::new();
         write(&snap, &mut out).unwrap();

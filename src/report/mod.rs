@@ -28,7 +28,7 @@ pub enum OutputFormat {
 
 impl OutputFormat {
     /// Whether this is a metrics exposition (which needs the cgroup scan, for the top cgroups).
-    pub fn is_exposition(self) -> bool {
+    pub(crate) fn is_exposition(self) -> bool {
         matches!(self, OutputFormat::Openmetrics | OutputFormat::Prometheus)
     }
 }

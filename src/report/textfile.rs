@@ -14,7 +14,7 @@ pub const NAME: &str = "zswaptop.prom";
 /// Write DIR/zswaptop.prom for node_exporter's textfile collector: into a temporary file in
 /// DIR (a name without `.prom`, which the collector skips), made readable by all (the exporter
 /// runs as its own user), then renamed over the old one, so a scrape never sees half a file.
-pub fn write(snap: &Snapshot, dir: &Path) -> anyhow::Result<()> {
+pub(crate) fn write(snap: &Snapshot, dir: &Path) -> anyhow::Result<()> {
     use std::os::unix::fs::PermissionsExt;
     let mut tmp = tempfile::Builder::new()
         .prefix(".zswaptop.prom.")

@@ -61,11 +61,16 @@ fn how() -> How {
 
 /// Open `rel` beneath `dir` with `flags` (`O_PATH`, `O_RDONLY | O_DIRECTORY`, or a read-only
 /// open of a file). EXDEV: the path leads out of the tree.
-pub fn open(dir: BorrowedFd<'_>, rel: &Path, flags: OFlags) -> io::Result<OwnedFd> {
+pub(crate) fn open(dir: BorrowedFd<'_>, rel: &Path, flags: OFlags) -> io::Result<OwnedFd> {
     open_with(how(), dir, rel, flags)
 }
 
-pub fn open_with(how: How, dir: BorrowedFd<'_>, rel: &Path, flags: OFlags) -> io::Result<OwnedFd> {
+pub(crate) fn open_with(
+    how: How,
+    dir: BorrowedFd<'_>,
+    rel: &Path,
+    flags: OFlags,
+) -> io::Result<OwnedFd> {
     if how == How::Kernel {
         let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
         let rel = if rel.as_os_str().is_empty() {
@@ -95,7 +100,7 @@ pub fn open_with(how: How, dir: BorrowedFd<'_>, rel: &Path, flags: OFlags) -> io
 }
 
 /// The path `rel` leads to beneath `dir`, every link resolved (relative to `dir`).
-pub fn canonical(dir: BorrowedFd<'_>, rel: &Path) -> io::Result<PathBuf> {
+pub(crate) fn canonical(dir: BorrowedFd<'_>, rel: &Path) -> io::Result<PathBuf> {
     walk(dir, rel, OFlags::PATH).map(|(_, names)| names.iter().collect())
 }
 
@@ -186,7 +191,7 @@ fn push_components(todo: &mut Vec<OsString>, path: &Path) -> io::Result<()> {
 /// link: the same file whatever happened to its name since, and nothing but a regular file is
 /// ever opened (opening a device can start it: a tape rewinds, a watchdog arms). `None` when
 /// the process has no `/proc` to reopen through.
-pub fn reopen(path_fd: &OwnedFd) -> Option<io::Result<OwnedFd>> {
+pub(crate) fn reopen(path_fd: &OwnedFd) -> Option<io::Result<OwnedFd>> {
     let link = format!("/proc/self/fd/{}", path_fd.as_raw_fd());
     match rustix::fs::open(
         link.as_str(),

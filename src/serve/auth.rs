@@ -140,7 +140,7 @@ fn sha256(parts: &[&[u8]]) -> Digest {
 impl Users {
     /// The users of `basic_auth_users` (name → bcrypt hash); an error names a user whose hash is
     /// not a bcrypt hash. Makes one bcrypt hash at the costliest user's cost (the decoy).
-    pub fn new(users: BTreeMap<String, String>) -> Result<Self, String> {
+    pub(crate) fn new(users: BTreeMap<String, String>) -> Result<Self, String> {
         let mut list = Vec::new();
         let mut cost = 0;
         for (name, hash) in users {

@@ -105,13 +105,13 @@ impl Conn {
     }
 
     /// A whole request head: its answer's time starts.
-    pub fn request(&self) {
+    pub(crate) fn request(&self) {
         self.enter(Phase::Answer { body_sent: false });
     }
 
     /// The answer's last byte is handed to hyper (or the answer has no body): the next flush
     /// that completes has written it to the socket.
-    pub fn body_sent(&self) {
+    pub(crate) fn body_sent(&self) {
         let mut s = self.state();
         if let Phase::Answer { body_sent } = &mut s.phase {
             *body_sent = true;
@@ -174,7 +174,7 @@ pub struct Registry {
 
 impl Registry {
     /// A registry of at most `limit` connections.
-    pub fn new(limit: usize) -> Self {
+    pub(crate) fn new(limit: usize) -> Self {
         Registry {
             conns: Mutex::new(HashMap::new()),
             next: AtomicU64::new(0),
@@ -202,17 +202,17 @@ impl Registry {
     }
 
     /// Hold the task serving connection `id` (spawned after [`Registry::admit`]).
-    pub fn hold(&self, id: u64, conn: Arc<Conn>, task: AbortHandle) {
+    pub(crate) fn hold(&self, id: u64, conn: Arc<Conn>, task: AbortHandle) {
         self.conns().insert(id, (conn, task));
     }
 
     /// Forget connection `id` (its task has ended).
-    pub fn release(&self, id: u64) {
+    pub(crate) fn release(&self, id: u64) {
         self.conns().remove(&id);
     }
 
     /// Close the connection that ranks first to go ([`Conn::rank`]); false when there is none.
-    pub fn evict_oldest(&self) -> bool {
+    pub(crate) fn evict_oldest(&self) -> bool {
         let mut conns = self.conns();
         let oldest = conns
             .iter()

@@ -131,7 +131,7 @@ impl Scraper {
 
 /// Listen on `listen` and serve until the process is stopped: the metrics of `root` (a captured
 /// tree, a directory), or of this system.
-pub fn run(listen: SocketAddr, root: Option<PathBuf>, web: WebConfig) -> anyhow::Result<()> {
+pub(crate) fn run(listen: SocketAddr, root: Option<PathBuf>, web: WebConfig) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .enable_time()

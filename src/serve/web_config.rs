@@ -132,7 +132,7 @@ const HEADERS: &[(&str, &[&str])] = &[
 
 impl WebConfig {
     /// Read, check and load the file at `path` (its certificates and keys too).
-    pub fn load(path: &Path) -> Result<Self, Error> {
+    pub(crate) fn load(path: &Path) -> Result<Self, Error> {
         let fail = |msg: String| Error {
             path: path.to_path_buf(),
             msg,

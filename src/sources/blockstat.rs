@@ -46,7 +46,7 @@ pub fn read(root: &Root, path: &Path) -> Reading<BlockStat> {
 }
 
 /// [`read`], and the request times from the same read of the file.
-pub fn read_with_times(root: &Root, path: &Path) -> (Reading<BlockStat>, Option<IoTimes>) {
+pub(crate) fn read_with_times(root: &Root, path: &Path) -> (Reading<BlockStat>, Option<IoTimes>) {
     let text = match root.read_text(path, &Reason::absent("no stat file for this device")) {
         Ok(t) => t,
         Err(e) => return (Err(e), None),
@@ -55,7 +55,7 @@ pub fn read_with_times(root: &Root, path: &Path) -> (Reading<BlockStat>, Option<
 }
 
 /// Fields 1, 4, 5 and 8 of a `stat` file (checked as [`parse`] checks the whole line).
-pub fn parse_times(path: &Path, text: &str) -> Reading<IoTimes> {
+pub(crate) fn parse_times(path: &Path, text: &str) -> Reading<IoTimes> {
     let n = numbers(path, text)?;
     Ok(IoTimes {
         reads: n[0],
@@ -65,7 +65,7 @@ pub fn parse_times(path: &Path, text: &str) -> Reading<IoTimes> {
     })
 }
 
-pub fn parse(path: &Path, text: &str) -> Reading<BlockStat> {
+pub(crate) fn parse(path: &Path, text: &str) -> Reading<BlockStat> {
     let n = numbers(path, text)?;
     Ok(BlockStat {
         read_ios: n[0],
@@ -99,7 +99,7 @@ fn numbers(path: &Path, text: &str) -> Reading<Vec<u64>> {
 
 /// Δ of a u32 millisecond tick counter, allowing one wrap; `None` when it went back otherwise
 /// (the device was re-created).
-pub fn ticks_delta(prev: u64, curr: u64) -> Option<u64> {
+pub(crate) fn ticks_delta(prev: u64, curr: u64) -> Option<u64> {
     const WRAP: u64 = 1 << 32;
     if curr >= prev {
         Some(curr - prev)

@@ -107,7 +107,7 @@ pub fn find(root: &Root) -> Reading<Hierarchy> {
 }
 
 /// Where cgroup v2 is mounted with the memory controller, or why it can't be used.
-pub fn find_v2(root: &Root) -> Reading<PathBuf> {
+pub(crate) fn find_v2(root: &Root) -> Reading<PathBuf> {
     let candidates = [root.sys("fs/cgroup"), root.sys("fs/cgroup/unified")];
     let mut saw_v2 = false;
     for dir in &candidates {
@@ -149,7 +149,7 @@ pub struct Walk {
 }
 
 impl Walk {
-    pub fn new(root: Root, tree: Hierarchy) -> Walk {
+    pub(crate) fn new(root: Root, tree: Hierarchy) -> Walk {
         Walk {
             root,
             todo: vec![(tree.mount.clone(), 0)],
@@ -160,7 +160,7 @@ impl Walk {
 
     /// Read cgroups until the walk is done (true) or `budget` has passed (false; at least one
     /// directory is read per call). `None`: no limit.
-    pub fn step(&mut self, budget: Option<Duration>) -> bool {
+    pub(crate) fn step(&mut self, budget: Option<Duration>) -> bool {
         let start = Instant::now();
         while let Some((dir, depth)) = self.todo.pop() {
             // The listing first: its subdirectories, and on v1 whether the memsw files are
@@ -198,12 +198,13 @@ impl Walk {
     }
 
     /// How many cgroups have been read so far.
-    pub fn read(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn read(&self) -> usize {
         self.out.len()
     }
 
     /// The cgroups read.
-    pub fn into_list(self) -> Vec<CgroupSample> {
+    pub(crate) fn into_list(self) -> Vec<CgroupSample> {
         self.out
     }
 }
@@ -230,7 +231,7 @@ fn stat_items(stat: &str) -> impl Iterator<Item = (&str, Option<u64>)> {
 }
 
 /// One v2 cgroup directory's figures, `None` when it has no memory.stat.
-pub fn read_one(root: &Root, mount: &Path, dir: &Path) -> Option<CgroupSample> {
+pub(crate) fn read_one(root: &Root, mount: &Path, dir: &Path) -> Option<CgroupSample> {
     let read = |f: &str| root.read_text(&dir.join(f), &Reason::absent("")).ok();
     let stat = read("memory.stat")?;
     let mut s = blank(root, mount, dir)?;
@@ -265,7 +266,7 @@ const MEMSW_USAGE: &str = "memory.memsw.usage_in_bytes";
 /// One v1 memory cgroup directory's figures (see the module's notes for which files), `None`
 /// when it has no memory.stat. The zswap fields stay unknown: v1 has none. `memsw`: whether the
 /// directory's listing had [`MEMSW_USAGE`] (`None`: not listed, the file is read to tell).
-pub fn read_one_v1(
+pub(crate) fn read_one_v1(
     root: &Root,
     mount: &Path,
     dir: &Path,
@@ -303,7 +304,7 @@ pub fn read_one_v1(
 }
 
 /// The systemd unit a cgroup path belongs to (`/system.slice/nginx.service` → `nginx.service`).
-pub fn unit_name(path: &str) -> Option<&str> {
+pub(crate) fn unit_name(path: &str) -> Option<&str> {
     path.rsplit('/').find(|seg| {
         [".service", ".scope", ".slice", ".socket", ".mount", ".swap"]
             .iter()

@@ -31,12 +31,12 @@ pub struct Compressor {
 
 impl Compressor {
     /// Built into the kernel image: available at boot without an initramfs module.
-    pub fn built_in(&self) -> bool {
+    pub(crate) fn built_in(&self) -> bool {
         self.module == "kernel"
     }
 }
 
-pub fn read(root: &Root) -> Reading<Vec<Compressor>> {
+pub(crate) fn read(root: &Root) -> Reading<Vec<Compressor>> {
     let path = root.proc("crypto");
     let text = root.read_text(
         &path,
@@ -47,7 +47,7 @@ pub fn read(root: &Root) -> Reading<Vec<Compressor>> {
 
 /// Compression entries of a `/proc/crypto` text, sorted by name then priority (highest first),
 /// one entry per (name, driver).
-pub fn parse(path: &Path, text: &str) -> Reading<Vec<Compressor>> {
+pub(crate) fn parse(path: &Path, text: &str) -> Reading<Vec<Compressor>> {
     if !text.lines().any(|l| key_of(l) == Some("name")) {
         return Err(Unavailable::malformed(path, None, "no `name :` line"));
     }
@@ -124,7 +124,7 @@ fn key_of(line: &str) -> Option<&str> {
 }
 
 /// For samples recorded before `/proc/crypto` was read.
-pub fn not_recorded() -> Reading<Vec<Compressor>> {
+pub(crate) fn not_recorded() -> Reading<Vec<Compressor>> {
     Err(Unavailable::new(
         Path::new("/proc/crypto"),
         Reason::NotRecorded,
@@ -132,7 +132,7 @@ pub fn not_recorded() -> Reading<Vec<Compressor>> {
 }
 
 /// Distinct algorithm names, in order.
-pub fn names(list: &[Compressor]) -> Vec<String> {
+pub(crate) fn names(list: &[Compressor]) -> Vec<String> {
     let mut v: Vec<String> = list.iter().map(|c| c.name.clone()).collect();
     v.dedup();
     v

@@ -35,7 +35,7 @@ pub struct PageSize {
 
 const FALLBACK_PAGE: u64 = 4096;
 
-pub fn read(root: &Root) -> HostSample {
+pub(crate) fn read(root: &Root) -> HostSample {
     let text = |p: &Path| {
         root.read_text(p, &Reason::absent(""))
             .ok()
@@ -61,7 +61,7 @@ pub fn read(root: &Root) -> HostSample {
 /// Seconds since boot (what a tick reads of the host; the rest hardly changes). Live, whole
 /// seconds of the clock `/proc/uptime` prints (its first field); under `--root`, the tree's
 /// `/proc/uptime`.
-pub fn uptime(root: &Root) -> Option<f64> {
+pub(crate) fn uptime(root: &Root) -> Option<f64> {
     if root.is_live() {
         // What /proc/uptime prints is this clock (in a time namespace too), read without a
         // system call.
@@ -79,7 +79,7 @@ pub fn uptime(root: &Root) -> Option<f64> {
 
 /// The live page size from sysconf; under `--root`, the tree's `pagesize` file when it has one.
 /// (The model may refine a tree's value from Zswapped ÷ stored_pages; see `model`.)
-pub fn page_size(root: &Root) -> PageSize {
+pub(crate) fn page_size(root: &Root) -> PageSize {
     let host = sys::host_page_size();
     if root.is_live() {
         return PageSize {

@@ -70,7 +70,7 @@ const REQUIRED: &[&str] = &[
     "VmallocChunk",
 ];
 
-pub fn read(root: &Root) -> Reading<MeminfoSample> {
+pub(crate) fn read(root: &Root) -> Reading<MeminfoSample> {
     let path = root.proc("meminfo");
     let text = root.read_text(
         &path,

@@ -89,7 +89,7 @@ pub struct Sample {
 
 impl Sample {
     /// CLOCK_MONOTONIC when the cgroup list was read, if there is one.
-    pub fn cgroups_read_ns(&self) -> Option<u64> {
+    pub(crate) fn cgroups_read_ns(&self) -> Option<u64> {
         self.cgroups
             .as_ref()
             .map(|_| self.monotonic_ns.saturating_sub(self.cgroups_age_ns))
@@ -121,7 +121,7 @@ pub fn collect_with(root: &Root, extras: Extras) -> Sample {
 /// [`collect_with`], the faults of the process scan (when `extras` ask for one) taken since
 /// `since`, the counts an earlier scan of the same root returned; with the counts of this
 /// scan, for the next.
-pub fn collect_with_since(
+pub(crate) fn collect_with_since(
     root: &Root,
     extras: Extras,
     since: Option<&processes::FaultCounts>,
@@ -142,7 +142,7 @@ pub struct Carried {
 
 impl Carried {
     /// What `s` read, to carry.
-    pub fn of(s: &Sample) -> Carried {
+    pub(crate) fn of(s: &Sample) -> Carried {
         Carried {
             boot_params: Some(s.boot_params.clone()),
             crypto: Some(s.crypto.clone()),
@@ -151,7 +151,7 @@ impl Carried {
 }
 
 /// [`collect_with_since`], taking what `carried` holds instead of reading it.
-pub fn collect_carrying(
+pub(crate) fn collect_carrying(
     root: &Root,
     extras: Extras,
     since: Option<&processes::FaultCounts>,
@@ -243,7 +243,7 @@ pub fn collect_fast(root: &Root, prev: &Sample, extras: Extras) -> Sample {
 
 /// [`collect_fast`], the faults of the process scan taken since `since` (as
 /// [`collect_with_since`]).
-pub fn collect_fast_since(
+pub(crate) fn collect_fast_since(
     root: &Root,
     prev: &Sample,
     extras: Extras,

@@ -83,7 +83,7 @@ pub struct FaultCounts {
 
 impl FaultCounts {
     /// The same process's count (same pid and start time), if it was scanned.
-    pub fn get(&self, pid: u32, start_time_ticks: u64) -> Option<u64> {
+    pub(crate) fn get(&self, pid: u32, start_time_ticks: u64) -> Option<u64> {
         let i = self.counts.binary_search_by_key(&pid, |c| c.pid).ok()?;
         let c = self.counts[i];
         (c.start_time_ticks == start_time_ticks).then_some(c.major_faults)
@@ -150,7 +150,7 @@ pub struct StatFields {
 /// parentheses (`1 (a) (b) S …`), so the fields after it are counted from the last `)`.
 /// `None` when a field is not a number or the line ends before field 23 (every kernel prints
 /// more than 40 fields: a line cut inside `starttime` would give a wrong number).
-pub fn parse_stat(bytes: &[u8]) -> Option<StatFields> {
+pub(crate) fn parse_stat(bytes: &[u8]) -> Option<StatFields> {
     let open = bytes.iter().position(|&b| b == b'(')?;
     let close = bytes.iter().rposition(|&b| b == b')')?;
     if close <= open {
@@ -483,7 +483,7 @@ pub fn cgroup_v2_path(root: &Root, pid: u32) -> Option<String> {
 
 /// The memory controller's cgroup of a process on cgroup v1 (`4:memory:/user.slice`), or
 /// `None` (no memory controller, gone).
-pub fn cgroup_v1_memory_path(root: &Root, pid: u32) -> Option<String> {
+pub(crate) fn cgroup_v1_memory_path(root: &Root, pid: u32) -> Option<String> {
     let text = root
         .read_text(&root.proc(&format!("{pid}/cgroup")), &Reason::absent(""))
         .ok()?;
@@ -503,7 +503,7 @@ const COMMAND_MAX: usize = 512;
 /// A process's command line: `/proc/PID/cmdline`'s arguments joined by spaces and trimmed, at
 /// most [`COMMAND_MAX`] characters; `None` when empty (kernel threads, zombies) or unreadable.
 /// Control characters are made visible with the rest of the snapshot's strings.
-pub fn command_line(root: &Root, pid: u32) -> Option<String> {
+pub(crate) fn command_line(root: &Root, pid: u32) -> Option<String> {
     let mut buf = Vec::new();
     root.read_into(
         &root.proc(&format!("{pid}/cmdline")),

@@ -21,7 +21,7 @@ pub struct PsiSample {
     pub full: PsiLine,
 }
 
-pub fn read(root: &Root) -> Reading<PsiSample> {
+pub(crate) fn read(root: &Root) -> Reading<PsiSample> {
     let path = root.proc("pressure/memory");
     let text = root.read_text(&path, &Reason::PsiDisabled)?;
     parse(&path, &text)

@@ -113,7 +113,7 @@ impl Sampler {
     /// For `serve`: every sample full and every scan done at once, as [`Sampler::full`], but
     /// `/proc/cmdline` and `/proc/crypto` read once every [`FULL_EVERY`], as the dashboard reads
     /// them.
-    pub fn scraper(root: Root) -> Sampler {
+    pub(crate) fn scraper(root: Root) -> Sampler {
         Sampler {
             carry: true,
             ..Sampler::full(root)

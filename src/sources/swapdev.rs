@@ -37,7 +37,7 @@ pub struct DevNum {
 
 impl DevNum {
     /// Split a Linux `dev_t` (glibc encoding: 12-bit major and 20-bit minor, high bits spread).
-    pub fn from_dev_t(dev: u64) -> Self {
+    pub(crate) fn from_dev_t(dev: u64) -> Self {
         let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
         let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
         DevNum {
@@ -47,7 +47,7 @@ impl DevNum {
     }
 
     /// `MAJ:MIN`, the name under `/sys/dev/block`.
-    pub fn key(&self) -> String {
+    pub(crate) fn key(&self) -> String {
         format!("{}:{}", self.major, self.minor)
     }
 }
@@ -79,7 +79,7 @@ pub struct Disk {
 }
 
 impl Disk {
-    pub fn stat_path(&self) -> PathBuf {
+    pub(crate) fn stat_path(&self) -> PathBuf {
         Path::new(&self.dir).join("stat")
     }
 }

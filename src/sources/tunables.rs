@@ -31,7 +31,7 @@ pub struct Tunables {
     pub thp_defrag: Reading<Selector>,
 }
 
-pub fn read(root: &Root) -> Tunables {
+pub(crate) fn read(root: &Root) -> Tunables {
     let vm = VM_SYSCTLS
         .iter()
         .map(|name| {

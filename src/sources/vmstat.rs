@@ -29,7 +29,7 @@ pub struct VmstatSample {
     pub swap_ra_hit: Option<u64>,
 }
 
-pub fn read(root: &Root) -> Reading<VmstatSample> {
+pub(crate) fn read(root: &Root) -> Reading<VmstatSample> {
     let path = root.proc("vmstat");
     let text = root.read_text(
         &path,

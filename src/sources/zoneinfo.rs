@@ -54,7 +54,7 @@ pub fn read(root: &Root) -> Reading<ZoneinfoSample> {
 
 /// Whether a tick at `now_ns` should read zoneinfo again rather than keep `prev`: always when
 /// `prev` is not a reading, else once [`COST_FACTOR`] times its cost has passed.
-pub fn due(prev: &Reading<ZoneinfoSample>, now_ns: u64) -> bool {
+pub(crate) fn due(prev: &Reading<ZoneinfoSample>, now_ns: u64) -> bool {
     match prev {
         Ok(z) => now_ns.saturating_sub(z.read_ns) >= z.cost_ns.saturating_mul(COST_FACTOR),
         Err(_) => true,
@@ -135,7 +135,7 @@ pub fn parse(path: &Path, text: &str) -> Reading<ZoneinfoSample> {
 }
 
 /// A recording made before zoneinfo was read.
-pub fn not_recorded() -> Reading<ZoneinfoSample> {
+pub(crate) fn not_recorded() -> Reading<ZoneinfoSample> {
     Err(Unavailable::new(
         Path::new("/proc/zoneinfo"),
         Reason::NotRecorded,

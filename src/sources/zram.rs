@@ -87,7 +87,7 @@ pub fn read_all(root: &Root) -> Vec<ZramSample> {
     names.into_iter().map(|n| read_device(root, &n)).collect()
 }
 
-pub fn read_device(root: &Root, name: &str) -> ZramSample {
+pub(crate) fn read_device(root: &Root, name: &str) -> ZramSample {
     let dir = root.sys(&format!("block/{name}"));
     let f = |file: &str| dir.join(file);
     let bd_missing =

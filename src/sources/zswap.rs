@@ -80,7 +80,7 @@ impl<T> DebugfsMap<T> {
         }
     }
 
-    pub fn contains_key(&self, name: &str) -> bool {
+    pub(crate) fn contains_key(&self, name: &str) -> bool {
         self.get(name).is_some()
     }
 
@@ -93,7 +93,7 @@ impl<T> DebugfsMap<T> {
     }
 
     /// Every file with its value, in name order.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &T)> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &T)> {
         let mut known = DEBUGFS_FILES
             .iter()
             .zip(&self.slots)
@@ -107,15 +107,17 @@ impl<T> DebugfsMap<T> {
         })
     }
 
-    pub fn keys(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &str> {
         self.iter().map(|(k, _)| k)
     }
 
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.slots.iter().flatten().count() + self.other.len()
     }
 
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 }
@@ -142,7 +144,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for DebugfsMap<T> {
     }
 }
 
-pub fn read_params(root: &Root) -> Reading<ZswapParams> {
+pub(crate) fn read_params(root: &Root) -> Reading<ZswapParams> {
     let dir = root.sys("module/zswap/parameters");
     let entries = read_dir_sorted(root, &dir, &Reason::NoZswap)?;
     let mut params = ZswapParams::default();
@@ -161,7 +163,7 @@ pub fn read_params(root: &Root) -> Reading<ZswapParams> {
 ///
 /// `zswap_enabled` and `zswap_present` (from the parameters) refine the reason for a missing
 /// directory: on 6.x kernels it only appears once zswap has been enabled since boot.
-pub fn read_debugfs(
+pub(crate) fn read_debugfs(
     root: &Root,
     zswap_present: bool,
     zswap_enabled: bool,
@@ -195,7 +197,7 @@ pub fn read_debugfs(
 /// The debugfs counters again, from the files an earlier read found, without listing the
 /// directory: the names were found once, and a file gone since (`None`) sends the caller back
 /// to [`read_debugfs`]. Equal to a fresh read while the same files are there.
-pub fn reread_debugfs(root: &Root, known: &ZswapDebugfs) -> Option<Reading<ZswapDebugfs>> {
+pub(crate) fn reread_debugfs(root: &Root, known: &ZswapDebugfs) -> Option<Reading<ZswapDebugfs>> {
     let dir = root.sys("kernel/debug/zswap");
     let failed = known
         .errors
@@ -290,7 +292,7 @@ fn read_dir_sorted(
 }
 
 /// `zswap.*` words of the kernel command line, e.g. `zswap.compressor=zstd`.
-pub fn read_boot_params(root: &Root) -> Reading<BTreeMap<String, String>> {
+pub(crate) fn read_boot_params(root: &Root) -> Reading<BTreeMap<String, String>> {
     let path = root.proc("cmdline");
     let text = root.read_text(&path, &Reason::absent("no /proc/cmdline"))?;
     Ok(parse_cmdline(&text))
@@ -312,7 +314,7 @@ pub fn parse_cmdline(text: &str) -> BTreeMap<String, String> {
 }
 
 /// A yes/no parameter (`Y`/`N`, `1`/`0`).
-pub fn parse_bool(v: &str) -> Option<bool> {
+pub(crate) fn parse_bool(v: &str) -> Option<bool> {
     match v.trim() {
         "Y" | "y" | "1" | "true" | "on" => Some(true),
         "N" | "n" | "0" | "false" | "off" => Some(false),

@@ -112,7 +112,7 @@ fn value_room(unit: Unit) -> usize {
 }
 
 /// The top of the y axis: the window's maximum rounded up to a readable value.
-pub fn nice_max(max: Option<f64>, unit: Unit) -> f64 {
+pub(crate) fn nice_max(max: Option<f64>, unit: Unit) -> f64 {
     let m = max.filter(|m| m.is_finite() && *m > 0.0);
     match unit {
         Unit::Bytes | Unit::BytesPerSec | Unit::Pages => {
@@ -293,7 +293,7 @@ impl Panel for Drawn {
 /// Draw one graph in `area`: a title row (with the legend when it fits there), legend rows
 /// otherwise, then the plot with its y axis. Described first, so that `kept` can tell whether
 /// the terminal shows it already.
-pub fn draw(buf: &mut Buffer, area: Rect, g: &Graph, app: &App, t: &Theme, kept: &mut Kept) {
+pub(crate) fn draw(buf: &mut Buffer, area: Rect, g: &Graph, app: &App, t: &Theme, kept: &mut Kept) {
     if area.height == 0 || area.width < 8 {
         return;
     }
@@ -543,7 +543,7 @@ fn heading(
 /// its layout cache (this build has none) a split of three parts costs ~0.4 ms on this machine,
 /// of seven ~1.4 ms, against ~50 µs for a whole unchanged overview frame (measured in release
 /// with `Layout::vertical(..).split(area)` in a loop, 20,000 splits).
-pub fn grid(
+pub(crate) fn grid(
     buf: &mut Buffer,
     area: Rect,
     app: &App,

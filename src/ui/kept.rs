@@ -57,19 +57,19 @@ impl Hasher for Encoded {
 
 impl Kept {
     /// Regions that are never kept: every panel is drawn (what a frame drawn once needs).
-    pub fn off() -> Kept {
+    pub(crate) fn off() -> Kept {
         Kept::default()
     }
 
     /// A new frame begins; `on`: its regions may be kept (false when something will be drawn
     /// over them).
-    pub fn begin(&mut self, on: bool) {
+    pub(crate) fn begin(&mut self, on: bool) {
         self.recycle_now();
         self.on = on;
     }
 
     /// Draw `panel` at `rect`, unless the frame before drew the same panel there.
-    pub fn region(&mut self, buf: &mut Buffer, rect: Rect, panel: &impl Panel) {
+    pub(crate) fn region(&mut self, buf: &mut Buffer, rect: Rect, panel: &impl Panel) {
         if !self.on {
             panel.draw(buf, rect);
             return;
@@ -86,12 +86,12 @@ impl Kept {
 
     /// The regions of this frame that were kept: the terminal shows them already, and the
     /// frame's cells there are blank.
-    pub fn kept(&self) -> impl Iterator<Item = Rect> + '_ {
+    pub(crate) fn kept(&self) -> impl Iterator<Item = Rect> + '_ {
         self.now.iter().filter(|r| r.2).map(|r| r.0)
     }
 
     /// The frame was written: its regions are what the next one may keep.
-    pub fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         self.spare.extend(self.last.drain(..).map(|(_, b)| b));
         if self.on {
             self.last.extend(self.now.drain(..).map(|(r, b, _)| (r, b)));
@@ -101,14 +101,14 @@ impl Kept {
     }
 
     /// The terminal was cleared: nothing drawn before is there any more.
-    pub fn forget(&mut self) {
+    pub(crate) fn forget(&mut self) {
         self.spare.extend(self.last.drain(..).map(|(_, b)| b));
         self.recycle_now();
     }
 
     /// How many description buffers are held, and their bytes (capacity): bounded by the
     /// regions of a frame and the size of their descriptions, whatever the frames show.
-    pub fn footprint(&self) -> (usize, usize) {
+    pub(crate) fn footprint(&self) -> (usize, usize) {
         let last = self.last.iter().map(|(_, b)| b);
         let now = self.now.iter().map(|(_, b, _)| b);
         let all = last.chain(now).chain(&self.spare);

@@ -22,7 +22,8 @@ use ratatui::text::{Line, Span};
 
 use crate::app::{App, Msg, View};
 pub use kept::Kept;
-pub use theme::{Theme, locale_is_utf8};
+pub use theme::Theme;
+pub(crate) use theme::locale_is_utf8;
 pub use views::Tab;
 
 pub const MIN_WIDTH: u16 = 50;

@@ -20,7 +20,7 @@ pub struct Theme {
 }
 
 /// The terminal colour for a catalogue hue.
-pub fn color(h: Hue) -> Color {
+pub(crate) fn color(h: Hue) -> Color {
     match h {
         Hue::Green => Color::Green,
         Hue::Cyan => Color::Cyan,
@@ -58,7 +58,7 @@ impl Theme {
     }
 
     /// The theme `palette`; the mono theme never has colour.
-    pub fn of(palette: Palette, color: bool, ascii: bool) -> Theme {
+    pub(crate) fn of(palette: Palette, color: bool, ascii: bool) -> Theme {
         Theme {
             color: color && palette != Palette::Mono,
             ascii,
@@ -67,7 +67,7 @@ impl Theme {
     }
 
     /// The colour `c` as this theme shows it.
-    pub fn hue(&self, c: Color) -> Color {
+    pub(crate) fn hue(&self, c: Color) -> Color {
         match self.palette {
             Palette::Light => on_light(c),
             Palette::Default | Palette::Mono => c,
@@ -82,32 +82,32 @@ impl Theme {
         }
     }
 
-    pub fn plain(&self) -> Style {
+    pub(crate) fn plain(&self) -> Style {
         Style::new()
     }
 
-    pub fn bold(&self) -> Style {
+    pub(crate) fn bold(&self) -> Style {
         Style::new().add_modifier(Modifier::BOLD)
     }
 
-    pub fn dim(&self) -> Style {
+    pub(crate) fn dim(&self) -> Style {
         Style::new().add_modifier(Modifier::DIM)
     }
 
-    pub fn title(&self) -> Style {
+    pub(crate) fn title(&self) -> Style {
         self.bold()
     }
 
     /// The compressed pools, wherever they appear.
-    pub fn pool(&self) -> Style {
+    pub(crate) fn pool(&self) -> Style {
         self.fg(Color::Magenta).add_modifier(Modifier::BOLD)
     }
 
-    pub fn good(&self) -> Style {
+    pub(crate) fn good(&self) -> Style {
         self.fg(Color::Green)
     }
 
-    pub fn warn(&self) -> Style {
+    pub(crate) fn warn(&self) -> Style {
         if self.color {
             self.fg(Color::Yellow)
         } else {
@@ -115,7 +115,7 @@ impl Theme {
         }
     }
 
-    pub fn bad(&self) -> Style {
+    pub(crate) fn bad(&self) -> Style {
         if self.color {
             self.fg(Color::Red).add_modifier(Modifier::BOLD)
         } else {
@@ -124,7 +124,7 @@ impl Theme {
     }
 
     /// A finding's tag: critical red, warning yellow, information dimmed.
-    pub fn severity(&self, s: Severity) -> Style {
+    pub(crate) fn severity(&self, s: Severity) -> Style {
         match s {
             Severity::Crit => self.bad(),
             Severity::Warn => self.warn(),
@@ -133,12 +133,12 @@ impl Theme {
     }
 
     /// Reverse video: the paused badge, the focused table's title, the current view.
-    pub fn badge(&self) -> Style {
+    pub(crate) fn badge(&self) -> Style {
         Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD)
     }
 
     /// The bar colour of breakdown bucket `i` (in `BUCKETS` order), with colour on.
-    pub fn bucket_bg(&self, i: usize) -> Option<Color> {
+    pub(crate) fn bucket_bg(&self, i: usize) -> Option<Color> {
         if self.color {
             // The same in every theme: a swatch carries a black glyph, readable on any of them,
             // and the pale colours keep the buckets apart.
@@ -149,20 +149,20 @@ impl Theme {
     }
 
     /// A series' colour in a graph (all readable on either background).
-    pub fn series(&self, h: Hue) -> Style {
+    pub(crate) fn series(&self, h: Hue) -> Style {
         self.fg(color(h))
     }
 
-    pub fn hline(&self) -> &'static str {
+    pub(crate) fn hline(&self) -> &'static str {
         if self.ascii { "-" } else { "─" }
     }
 
-    pub fn sep(&self) -> &'static str {
+    pub(crate) fn sep(&self) -> &'static str {
         if self.ascii { " | " } else { " · " }
     }
 
     /// The sort direction's arrow: largest first (down) or smallest first (up).
-    pub fn arrow(&self, descending: bool) -> &'static str {
+    pub(crate) fn arrow(&self, descending: bool) -> &'static str {
         match (self.ascii, descending) {
             (false, true) => "↓",
             (false, false) => "↑",
@@ -172,11 +172,11 @@ impl Theme {
     }
 
     /// The text cursor in the filter prompt.
-    pub fn cursor(&self) -> &'static str {
+    pub(crate) fn cursor(&self) -> &'static str {
         if self.ascii { "_" } else { "█" }
     }
 
-    pub fn missing(&self) -> &'static str {
+    pub(crate) fn missing(&self) -> &'static str {
         if self.ascii {
             crate::display::MISSING_ASCII
         } else {
@@ -187,7 +187,7 @@ impl Theme {
 
 /// Whether the locale's character set is UTF-8, from LC_ALL, LC_CTYPE and LANG in that order
 /// (the first one set decides; none set means the "C" locale, which is ASCII).
-pub fn locale_is_utf8(var: impl Fn(&str) -> Option<String>) -> bool {
+pub(crate) fn locale_is_utf8(var: impl Fn(&str) -> Option<String>) -> bool {
     for k in ["LC_ALL", "LC_CTYPE", "LANG"] {
         if let Some(v) = var(k).filter(|v| !v.is_empty()) {
             let v = v.to_ascii_lowercase();

@@ -18,10 +18,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use ratatui::backend::TestBackend;
-use zswaptop::app::screen::Screen;
 use zswaptop::app::{Action, App, Footprint, Msg, View};
 use zswaptop::root::Root;
 use zswaptop::sources::sampler::{SampleSource, Sampler};
+use zswaptop::tui::screen::Screen;
 
 const COLS: u16 = 120;
 const ROWS: u16 = 40;

@@ -11,7 +11,8 @@ use crate::common::crafted;
 
 use std::path::Path;
 
-use zswaptop::record::codec::{self, FLAG_ZSTD, HEADER_LEN, KIND_KEYFRAME};
+use zswaptop::record::codec;
+use zswaptop::record::frame::{self, FLAG_ZSTD, HEADER_LEN, KIND_KEYFRAME};
 use zswaptop::record::{Reader, Writer, WriterOptions};
 use zswaptop::report::{json, text};
 use zswaptop::sources::{self, Extras, Sample};
@@ -53,7 +54,7 @@ fn recording(samples: &[Sample], path: &Path) -> Vec<u8> {
 
 /// The frames of a recording with every payload stored uncompressed.
 fn open_frames(bytes: &[u8]) -> Vec<(u8, u64, Vec<u8>)> {
-    let scan = codec::scan(bytes, HEADER_LEN as u64).unwrap();
+    let scan = frame::scan(bytes, HEADER_LEN as u64).unwrap();
     let mut dict: Option<Vec<u8>> = None;
     let mut out = Vec::new();
     for (o, f) in scan.frames {
@@ -89,9 +90,9 @@ fn open_frames(bytes: &[u8]) -> Vec<(u8, u64, Vec<u8>)> {
 }
 
 fn assemble(frames: &[(u8, u64, Vec<u8>)]) -> Vec<u8> {
-    let mut out = codec::header(codec::VERSION).to_vec();
+    let mut out = frame::header(frame::VERSION).to_vec();
     for (kind, ms, payload) in frames {
-        out.extend_from_slice(&codec::frame(*kind, *ms, payload));
+        out.extend_from_slice(&frame::frame(*kind, *ms, payload));
     }
     out
 }
@@ -231,7 +232,7 @@ fn damaged_recordings_never_panic_nor_print_raw_controls() {
     let base = recording(&samples, &dir.path().join("base.zsr"));
     // The first 40 records of the demo (its first keyframe and what builds on it).
     let demo_all = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.zsr")).unwrap();
-    let demo_scan = codec::scan(&demo_all[..], HEADER_LEN as u64).unwrap();
+    let demo_scan = frame::scan(&demo_all[..], HEADER_LEN as u64).unwrap();
     let (o, f) = demo_scan.frames[39];
     let demo = demo_all[..o as usize + f.len].to_vec();
     let opened = [open_frames(&base), open_frames(&demo)];
@@ -252,8 +253,8 @@ fn damaged_recordings_never_panic_nor_print_raw_controls() {
             b
         };
         std::fs::write(&path, &bytes).unwrap();
-        let scan = codec::scan(&bytes[..], HEADER_LEN as u64).unwrap();
-        let bound = 5 * bytes.len() as u64 + 2 * codec::BODY_MAX as u64;
+        let scan = frame::scan(&bytes[..], HEADER_LEN as u64).unwrap();
+        let bound = 5 * bytes.len() as u64 + 2 * frame::BODY_MAX as u64;
         assert!(scan.crc_bytes <= bound, "case {case}: {}", scan.crc_bytes);
         match Reader::open(&path) {
             Ok(mut r) => {

@@ -515,7 +515,7 @@ fn hostile_recordings_and_names_never_reach_the_terminal_raw() {
     // A good recording, a junk file and a "newer" file with hostile names beside it.
     write(&shared.join("good.zsr"), &samples(3));
     std::fs::write(shared.join(format!("{}.zsr", crafted::HOSTILE)), b"junk").unwrap();
-    let mut newer = zswaptop::record::codec::header(zswaptop::record::codec::VERSION + 1).to_vec();
+    let mut newer = zswaptop::record::frame::header(zswaptop::record::frame::VERSION + 1).to_vec();
     newer.extend_from_slice(b"later");
     std::fs::write(shared.join(format!("n{}.zsr", crafted::HOSTILE)), newer).unwrap();
     let named = dir.path().join(format!("{}.zsr", crafted::HOSTILE));

@@ -8,7 +8,7 @@ use crate::common::{self, skip};
 use std::fs;
 use std::path::Path;
 
-use zswaptop::record::codec::{self, HEADER_LEN};
+use zswaptop::record::frame::{self, HEADER_LEN};
 use zswaptop::record::{Error, Reader, WarningKind, Writer, WriterOptions};
 use zswaptop::root::Root;
 use zswaptop::sources::{self, Extras, Sample};
@@ -185,7 +185,7 @@ fn at_gives_the_sample_at_or_before_and_the_one_before_it() {
 
 /// The offsets of the frames in a recording file.
 fn frames(bytes: &[u8]) -> Vec<(u64, usize)> {
-    let scan = codec::scan(bytes, HEADER_LEN as u64).unwrap();
+    let scan = frame::scan(bytes, HEADER_LEN as u64).unwrap();
     assert!(scan.gaps.is_empty());
     scan.frames.iter().map(|(o, f)| (*o, f.len)).collect()
 }
@@ -300,7 +300,7 @@ fn a_lost_keyframe_orphans_its_deltas_with_a_warning() {
 #[test]
 fn an_empty_file_and_a_cut_header_hold_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let header = codec::header(codec::VERSION);
+    let header = frame::header(frame::VERSION);
     for n in [0, 1, 7, 8, 9, 15] {
         let path = dir.path().join(format!("h{n}.zsr"));
         fs::write(&path, &header[..n]).unwrap();
@@ -321,7 +321,7 @@ fn an_empty_file_and_a_cut_header_hold_nothing() {
 fn a_newer_format_is_a_clear_error_and_not_overwritten() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("new.zsr");
-    let mut bytes = codec::header(codec::VERSION + 1).to_vec();
+    let mut bytes = frame::header(frame::VERSION + 1).to_vec();
     bytes.extend_from_slice(b"records of the future");
     fs::write(&path, &bytes).unwrap();
     let e = Reader::open(&path).err().unwrap();
@@ -360,7 +360,7 @@ fn a_directory_rotates_under_its_cap_and_reads_what_is_left() {
     };
     // A recording copied in by hand is never deleted to make room.
     let mine = rec.join("mine.zsr");
-    let mut copied = codec::header(codec::VERSION).to_vec();
+    let mut copied = frame::header(frame::VERSION).to_vec();
     copied.resize(30_000, 0);
     fs::write(&mine, &copied).unwrap();
     let samples = moving("depth-many-processes", 700);
@@ -644,13 +644,13 @@ fn crafted_recordings_are_read_or_refused_with_safe_messages() {
 fn searching_past_damage_is_linear_in_the_file_size() {
     let size = 4 << 20;
     let bytes = crafted::resync_bomb(size);
-    let scan = codec::scan(&bytes[..], HEADER_LEN as u64).unwrap();
+    let scan = frame::scan(&bytes[..], HEADER_LEN as u64).unwrap();
     assert!(scan.frames.is_empty());
     // 4 bytes per byte plus twice the longest frame, and the last candidate's length.
-    let bound = 4 * size as u64 + 2 * codec::BODY_MAX as u64 + size as u64 / 2;
+    let bound = 4 * size as u64 + 2 * frame::BODY_MAX as u64 + size as u64 / 2;
     assert!(scan.crc_bytes <= bound, "{} > {bound}", scan.crc_bytes);
     assert!(
-        matches!(scan.gaps.last(), Some((_, _, codec::Gap::Unsearched))),
+        matches!(scan.gaps.last(), Some((_, _, frame::Gap::Unsearched))),
         "{:?}",
         scan.gaps
     );
@@ -670,14 +670,14 @@ fn searching_past_damage_is_linear_in_the_file_size() {
             let i = HEADER_LEN + (rng.next() as usize) % (b.len() - HEADER_LEN);
             b[i] = rng.next() as u8;
         }
-        let scan = codec::scan(&b[..], HEADER_LEN as u64).unwrap();
+        let scan = frame::scan(&b[..], HEADER_LEN as u64).unwrap();
         assert!(
             scan.crc_bytes <= 2 * b.len() as u64,
             "round {round}: {} for {} bytes",
             scan.crc_bytes,
             b.len()
         );
-        assert!(!scan.gaps.iter().any(|g| g.2 == codec::Gap::Unsearched));
+        assert!(!scan.gaps.iter().any(|g| g.2 == frame::Gap::Unsearched));
     }
 }
 
@@ -715,7 +715,7 @@ fn a_damaged_header_costs_its_file_only() {
         assert_eq!(back[10..], samples[20..], "bit {bit}");
     }
     // A file really written by a newer format is skipped with its own warning, the others read.
-    let mut newer = codec::header(codec::VERSION + 1).to_vec();
+    let mut newer = frame::header(frame::VERSION + 1).to_vec();
     newer.extend_from_slice(b"records of the future");
     fs::write(&files[1], &newer).unwrap();
     let mut r = Reader::open(&rec).unwrap();
@@ -1046,12 +1046,12 @@ fn a_damaged_record_costs_at_most_a_minute() {
         }
         write_all(&path, exact(), &samples);
         let bytes = fs::read(&path).unwrap();
-        let scan = codec::scan(&bytes[..], HEADER_LEN as u64).unwrap();
+        let scan = frame::scan(&bytes[..], HEADER_LEN as u64).unwrap();
         let keys: Vec<usize> = scan
             .frames
             .iter()
             .enumerate()
-            .filter(|(_, (_, f))| f.kind & !codec::FLAG_ZSTD == codec::KIND_KEYFRAME)
+            .filter(|(_, (_, f))| f.kind & !frame::FLAG_ZSTD == frame::KIND_KEYFRAME)
             .map(|(i, _)| i)
             .collect();
         let gaps: Vec<usize> = keys.windows(2).map(|k| k[1] - k[0]).collect();
@@ -1106,8 +1106,8 @@ fn the_largest_sequence_number_does_not_overflow() {
 fn keyframe_then(path: &Path, keyframe: Option<&[u8]>, n: u64, delta: &[u8]) {
     let mut bytes = match keyframe {
         Some(payload) => {
-            let mut b = codec::header(codec::VERSION).to_vec();
-            b.extend(codec::frame(codec::KIND_KEYFRAME, T0, payload));
+            let mut b = frame::header(frame::VERSION).to_vec();
+            b.extend(frame::frame(frame::KIND_KEYFRAME, T0, payload));
             b
         }
         None => {
@@ -1116,7 +1116,7 @@ fn keyframe_then(path: &Path, keyframe: Option<&[u8]>, n: u64, delta: &[u8]) {
         }
     };
     for i in 1..=n {
-        bytes.extend(codec::frame(codec::KIND_DELTA, T0 + i * 1000, delta));
+        bytes.extend(frame::frame(frame::KIND_DELTA, T0 + i * 1000, delta));
     }
     fs::write(path, bytes).unwrap();
 }

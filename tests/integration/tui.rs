@@ -1113,10 +1113,10 @@ fn replay_100x30() {
 fn a_screen_that_keeps_panels_shows_what_a_whole_frame_shows() {
     use ratatui::buffer::Buffer;
     use ratatui::layout::Rect;
-    use zswaptop::app::screen::Screen;
+    use zswaptop::tui::screen::Screen;
 
     let visible = |b: &Buffer| {
-        zswaptop::app::screen::rows(b, |c| {
+        zswaptop::tui::screen::rows(b, |c| {
             format!("{}{:?}{:?}{:?}|", c.symbol(), c.fg, c.bg, c.modifier)
         })
     };

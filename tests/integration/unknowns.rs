@@ -22,7 +22,7 @@ fn edited(fixture: &str, edit: impl FnOnce(&std::path::Path)) -> (Snapshot, Stri
         settings: false,
     };
     let mut source = Sampler::full(Root::at(tmp.path()));
-    let snap = zswaptop::pipeline::take(&mut source, None, extras);
+    let snap = zswaptop::pipeline::take(&mut source, None, extras, &Default::default());
     let mut out = Vec::new();
     text::write(&snap, &mut out, Style { color: false }).unwrap();
     (snap, String::from_utf8(out).unwrap())

@@ -26,10 +26,6 @@ impl Tab for Cgroups {
         }
     }
 
-    fn keys(&self) -> &'static [(&'static str, &'static str)] {
-        lists::KEYS
-    }
-
     fn draw(&self, buf: &mut Buffer, body: Rect, app: &App, t: &Theme, _kept: &mut Kept) {
         cgroups(buf, body, app, t);
     }

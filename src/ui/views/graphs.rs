@@ -12,10 +12,6 @@ use crate::ui::theme::Theme;
 pub struct Graphs;
 
 impl Tab for Graphs {
-    fn keys(&self) -> &'static [(&'static str, &'static str)] {
-        &[("[  ]", "shorter / longer time window")]
-    }
-
     fn draw(&self, buf: &mut Buffer, body: Rect, app: &App, t: &Theme, kept: &mut Kept) {
         let order = [&graph::POOL, &graph::TRAFFIC, &graph::RATIO, &graph::PSI];
         let cols = if body.width >= 80 || body.height < 4 * GRAPH_MIN {

@@ -1,5 +1,5 @@
 //! The dashboard's views, one file each, every one a [`Tab`]: how it draws the body of the
-//! screen, how far its panes scroll, its keys. The app's registry of views ([`View`],
+//! screen and how far its panes scroll (its keys are the app's view file's). The app's registry of views ([`View`],
 //! `crate::app::view`) lists them once, in order, with what the app needs of each (name, panes,
 //! list, scans); [`View::tab`] maps each to its file here.
 //!
@@ -24,7 +24,7 @@ use crate::app::keys;
 use crate::app::{App, Laid};
 
 /// How a view of the dashboard draws itself. What the app knows of it (its name, panes, list,
-/// scans) is in the app's registry of views ([`View::about`]).
+/// scans, keys) is in the app's registry of views ([`View::about`]).
 pub trait Tab: Sync {
     /// Draw the view into `body`, the rows between the header and the bottom line. A part of it
     /// that is a kept panel goes through `kept`.
@@ -33,18 +33,12 @@ pub trait Tab: Sync {
     /// How far each pane scrolls in `body`, and how far PgUp/PgDn move it (one [`Laid`] a pane,
     /// measured only while the view is shown).
     fn lay_out(&self, _app: &App, _body: Rect, _panes: &mut [Laid]) {}
-
-    /// Keys of its own for the help: (keys, what they do). A line two views share is listed
-    /// once, naming both.
-    fn keys(&self) -> &'static [(&'static str, &'static str)] {
-        &[]
-    }
 }
 
 impl View {
     /// How the view draws: every view of the app's registry has its file here (the match is
     /// exhaustive, so a view without one does not compile).
-    pub fn tab(self) -> &'static dyn Tab {
+    pub(crate) fn tab(self) -> &'static dyn Tab {
         match self {
             View::Overview => &overview::Overview,
             View::Graphs => &graphs::Graphs,
@@ -59,7 +53,7 @@ impl View {
 /// Every key of the dashboard as the help lists them, in groups: the app's own keys; the views
 /// by number; the focus of the views with several panes, and scrolling; each view's own keys
 /// (a line shared by views once, naming them); the rest.
-pub fn help() -> Vec<(String, String)> {
+pub(crate) fn help() -> Vec<(String, String)> {
     let line = |(k, what): &(&str, &str)| (k.to_string(), what.to_string());
     let mut out: Vec<(String, String)> = keys::HELP_APP.iter().map(line).collect();
     // Three views a line: "1 2 3  overview / graphs / devices".
@@ -80,7 +74,7 @@ pub fn help() -> Vec<(String, String)> {
     out.extend(keys::HELP_SCROLL.iter().map(line));
     let mut own: Vec<(&str, &str, Vec<&str>)> = Vec::new();
     for v in View::ALL {
-        for &(k, what) in v.tab().keys() {
+        for &(k, what) in v.help() {
             match own.iter_mut().find(|o| o.0 == k && o.1 == what) {
                 Some(o) => o.2.push(v.name()),
                 None => own.push((k, what, vec![v.name()])),

@@ -25,10 +25,6 @@ impl Tab for Processes {
         }
     }
 
-    fn keys(&self) -> &'static [(&'static str, &'static str)] {
-        lists::KEYS
-    }
-
     fn draw(&self, buf: &mut Buffer, body: Rect, app: &App, t: &Theme, _kept: &mut Kept) {
         processes(buf, body, app, t);
     }

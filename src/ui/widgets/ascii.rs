@@ -5,7 +5,7 @@ use ratatui::layout::Rect;
 
 /// Replace every symbol outside 7-bit ASCII with a stand-in: the guarantee behind `--ascii`
 /// and non-UTF-8 locales, whatever a widget or a kernel string put there.
-pub fn ascii_only(buf: &mut Buffer, area: Rect) {
+pub(crate) fn ascii_only(buf: &mut Buffer, area: Rect) {
     for y in area.y..area.y + area.height {
         for x in area.x..area.x + area.width {
             let cell = &mut buf[(x, y)];

@@ -17,7 +17,7 @@ pub struct Segment {
 
 /// A one-row stacked bar. With colour each segment is its background colour (the emphasised
 /// ones also carry their glyph); without colour each cell is the segment's glyph.
-pub fn stacked_bar(buf: &mut Buffer, row: Rect, segs: &[Segment], t: &Theme) {
+pub(crate) fn stacked_bar(buf: &mut Buffer, row: Rect, segs: &[Segment], t: &Theme) {
     let mut x = row.x;
     let end = row.x + row.width;
     for s in segs {

@@ -7,7 +7,7 @@ use crate::display::{self as f, GaugeCell};
 use crate::ui::theme::Theme;
 
 /// [`f::gauge`] drawn: `width` cells filled to `pct` with a mark at `mark_pct`.
-pub fn gauge(
+pub(crate) fn gauge(
     pct: Option<f64>,
     mark_pct: Option<u64>,
     width: usize,

@@ -19,7 +19,7 @@ pub const MIN_NAME: u16 = 16;
 pub const PAUSED: &str = "paused: resume (space) to read them";
 
 /// The note's lines at this width (at most two).
-pub fn note_lines(note: &str, width: usize, ascii: bool) -> Vec<String> {
+pub(crate) fn note_lines(note: &str, width: usize, ascii: bool) -> Vec<String> {
     let text = if ascii {
         note.replace('×', "x").replace('÷', "/")
     } else {
@@ -39,7 +39,7 @@ pub struct Parts {
 }
 
 /// The parts of a list view in `area`, with `note` rows of note.
-pub fn parts(area: Rect, note: u16) -> Parts {
+pub(crate) fn parts(area: Rect, note: u16) -> Parts {
     let row = |y: u16, h: u16| Rect {
         y: area.y + y.min(area.height),
         height: h.min(area.height.saturating_sub(y)),
@@ -56,7 +56,7 @@ pub fn parts(area: Rect, note: u16) -> Parts {
 
 /// How far a list of `rows` scrolls in `body` with `note` rows of note (until its last row is
 /// at the bottom), and a page: the rows shown less one.
-pub fn laid(rows: usize, body: Rect, note: usize) -> Laid {
+pub(crate) fn laid(rows: usize, body: Rect, note: usize) -> Laid {
     let visible = usize::from(parts(body, note as u16).table.height.saturating_sub(1));
     Laid {
         max: rows.saturating_sub(visible),
@@ -66,7 +66,7 @@ pub fn laid(rows: usize, body: Rect, note: usize) -> Laid {
 
 /// `sort swap↓ · / filter`, the filter, or the open prompt; then `extra` and the sort keys
 /// where they fit in `width`.
-pub fn status(
+pub(crate) fn status(
     app: &App,
     t: &Theme,
     sort: (&str, bool),
@@ -108,7 +108,7 @@ pub fn status(
 }
 
 /// A message where the table would be.
-pub fn message(buf: &mut Buffer, area: Rect, t: &Theme, text: &str) {
+pub(crate) fn message(buf: &mut Buffer, area: Rect, t: &Theme, text: &str) {
     for (i, l) in f::wrap(text, usize::from(area.width), 0, 0)
         .into_iter()
         .enumerate()
@@ -118,7 +118,7 @@ pub fn message(buf: &mut Buffer, area: Rect, t: &Theme, text: &str) {
 }
 
 /// The note's lines at the bottom of the list.
-pub fn draw_note(buf: &mut Buffer, p: &Parts, lines: Vec<String>, t: &Theme) {
+pub(crate) fn draw_note(buf: &mut Buffer, p: &Parts, lines: Vec<String>, t: &Theme) {
     for (i, l) in lines.into_iter().enumerate() {
         put(buf, p.note, i as u16, &Line::from(dim(t, l)));
     }

@@ -11,9 +11,12 @@ mod text;
 mod titled;
 
 pub use crate::display::fit;
-pub use ascii::ascii_only;
-pub use bar::{Segment, stacked_bar};
-pub use gauge::gauge;
-pub use table::{Col, fit_columns, sorted_table, table};
-pub use text::{Lines, bold, dim, flow, joined, put, raw, rule_line, sep, set_line};
-pub use titled::{Titled, rule};
+pub(crate) use ascii::ascii_only;
+pub use bar::Segment;
+pub(crate) use bar::stacked_bar;
+pub(crate) use gauge::gauge;
+pub(crate) use table::{Col, table};
+pub(crate) use table::{fit_columns, sorted_table};
+pub(crate) use text::{Lines, bold, dim, joined, put, raw};
+pub(crate) use text::{flow, rule_line, sep, set_line};
+pub(crate) use titled::{Titled, rule};

@@ -16,7 +16,7 @@ pub struct Col {
 }
 
 impl Col {
-    pub const fn new(title: &'static str, width: u16, right: bool) -> Col {
+    pub(crate) const fn new(title: &'static str, width: u16, right: bool) -> Col {
         Col {
             title,
             width,
@@ -28,7 +28,12 @@ impl Col {
 /// The columns to keep at `width`: all of them when they fit (the flexible ones at `min_flex`
 /// columns at least), else without the ones named last in `drop_order` (indices into `cols`),
 /// one at a time until they fit. In display order.
-pub fn fit_columns(cols: &[Col], drop_order: &[usize], min_flex: u16, width: u16) -> Vec<usize> {
+pub(crate) fn fit_columns(
+    cols: &[Col],
+    drop_order: &[usize],
+    min_flex: u16,
+    width: u16,
+) -> Vec<usize> {
     let mut keep: Vec<usize> = (0..cols.len()).collect();
     let need = |keep: &[usize]| -> u16 {
         let w: u16 = keep
@@ -49,7 +54,7 @@ pub fn fit_columns(cols: &[Col], drop_order: &[usize], min_flex: u16, width: u16
 }
 
 /// A table: a header row, then `rows` starting at `offset`. Returns how many rows fit.
-pub fn table(
+pub(crate) fn table(
     buf: &mut Buffer,
     area: Rect,
     cols: &[Col],
@@ -62,7 +67,7 @@ pub fn table(
 
 /// A table whose column `sorted.0` is the sort key, largest first when `sorted.1`: its title
 /// carries an arrow and stands out.
-pub fn sorted_table(
+pub(crate) fn sorted_table(
     buf: &mut Buffer,
     area: Rect,
     cols: &[Col],

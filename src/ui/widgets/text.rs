@@ -22,7 +22,7 @@ impl Panel for Lines<'_> {
 
 /// Draw `line` at the start of row `y` of `area`, clipped to its width; a line cut short ends
 /// with "…" (trailing blanks cut off are no loss).
-pub fn put(buf: &mut Buffer, area: Rect, y: u16, line: &Line<'_>) {
+pub(crate) fn put(buf: &mut Buffer, area: Rect, y: u16, line: &Line<'_>) {
     if y < area.height && area.width > 0 {
         let row = area.y + y;
         set_line(buf, area.x, row, line, area.width);
@@ -54,7 +54,13 @@ fn cut_short(line: &Line<'_>, width: usize) -> bool {
 /// [`Buffer::set_line`], cell for cell, but a span of printable ASCII is written a byte to a
 /// cell (each such byte is a grapheme one cell wide) rather than through grapheme
 /// segmentation and width lookups; any other span goes to [`Buffer::set_stringn`] as there.
-pub fn set_line(buf: &mut Buffer, x: u16, y: u16, line: &Line<'_>, max_width: u16) -> (u16, u16) {
+pub(crate) fn set_line(
+    buf: &mut Buffer,
+    x: u16,
+    y: u16,
+    line: &Line<'_>,
+    max_width: u16,
+) -> (u16, u16) {
     let mut remaining_width = max_width;
     let mut x = x;
     for span in line {
@@ -86,24 +92,24 @@ pub fn set_line(buf: &mut Buffer, x: u16, y: u16, line: &Line<'_>, max_width: u1
     (x, y)
 }
 
-pub fn dim(t: &Theme, s: impl Into<String>) -> Span<'static> {
+pub(crate) fn dim(t: &Theme, s: impl Into<String>) -> Span<'static> {
     Span::styled(s.into(), t.dim())
 }
 
-pub fn bold(t: &Theme, s: impl Into<String>) -> Span<'static> {
+pub(crate) fn bold(t: &Theme, s: impl Into<String>) -> Span<'static> {
     Span::styled(s.into(), t.bold())
 }
 
-pub fn raw(s: impl Into<String>) -> Span<'static> {
+pub(crate) fn raw(s: impl Into<String>) -> Span<'static> {
     Span::raw(s.into())
 }
 
-pub fn sep(t: &Theme) -> Span<'static> {
+pub(crate) fn sep(t: &Theme) -> Span<'static> {
     Span::styled(t.sep(), t.dim())
 }
 
 /// Join groups of spans with the theme's separator.
-pub fn joined(t: &Theme, groups: Vec<Vec<Span<'static>>>) -> Line<'static> {
+pub(crate) fn joined(t: &Theme, groups: Vec<Vec<Span<'static>>>) -> Line<'static> {
     let mut spans = Vec::new();
     for (i, g) in groups.into_iter().enumerate() {
         if i > 0 {
@@ -116,7 +122,7 @@ pub fn joined(t: &Theme, groups: Vec<Vec<Span<'static>>>) -> Line<'static> {
 
 /// Lay items out left to right, `sep` between them, wrapping to new lines at `width`. An item
 /// wider than the width gets a line of its own (and is clipped when drawn).
-pub fn flow<'a>(
+pub(crate) fn flow<'a>(
     items: Vec<Vec<Span<'a>>>,
     width: usize,
     sep: &'a str,
@@ -151,7 +157,7 @@ pub fn flow<'a>(
 }
 
 /// A section heading as a line of text (for scrolled text): `── title ─────── right ─`.
-pub fn rule_line(
+pub(crate) fn rule_line(
     title: Vec<Span<'static>>,
     right: Vec<Span<'static>>,
     width: usize,

@@ -23,12 +23,12 @@ pub struct Titled {
 }
 
 impl Titled {
-    pub fn height(&self) -> u16 {
+    pub(crate) fn height(&self) -> u16 {
         (1 + usize::from(self.bar.is_some()) + self.lines.len()) as u16
     }
 
     /// Cut the lines so the section takes at most `h` rows (never below its minimum).
-    pub fn shrink_to(&mut self, h: u16) {
+    pub(crate) fn shrink_to(&mut self, h: u16) {
         let fixed = 1 + usize::from(self.bar.is_some());
         let keep = usize::from(h).saturating_sub(fixed).max(self.min_lines);
         self.lines.truncate(keep);
@@ -72,7 +72,13 @@ impl Panel for Titled {
 }
 
 /// A section heading: `── title ─────────── right ─`.
-pub fn rule(buf: &mut Buffer, row: Rect, title: Line<'_>, right: Option<Line<'_>>, t: &Theme) {
+pub(crate) fn rule(
+    buf: &mut Buffer,
+    row: Rect,
+    title: Line<'_>,
+    right: Option<Line<'_>>,
+    t: &Theme,
+) {
     if row.width == 0 || row.height == 0 {
         return;
     }

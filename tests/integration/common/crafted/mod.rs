@@ -10,7 +10,8 @@ pub mod disk;
 use std::path::{Path, PathBuf};
 
 use serde_value::Value;
-use zswaptop::record::codec::{self, FLAG_ZSTD, KIND_DELTA, KIND_KEYFRAME};
+use zswaptop::record::codec;
+use zswaptop::record::frame::{self, FLAG_ZSTD, KIND_DELTA, KIND_KEYFRAME};
 use zswaptop::record::{Writer, WriterOptions};
 use zswaptop::root::Root;
 use zswaptop::sources::{self, Extras, Sample};
@@ -88,7 +89,7 @@ fn slot_u64(out: &mut Vec<u8>, path: &[u8], v: u64) {
 }
 
 fn file(frames: &[Vec<u8>]) -> Vec<u8> {
-    let mut out = codec::header(codec::VERSION).to_vec();
+    let mut out = frame::header(frame::VERSION).to_vec();
     for f in frames {
         out.extend_from_slice(f);
     }
@@ -99,7 +100,7 @@ fn keyframe(count: u64, slots: &[u8]) -> Vec<u8> {
     let mut payload = Vec::new();
     varint(&mut payload, count);
     payload.extend_from_slice(slots);
-    codec::frame(KIND_KEYFRAME, T0, &payload)
+    frame::frame(KIND_KEYFRAME, T0, &payload)
 }
 
 fn escape_variant() -> Vec<u8> {
@@ -211,7 +212,7 @@ fn slot_bomb() -> Vec<u8> {
         varint(&mut path, 1_000_000 + n);
         let mut one = Vec::new();
         slot_u64(&mut one, &path, 7);
-        if codec::HEADER_LEN + 8 + 9 + 2 + slots.len() + one.len() > 792 {
+        if frame::HEADER_LEN + 8 + 9 + 2 + slots.len() + one.len() > 792 {
             break;
         }
         slots.extend_from_slice(&one);
@@ -254,17 +255,17 @@ pub fn unknown_slots(n: usize, name_len: usize) -> Vec<u8> {
     file(&[keyframe(n as u64, &slots)])
 }
 
-/// `n` records, each a zstd frame of zeros claiming [`codec::RAW_MAX`] bytes.
+/// `n` records, each a zstd frame of zeros claiming [`frame::RAW_MAX`] bytes.
 pub fn expand_bomb(n: usize) -> Vec<u8> {
-    let zeros = vec![0u8; codec::RAW_MAX];
+    let zeros = vec![0u8; frame::RAW_MAX];
     let packed = zstd::bulk::compress(&zeros, 19).unwrap();
     let mut payload = Vec::new();
-    varint(&mut payload, codec::RAW_MAX as u64);
+    varint(&mut payload, frame::RAW_MAX as u64);
     payload.extend_from_slice(&packed);
     let frames: Vec<Vec<u8>> = (0..n)
         .map(|i| {
             let kind = if i == 0 { KIND_KEYFRAME } else { KIND_DELTA };
-            codec::frame(kind | FLAG_ZSTD, T0 + i as u64 * 1000, &payload)
+            frame::frame(kind | FLAG_ZSTD, T0 + i as u64 * 1000, &payload)
         })
         .collect();
     file(&frames)
@@ -273,7 +274,7 @@ pub fn expand_bomb(n: usize) -> Vec<u8> {
 /// `size` bytes in which every 17th offset claims a keyframe of half the file, with a
 /// plausible time and a wrong checksum.
 pub fn resync_bomb(size: usize) -> Vec<u8> {
-    let mut out = codec::header(codec::VERSION).to_vec();
+    let mut out = frame::header(frame::VERSION).to_vec();
     let claim = (size / 2) as u32;
     while out.len() + 17 <= size {
         out.extend_from_slice(&claim.to_le_bytes());

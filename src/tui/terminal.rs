@@ -91,7 +91,7 @@ fn raw_mode() -> io::Result<()> {
 }
 
 /// Give the terminal the modes it had before [`raw_mode`] (nothing when raw mode is off).
-pub fn cooked_mode() -> io::Result<()> {
+pub(crate) fn cooked_mode() -> io::Result<()> {
     match modes().take() {
         Some(m) => set_modes(m.tty.as_fd(), &m.before),
         None => Ok(()),
@@ -100,7 +100,7 @@ pub fn cooked_mode() -> io::Result<()> {
 
 /// Raw mode, the alternate screen, the cursor hidden. Every mode the dashboard sets on the
 /// terminal is set here and undone in [`leave`].
-pub fn enter() -> io::Result<()> {
+pub(crate) fn enter() -> io::Result<()> {
     raw_mode()?;
     TAKEN.store(true, Ordering::SeqCst);
     execute!(io::stdout(), terminal::EnterAlternateScreen, cursor::Hide)?;
@@ -112,7 +112,7 @@ pub fn enter() -> io::Result<()> {
 
 /// Undo [`enter`]: cooked mode, the main screen, the cursor shown. Every step is tried; the first
 /// error is returned. Never prints (stderr may be the terminal that failed).
-pub fn leave() -> io::Result<()> {
+pub(crate) fn leave() -> io::Result<()> {
     TAKEN.store(false, Ordering::SeqCst);
     // Raw mode first: it has the most effect if the rest fails.
     let raw = cooked_mode();
@@ -127,7 +127,7 @@ pub fn leave() -> io::Result<()> {
 
 /// Give the terminal back and stop the process (as Ctrl-Z does to a program that does not
 /// handle it); when the shell continues it, take the terminal again.
-pub fn suspend() -> io::Result<()> {
+pub(crate) fn suspend() -> io::Result<()> {
     let _ = leave();
     signal_hook::low_level::raise(signal_hook::consts::SIGSTOP)?;
     enter()
@@ -136,7 +136,7 @@ pub fn suspend() -> io::Result<()> {
 /// Take the terminal again after the process was stopped and continued without giving it back
 /// first (SIGSTOP, SIGTTIN or SIGTTOU, then SIGCONT): raw mode set for real, the alternate
 /// screen, mouse reports and the hidden cursor asked for again. The caller redraws everything.
-pub fn resume() -> io::Result<()> {
+pub(crate) fn resume() -> io::Result<()> {
     enter()
 }
 
@@ -161,7 +161,7 @@ pub enum TtyIn {
 }
 
 impl TtyIn {
-    pub fn open() -> anyhow::Result<TtyIn> {
+    pub(crate) fn open() -> anyhow::Result<TtyIn> {
         let stdin = io::stdin();
         if stdin.is_terminal() {
             return Ok(TtyIn::Stdin(stdin));
@@ -175,12 +175,12 @@ impl TtyIn {
     }
 
     /// Another descriptor of the same terminal, for the guard thread.
-    pub fn try_clone(&self) -> io::Result<OwnedFd> {
+    pub(crate) fn try_clone(&self) -> io::Result<OwnedFd> {
         self.as_fd().try_clone_to_owned()
     }
 
     /// Whether the terminal has hung up (asked without waiting).
-    pub fn hung_up(&self) -> bool {
+    pub(crate) fn hung_up(&self) -> bool {
         let mut fds = [tty::pollfd(self, PollFlags::empty())];
         tty::poll(&mut fds, Some(std::time::Duration::ZERO)).is_ok() && tty::gone(fds[0].revents())
     }
@@ -197,7 +197,7 @@ impl AsFd for TtyIn {
 
 /// The window size of the terminal on `fd` from the kernel, `None` when it can't be had (not a
 /// terminal, hung up) or is empty.
-pub fn window_size(fd: impl AsFd) -> Option<WindowSize> {
+pub(crate) fn window_size(fd: impl AsFd) -> Option<WindowSize> {
     let ws = rustix::termios::tcgetwinsize(fd).ok()?;
     (ws.ws_col > 0 && ws.ws_row > 0).then_some(WindowSize {
         columns_rows: Size::new(ws.ws_col, ws.ws_row),
@@ -221,7 +221,7 @@ pub struct TtyBackend {
 }
 
 impl TtyBackend {
-    pub fn new() -> TtyBackend {
+    pub(crate) fn new() -> TtyBackend {
         TtyBackend {
             inner: CrosstermBackend::new(io::stdout()),
             last: Cell::new(WindowSize {
@@ -234,7 +234,7 @@ impl TtyBackend {
     }
 
     /// The terminal went away: write nothing more (ratatui shows the cursor when dropped).
-    pub fn detach(&mut self) {
+    pub(crate) fn detach(&mut self) {
         self.detached = true;
     }
 
@@ -328,7 +328,7 @@ pub struct Session {
 impl Session {
     /// Take the terminal, with mouse reports when `mouse`. On an error it is given back before
     /// this returns.
-    pub fn open(mouse: bool) -> anyhow::Result<Session> {
+    pub(crate) fn open(mouse: bool) -> anyhow::Result<Session> {
         MOUSE.store(mouse, Ordering::SeqCst);
         restore_on_panic();
         if let Err(e) = enter() {
@@ -348,7 +348,7 @@ impl Session {
     }
 
     /// The terminal went away: never write to it again, not even to give it back.
-    pub fn abandon(&mut self) {
+    pub(crate) fn abandon(&mut self) {
         self.abandoned = true;
         TAKEN.store(false, Ordering::SeqCst);
         self.terminal.backend_mut().detach();

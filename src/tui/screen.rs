@@ -165,7 +165,7 @@ impl<B: Backend> Screen<B> {
     }
 
     /// Blank the terminal: the next frame is written in full (what it shows on a blank screen).
-    pub fn clear(&mut self) -> Result<(), B::Error> {
+    pub(crate) fn clear(&mut self) -> Result<(), B::Error> {
         self.kept.forget();
         self.backend.clear()?;
         self.shown.fill(Shade::BLANK);

@@ -1,457 +1,7 @@
-//! One function per rule. Each returns a finding only when the kernel's own files prove it.
+//! The rules on zswap's pool: the shrinker, writeback, a full pool, compression, the
+//! compressor, debugfs, decompression failures, a pool left after zswap was turned off.
 
-use std::fmt::Write as _;
-
-use super::thresholds as t;
-use super::{Ctx, compressors, tunables};
-use crate::display as f;
-use crate::error::Reason;
-use crate::model::{ASSUMED_RATIO, Finding, Severity, SwapDevice};
-
-const GIB: u64 = 1 << 30;
-
-fn finding(
-    id: &str,
-    severity: Severity,
-    summary: impl Into<String>,
-    evidence: Vec<String>,
-    fix: impl Into<String>,
-    why: &str,
-) -> Finding {
-    Finding {
-        id: id.to_string(),
-        severity,
-        summary: summary.into(),
-        evidence,
-        fix: fix.into(),
-        why: why.to_string(),
-    }
-}
-
-/// `value` as exactly one shell word. Every value a fix puts into a command (paths, device and
-/// algorithm names, numbers) comes from the kernel or a captured tree and is pasted into a root
-/// shell, so each one goes through here: `/var/swap;id` comes out as `'/var/swap;id'`.
-pub(crate) fn sh(value: &str) -> String {
-    // A NUL byte is the one thing no shell word can hold: show it inert instead.
-    let value = value.replace('\0', "\\0");
-    if value.chars().any(crate::sanitize::is_unsafe) {
-        return ansi_c_quoted(&value);
-    }
-    shlex::try_quote(&value).map_or_else(|_| "''".to_string(), |q| q.into_owned())
-}
-
-/// `value` as one bash/zsh `$'…'` word whose escapes stand for the characters a terminal must
-/// not see raw (controls, bidi and other format characters, line separators): the command shown
-/// stays runnable, and the safety step that runs after the rules finds nothing left to escape (a
-/// plain quote would be escaped there into a word that names another file).
-fn ansi_c_quoted(value: &str) -> String {
-    let mut out = String::with_capacity(value.len() + 8);
-    out.push_str("$'");
-    for c in value.chars() {
-        match c {
-            '\\' | '\'' => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if crate::sanitize::is_unsafe(c) => {
-                let n = u32::from(c);
-                let _ = match n {
-                    0..=0x7f => write!(out, "\\x{n:02x}"),
-                    0x80..=0xffff => write!(out, "\\u{n:04x}"),
-                    _ => write!(out, "\\U{n:08x}"),
-                };
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('\'');
-    out
-}
-
-/// `/sys/block/<device>/<file>` as one shell word.
-fn sys_block(device: &str, file: &str) -> String {
-    sh(&format!("/sys/block/{device}/{file}"))
-}
-
-/// A name that can go as it is into a config file or the kernel command line: kernel algorithm
-/// names are letters, digits, `-`, `_` and `.` (`lzo-rle`, `842`). Anything else cannot be one.
-fn plain_name(s: &str) -> bool {
-    !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
-}
-
-/// A path as an /etc/fstab field: whitespace and backslashes octal-escaped, as fstab(5) reads them.
-fn fstab_field(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for ch in path.chars() {
-        match ch {
-            ' ' | '\t' | '\n' | '\\' => out.push_str(&format!("\\{:03o}", ch as u32)),
-            _ => out.push(ch),
-        }
-    }
-    out
-}
-
-/// How to make a kernel command-line word permanent.
-pub(crate) fn cmdline(word: &str) -> String {
-    format!(
-        "add `{word}` to the kernel command line (GRUB_CMDLINE_LINUX in /etc/default/grub, then \
-         `sudo update-grub`; Fedora: `sudo grubby --update-kernel=ALL --args={}`)",
-        sh(word)
-    )
-}
-
-/// Set a vm sysctl now and keep it.
-pub(super) fn sysctl_fix(name: &str, value: i64) -> String {
-    format!(
-        "`sudo sysctl -w vm.{name}={value}`; to keep it across reboots: \
-         `echo 'vm.{name} = {value}' | sudo tee -a /etc/sysctl.d/90-swap.conf`"
-    )
-}
-
-/// Set a zswap parameter now and keep it (`value` as sysfs takes it, `boot` as the command line).
-fn zswap_param_fix(param: &str, value: &str, boot: &str) -> String {
-    format!(
-        "`echo {} | sudo tee /sys/module/zswap/parameters/{param}`; to make it permanent, {}",
-        sh(value),
-        cmdline(&format!("zswap.{param}={boot}"))
-    )
-}
-
-fn dev_desc(d: &SwapDevice) -> String {
-    let kind = if d.is_zram { "zram" } else { d.kind.as_str() };
-    format!(
-        "{} ({kind}, priority {}, {} used of {})",
-        d.path,
-        d.priority,
-        f::bytes_raw(d.used_bytes),
-        f::bytes_raw(d.size_bytes)
-    )
-}
-
-fn ceil_gib(bytes: f64) -> u64 {
-    ((bytes / GIB as f64).ceil() as u64).max(1)
-}
-
-fn zswap_line(c: &Ctx) -> String {
-    let z = &c.snap.zswap;
-    format!(
-        "zswap enabled=Y (compressor {}, max_pool_percent {}), pool {}",
-        z.compressor.as_deref().unwrap_or(f::MISSING),
-        f::num(z.max_pool_percent),
-        f::bytes(z.pool_bytes)
-    )
-}
-
-// --- zswap-no-swap ---------------------------------------------------------------------------
-
-pub fn zswap_no_swap(c: &Ctx) -> Option<Finding> {
-    if !c.zswap_on() || !c.swaps_known() || !c.devices().is_empty() {
-        return None;
-    }
-    let size = c
-        .snap
-        .zswap
-        .pool_limit_bytes
-        .map(|l| ceil_gib(l as f64 * ASSUMED_RATIO))
-        .unwrap_or(4);
-    Some(finding(
-        "zswap-no-swap",
-        Severity::Warn,
-        "zswap is enabled but there is no swap area, so it can store nothing",
-        vec![
-            zswap_line(c),
-            format!(
-                "/proc/swaps lists no active swap area (SwapTotal {})",
-                f::bytes(c.snap.swap.total_bytes)
-            ),
-        ],
-        format!(
-            "Give zswap a swap area to cache: `sudo fallocate -l {size}G /swapfile && sudo chmod \
-             600 /swapfile && sudo mkswap /swapfile && sudo swapon /swapfile`; to keep it, add \
-             `/swapfile none swap defaults 0 0` to /etc/fstab. If you want no swap at all, turn \
-             zswap off instead: {}",
-            zswap_param_fix("enabled", "N", "0")
-        ),
-        "zswap is a cache in front of a swap area, not a swap area itself: a page is compressed \
-         into its pool only after it has been given a slot on an active swap device. With no swap \
-         area the kernel never swaps anonymous memory out, so zswap stays empty however short \
-         memory gets.",
-    ))
-}
-
-// --- zswap-zram ------------------------------------------------------------------------------
-
-pub fn zswap_zram(c: &Ctx) -> Option<Finding> {
-    let zram = c.zram_devices();
-    if !c.zswap_on() || zram.is_empty() {
-        return None;
-    }
-    let mut ev = vec![zswap_line(c)];
-    for d in &zram {
-        ev.push(format!("{} is an active swap device", dev_desc(d)));
-    }
-    let names: Vec<String> = zram.iter().map(|d| sh(&d.path)).collect();
-    let resets: Vec<String> = zram
-        .iter()
-        .filter_map(|d| d.path.strip_prefix("/dev/"))
-        .map(|n| format!("echo 1 | sudo tee {}", sys_block(n, "reset")))
-        .collect();
-    Some(finding(
-        "zswap-zram",
-        Severity::Warn,
-        "zswap is enabled in front of zram swap: pages are compressed twice",
-        ev,
-        format!(
-            "Pick one. To keep zram, turn zswap off: {}. To keep zswap, take zram out of swap: \
-             `sudo swapoff {} && {}`, give zswap a disk swap area instead, and stop zram being \
-             set up at boot (remove its section from /etc/systemd/zram-generator.conf, or the \
-             udev rule or service that creates it).",
-            zswap_param_fix("enabled", "N", "0"),
-            names.join(" "),
-            resets.join(" && ")
-        ),
-        "zswap intercepts pages on their way to any swap device, zram included, so a page is \
-         compressed into the zswap pool first and compressed again by zram when zswap rejects it \
-         or writes it back. Both pools live in RAM, so the second tier saves no I/O and spends CPU \
-         and memory on the same data twice.",
-    ))
-}
-
-// --- zram-lru-inversion ----------------------------------------------------------------------
-
-pub fn zram_lru_inversion(c: &Ctx) -> Option<Finding> {
-    let disks = c.disk_devices();
-    // Swap-outs over the interval: with zram full they land on the lower, disk areas.
-    let swapouts = c
-        .snap
-        .rates
-        .as_ref()
-        .and_then(|r| r.pswpout_bytes_per_sec)
-        .filter(|&o| o > 0.0)?;
-    let mut ev = Vec::new();
-    let mut supported = false;
-    let mut zram_names = Vec::new();
-    for z in c.zram_devices() {
-        let Some(backing) = z.zram_backing.as_ref() else {
-            continue;
-        };
-        if backing.has_writeback_device() != Some(false) {
-            continue;
-        }
-        let lower: Vec<&&SwapDevice> = disks.iter().filter(|d| d.priority < z.priority).collect();
-        let Some(full) = zram_full(c, z) else {
-            continue;
-        };
-        if lower.is_empty() {
-            continue;
-        }
-        supported |= backing.writeback_supported();
-        zram_names.push(backing.name.clone());
-        ev.push(format!(
-            "{} has no writeback device ({})",
-            dev_desc(z),
-            match &backing.backing_dev {
-                Ok(v) => format!("backing_dev {v}"),
-                Err(_) => "kernel built without CONFIG_ZRAM_WRITEBACK".to_string(),
-            }
-        ));
-        ev.push(full);
-        for d in lower {
-            ev.push(format!("lower priority: {}", dev_desc(d)));
-        }
-    }
-    if zram_names.is_empty() {
-        return None;
-    }
-    ev.push(format!(
-        "swap-outs at {} while zram is full: newer pages go to disk while older ones keep \
-         zram's RAM",
-        f::rate(Some(swapouts))
-    ));
-    let z0 = zram_names[0].as_str();
-    let dev = sh(&format!("/dev/{z0}"));
-    let block = |file: &str| sys_block(z0, file);
-    let zswap_way = if c.zswap_on() {
-        // zswap is already on: taking zram out leaves it in front of the disk swap.
-        let shrinker = if c.snap.zswap.shrinker_enabled == Some(false) {
-            format!(
-                ", and let its shrinker move cold pages to disk: {}",
-                zswap_param_fix("shrinker_enabled", "Y", "1")
-            )
-        } else {
-            String::new()
-        };
-        format!(
-            "take zram out, leaving zswap (already on) in front of the disk swap, which moves its \
-             oldest pages to disk by itself: `sudo swapoff {dev}`, and remove zram from \
-             /etc/systemd/zram-generator.conf{shrinker}"
-        )
-    } else if c.snap.zswap.available {
-        let (cmds, words) = if c.snap.zswap.shrinker_enabled == Some(false) {
-            (
-                "`echo Y | sudo tee /sys/module/zswap/parameters/enabled` and `echo Y | sudo tee \
-                 /sys/module/zswap/parameters/shrinker_enabled`",
-                "zswap.enabled=1 zswap.shrinker_enabled=1",
-            )
-        } else {
-            (
-                "`echo Y | sudo tee /sys/module/zswap/parameters/enabled`",
-                "zswap.enabled=1",
-            )
-        };
-        format!(
-            "replace zram with zswap in front of the disk swap, which moves its oldest pages to \
-             disk by itself: `sudo swapoff {dev}`, then {cmds}; to make it permanent, {}, and \
-             remove zram from /etc/systemd/zram-generator.conf",
-            cmdline(words)
-        )
-    } else {
-        "use a kernel with zswap (CONFIG_ZSWAP) in front of the disk swap".to_string()
-    };
-    let fix = if supported {
-        format!(
-            "Either let zram move idle pages to a disk partition: with the device reset (`sudo \
-             swapoff {dev} && echo 1 | sudo tee {}`), `echo /dev/PART | sudo tee {}`, set \
-             disksize, mkswap and swapon again, then from a timer `echo all | sudo tee {} && echo \
-             idle | sudo tee {}`; to keep it, set `writeback-device = /dev/PART` in \
-             /etc/systemd/zram-generator.conf. Or {zswap_way}.",
-            block("reset"),
-            block("backing_dev"),
-            block("idle"),
-            block("writeback"),
-        )
-    } else {
-        format!(
-            "This kernel has no zram writeback (no backing_dev: CONFIG_ZRAM_WRITEBACK is off), \
-             so {zswap_way}."
-        )
-    };
-    Some(finding(
-        "zram-lru-inversion",
-        Severity::Warn,
-        "zram sits above disk swap with no writeback device: cold pages stay in RAM, newer ones go to disk",
-        ev,
-        fix,
-        "zram keeps every page it is given until that page is swapped back in or freed; it has no \
-         LRU that moves cold pages on. Once the higher-priority zram device is full, every newer \
-         page goes to the disk swap while the oldest, coldest pages keep their RAM in zram, the \
-         reverse of what a fast tier should hold.",
-    ))
-}
-
-/// Why zram device `z` counts as full (its swap slots or its mem_limit at
-/// [`zram_near_full_percent`](super::thresholds::Thresholds::zram_near_full_percent) or more), or `None` while it has room.
-fn zram_full(c: &Ctx, z: &SwapDevice) -> Option<String> {
-    let share = |part: u64, whole: u64| (whole > 0).then(|| part as f64 * 100.0 / whole as f64);
-    if let Some(p) = share(z.used_bytes, z.size_bytes).filter(|&p| p >= c.t.zram_near_full_percent)
-    {
-        return Some(format!(
-            "{} is {p:.1}% full ({} of its {} disksize in use)",
-            z.path,
-            f::bytes_raw(z.used_bytes),
-            f::bytes_raw(z.size_bytes)
-        ));
-    }
-    let name = z.path.strip_prefix("/dev/")?;
-    let m = c.snap.zram.iter().find(|m| m.device == name)?;
-    let (used, limit) = (m.mem_used_bytes?, m.mem_limit_bytes.filter(|&l| l > 0)?);
-    share(used, limit)
-        .filter(|&p| p >= c.t.zram_near_full_percent)
-        .map(|p| {
-            format!(
-                "{name} uses {} of its mem_limit {} ({p:.1}%)",
-                f::bytes_raw(used),
-                f::bytes_raw(limit)
-            )
-        })
-}
-
-// --- page-cluster ----------------------------------------------------------------------------
-
-pub fn page_cluster(c: &Ctx) -> Option<Finding> {
-    let pc = c.vm("page-cluster")?;
-    if pc <= 0 || !c.swaps_known() || c.devices().is_empty() {
-        return None;
-    }
-    let mut tiers = Vec::new();
-    if c.zswap_on() {
-        tiers.push(format!(
-            "fast tier: zswap enabled (compressor {})",
-            c.snap.zswap.compressor.as_deref().unwrap_or(f::MISSING)
-        ));
-    }
-    for z in c.zram_devices() {
-        tiers.push(format!("fast tier: {} is zram", z.path));
-    }
-    for d in c.disk_devices() {
-        if d.rotational == Some(false) {
-            tiers.push(format!(
-                "{} is on {}: non-rotational (queue/rotational 0)",
-                d.path,
-                d.disks.join(" + ")
-            ));
-        }
-    }
-    if tiers.is_empty() {
-        return None;
-    }
-    let pages = 1u64.checked_shl(u32::try_from(pc.min(30)).unwrap_or(30))?;
-    let mut ev = vec![format!(
-        "vm.page-cluster = {pc}: each swap-in fault reads up to {pages} pages ({})",
-        f::bytes_raw(pages.saturating_mul(c.page_size()))
-    )];
-    ev.extend(tiers);
-    Some(finding(
-        "page-cluster",
-        Severity::Info,
-        format!("vm.page-cluster is {pc} with a fast swap tier; 0 turns swap readahead off"),
-        ev,
-        sysctl_fix("page-cluster", 0),
-        "vm.page-cluster makes each swap-in fault read up to 2^n neighbouring swap slots, which \
-         amortises seeks on a rotating disk; from zswap, zram or a disk without seeks every extra \
-         page is decompression or I/O the fault waits for, for pages that may never be used. The \
-         kernel documentation says lower values give lower latency on the first fault, at the cost \
-         of extra faults when the neighbours were needed after all.",
-    ))
-}
-
-// --- swappiness-low --------------------------------------------------------------------------
-
-pub fn swappiness_low(c: &Ctx) -> Option<Finding> {
-    let sw = c.vm("swappiness")?;
-    let setup = c.setup();
-    if sw >= c.t.swappiness_low || !setup.compressed() {
-        return None;
-    }
-    let suggested = tunables::swappiness_for(setup).0;
-    let tier = match c.zram_devices().first() {
-        Some(z) if !c.zswap_on() => format!("compressed swap: {} is zram", z.path),
-        _ => "compressed swap: zswap is enabled in front of the swap area".to_string(),
-    };
-    Some(finding(
-        "swappiness-low",
-        if sw <= c.t.swappiness_very_low {
-            Severity::Warn
-        } else {
-            Severity::Info
-        },
-        format!("vm.swappiness is {sw} although swap is compressed in RAM and cheap"),
-        vec![
-            format!(
-                "vm.swappiness = {sw} (kernel default 60; 100 = swap and file I/O cost the same)"
-            ),
-            tier,
-            format!("setup: {}", setup.label()),
-        ],
-        sysctl_fix("swappiness", suggested),
-        "vm.swappiness is the cost the kernel gives swapping anonymous memory relative to dropping \
-         page cache (0-200, 100 meaning equal), so a low value makes it drop file cache first even \
-         though a compressed swap-out costs no disk I/O. The kernel documentation says that for \
-         in-memory swap like zram or zswap, values beyond 100 can be considered.",
-    ))
-}
+use super::*;
 
 // --- shrinker-off ----------------------------------------------------------------------------
 
@@ -486,7 +36,7 @@ fn near_full(c: &Ctx) -> bool {
         .is_some_and(|p| p >= c.t.pool_near_full_percent)
 }
 
-pub fn shrinker_off(c: &Ctx) -> Option<Finding> {
+pub(crate) fn shrinker_off(c: &Ctx) -> Option<Finding> {
     if c.snap.zswap.shrinker_enabled != Some(false) || !c.zswap_on() || c.disk_devices().is_empty()
     {
         return None;
@@ -550,7 +100,7 @@ fn refusing(c: &Ctx) -> Option<String> {
     })
 }
 
-pub fn writeback_stalled(c: &Ctx) -> Option<Finding> {
+pub(crate) fn writeback_stalled(c: &Ctx) -> Option<Finding> {
     let z = &c.snap.zswap;
     if !c.zswap_on() || z.shrinker_enabled != Some(true) {
         return None;
@@ -646,7 +196,7 @@ pub fn writeback_stalled(c: &Ctx) -> Option<Finding> {
 
 // --- pool-full -------------------------------------------------------------------------------
 
-pub fn pool_full(c: &Ctx) -> Option<Finding> {
+pub(crate) fn pool_full(c: &Ctx) -> Option<Finding> {
     if !c.zswap_on() {
         return None;
     }
@@ -784,7 +334,7 @@ fn cap_of(zpool: &str) -> Option<u32> {
 /// zswap runs on zbud or z3fold (Debian 12's default is zbud) and its data pages already reach
 /// ~90 % of what that allocator can hold per page: the allocator, not the compressor, is what
 /// limits the pool's ratio, and zsmalloc would hold the same pages in less memory.
-pub fn allocator_cap(c: &Ctx) -> Option<Finding> {
+pub(crate) fn allocator_cap(c: &Ctx) -> Option<Finding> {
     let z = &c.snap.zswap;
     let zpool = z.parameters.get("zpool")?;
     let cap = cap_of(zpool)?;
@@ -822,7 +372,7 @@ pub fn allocator_cap(c: &Ctx) -> Option<Finding> {
     ))
 }
 
-pub fn poor_compression(c: &Ctx) -> Option<Finding> {
+pub(crate) fn poor_compression(c: &Ctx) -> Option<Finding> {
     let z = &c.snap.zswap;
     let ps = c.page_size() as f64;
     let mut ev = Vec::new();
@@ -1011,7 +561,7 @@ pub fn poor_compression(c: &Ctx) -> Option<Finding> {
 
 // --- compressor-fallback ---------------------------------------------------------------------
 
-pub fn compressor_fallback(c: &Ctx) -> Option<Finding> {
+pub(crate) fn compressor_fallback(c: &Ctx) -> Option<Finding> {
     let z = &c.snap.zswap;
     let boot = z.boot_compressor.as_deref().filter(|s| !s.is_empty())?;
     let cur = z.compressor.as_deref()?;
@@ -1088,127 +638,9 @@ pub fn compressor_fallback(c: &Ctx) -> Option<Finding> {
     ))
 }
 
-// --- swap-too-small --------------------------------------------------------------------------
-
-pub fn swap_too_small(c: &Ctx) -> Option<Finding> {
-    if !c.zswap_on() || !c.zram_devices().is_empty() {
-        return None;
-    }
-    let z = &c.snap.zswap;
-    let limit = z.pool_limit_bytes?;
-    let r = c
-        .snap
-        .capacity
-        .ratio
-        .filter(|r| r.is_finite() && *r > 0.0)?;
-    let total = c.snap.swap.total_bytes.filter(|&t| t > 0)?;
-    let could = limit as f64 * r;
-    if could <= total as f64 {
-        return None;
-    }
-    let used = c.snap.swap.used_bytes;
-    let used_pct = f::share(used, Some(total));
-    let full = used_pct.is_some_and(|p| p >= c.t.swap_nearly_full_percent);
-    let ratio_note = if c.snap.capacity.ratio_assumed {
-        "assumed: the pool is empty"
-    } else {
-        "measured"
-    };
-    let ev = vec![
-        format!(
-            "pool limit {} (max_pool_percent {}% of RAM) at ratio {} ({ratio_note}) could hold {} \
-             of pages",
-            f::bytes_raw(limit),
-            f::num(z.max_pool_percent),
-            f::ratio(Some(r)),
-            f::bytes_raw(could as u64)
-        ),
-        format!(
-            "the swap areas have {} of slots (SwapTotal), {} in use ({})",
-            f::bytes_raw(total),
-            f::bytes(used),
-            f::percent(used_pct)
-        ),
-        format!(
-            "so zswap can hold at most {} of pages, {} of the limit's worth",
-            f::bytes_raw(total),
-            f::percent(Some(total as f64 * 100.0 / could))
-        ),
-    ];
-    let add = ceil_gib(could - total as f64);
-    let mut fix = format!(
-        "Add swap so the slots match what the pool can hold, e.g. `sudo fallocate -l {add}G \
-         /swapfile2 && sudo chmod 600 /swapfile2 && sudo mkswap /swapfile2 && sudo swapon \
-         /swapfile2`; to keep it, add `/swapfile2 none swap defaults 0 0` to /etc/fstab."
-    );
-    if let Some(mem) = c.snap.memory.total_bytes.filter(|&m| m > 0) {
-        let pct = ((total as f64 / r / mem as f64) * 100.0).floor().max(1.0) as u64;
-        if z.max_pool_percent.is_some_and(|p| pct < p) {
-            fix.push_str(&format!(
-                " Or cap the pool at what the slots can use: {}.",
-                zswap_param_fix("max_pool_percent", &pct.to_string(), &pct.to_string())
-            ));
-        }
-    }
-    Some(finding(
-        "swap-too-small",
-        if full { Severity::Warn } else { Severity::Info },
-        "the zswap pool limit could hold more pages than the swap areas have slots for",
-        ev,
-        fix,
-        "Every page zswap stores keeps the swap slot it was assigned, so zswap can never hold more \
-         pages than the swap areas have slots (SwapTotal), whatever max_pool_percent allows. Once \
-         the slots run out nothing more can be swapped, even with room left in the pool.",
-    ))
-}
-
-// --- thp-always ------------------------------------------------------------------------------
-
-pub fn thp_always(c: &Ctx) -> Option<Finding> {
-    if c.tunable("transparent_hugepage.enabled")? != "always"
-        || !c.swaps_known()
-        || c.devices().is_empty()
-    {
-        return None;
-    }
-    let mut ev = vec![format!(
-        "transparent_hugepage/enabled = always, defrag = {}",
-        c.tunable("transparent_hugepage.defrag")
-            .unwrap_or(f::MISSING)
-    )];
-    if let Some(b) = &c.snap.memory.breakdown {
-        ev.push(format!(
-            "AnonHugePages {} of {} anonymous memory",
-            f::bytes(c.snap.memory.anon_huge_pages_bytes),
-            f::bytes(b.apps)
-        ));
-    }
-    ev.push(format!(
-        "swap is active: {} used of {}",
-        f::bytes(c.snap.swap.used_bytes),
-        f::bytes(c.snap.swap.total_bytes)
-    ));
-    Some(finding(
-        "thp-always",
-        Severity::Info,
-        "transparent huge pages are always on while the machine swaps",
-        ev,
-        format!(
-            "`echo madvise | sudo tee /sys/kernel/mm/transparent_hugepage/enabled`; to make it \
-             permanent, {}",
-            cmdline("transparent_hugepage=madvise")
-        ),
-        "With enabled=always the kernel backs every large enough anonymous region with 2 MiB pages \
-         where it can, so an application touching a few bytes of a region may be given a whole \
-         2 MiB page that later has to be reclaimed or swapped. The kernel documentation describes \
-         madvise mode as the way to avoid the risk of consuming more memory, keeping huge pages for \
-         programs that ask with MADV_HUGEPAGE.",
-    ))
-}
-
 // --- no-debugfs ------------------------------------------------------------------------------
 
-pub fn no_debugfs(c: &Ctx) -> Option<Finding> {
+pub(crate) fn no_debugfs(c: &Ctx) -> Option<Finding> {
     let reason = c.snap.zswap.debugfs_reason()?;
     if !c.snap.zswap.available || !(c.zswap_on() || c.snap.zswap.pool_bytes.unwrap_or(0) > 0) {
         return None;
@@ -1261,7 +693,7 @@ pub fn no_debugfs(c: &Ctx) -> Option<Finding> {
 
 // --- decompress-fail -------------------------------------------------------------------------
 
-pub fn decompress_fail(c: &Ctx) -> Option<Finding> {
+pub(crate) fn decompress_fail(c: &Ctx) -> Option<Finding> {
     let n = c.debugfs("decompress_fail").filter(|&n| n > 0)?;
     let mut ev = vec![format!("decompress_fail = {n} since boot")];
     if let Some(r) = c.debugfs_rate("decompress_fail").filter(|&r| r > 0.0) {
@@ -1295,64 +727,9 @@ pub fn decompress_fail(c: &Ctx) -> Option<Finding> {
     ))
 }
 
-// --- thrashing -------------------------------------------------------------------------------
-
-pub fn thrashing(c: &Ctx) -> Option<Finding> {
-    let rates = c.snap.rates.as_ref()?;
-    let psi = c.snap.psi.as_ref()?;
-    if psi.full_avg10 < c.t.thrashing_psi_full_avg10 {
-        return None;
-    }
-    let zin = rates.zswpin_bytes_per_sec;
-    let din = rates.pswpin_bytes_per_sec;
-    if zin.is_none() && din.is_none() {
-        return None;
-    }
-    let swapin = zin.unwrap_or(0.0) + din.unwrap_or(0.0);
-    if swapin < c.t.thrashing_swapin_bytes_per_sec {
-        return None;
-    }
-    let mut ev = vec![format!(
-        "PSI memory full avg10 {:.2}%: all runnable tasks stalled on memory that share of the last \
-         10s",
-        psi.full_avg10
-    )];
-    if let Some(p) = rates.psi_full_percent {
-        ev.push(format!(
-            "{} over the last {:.1}s",
-            f::percent(Some(p)),
-            rates.interval_seconds
-        ));
-    }
-    ev.push(format!(
-        "swap-in {} (from zswap {}, from swap devices {})",
-        f::rate(Some(swapin)),
-        f::rate(zin),
-        f::rate(din)
-    ));
-    Some(finding(
-        "thrashing",
-        if psi.full_avg10 >= c.t.thrashing_psi_full_avg10_crit {
-            Severity::Crit
-        } else {
-            Severity::Warn
-        },
-        "the system is thrashing: tasks stall on memory while pages stream back from swap",
-        ev,
-        "No swap setting fixes this: shrink the working set (close or limit programs, e.g. \
-         `systemd-run --user -p MemoryHigh=2G PROGRAM`, and `zswaptop --once --top 10` to see who \
-         swaps) or add RAM; to keep a service bounded across reboots, set MemoryHigh= in its unit \
-         with `sudo systemctl edit UNIT`.",
-        "PSI's \"full\" memory pressure is the share of time in which every runnable task was \
-         stalled waiting for memory, and the swap-in rate shows those pages coming back from swap \
-         as fast as they leave. The working set does not fit in RAM plus the compressed pool, and \
-         no tuning of swap changes that.",
-    ))
-}
-
 // --- zswap-off-pool-left ---------------------------------------------------------------------
 
-pub fn zswap_off_pool_left(c: &Ctx) -> Option<Finding> {
+pub(crate) fn zswap_off_pool_left(c: &Ctx) -> Option<Finding> {
     let z = &c.snap.zswap;
     if z.enabled != Some(false) {
         return None;
@@ -1392,73 +769,6 @@ pub fn zswap_off_pool_left(c: &Ctx) -> Option<Finding> {
     ))
 }
 
-// --- swap-priorities -------------------------------------------------------------------------
-
-pub fn swap_priorities(c: &Ctx) -> Option<Finding> {
-    let disks = c.disk_devices();
-    if disks.len() < 2 || disks.iter().all(|d| d.priority == disks[0].priority) {
-        return None;
-    }
-    let mut ev: Vec<String> = disks
-        .iter()
-        .map(|d| {
-            let on = if d.disks.is_empty() {
-                String::new()
-            } else {
-                let rot = match d.rotational {
-                    Some(true) => ", rotational",
-                    Some(false) => ", non-rotational",
-                    None => "",
-                };
-                format!(" on {}{rot}", d.disks.join(" + "))
-            };
-            format!("{}{on}", dev_desc(d))
-        })
-        .collect();
-    if disks.iter().all(|d| d.priority < 0) {
-        ev.push(
-            "all priorities are negative: swapon gives each area it activates without -p the next \
-             lower one"
-                .into(),
-        );
-    }
-    let mut all_disks: Vec<Vec<&str>> = disks
-        .iter()
-        .map(|d| d.disks.iter().map(String::as_str).collect::<Vec<&str>>())
-        .filter(|n| !n.is_empty())
-        .collect();
-    if all_disks.len() == disks.len() {
-        all_disks.dedup();
-        if all_disks.len() == 1 {
-            ev.push(format!(
-                "all on {}: equal priorities would not add parallel I/O on one disk",
-                all_disks[0].join(" + ")
-            ));
-        }
-    }
-    let pri = disks.iter().map(|d| d.priority).max().unwrap_or(0).max(1);
-    let cmds: Vec<String> = disks
-        .iter()
-        .map(|d| format!("sudo swapoff {0} && sudo swapon -p {pri} {0}", sh(&d.path)))
-        .collect();
-    Some(finding(
-        "swap-priorities",
-        Severity::Info,
-        "several disk swap areas have different priorities: only the highest one is used until full",
-        ev,
-        format!(
-            "Give them one priority: `{}`; to keep it, add `pri={pri}` to the options of each \
-             swap line in /etc/fstab (e.g. `{} none swap defaults,pri={pri} 0 0`).",
-            cmds.join(" && "),
-            fstab_field(&disks[0].path)
-        ),
-        "The kernel fills swap areas strictly by priority: a lower-priority area gets pages only \
-         when every higher one is full, while areas of equal priority get them in turn \
-         (round-robin). Equal priorities on separate disks spread swap I/O across them; different \
-         priorities put all of it on one disk.",
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1482,7 +792,7 @@ mod tests {
     fn stalled(c: &Snapshot) -> Option<Finding> {
         writeback_stalled(&Ctx {
             snap: c,
-            t: crate::diagnostics::thresholds::active(),
+            t: &crate::diagnostics::thresholds::Thresholds::default(),
         })
     }
 
@@ -1518,7 +828,7 @@ mod tests {
         assert!((2..=3).contains(&sentences), "{}", f.why);
         assert!(crate::diagnostics::RULE_IDS.contains(&f.id.as_str()));
         assert!(
-            crate::diagnostics::evaluate(&snap)
+            crate::diagnostics::evaluate(&snap, &Default::default())
                 .iter()
                 .any(|x| x.id == "writeback-stalled")
         );
@@ -1637,38 +947,5 @@ mod tests {
         // Neither counter: writeback unknown, no claim.
         snap.rates.as_mut().unwrap().zswpwb_bytes_per_sec = None;
         assert_eq!(stalled(&snap), None);
-    }
-
-    #[test]
-    fn values_become_one_shell_word() {
-        assert_eq!(sh("/dev/zram0"), "/dev/zram0");
-        assert_eq!(sh("/var/swap;id"), "'/var/swap;id'");
-        assert_eq!(sh(""), "''");
-        assert_eq!(
-            shlex::split(&sh("a\0b'c")),
-            Some(vec!["a\\0b'c".to_string()])
-        );
-        assert_eq!(fstab_field("/a b\\c\td\ne"), "/a\\040b\\134c\\011d\\012e");
-        assert!(plain_name("lzo-rle") && plain_name("842") && !plain_name("zstd;id"));
-    }
-
-    /// A value a terminal must not see raw becomes a `$'…'` word that the safety step leaves
-    /// alone and that bash reads back as the value itself.
-    #[test]
-    fn unsafe_values_are_ansi_c_quoted() {
-        let value = "/swap\u{202e}gnp.exe it's\x1b\u{85}\\";
-        let word = sh(value);
-        assert_eq!(word, "$'/swap\\u202egnp.exe it\\'s\\x1b\\u0085\\\\'");
-        assert!(!word.chars().any(crate::sanitize::is_unsafe));
-        let Ok(out) = std::process::Command::new("bash")
-            .args(["-c", &format!("printf %s {word}")])
-            .output()
-        else {
-            crate::console::plain("skipped running bash: not installed");
-            return;
-        };
-        assert_eq!(String::from_utf8_lossy(&out.stdout), value);
-        assert!(plain_name("lzo-rle") && plain_name("842") && !plain_name("zstd;id"));
-        assert!(!plain_name(""));
     }
 }

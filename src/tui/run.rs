@@ -20,7 +20,7 @@ use super::screen::Screen;
 use super::signals::{Guard, Signals};
 use super::terminal::{self, Session, TtyIn};
 use super::tty::{self, POLLIN};
-use super::{App, Msg, Settings, keys};
+use crate::app::{App, Msg, Settings, keys};
 use crate::sources::Extras;
 #[cfg(test)]
 use crate::sources::Sample;
@@ -74,7 +74,7 @@ pub trait Events {
 /// `work()` does one slice of a scan under way (the cgroup walk) and says whether that finished
 /// it (`None`: nothing under way). Slices run back to back with the keys read between them; a
 /// finished list goes into the next tick's sample, or into one at once if none is shown yet.
-pub fn event_loop<B, E, S, W>(
+pub(crate) fn event_loop<B, E, S, W>(
     terminal: &mut Screen<B>,
     app: &mut App,
     events: &mut E,
@@ -170,7 +170,7 @@ where
             let view = app.view;
             match input {
                 Input::Key(k) => {
-                    if let Some(a) = keys::action_for(k, app.key_mode()) {
+                    if let Some(a) = keys::action_for(k, app.key_mode(), app.view) {
                         dirty |= app.update(Msg::Key(a));
                     }
                 }
@@ -283,7 +283,7 @@ impl Events for TtyEvents<'_> {
 }
 
 /// Open the dashboard on the terminal and run it on the samples of `sampler` until it ends.
-pub fn run(settings: Settings, sampler: &mut impl SampleSource) -> anyhow::Result<Exit> {
+pub(crate) fn run(settings: Settings, sampler: &mut impl SampleSource) -> anyhow::Result<Exit> {
     need_terminal()?;
     // Before the handlers: until the dashboard is up, the signals keep their default effect.
     let first = sampler.next(None, Extras::default());
@@ -301,13 +301,13 @@ pub fn run(settings: Settings, sampler: &mut impl SampleSource) -> anyhow::Resul
 }
 
 /// Open the dashboard on the terminal over a recording, the cursor at `start`.
-pub fn replay(
+pub(crate) fn replay(
     settings: Settings,
     source: &mut crate::record::ReplaySource,
     start: usize,
 ) -> anyhow::Result<Exit> {
     need_terminal()?;
-    let cursor = super::replay::Cursor::new(source.times(), start);
+    let cursor = crate::app::replay::Cursor::new(source.times(), start);
     let first = source.next(None, Extras::default());
     run_app(
         App::replaying(settings, first, cursor),

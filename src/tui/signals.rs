@@ -41,7 +41,7 @@ pub struct Signals {
 }
 
 impl Signals {
-    pub fn install() -> io::Result<Signals> {
+    pub(crate) fn install() -> io::Result<Signals> {
         let stop = Arc::new(AtomicUsize::new(0));
         let winch = Arc::new(AtomicBool::new(false));
         let tstp = Arc::new(AtomicBool::new(false));
@@ -88,33 +88,33 @@ impl Signals {
     }
 
     /// The read side of the pipe the handlers write to.
-    pub fn wake(&self) -> &UnixStream {
+    pub(crate) fn wake(&self) -> &UnixStream {
         &self.wake
     }
 
     /// Empty the wake-up pipe (after `poll` said it has bytes).
-    pub fn drain_wake(&self) {
+    pub(crate) fn drain_wake(&self) {
         drain(&self.wake);
     }
 
     /// The stop signal that arrived, if one did.
-    pub fn stop(&self) -> Option<i32> {
+    pub(crate) fn stop(&self) -> Option<i32> {
         let sig = self.stop.load(Ordering::SeqCst);
         (sig != 0).then(|| i32::try_from(sig).unwrap_or(SIGTERM))
     }
 
     /// Whether SIGWINCH arrived since the last call.
-    pub fn take_resize(&self) -> bool {
+    pub(crate) fn take_resize(&self) -> bool {
         self.winch.swap(false, Ordering::SeqCst)
     }
 
     /// Whether SIGTSTP arrived since the last call.
-    pub fn take_suspend(&self) -> bool {
+    pub(crate) fn take_suspend(&self) -> bool {
         self.tstp.swap(false, Ordering::SeqCst)
     }
 
     /// Whether SIGCONT arrived since the last call.
-    pub fn take_continue(&self) -> bool {
+    pub(crate) fn take_continue(&self) -> bool {
         self.cont.swap(false, Ordering::SeqCst)
     }
 }
@@ -140,7 +140,7 @@ pub struct Guard {
 
 impl Guard {
     /// Watch `tty` (a descriptor of the terminal) for a hang-up, and the stop signals.
-    pub fn spawn(tty: OwnedFd, signals: &Signals) -> io::Result<Guard> {
+    pub(crate) fn spawn(tty: OwnedFd, signals: &Signals) -> io::Result<Guard> {
         let done = Arc::new(AtomicBool::new(false));
         let rx = signals.guard_rx.try_clone()?;
         let stop = Arc::clone(&signals.stop);
@@ -189,7 +189,7 @@ impl Guard {
     }
 
     /// The loop is done: the guard leaves.
-    pub fn finish(&self) {
+    pub(crate) fn finish(&self) {
         self.done.store(true, Ordering::SeqCst);
         let _ = io::Write::write(&mut &self.tx, b"x");
     }

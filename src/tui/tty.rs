@@ -11,18 +11,18 @@ pub use rustix::event::{PollFd, PollFlags};
 pub const POLLIN: PollFlags = PollFlags::IN;
 
 /// One descriptor to watch. Empty `events` still reports hang-ups and errors.
-pub fn pollfd<F: AsFd>(fd: &F, events: PollFlags) -> PollFd<'_> {
+pub(crate) fn pollfd<F: AsFd>(fd: &F, events: PollFlags) -> PollFd<'_> {
     PollFd::new(fd, events)
 }
 
 /// Whether `revents` says the descriptor is gone (hang-up, error, closed).
-pub fn gone(revents: PollFlags) -> bool {
+pub(crate) fn gone(revents: PollFlags) -> bool {
     revents.intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL)
 }
 
 /// Wait until one of `fds` is ready or `timeout` passes (`None`: no limit). Returns how many are
 /// ready; an interrupted wait (a signal arrived) returns 0.
-pub fn poll(fds: &mut [PollFd<'_>], timeout: Option<Duration>) -> io::Result<usize> {
+pub(crate) fn poll(fds: &mut [PollFd<'_>], timeout: Option<Duration>) -> io::Result<usize> {
     // Round up to whole milliseconds, as poll(2) would wait: a timeout cut down to 0 would turn
     // the wait into a busy loop.
     let ts = timeout.map(|d| {
