@@ -282,18 +282,13 @@ fn header(s: &Snapshot, st: Style) -> Vec<String> {
 }
 
 /// A metric's value (pages as bytes) in the short form, from the registry.
-fn short(id: &str, s: &Snapshot) -> String {
-    let v = metrics::get(id).and_then(|m| m.value(s));
-    f::bytes_short_opt(v.map(|v| v as u64))
-}
-
-fn label(id: &str) -> &'static str {
-    metrics::get(id).map_or(f::MISSING, |m: &Metric| m.label)
+fn short(m: &Metric, s: &Snapshot) -> String {
+    f::bytes_short_opt(m.value(s).map(|v| v as u64))
 }
 
 /// A counter's total since boot as the kernel counts it, from the registry.
-fn total(id: &str, s: &Snapshot) -> Option<u64> {
-    metrics::get(id).and_then(|m| m.raw(s)).map(|v| v as u64)
+fn total(m: &Metric, s: &Snapshot) -> Option<u64> {
+    m.raw(s).map(|v| v as u64)
 }
 
 fn memory(s: &Snapshot, st: Style) -> Vec<String> {
@@ -433,15 +428,13 @@ fn zswap(s: &Snapshot, st: Style) -> Vec<String> {
         Some(p) if p.is_finite() => format!(" {p:.0}%"),
         _ => String::new(),
     };
-    let pool_bytes = metrics::get("zswap_pool_bytes").and_then(|m| m.value(s));
+    let pool_bytes = metrics::ZSWAP_POOL_BYTES.value(s);
     let [pool, max] = f::bytes_short_alike([pool_bytes.map(|v| v as u64), z.pool_limit_bytes]);
-    let pool_word = label("zswap_pool_bytes");
+    let pool_word = metrics::ZSWAP_POOL_BYTES.label;
     let ratio = f::ratio(z.compression_ratio);
     let written = written_back(s);
     // The writeback series' legend name, for when the words do not fit.
-    let wb = metrics::get("zswpwb")
-        .and_then(|m| m.series)
-        .map_or("wb", |x| x.short);
+    let wb = metrics::ZSWPWB.series.map_or("wb", |x| x.short);
     out.extend(plan(&[
         Part::forms([
             format!("  {pool_word} {pool} of {max}{pct}"),
@@ -449,12 +442,15 @@ fn zswap(s: &Snapshot, st: Style) -> Vec<String> {
         ]),
         Part::one(format!(
             "{} {}",
-            label("zswap_stored_bytes"),
-            short("zswap_stored_bytes", s)
+            metrics::ZSWAP_STORED_BYTES.label,
+            short(metrics::ZSWAP_STORED_BYTES, s)
         )),
         Part::forms([format!("ratio {ratio}"), ratio.clone()]),
         Part::forms([format!("written back {written}"), format!("{wb} {written}")]),
-        Part::one(format!("limit hits {}", f::num(total("pool_limit_hit", s)))),
+        Part::one(format!(
+            "limit hits {}",
+            f::num(total(metrics::POOL_LIMIT_HIT, s))
+        )),
     ]));
     out
 }
@@ -498,9 +494,9 @@ fn rejects(s: &Snapshot) -> Part {
 
 /// What zswap wrote back to disk since boot: vmstat zswpwb, else debugfs written_back_pages.
 fn written_back(s: &Snapshot) -> String {
-    let pages = ["zswpwb", "written_back_pages"]
+    let pages = [metrics::ZSWPWB, metrics::WRITTEN_BACK_PAGES]
         .into_iter()
-        .find_map(|id| total(id, s));
+        .find_map(|m| total(m, s));
     f::bytes_short_opt(pages.map(|p| p.saturating_mul(s.page_size.bytes)))
 }
 
@@ -638,7 +634,7 @@ fn rates(s: &Snapshot, st: Style) -> Vec<String> {
         Some(v) if v.is_finite() && v >= 0.0 => f::bytes_short(v.round() as u64),
         _ => f::MISSING.to_string(),
     };
-    let events = |id: &str| match metrics::get(id).and_then(|m| m.per_sec(s)) {
+    let events = |m: &Metric| match m.per_sec(s) {
         Some(v) if v >= 100.0 => format!("{v:.0}"),
         Some(v) => format!("{v:.1}"),
         None => f::MISSING.to_string(),
@@ -656,7 +652,7 @@ fn rates(s: &Snapshot, st: Style) -> Vec<String> {
             format!("writeback {}", bytes(r.zswpwb_bytes_per_sec)),
             format!("wb {}", bytes(r.zswpwb_bytes_per_sec)),
         ]),
-        Part::one(format!("limit hits {}", events("pool_limit_hit"))),
+        Part::one(format!("limit hits {}", events(metrics::POOL_LIMIT_HIT))),
         Part::one(format!("bypass {}", bytes(r.bypassed_zswap_bytes_per_sec))),
         Part::one(format!(
             "disk in {} out {}",

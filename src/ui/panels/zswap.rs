@@ -166,7 +166,7 @@ fn block(s: &Snapshot, t: &Theme, width: usize) -> Titled {
             // Writeback is in vmstat (zswpwb, 6.8+), which anyone can read: only the rest
             // needs debugfs. The reason and its fix flow onto a second line rather than be cut.
             let mut items = Vec::new();
-            let what = match metrics::get("zswpwb").and_then(|m| Some((m, m.raw(s)?))) {
+            let what = match metrics::ZSWPWB.raw(s).map(|p| (metrics::ZSWPWB, p)) {
                 Some((wb, pages)) => {
                     items.push(vec![
                         dim(t, "written back "),
