@@ -7,6 +7,7 @@ use crate::error::Reason;
 use crate::model::memory::BUCKETS;
 use crate::model::metrics::{self, Hue, Metric, Output};
 use crate::model::{Severity, Snapshot};
+use crate::present::{self, Depth};
 
 /// ANSI styling, or none at all.
 #[derive(Debug, Clone, Copy)]
@@ -61,6 +62,7 @@ pub fn write(snap: &Snapshot, out: &mut impl Write, style: Style) -> io::Result<
     zswap(snap, out, style)?;
     swap(snap, out, style)?;
     zram(snap, out, style)?;
+    outlook(snap, out, style)?;
     capacity(snap, out, style)?;
     counters(snap, out, style)?;
     processes(snap, out, style)?;
@@ -213,12 +215,10 @@ fn zswap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
         section(out, st, "ZSWAP", "not in this kernel")?;
         return missing_lines(&z.unavailable, out, st);
     }
-    let state = match z.enabled {
-        Some(true) => "enabled",
-        Some(false) => "disabled",
-        None => f::MISSING,
-    };
-    section(out, st, "ZSWAP", state)?;
+    let mut facts = present::zswap::facts(s);
+    facts.retain(|f| f.at(Depth::Full));
+    let state = present::zswap::state(s).value;
+    section(out, st, "ZSWAP", &state)?;
     writeln!(
         out,
         "  compressor {}  max_pool_percent {}  accept_threshold {}%",
@@ -287,6 +287,9 @@ fn zswap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
             f::percent(f::share(z.incompressible_bytes, z.stored_bytes)),
             f::bytes(z.same_filled_bytes),
         )?;
+    }
+    if let Some(wb) = present::find(&facts, "zswap.written_back") {
+        writeln!(out, "  {}", wb.long)?;
     }
     if let Some(d) = &z.debugfs {
         writeln!(out, "  debugfs counters:")?;
@@ -559,6 +562,24 @@ fn zram(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
         }
         for line in f::wrap(&extra.join(" · "), WIDTH, 10, 10) {
             writeln!(out, "          {}", st.dim(&line))?;
+        }
+    }
+    Ok(())
+}
+
+/// With an interval: when the pool and all swap will be full, whether zswap serves the
+/// swap-ins and what a disk read costs, each fact in full on a line.
+fn outlook(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
+    let mut facts = present::outlook::facts(s);
+    facts.retain(|f| f.at(Depth::Full));
+    if facts.is_empty() {
+        return Ok(());
+    }
+    section(out, st, "OUTLOOK", "")?;
+    for fact in &facts {
+        for (i, line) in f::wrap(&fact.long, WIDTH, 2, 4).iter().enumerate() {
+            let indent = if i == 0 { "  " } else { "    " };
+            writeln!(out, "{indent}{line}")?;
         }
     }
     Ok(())

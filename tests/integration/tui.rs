@@ -675,7 +675,7 @@ fn the_essentials_are_on_an_80x24_screen() {
     for needle in [
         "zswaptop",
         "not root",
-        "zswap enabled",
+        "zswap on",
         "compressor lzo",
         "max_pool 20%",
         "accept 90%",
@@ -691,7 +691,7 @@ fn the_essentials_are_on_an_80x24_screen() {
         "ratio 1.95:1 (2.38:1 compressor only)",
         "2.38:1 compressor only",
         "incompressible 153.7 MiB",
-        "written_back_pages 0 0.0/s",
+        "written back 0 B 0/s",
         "pool_limit_hit 0 0.0/s",
         "rejects: alloc_fail 0 0.0/s",
         "compress_poor 0 0.0/s",
@@ -719,7 +719,7 @@ fn rates_are_pending_after_one_sample() {
         t.contains("zswpout pending") || t.contains("o out pending"),
         "{t}"
     );
-    assert!(t.contains("written_back_pages 0 pending"), "{t}");
+    assert!(t.contains("written back 0 B pending"), "{t}");
     assert!(!t.contains("zswpout 0") && !t.contains("out 0"), "{t}");
 }
 

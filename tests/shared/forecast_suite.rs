@@ -83,7 +83,7 @@ pub fn replay(path: &Path) -> anyhow::Result<Vec<Row>> {
             earliest: f.earliest,
             latest: f.latest,
             model: f.model.map(|m| m.label()),
-            words: zswaptop::display::forecast(f),
+            words: zswaptop::present::outlook::forecast(f),
             finding,
         });
         debug_assert!(f.state != ForecastState::TooFew || rows.len() < 3);

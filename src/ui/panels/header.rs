@@ -155,8 +155,8 @@ fn zswap_state(s: &Snapshot, t: &Theme) -> Line<'static> {
         ]);
     }
     let state = match z.enabled {
-        Some(true) => Span::styled("enabled", t.good()),
-        Some(false) => Span::styled("disabled", t.warn()),
+        Some(true) => Span::styled(f::on_off(z.enabled), t.good()),
+        Some(false) => Span::styled(f::on_off(z.enabled), t.warn()),
         None => raw(t.missing()),
     };
     let mut comp = z.compressor.clone().unwrap_or_else(|| t.missing().into());

@@ -48,7 +48,8 @@ pub fn split_line(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
 /// The split of used swap, then one line per device.
 fn block(s: &Snapshot, t: &Theme, width: usize) -> Titled {
     let w = &s.swap;
-    let mut right = super::zswap::forecast_spans(s.forecast.swap.as_ref(), "", t);
+    let outlook = crate::present::outlook::facts(s);
+    let mut right = super::zswap::forecast_spans(crate::present::find(&outlook, "outlook.swap"), t);
     right.extend([
         bold(t, f::bytes(w.used_bytes)),
         dim(t, " used of "),
