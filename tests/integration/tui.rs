@@ -78,7 +78,7 @@ fn keys(app: &mut App, actions: &[Action]) {
 
 /// The swapfile of the loaded tree on a partition of a non-rotational disk, with that
 /// partition's I/O counters (`k`: how far the counters have moved).
-fn with_disk(mut s: sources::Sample, k: u64) -> sources::Sample {
+pub(crate) fn with_disk(mut s: sources::Sample, k: u64) -> sources::Sample {
     s.swap_devices = vec![swapdev::SwapBacking {
         path: "/swapfile-test".into(),
         kind: "file".into(),

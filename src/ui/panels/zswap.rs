@@ -182,11 +182,13 @@ fn fact_items(
             ),
         ),
     ]);
-    // Is zswap helping: of the swap-ins over the interval, the share it served.
-    items.extend(
-        present::find(outlook, "outlook.hit")
-            .map(|h| vec![Span::styled(h.short.clone(), tone(h, t))]),
-    );
+    // Is zswap helping: of the swap-ins over the interval, the share it served, and what a
+    // read from the disk costs instead.
+    for key in ["outlook.hit", "outlook.disk_read"] {
+        items.extend(
+            present::find(outlook, key).map(|f| vec![Span::styled(f.short.clone(), tone(f, t))]),
+        );
+    }
     // Same-filled pages are zswap entries only up to 6.11; later kernels keep no such count.
     if z.same_filled_bytes.is_some() {
         items.push(vec![
