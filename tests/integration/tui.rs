@@ -1029,8 +1029,10 @@ fn cut_text_ends_with_an_ellipsis_and_never_splits_a_field() {
     assert!(!first.ends_with('…'), "{first}");
     assert!(first.contains("not root"), "{first}");
     assert!(!first.contains("tree"), "the tree path went whole: {first}");
+    // The header is never cut: what does not fit goes whole (the unavailable items by name, or
+    // counted).
     let third = t.lines().nth(2).unwrap().trim_matches('"');
-    assert!(third.ends_with('…'), "{third}");
+    assert!(!third.trim_end().ends_with('…'), "{third}");
     for w in [12u16, 20, 30, 40, 49] {
         let t = text(&screen(&app(&[]), w, 10));
         assert!(t.contains("50×12"), "{w}: {t}");
