@@ -14,6 +14,21 @@ pub fn limit_used(s: &Snapshot) -> Option<String> {
     }
 }
 
+/// Below this much stored, the pool's own first pages (the allocator's) outweigh what it holds:
+/// 4 KiB stored in an 8 KiB pool is "0.50:1", which says nothing of how pages compress.
+const RATIO_MIN_STORED: u64 = 1 << 20;
+
+/// The pool's compression ratio (stored ÷ pool) where it says how pages compress, else why not.
+pub fn ratio(s: &Snapshot) -> Result<f64, &'static str> {
+    let z = &s.zswap;
+    match (z.compression_ratio, z.stored_bytes) {
+        (_, Some(0)) => Err("nothing stored"),
+        (_, Some(stored)) if stored < RATIO_MIN_STORED => Err("too little stored to tell"),
+        (Some(r), _) if r.is_finite() => Ok(r),
+        _ => Err("unknown"),
+    }
+}
+
 /// The pool and its limit short, with the same precision ("241.0M of 241.1M", "7.5M of
 /// 230.0M"): the two are said together.
 pub fn pool_and_limit_short(s: &Snapshot) -> [String; 2] {
@@ -62,7 +77,6 @@ pub fn facts(s: &Snapshot) -> Vec<Fact> {
 
 /// The pool, what it stores, how well, and what it wrote back.
 fn pool_facts(s: &Snapshot) -> Vec<Fact> {
-    let z = &s.zswap;
     let mut out = Vec::new();
     let pool = metrics::ZSWAP_POOL_BYTES;
     let pool_bytes = pool.value(s).map(|v| v as u64);
@@ -81,8 +95,16 @@ fn pool_facts(s: &Snapshot) -> Vec<Fact> {
         f::bytes(stored_bytes),
         f::bytes_short_opt(stored_bytes),
     ));
-    let ratio = f::ratio(z.compression_ratio);
-    out.push(Fact::labelled("zswap.ratio", "ratio", ratio.clone(), ratio.clone()).tight(ratio));
+    let (value, why) = match ratio(s) {
+        Ok(r) => (f::ratio(Some(r)), None),
+        Err(why) => (f::MISSING.to_string(), Some(why)),
+    };
+    let mut fact =
+        Fact::labelled("zswap.ratio", "ratio", value.clone(), value.clone()).tight(value);
+    if let Some(why) = why {
+        fact.long = format!("{} ({why})", fact.long);
+    }
+    out.push(fact);
     let wb = written_back_bytes(s);
     // The writeback series' legend name, for when the words do not fit.
     let legend = metrics::ZSWPWB.series.map_or("wb", |x| x.short);
@@ -92,4 +114,29 @@ fn pool_facts(s: &Snapshot) -> Vec<Fact> {
         Fact::labelled("zswap.written_back", "written back", f::bytes(wb), short).tight(tight),
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An all but empty pool (8 KiB stored in a 24 KiB pool, as on an idle host) has no ratio
+    /// to say: the allocator's first pages are not how pages compress.
+    #[test]
+    fn an_all_but_empty_pool_has_no_ratio() {
+        let root = crate::root::Root::at(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/linux-6.18-pcp"
+        ));
+        let s = crate::pipeline::snapshot(&crate::sources::collect(&root), None);
+        assert_eq!(s.zswap.stored_bytes, Some(8 * 1024));
+        assert!(s.zswap.compression_ratio.is_some_and(|r| r < 1.0));
+        assert_eq!(ratio(&s), Err("too little stored to tell"));
+        let f = facts(&s);
+        let r = crate::present::find(&f, "zswap.ratio").unwrap();
+        assert_eq!(r.value, f::MISSING);
+        assert!(r.long.contains("too little stored"), "{}", r.long);
+        let watch = crate::report::lines::Columns::of(&s);
+        assert!(!watch.row(&s).contains("0.33"), "{}", watch.row(&s));
+    }
 }

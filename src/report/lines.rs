@@ -102,7 +102,8 @@ pub const COLUMNS: &[Column] = &[
         1.0,
         2,
         false,
-        Read::Metric(metrics::ZSWAP_COMPRESSION_RATIO),
+        // The missing mark where too little is stored to tell (an all but empty pool).
+        Read::Snapshot(|s| crate::present::zswap::ratio(s).ok()),
     ),
     // The time until the pool reaches its limit at the rate over the forecast's window; the
     // missing mark when it is not filling (or with one sample).

@@ -273,12 +273,15 @@ fn zswap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
         f::num(z.stored_pages),
         f::bytes_signed(z.saved_bytes),
     )?;
-    writeln!(
-        out,
-        "  ratio   {} effective, {} compressor only",
-        f::ratio(z.compression_ratio),
-        f::ratio(z.compressor_ratio),
-    )?;
+    match present::zswap::ratio(s) {
+        Ok(r) => writeln!(
+            out,
+            "  ratio   {} effective, {} compressor only",
+            f::ratio(Some(r)),
+            f::ratio(z.compressor_ratio),
+        )?,
+        Err(why) => writeln!(out, "  ratio   {} ({why})", f::MISSING)?,
+    }
     if z.incompressible_bytes.is_some() || z.same_filled_bytes.is_some() {
         writeln!(
             out,

@@ -156,6 +156,9 @@ fn fact_items(
             "zswap.stored" if width >= 100 => {
                 item.push(dim(t, format!(" ({} pages)", f::num(z.stored_pages))));
             }
+            "zswap.ratio" if let Err(why) = present::zswap::ratio(s) => {
+                item.push(dim(t, format!(" ({why})")));
+            }
             "zswap.ratio" => item.extend([
                 dim(t, if width >= 100 { " effective (" } else { " (" }),
                 bold(t, f::ratio(z.compressor_ratio)),
