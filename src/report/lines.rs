@@ -28,7 +28,7 @@ enum Read {
 
 /// A column after the time.
 #[derive(Debug, Clone, Copy)]
-pub struct Column {
+pub(crate) struct Column {
     pub name: &'static str,
     pub unit: &'static str,
     /// What one of the value is in the unit.
@@ -63,7 +63,7 @@ const fn col(
 /// Every column after the time: memory, the zswap pool, zswap's traffic, its refusals (pool
 /// limit hits, pages that went to disk without passing through it), swap I/O, where the swap
 /// is, and memory pressure.
-pub const COLUMNS: &[Column] = &[
+pub(crate) const COLUMNS: &[Column] = &[
     col(
         "used",
         "MiB",

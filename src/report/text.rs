@@ -334,7 +334,7 @@ pub(super) fn bar(buckets: &[(&'static str, Option<i64>)], st: Style) -> String 
 }
 
 /// `[#####|.....]` with `|` at the accept threshold; nothing when the level is unknown.
-pub fn gauge(pct: Option<f64>, threshold: Option<u64>, width: usize) -> String {
+pub(crate) fn gauge(pct: Option<f64>, threshold: Option<u64>, width: usize) -> String {
     if !pct.is_some_and(f64::is_finite) {
         return String::new();
     }

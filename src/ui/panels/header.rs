@@ -10,7 +10,7 @@ use crate::ui::widgets::{bold, dim, joined, raw, sep};
 
 /// The header's three lines: who and where, the zswap state, PSI, the findings and what is
 /// unavailable.
-pub fn header(app: &App, t: &Theme, width: usize) -> Vec<Line<'static>> {
+pub(crate) fn header(app: &App, t: &Theme, width: usize) -> Vec<Line<'static>> {
     let s = &app.shown;
     let mut l1 = badge(app, t);
     let room = width.saturating_sub(l1.iter().map(Span::width).sum());
@@ -157,7 +157,7 @@ fn unavailable(s: &Snapshot, t: &Theme, room: usize) -> Vec<Span<'static>> {
 }
 
 /// The findings counted by severity (`2 crit, 1 warn`), each count in its severity's style.
-pub fn finding_counts(findings: &[Finding], t: &Theme) -> Vec<Span<'static>> {
+pub(crate) fn finding_counts(findings: &[Finding], t: &Theme) -> Vec<Span<'static>> {
     let mut out = Vec::new();
     for (sev, count) in f::severity_counts(findings) {
         if !out.is_empty() {

@@ -10,7 +10,7 @@ use crate::model::memory::BUCKETS;
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{self, Segment, Titled, bold, dim, raw};
 
-pub struct Memory;
+pub(crate) struct Memory;
 
 impl Section for Memory {
     fn describe(&self, cx: &Cx) -> Option<Part> {

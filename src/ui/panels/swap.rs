@@ -9,7 +9,7 @@ use crate::model::Snapshot;
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{self, Titled, bold, dim, raw};
 
-pub struct Swap;
+pub(crate) struct Swap;
 
 impl Section for Swap {
     fn describe(&self, cx: &Cx) -> Option<Part> {
@@ -23,7 +23,7 @@ impl Section for Swap {
 
 /// The split of used swap: in zswap, in the swap cache, in zram, on disk (the devices view
 /// shows it too).
-pub fn split_line(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
+pub(crate) fn split_line(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
     let w = &s.swap;
     let mut items = vec![
         vec![

@@ -14,7 +14,7 @@ use crate::sources::zswap::DebugfsMap;
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{self, Titled, bold, dim, raw};
 
-pub struct Zswap;
+pub(crate) struct Zswap;
 
 impl Section for Zswap {
     fn describe(&self, cx: &Cx) -> Option<Part> {
@@ -113,7 +113,7 @@ fn gauge_line(s: &Snapshot, t: &Theme, width: usize) -> Line<'static> {
 }
 
 /// A fact as the panels show it: its label dim, its value bold (or in its tone).
-pub fn fact_spans(fact: &present::Fact, t: &Theme) -> Vec<Span<'static>> {
+pub(crate) fn fact_spans(fact: &present::Fact, t: &Theme) -> Vec<Span<'static>> {
     vec![
         dim(t, format!("{} ", fact.label)),
         Span::styled(fact.value.clone(), tone(fact, t)),
@@ -305,7 +305,7 @@ fn written_known(s: &Snapshot) -> bool {
 
 /// A forecast for a panel's title, its short wording in its tone, then a separator: "pool full
 /// in ~4 min (5m's rate) · ", "pool not filling · ", or nothing without one.
-pub fn forecast_spans(fact: Option<&present::Fact>, t: &Theme) -> Vec<Span<'static>> {
+pub(crate) fn forecast_spans(fact: Option<&present::Fact>, t: &Theme) -> Vec<Span<'static>> {
     let Some(fact) = fact else {
         return Vec::new();
     };
