@@ -291,8 +291,10 @@ fn zswap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
             f::bytes(z.same_filled_bytes),
         )?;
     }
-    if let Some(wb) = present::find(&facts, "zswap.written_back") {
-        writeln!(out, "  {}", wb.long)?;
+    // The facts the lines above do not hold, one a line.
+    let placed = ["zswap.state", "zswap.pool", "zswap.stored", "zswap.ratio"];
+    for fact in facts.iter().filter(|f| !placed.contains(&f.key)) {
+        writeln!(out, "  {}", fact.long)?;
     }
     if let Some(d) = &z.debugfs {
         writeln!(out, "  debugfs counters:")?;
