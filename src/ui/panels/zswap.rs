@@ -49,11 +49,25 @@ fn block(s: &Snapshot, t: &Theme, width: usize) -> Titled {
         0,
     ));
     let min_lines = lines.len();
-    // What zswap wrote back leads the counters, which give way first.
-    let written = present::find(&facts, "zswap.written_back").map(|f| written_spans(s, f, t));
+    // The facts the lines above do not hold (what zswap wrote back, …) lead the counters,
+    // which give way first.
+    let mut rest: Vec<_> = facts
+        .iter()
+        .filter(|f| !MAIN.contains(&f.key))
+        // Without debugfs, what zswap wrote back is known only through vmstat.
+        .filter(|f| f.key != "zswap.written_back" || z.debugfs.is_some() || written_known(s))
+        .map(|f| match f.key {
+            "zswap.written_back" => written_spans(s, f, t),
+            _ => fact_spans(f, t),
+        })
+        .collect();
     match &z.debugfs {
-        Some(d) => lines.extend(debugfs_lines(s, d, written, t, width)),
-        None => lines.extend(no_debugfs_lines(s, written, t, width)),
+        Some(d) => {
+            let written = facts.iter().any(|f| f.key == "zswap.written_back");
+            rest.extend(debugfs_items(s, d, written, t));
+            lines.extend(widgets::flow(rest, width, t.sep(), 0));
+        }
+        None => lines.extend(no_debugfs_lines(s, rest, t, width)),
     }
     Titled {
         theme: *t,
@@ -85,6 +99,10 @@ fn unavailable(s: &Snapshot, t: &Theme, title: Line<'static>) -> Titled {
         min_lines: 1,
     }
 }
+
+/// The facts the section's first lines hold (the state is the header's, the pool the gauge's,
+/// then what is stored and how well); the others lead the counters.
+const MAIN: [&str; 4] = ["zswap.state", "zswap.pool", "zswap.stored", "zswap.ratio"];
 
 /// The pool against its limit, with the accept threshold marked.
 fn gauge_line(s: &Snapshot, t: &Theme, width: usize) -> Line<'static> {
@@ -149,8 +167,7 @@ fn fact_items(
 ) -> Vec<Vec<Span<'static>>> {
     let z = &s.zswap;
     let mut items = Vec::new();
-    let placed = ["zswap.state", "zswap.pool", "zswap.written_back"];
-    for fact in facts.iter().filter(|f| !placed.contains(&f.key)) {
+    for fact in facts.iter().filter(|f| MAIN[2..].contains(&f.key)) {
         let mut item = fact_spans(fact, t);
         match fact.key {
             "zswap.stored" if width >= 100 => {
@@ -204,25 +221,23 @@ fn fact_items(
 
 /// The debugfs event counters, each with its rate; the reject_* counters as one group:
 /// "rejects: alloc_fail 0 0.0/s · …".
-fn debugfs_lines(
+fn debugfs_items(
     s: &Snapshot,
     d: &DebugfsMap<u64>,
-    written: Option<Vec<Span<'static>>>,
+    written: bool,
     t: &Theme,
-    width: usize,
-) -> Vec<Line<'static>> {
+) -> Vec<Vec<Span<'static>>> {
     let rates = s.rates.as_ref();
     // written_back_pages is said above, in bytes.
     let mut keys: Vec<&str> = d
         .keys()
         .filter(|k| !metrics::debugfs_is_gauge(k))
-        .filter(|k| written.is_none() || *k != "written_back_pages")
+        .filter(|k| !written || *k != "written_back_pages")
         .collect();
     keys.sort_by_key(|k| (metrics::debugfs_rank(k), *k));
     let mut first_reject = true;
-    let items: Vec<Vec<Span<'static>>> = written
-        .into_iter()
-        .chain(keys.into_iter().map(|k| {
+    keys.into_iter()
+        .map(|k| {
             let total = d.get(k).copied().unwrap_or(0);
             let rate = match rates {
                 None => f::PENDING.to_string(),
@@ -247,9 +262,8 @@ fn debugfs_lines(
             ));
             item.push(dim(t, format!(" {rate}")));
             item
-        }))
-        .collect();
-    widgets::flow(items, width, t.sep(), 0)
+        })
+        .collect()
 }
 
 /// Without debugfs: what it would give, why it could not be read and the command that reads it.
@@ -257,7 +271,7 @@ fn debugfs_lines(
 /// The reason and its fix flow onto a second line rather than be cut.
 fn no_debugfs_lines(
     s: &Snapshot,
-    written: Option<Vec<Span<'static>>>,
+    rest: Vec<Vec<Span<'static>>>,
     t: &Theme,
     width: usize,
 ) -> Vec<Line<'static>> {
@@ -280,7 +294,7 @@ fn no_debugfs_lines(
         }
         None => reason.push(raw(t.missing())),
     }
-    let mut items: Vec<_> = written.filter(|_| written_known(s)).into_iter().collect();
+    let mut items = rest;
     items.push(reason);
     let mut flowed = widgets::flow(items, width, t.sep(), 0);
     if let Some(fix) = fix {
