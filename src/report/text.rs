@@ -219,45 +219,7 @@ fn zswap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     facts.retain(|f| f.at(Depth::Full));
     let state = present::zswap::state(s).value;
     section(out, st, "ZSWAP", &state)?;
-    writeln!(
-        out,
-        "  compressor {}  max_pool_percent {}  accept_threshold {}%",
-        z.compressor.as_deref().unwrap_or(f::MISSING),
-        f::num(z.max_pool_percent),
-        f::num(z.accept_threshold_percent),
-    )?;
-    // The allocator where the kernel offers a choice; the shrinker, or that the kernel has none.
-    writeln!(
-        out,
-        "  shrinker {}{}",
-        f::setting(z.shrinker_enabled, z.lacks("shrinker_enabled")),
-        z.allocator()
-            .map(|a| format!("  allocator {a}"))
-            .unwrap_or_default()
-    )?;
-    for (k, v) in &z.parameters {
-        if !matches!(
-            k.as_str(),
-            "enabled"
-                | "compressor"
-                | "zpool"
-                | "max_pool_percent"
-                | "accept_threshold_percent"
-                | "shrinker_enabled"
-        ) {
-            writeln!(out, "  {k} {v}")?;
-        }
-    }
-    let boot = if z.boot_parameters.is_empty() {
-        "none".to_string()
-    } else {
-        z.boot_parameters
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    writeln!(out, "  boot parameters: {boot}")?;
+    settings(z, out)?;
     writeln!(
         out,
         "  pool    {:>10} of {} limit ({})  {}",
@@ -313,6 +275,50 @@ fn zswap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
         )?;
     }
     missing_lines(&z.unavailable, out, st)
+}
+
+/// zswap's settings: its parameters (the allocator where the kernel offers a choice; the
+/// shrinker, or that the kernel has none) and those given at boot.
+fn settings(z: &crate::model::Zswap, out: &mut impl Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "  compressor {}  max_pool_percent {}  accept_threshold {}%",
+        z.compressor.as_deref().unwrap_or(f::MISSING),
+        f::num(z.max_pool_percent),
+        f::num(z.accept_threshold_percent),
+    )?;
+    writeln!(
+        out,
+        "  shrinker {}{}",
+        f::setting(z.shrinker_enabled, z.lacks("shrinker_enabled")),
+        z.allocator()
+            .map(|a| format!("  allocator {a}"))
+            .unwrap_or_default()
+    )?;
+    for (k, v) in &z.parameters {
+        if !matches!(
+            k.as_str(),
+            "enabled"
+                | "compressor"
+                | "zpool"
+                | "max_pool_percent"
+                | "accept_threshold_percent"
+                | "shrinker_enabled"
+        ) {
+            writeln!(out, "  {k} {v}")?;
+        }
+    }
+    let boot = if z.boot_parameters.is_empty() {
+        "none".to_string()
+    } else {
+        z.boot_parameters
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    writeln!(out, "  boot parameters: {boot}")?;
+    Ok(())
 }
 
 /// The real-memory bar, [`WIDTH`] wide: each bucket's share of the total in its glyph (its
