@@ -113,6 +113,21 @@ fn pool_facts(s: &Snapshot) -> Vec<Fact> {
     out.push(
         Fact::labelled("zswap.written_back", "written back", f::bytes(wb), short).tight(tight),
     );
+    // Of the pages zswap stored since boot, the share it wrote back to disk (vmstat).
+    let share = match (metrics::ZSWPWB.raw(s), metrics::ZSWPOUT.raw(s)) {
+        (Some(wb), Some(stored)) if stored > 0.0 => Some(wb * 100.0 / stored),
+        _ => None,
+    };
+    let share = f::percent(share);
+    let mut fact = Fact::labelled(
+        "zswap.written_back_share",
+        "stores written back",
+        share.clone(),
+        share.clone(),
+    )
+    .tight(format!("{legend} {share} of stores"));
+    fact.short = format!("{share} of stores written back");
+    out.push(fact);
     out
 }
 

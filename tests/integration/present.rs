@@ -194,6 +194,7 @@ fn every_fact_reaches_every_human_output() {
         "zswap.stored",
         "zswap.ratio",
         "zswap.written_back",
+        "zswap.written_back_share",
         "outlook.pool",
         "outlook.swap",
         "outlook.hit",
