@@ -6,14 +6,14 @@ use crate::model::{Finding, Severity, Snapshot};
 use humansize::{BINARY, format_size};
 
 /// How an unknown value is shown.
-pub const MISSING: &str = "—";
+pub(crate) const MISSING: &str = "—";
 /// The ASCII stand-in for [`MISSING`].
-pub const MISSING_ASCII: &str = "-";
+pub(crate) const MISSING_ASCII: &str = "-";
 /// A setting the running kernel does not have (a parameter file that is not there).
-pub const NOT_IN_KERNEL: &str = "not in this kernel";
+pub(crate) const NOT_IN_KERNEL: &str = "not in this kernel";
 
 /// An on/off setting, or [`NOT_IN_KERNEL`] when the kernel `lacks` it.
-pub fn setting(v: Option<bool>, lacks: bool) -> &'static str {
+pub(crate) fn setting(v: Option<bool>, lacks: bool) -> &'static str {
     if lacks { NOT_IN_KERNEL } else { on_off(v) }
 }
 
@@ -24,7 +24,7 @@ pub fn bytes(v: Option<u64>) -> String {
 
 /// Bytes as `1.5 GiB`, `1.0 GiB`, `512 B`: one decimal always (both sides of "X of Y" alike),
 /// and never `1024.0 MiB` — a figure that rounds up to 1024 of a unit is one of the next.
-pub fn bytes_raw(v: u64) -> String {
+pub(crate) fn bytes_raw(v: u64) -> String {
     use humansize::FixedAt;
     if v < 1024 {
         return format!("{v} B");
@@ -43,7 +43,7 @@ pub fn bytes_raw(v: u64) -> String {
 }
 
 /// Signed bytes: `-12.0 MiB`.
-pub fn bytes_signed(v: Option<i64>) -> String {
+pub(crate) fn bytes_signed(v: Option<i64>) -> String {
     match v {
         Some(v) if v < 0 => format!("-{}", bytes_raw(v.unsigned_abs())),
         Some(v) => bytes_raw(v.unsigned_abs()),
@@ -52,7 +52,7 @@ pub fn bytes_signed(v: Option<i64>) -> String {
 }
 
 /// A rate in bytes per second: `12.0 MiB/s`.
-pub fn rate(v: Option<f64>) -> String {
+pub(crate) fn rate(v: Option<f64>) -> String {
     match v {
         Some(r) if r.is_finite() && r >= 0.0 => format!("{}/s", bytes_raw(r.round() as u64)),
         _ => MISSING.to_string(),
@@ -60,7 +60,7 @@ pub fn rate(v: Option<f64>) -> String {
 }
 
 /// An event rate: `3.5/s`.
-pub fn per_sec(v: Option<f64>) -> String {
+pub(crate) fn per_sec(v: Option<f64>) -> String {
     match v {
         Some(r) if r.is_finite() && r >= 0.0 => {
             if r >= 100.0 {
@@ -92,7 +92,7 @@ pub fn metric_value(m: &Metric, s: &Snapshot) -> String {
 }
 
 /// A count in its unit as the kernel keeps it: `1234 pages`, `17`, `582815 µs`.
-pub fn count(v: Option<u64>, unit: Unit) -> String {
+pub(crate) fn count(v: Option<u64>, unit: Unit) -> String {
     match (v, unit) {
         (None, _) => MISSING.to_string(),
         (Some(_), Unit::Pages) => pages(v),
@@ -103,7 +103,7 @@ pub fn count(v: Option<u64>, unit: Unit) -> String {
 }
 
 /// A compression ratio: `1.95:1`.
-pub fn ratio(v: Option<f64>) -> String {
+pub(crate) fn ratio(v: Option<f64>) -> String {
     match v {
         Some(r) if r.is_finite() => format!("{r:.2}:1"),
         _ => MISSING.to_string(),
@@ -111,7 +111,7 @@ pub fn ratio(v: Option<f64>) -> String {
 }
 
 /// A percentage with one decimal: `12.5%`.
-pub fn percent(v: Option<f64>) -> String {
+pub(crate) fn percent(v: Option<f64>) -> String {
     match v {
         Some(p) if p.is_finite() => format!("{p:.1}%"),
         _ => MISSING.to_string(),
@@ -119,7 +119,7 @@ pub fn percent(v: Option<f64>) -> String {
 }
 
 /// `part` as a percentage of `whole`.
-pub fn share(part: Option<u64>, whole: Option<u64>) -> Option<f64> {
+pub(crate) fn share(part: Option<u64>, whole: Option<u64>) -> Option<f64> {
     match (part, whole) {
         (Some(p), Some(w)) if w > 0 => Some(p as f64 * 100.0 / w as f64),
         _ => None,
@@ -127,7 +127,7 @@ pub fn share(part: Option<u64>, whole: Option<u64>) -> Option<f64> {
 }
 
 /// A yes/no setting.
-pub fn on_off(v: Option<bool>) -> &'static str {
+pub(crate) fn on_off(v: Option<bool>) -> &'static str {
     match v {
         Some(true) => "on",
         Some(false) => "off",
@@ -136,7 +136,7 @@ pub fn on_off(v: Option<bool>) -> &'static str {
 }
 
 /// A plain number or the missing mark.
-pub fn num<T: std::fmt::Display>(v: Option<T>) -> String {
+pub(crate) fn num<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map(|v| v.to_string())
         .unwrap_or_else(|| MISSING.to_string())
 }
@@ -161,7 +161,7 @@ pub fn duration_secs(secs: Option<f64>) -> String {
 
 /// Word-wrap `text` to lines of at most `width` characters (the first line after `first`
 /// characters of prefix, the rest after `indent`); words longer than a line are split.
-pub fn wrap(text: &str, width: usize, first: usize, indent: usize) -> Vec<String> {
+pub(crate) fn wrap(text: &str, width: usize, first: usize, indent: usize) -> Vec<String> {
     // Linear in the text: each word is measured once and a long word is cut in place, so a
     // megabyte-long line from a hostile tree costs no more than a megabyte of short words.
     let mut lines = Vec::new();
@@ -361,7 +361,7 @@ fn run_len(run: &[Piece<'_>]) -> usize {
 /// (the shell joins such lines back). A single word longer than a line, quoted or not, is never
 /// cut: it runs past the width (a terminal wraps it as one line, and the dashboard marks the cut
 /// with `…`).
-pub fn wrap_commands(text: &str, width: usize, first: usize, indent: usize) -> Vec<String> {
+pub(crate) fn wrap_commands(text: &str, width: usize, first: usize, indent: usize) -> Vec<String> {
     let pieces = shell_pieces(text);
     let mut l = Lines {
         lines: Vec::new(),
@@ -415,7 +415,7 @@ pub fn wrap_commands(text: &str, width: usize, first: usize, indent: usize) -> V
 /// Split `width` cells among non-negative values in proportion, largest remainder first, so the
 /// cells add up to exactly `width` (when the total is positive). Small non-zero values get at
 /// least one cell where room allows, so a pool is never invisible.
-pub fn proportional_cells(values: &[u64], width: usize) -> Vec<usize> {
+pub(crate) fn proportional_cells(values: &[u64], width: usize) -> Vec<usize> {
     let total: u128 = values.iter().map(|&v| u128::from(v)).sum();
     if total == 0 || width == 0 {
         return vec![0; values.len()];
@@ -451,17 +451,17 @@ pub fn proportional_cells(values: &[u64], width: usize) -> Vec<usize> {
 }
 
 /// How a per-second rate is shown until a second sample exists.
-pub const PENDING: &str = "pending";
+pub(crate) const PENDING: &str = "pending";
 
 /// The headline of the memory view and report: what `free` calls used and how much of it is
 /// the compressed pools (zswap + zram), which `free` cannot tell apart from anything else.
-pub fn free_says(used: Option<u64>, hidden: Option<u64>) -> String {
+pub(crate) fn free_says(used: Option<u64>, hidden: Option<u64>) -> String {
     free_says_parts(used, hidden).concat()
 }
 
 /// [`free_says`] in three pieces: the words before the pools' figure, the figure, the words
 /// after (so a view can emphasise the figure).
-pub fn free_says_parts(used: Option<u64>, hidden: Option<u64>) -> [String; 3] {
+pub(crate) fn free_says_parts(used: Option<u64>, hidden: Option<u64>) -> [String; 3] {
     [
         format!("free says {} used — ", bytes(used)),
         bytes(hidden),
@@ -471,7 +471,7 @@ pub fn free_says_parts(used: Option<u64>, hidden: Option<u64>) -> [String; 3] {
 
 /// The rest of what `free`'s "used" hides: the free pages on the per-CPU lists (`None` when
 /// zoneinfo was not read).
-pub fn free_says_pcp(pcp_free: Option<u64>) -> Option<String> {
+pub(crate) fn free_says_pcp(pcp_free: Option<u64>) -> Option<String> {
     pcp_free.map(|p| {
         format!(
             "and {} of it is free pages on the per-CPU lists",
@@ -482,7 +482,7 @@ pub fn free_says_pcp(pcp_free: Option<u64>) -> Option<String> {
 
 /// How old a figure read less often than the view samples is ("read 2.5 s ago"); `None` when
 /// it was read with this sample.
-pub fn age_note(age_ms: Option<u64>) -> Option<String> {
+pub(crate) fn age_note(age_ms: Option<u64>) -> Option<String> {
     age_ms
         .filter(|&ms| ms > 0)
         .map(|ms| format!("read {:.1} s ago", ms as f64 / 1000.0))
@@ -490,7 +490,7 @@ pub fn age_note(age_ms: Option<u64>) -> Option<String> {
 
 /// A cell of a gauge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GaugeCell {
+pub(crate) enum GaugeCell {
     Filled,
     Empty,
     /// The mark (zswap's accept threshold) where it falls.
@@ -499,7 +499,7 @@ pub enum GaugeCell {
 
 /// A gauge of `width` cells filled to `pct` (0–100; none filled when unknown), with a mark at
 /// `mark_pct` (kept inside the gauge).
-pub fn gauge(pct: Option<f64>, mark_pct: Option<u64>, width: usize) -> Vec<GaugeCell> {
+pub(crate) fn gauge(pct: Option<f64>, mark_pct: Option<u64>, width: usize) -> Vec<GaugeCell> {
     let filled = pct
         .filter(|p| p.is_finite())
         .map(|p| ((p.clamp(0.0, 100.0) / 100.0) * width as f64).round() as usize)
@@ -538,18 +538,8 @@ pub fn fit(s: &str, max: usize, ascii: bool) -> String {
     out
 }
 
-/// `s` cut at the end to at most `max` characters, `…` marking the cut.
-pub fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
-    out.push('…');
-    out
-}
-
 /// A finding's severity as its tag: `CRIT`, `WARN`, `INFO`.
-pub fn severity_tag(s: Severity) -> &'static str {
+pub(crate) fn severity_tag(s: Severity) -> &'static str {
     match s {
         Severity::Crit => "CRIT",
         Severity::Warn => "WARN",
@@ -559,7 +549,7 @@ pub fn severity_tag(s: Severity) -> &'static str {
 
 /// The findings counted by severity, most severe first, as `2 crit`, `1 warn`, `3 info`;
 /// severities with no finding are left out.
-pub fn severity_counts(findings: &[Finding]) -> Vec<(Severity, String)> {
+pub(crate) fn severity_counts(findings: &[Finding]) -> Vec<(Severity, String)> {
     [Severity::Crit, Severity::Warn, Severity::Info]
         .into_iter()
         .filter_map(|sev| {
@@ -570,7 +560,7 @@ pub fn severity_counts(findings: &[Finding]) -> Vec<(Severity, String)> {
 }
 
 /// Bytes in at most 6 characters for axes and tight columns: `498.7M`, `1.2G`, `512K`, `0`.
-pub fn bytes_short(v: u64) -> String {
+pub(crate) fn bytes_short(v: u64) -> String {
     let (n, unit) = short_parts(v);
     format!("{}{unit}", n.strip_suffix(".0").unwrap_or(&n))
 }
@@ -597,13 +587,13 @@ fn short_parts(v: u64) -> (String, &'static str) {
 }
 
 /// An optional size in the short form, or the missing mark.
-pub fn bytes_short_opt(v: Option<u64>) -> String {
+pub(crate) fn bytes_short_opt(v: Option<u64>) -> String {
     v.map(bytes_short).unwrap_or_else(|| MISSING.to_string())
 }
 
 /// Sizes said together ("X of Y") in the short form with the same precision: when one of them
 /// needs its decimal, the others keep theirs (`654.6M of 1.0G`, not `654.6M of 1G`).
-pub fn bytes_short_alike<const N: usize>(vs: [Option<u64>; N]) -> [String; N] {
+pub(crate) fn bytes_short_alike<const N: usize>(vs: [Option<u64>; N]) -> [String; N] {
     let parts = vs.map(|v| v.map(short_parts));
     let decimal = parts
         .iter()
@@ -618,7 +608,7 @@ pub fn bytes_short_alike<const N: usize>(vs: [Option<u64>; N]) -> [String; N] {
 
 /// A byte rate in the short form (`974.3M/s`); `pending` before the second sample (`None`
 /// rates), the missing mark when the rate itself is unknown.
-pub fn rate_short(rates_known: bool, v: Option<f64>) -> String {
+pub(crate) fn rate_short(rates_known: bool, v: Option<f64>) -> String {
     if !rates_known {
         return PENDING.to_string();
     }
@@ -630,7 +620,7 @@ pub fn rate_short(rates_known: bool, v: Option<f64>) -> String {
 
 /// I/O operations per second for a tight column: `0`, `12`, `3.4k`, `12k`; `pending` before the
 /// second sample, the missing mark when unknown.
-pub fn iops(rates_known: bool, v: Option<f64>) -> String {
+pub(crate) fn iops(rates_known: bool, v: Option<f64>) -> String {
     if !rates_known {
         return PENDING.to_string();
     }
@@ -649,7 +639,7 @@ pub fn iops(rates_known: bool, v: Option<f64>) -> String {
 }
 
 /// A percentage for a tight column, with `pending` before the second sample: `3.5%`.
-pub fn percent_rate(rates_known: bool, v: Option<f64>) -> String {
+pub(crate) fn percent_rate(rates_known: bool, v: Option<f64>) -> String {
     if rates_known {
         percent(v)
     } else {
@@ -658,7 +648,7 @@ pub fn percent_rate(rates_known: bool, v: Option<f64>) -> String {
 }
 
 /// A memory limit where 0 means none (zram `mem_limit`): `none`, `2 GiB`.
-pub fn limit(v: Option<u64>) -> String {
+pub(crate) fn limit(v: Option<u64>) -> String {
     match v {
         Some(0) => "none".to_string(),
         other => bytes(other),
@@ -668,7 +658,7 @@ pub fn limit(v: Option<u64>) -> String {
 /// A cgroup's `memory.zswap.max` in the short form: `max` (no limit), `512M`; the missing
 /// mark when the kernel has no such file (`charged`: whether it charges zswap to cgroups at
 /// all, which came with the file).
-pub fn zswap_max(v: Option<u64>, charged: bool) -> String {
+pub(crate) fn zswap_max(v: Option<u64>, charged: bool) -> String {
     match (v, charged) {
         (Some(b), _) => bytes_short(b),
         (None, true) => "max".to_string(),
@@ -677,7 +667,7 @@ pub fn zswap_max(v: Option<u64>, charged: bool) -> String {
 }
 
 /// A rotational flag: `yes`, `no`, or the missing mark.
-pub fn yes_no(v: Option<bool>) -> &'static str {
+pub(crate) fn yes_no(v: Option<bool>) -> &'static str {
     match v {
         Some(true) => "yes",
         Some(false) => "no",
@@ -686,7 +676,7 @@ pub fn yes_no(v: Option<bool>) -> &'static str {
 }
 
 /// A count of pages: `1234 pages`, `1 page`.
-pub fn pages(v: Option<u64>) -> String {
+pub(crate) fn pages(v: Option<u64>) -> String {
     match v {
         Some(1) => "1 page".to_string(),
         Some(n) => format!("{n} pages"),
@@ -695,7 +685,7 @@ pub fn pages(v: Option<u64>) -> String {
 }
 
 /// A sampling interval: `100ms`, `1s`, `2.5s`.
-pub fn interval(d: std::time::Duration) -> String {
+pub(crate) fn interval(d: std::time::Duration) -> String {
     let ms = d.as_millis();
     if ms < 1000 {
         format!("{ms}ms")
@@ -707,7 +697,7 @@ pub fn interval(d: std::time::Duration) -> String {
 }
 
 /// A stretch of time, rounded to its largest units: `45s`, `10m`, `1h30m`, `2d`.
-pub fn span(d: std::time::Duration) -> String {
+pub(crate) fn span(d: std::time::Duration) -> String {
     let s = d.as_secs();
     let (days, h, m, sec) = (s / 86_400, (s % 86_400) / 3_600, (s % 3_600) / 60, s % 60);
     match (days, h, m, sec) {
@@ -750,106 +740,10 @@ pub fn unavailable(s: &crate::model::Snapshot) -> Vec<crate::model::Missing> {
     items
 }
 
-/// A time to come, rounded as a forecast deserves: `~45 s`, `~4 min`, `~3 h`, `~2 d`.
-pub fn about(secs: f64) -> String {
-    if !secs.is_finite() || secs < 0.0 {
-        return MISSING.to_string();
-    }
-    let (v, unit) = if secs < 90.0 {
-        (secs, "s")
-    } else if secs < 90.0 * 60.0 {
-        (secs / 60.0, "min")
-    } else if secs < 48.0 * 3600.0 {
-        (secs / 3600.0, "h")
-    } else {
-        (secs / 86_400.0, "d")
-    };
-    format!("~{} {unit}", v.round().max(1.0))
-}
-
-/// The time a forecast's points cover, as [`span`] words it (`5m`, `10s`); 0 s for a value
-/// that is not a time.
-pub fn window(secs: f64) -> String {
-    let secs = if secs.is_finite() {
-        secs.clamp(0.0, 1e9)
-    } else {
-        0.0
-    };
-    // To the nearest second: a 0.99 s interval is "1s", not "0s".
-    span(std::time::Duration::from_secs(secs.round() as u64))
-}
-
-/// A forecast in words, with its basis: "full in ~4 min (~3 min–~6 min) at the last 5m's
-/// rate", "full now", "not filling (last 5m)", "no forecast yet (one sample)", or why none.
-pub fn forecast(f: &crate::model::forecast::Forecast) -> String {
-    use crate::model::forecast::ForecastState;
-    let basis = window(f.window_seconds);
-    match &f.state {
-        ForecastState::Filling => {
-            // A range that rounds to the time itself says nothing more.
-            let range = match (f.earliest.map(about), f.latest.map(about)) {
-                (Some(a), Some(b)) if a != b => format!(" ({a}–{b})"),
-                _ => String::new(),
-            };
-            let at = f.seconds.map_or_else(|| MISSING.to_string(), about);
-            match f.model {
-                Some(crate::model::forecast::Model::Curve) => {
-                    format!("full in {at}{range}, speeding up over the last {basis}")
-                }
-                _ => format!("full in {at}{range} at the last {basis}'s rate"),
-            }
-        }
-        ForecastState::Full => "full now".to_string(),
-        ForecastState::NotFilling => match &f.evidence {
-            Some(why) => format!("not filling ({why})"),
-            None => format!("not filling (last {basis})"),
-        },
-        ForecastState::TooFew => "no forecast yet (one sample)".to_string(),
-        ForecastState::Unknown(why) => format!("no forecast: {why}"),
-    }
-}
-
-/// Why an interval has no swap-in share: no swap-ins in it, or a counter this kernel does not
-/// report (`zswpin` or `pswpin` missing from /proc/vmstat): then the share is unknown, not 0.
-pub fn no_hit_ratio(s: &Snapshot) -> &'static str {
-    match s.rates.as_ref() {
-        Some(r) if r.zswpin_bytes_per_sec.is_some() && r.pswpin_bytes_per_sec.is_some() => {
-            "no swap-ins"
-        }
-        _ => "swap-in share unknown (no zswpin or pswpin)",
-    }
-}
-
-/// Is zswap helping, and what a miss costs, over the interval: "zswap served 94 % of
-/// swap-ins; disk swap 3.2 ms a read" (the device's average per request). `None` without an
-/// interval.
-pub fn hit_line(s: &Snapshot) -> Option<String> {
-    s.rates.as_ref()?;
-    let mut parts = Vec::new();
-    if s.zswap.available {
-        parts.push(match s.zswap.swapin_hit_ratio {
-            Some(h) => format!("zswap served {:.0} % of swap-ins", h * 100.0),
-            None => no_hit_ratio(s).to_string(),
-        });
-    }
-    // The disk area swapped to first (highest priority) that completed reads.
-    let disk = s
-        .swap
-        .devices
-        .iter()
-        .filter(|d| !d.is_zram)
-        .filter_map(|d| Some((d.priority, d.read_latency_ms?)))
-        .max_by_key(|(p, _)| *p);
-    if let Some((_, ms)) = disk {
-        parts.push(format!("disk swap {ms:.1} ms a read (device average)"));
-    }
-    (!parts.is_empty()).then(|| parts.join("; "))
-}
-
 /// `s` in ASCII characters only, for `--ascii` and a locale that is not UTF-8: each character
 /// this tool writes outside ASCII becomes one ASCII character of the same meaning (so a line
 /// keeps its width: `…` is `~`, `—` is `-`), any other (a name from outside) `?`.
-pub fn ascii(s: &str) -> String {
+pub(crate) fn ascii(s: &str) -> String {
     if s.is_ascii() {
         return s.to_string();
     }
@@ -879,14 +773,14 @@ pub fn ascii(s: &str) -> String {
 /// A writer that passes what it is given through [`ascii`] when `ascii` is set: it holds all
 /// of it and writes it on [`AsciiOut::finish`] (what it holds is one report or one row, so a
 /// character is never split between two writes).
-pub struct AsciiOut<'a, W: std::io::Write> {
+pub(crate) struct AsciiOut<'a, W: std::io::Write> {
     out: &'a mut W,
     ascii: bool,
     held: Vec<u8>,
 }
 
 impl<'a, W: std::io::Write> AsciiOut<'a, W> {
-    pub fn new(out: &'a mut W, ascii: bool) -> Self {
+    pub(crate) fn new(out: &'a mut W, ascii: bool) -> Self {
         AsciiOut {
             out,
             ascii,
@@ -895,7 +789,7 @@ impl<'a, W: std::io::Write> AsciiOut<'a, W> {
     }
 
     /// Write what is held, in ASCII.
-    pub fn finish(&mut self) -> std::io::Result<()> {
+    pub(crate) fn finish(&mut self) -> std::io::Result<()> {
         if !self.held.is_empty() {
             let text = ascii(&String::from_utf8_lossy(&self.held));
             self.held.clear();
@@ -922,79 +816,6 @@ impl<W: std::io::Write> std::io::Write for AsciiOut<'_, W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// An interval without swap-ins says so; one where /proc/vmstat lacks a swap-in counter
-    /// says the share is unknown, never "no swap-ins".
-    #[test]
-    fn a_missing_swap_in_counter_is_unknown_not_none() {
-        let root = crate::root::Root::at(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/linux-6.18-loaded"
-        ));
-        let a = crate::sources::collect(&root);
-        let mut b = a.clone();
-        b.monotonic_ns += 1_000_000_000;
-        let quiet = crate::pipeline::snapshot(&b, Some(&a));
-        assert_eq!(quiet.zswap.swapin_hit_ratio, None);
-        assert_eq!(no_hit_ratio(&quiet), "no swap-ins");
-        assert!(hit_line(&quiet).unwrap().contains("no swap-ins"));
-        let mut lacking = quiet.clone();
-        if let Some(r) = lacking.rates.as_mut() {
-            r.pswpin_bytes_per_sec = None;
-        }
-        assert!(no_hit_ratio(&lacking).contains("unknown"));
-        assert!(!hit_line(&lacking).unwrap().contains("no swap-ins"));
-    }
-
-    /// A forecast in words: filling with its range and basis, two points without a range,
-    /// the other states, and times rounded as a forecast deserves.
-    #[test]
-    fn forecasts_in_words() {
-        use crate::model::forecast::{ForecastState, forecast as fit};
-        let mib = 1_048_576.0;
-        // 2 MiB/s, 121 s from the last point (model::forecast's own worked example).
-        let line: Vec<(f64, f64)> = (0..30)
-            .map(|i| (f64::from(i), (100.0 + 2.0 * f64::from(i)) * mib))
-            .collect();
-        let f = fit(&line, 400.0 * mib);
-        assert_eq!(forecast(&f), "full in ~2 min at the last 29s's rate");
-        // Noisy: 10.3 s at the line's rate; the range spans the fits' times, widened by the
-        // margin, the points' scatter and the rate's uncertainty.
-        let noisy: Vec<(f64, f64)> = [10.0, 12.0, 15.0, 15.0, 19.0]
-            .iter()
-            .enumerate()
-            .map(|(i, y)| (i as f64, y * mib))
-            .collect();
-        assert_eq!(
-            forecast(&fit(&noisy, 40.0 * mib)),
-            "full in ~10 s (~1 s–~16 s) at the last 4s's rate"
-        );
-        let two = fit(&[(0.0, 0.0), (300.0, 100.0)], 400.0);
-        assert_eq!(forecast(&two), "full in ~15 min at the last 5m's rate");
-        let flat = fit(&[(0.0, 5.0), (60.0, 5.0), (120.0, 5.0)], 10.0);
-        assert_eq!(flat.state, ForecastState::NotFilling);
-        assert_eq!(forecast(&flat), "not filling (no growth for 120 s)");
-        assert_eq!(forecast(&fit(&[(0.0, 9.0), (1.0, 10.0)], 10.0)), "full now");
-        assert_eq!(
-            forecast(&fit(&[(0.0, 1.0)], 10.0)),
-            "no forecast yet (one sample)"
-        );
-        assert_eq!(
-            [
-                about(44.6),
-                about(89.0),
-                about(240.0),
-                about(5400.0),
-                about(3.0 * 86_400.0)
-            ],
-            ["~45 s", "~89 s", "~4 min", "~2 h", "~3 d"]
-        );
-        assert_eq!(about(f64::NAN), MISSING);
-        assert_eq!(
-            (window(f64::NAN), window(0.99)),
-            ("0s".to_string(), "1s".to_string())
-        );
-    }
 
     #[test]
     fn sizes() {

@@ -229,11 +229,11 @@ mod tests {
     const S: u64 = 1_000_000_000;
 
     fn pool() -> &'static Metric {
-        metrics::get("zswap_pool_bytes").unwrap()
+        metrics::ZSWAP_POOL_BYTES
     }
 
     fn ratio() -> &'static Metric {
-        metrics::get("zswap_compression_ratio").unwrap()
+        metrics::ZSWAP_COMPRESSION_RATIO
     }
 
     fn row(pool_bytes: Option<f64>) -> Vec<Option<f64>> {
@@ -354,7 +354,7 @@ mod tests {
     fn a_metric_off_the_graphs_has_no_column() {
         let mut h = History::new(Duration::from_secs(600));
         h.push(S, &row(Some(1.0)));
-        let off = metrics::get("oom_kill").unwrap();
+        let off = metrics::OOM_KILL;
         assert!(off.series.is_none());
         assert_eq!(h.window(off, Duration::from_secs(600)).count(), 0);
         assert_eq!(h.latest(off), None);

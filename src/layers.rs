@@ -34,6 +34,7 @@ pub const LAYERS: &[&str] = &[
     "diagnostics",
     "pipeline",
     "history",
+    "present",
     "report",
     "record",
     "advise",

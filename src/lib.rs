@@ -21,6 +21,7 @@ pub mod history;
 mod layers;
 pub mod model;
 pub mod pipeline;
+pub mod present;
 pub mod record;
 pub mod report;
 pub mod root;

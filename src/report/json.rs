@@ -151,38 +151,16 @@ impl Members {
                 compact($name, &mut body)?
             };
         }
-        member!(schema_version);
-        member!(timestamp);
-        member!(interval_seconds);
-        member!(tool);
-        member!(host);
-        member!(page_size);
-        member!(memory);
-        member!(zswap);
-        member!(swap);
-        member!(zram);
-        member!(capacity);
-        member!(forecast);
-        member!(psi);
-        member!(vmstat);
-        member!(rates);
-        member!(tunables);
-        member!(diagnostics);
-        member!(tunables_advice);
-        member!(sources);
-        member!(processes);
-        member!(cgroups);
-        // The cgroup member (the last) copied whole: its rows are where they were, moved with
-        // it.
-        if rows.is_empty() && !old_rows.is_empty() && cgroups.is_some() {
-            let (from, to) = (
-                old_spans[old_spans.len() - 1].start,
-                spans[spans.len() - 1].start,
-            );
-            rows = old_rows
-                .iter()
-                .map(|r| r.start - from + to..r.end - from + to)
-                .collect();
+        macro_rules! members {
+            ($($name:ident),*) => { $( member!($name); )* };
+        }
+        members! {
+            schema_version, timestamp, interval_seconds, tool, host, page_size, memory, zswap,
+            swap, zram, capacity, forecast, psi, vmstat, rates, tunables, diagnostics,
+            tunables_advice, sources, processes, cgroups
+        }
+        if rows.is_empty() && cgroups.is_some() {
+            rows = moved(&old_rows, &old_spans, &spans);
         }
         self.cgroup_rows = rows;
         self.next = old;
@@ -196,6 +174,22 @@ impl Members {
     pub(crate) fn last(&self) -> &[u8] {
         &self.body
     }
+}
+
+/// The cgroup member (the last) copied whole: its rows are where they were, moved with it.
+fn moved(
+    old_rows: &[std::ops::Range<usize>],
+    old_spans: &[std::ops::Range<usize>],
+    spans: &[std::ops::Range<usize>],
+) -> Vec<std::ops::Range<usize>> {
+    let (Some(from), Some(to)) = (old_spans.last(), spans.last()) else {
+        return Vec::new();
+    };
+    let (from, to) = (from.start, to.start);
+    old_rows
+        .iter()
+        .map(|r| r.start - from + to..r.end - from + to)
+        .collect()
 }
 
 /// The cgroup list of the body before, the body, and where each of its rows lies in it.

@@ -21,14 +21,14 @@ const KIB: f64 = 1024.0;
 #[derive(Debug, Clone, Copy)]
 enum Read {
     /// A registry figure's [`metrics::Metric::value`] (a level, or a counter's rate).
-    Metric(&'static str),
+    Metric(&'static metrics::Metric),
     /// A figure of the snapshot.
     Snapshot(fn(&Snapshot) -> Option<f64>),
 }
 
 /// A column after the time.
 #[derive(Debug, Clone, Copy)]
-pub struct Column {
+pub(crate) struct Column {
     pub name: &'static str,
     pub unit: &'static str,
     /// What one of the value is in the unit.
@@ -63,14 +63,14 @@ const fn col(
 /// Every column after the time: memory, the zswap pool, zswap's traffic, its refusals (pool
 /// limit hits, pages that went to disk without passing through it), swap I/O, where the swap
 /// is, and memory pressure.
-pub const COLUMNS: &[Column] = &[
+pub(crate) const COLUMNS: &[Column] = &[
     col(
         "used",
         "MiB",
         MIB,
         1,
         false,
-        Read::Metric("memory_used_bytes"),
+        Read::Metric(metrics::MEMORY_USED_BYTES),
     ),
     col(
         "avail",
@@ -78,7 +78,7 @@ pub const COLUMNS: &[Column] = &[
         MIB,
         1,
         false,
-        Read::Metric("memory_available_bytes"),
+        Read::Metric(metrics::MEMORY_AVAILABLE_BYTES),
     ),
     col(
         "pool",
@@ -86,7 +86,7 @@ pub const COLUMNS: &[Column] = &[
         MIB,
         1,
         false,
-        Read::Metric("zswap_pool_bytes"),
+        Read::Metric(metrics::ZSWAP_POOL_BYTES),
     ),
     col(
         "stored",
@@ -94,7 +94,7 @@ pub const COLUMNS: &[Column] = &[
         MIB,
         1,
         false,
-        Read::Metric("zswap_stored_bytes"),
+        Read::Metric(metrics::ZSWAP_STORED_BYTES),
     ),
     col(
         "ratio",
@@ -102,7 +102,8 @@ pub const COLUMNS: &[Column] = &[
         1.0,
         2,
         false,
-        Read::Metric("zswap_compression_ratio"),
+        // The missing mark where too little is stored to tell (an all but empty pool).
+        Read::Snapshot(|s| crate::present::zswap::ratio(s).ok()),
     ),
     // The time until the pool reaches its limit at the rate over the forecast's window; the
     // missing mark when it is not filling (or with one sample).
@@ -112,22 +113,64 @@ pub const COLUMNS: &[Column] = &[
         1.0,
         0,
         false,
-        Read::Metric("zswap_pool_full_seconds"),
+        Read::Metric(metrics::ZSWAP_POOL_FULL_SECONDS),
     ),
-    col("zswpout", "KiB/s", KIB, 0, true, Read::Metric("zswpout")),
-    col("zswpin", "KiB/s", KIB, 0, true, Read::Metric("zswpin")),
-    col("zswpwb", "KiB/s", KIB, 0, true, Read::Metric("zswpwb")),
-    col("limhit", "/s", 1.0, 1, true, Read::Metric("pool_limit_hit")),
+    col(
+        "zswpout",
+        "KiB/s",
+        KIB,
+        0,
+        true,
+        Read::Metric(metrics::ZSWPOUT),
+    ),
+    col(
+        "zswpin",
+        "KiB/s",
+        KIB,
+        0,
+        true,
+        Read::Metric(metrics::ZSWPIN),
+    ),
+    col(
+        "zswpwb",
+        "KiB/s",
+        KIB,
+        0,
+        true,
+        Read::Metric(metrics::ZSWPWB),
+    ),
+    col(
+        "limhit",
+        "/s",
+        1.0,
+        1,
+        true,
+        Read::Metric(metrics::POOL_LIMIT_HIT),
+    ),
     col(
         "bypass",
         "KiB/s",
         KIB,
         0,
         true,
-        Read::Metric("bypassed_zswap_bytes_per_sec"),
+        Read::Metric(metrics::BYPASSED_ZSWAP_BYTES_PER_SEC),
     ),
-    col("pswpin", "KiB/s", KIB, 0, true, Read::Metric("pswpin")),
-    col("pswpout", "KiB/s", KIB, 0, true, Read::Metric("pswpout")),
+    col(
+        "pswpin",
+        "KiB/s",
+        KIB,
+        0,
+        true,
+        Read::Metric(metrics::PSWPIN),
+    ),
+    col(
+        "pswpout",
+        "KiB/s",
+        KIB,
+        0,
+        true,
+        Read::Metric(metrics::PSWPOUT),
+    ),
     col(
         "swap",
         "MiB",
@@ -155,7 +198,14 @@ pub const COLUMNS: &[Column] = &[
             Read::Snapshot(|s| s.swap.in_zram_bytes.map(|v| v as f64)),
         )
     },
-    col("some", "%", 1.0, 2, false, Read::Metric("psi_some_avg10")),
+    col(
+        "some",
+        "%",
+        1.0,
+        2,
+        false,
+        Read::Metric(metrics::PSI_SOME_AVG10),
+    ),
 ];
 
 impl Column {
@@ -165,7 +215,7 @@ impl Column {
 
     fn value(&self, s: &Snapshot) -> Option<f64> {
         match self.read {
-            Read::Metric(id) => metrics::get(id)?.value(s),
+            Read::Metric(m) => m.value(s),
             Read::Snapshot(f) => f(s),
         }
         .filter(|v| v.is_finite())
@@ -242,8 +292,8 @@ mod tests {
     #[test]
     fn every_column_reads_the_catalogue_and_rates_are_rates() {
         for c in COLUMNS {
-            if let Read::Metric(id) = c.read {
-                let m = metrics::get(id).unwrap_or_else(|| panic!("{id}"));
+            if let Read::Metric(m) = c.read {
+                let id = m.id;
                 // A rate column is a counter's rate or a figure already per second.
                 assert_eq!(
                     c.rate,

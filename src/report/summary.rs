@@ -18,6 +18,7 @@ use crate::display as f;
 use crate::model::memory::BUCKETS;
 use crate::model::metrics::{self, Metric};
 use crate::model::{Severity, Snapshot, SwapDevice, Zram};
+use crate::present::{self, Depth};
 
 /// At most this many lines (a 24-line terminal, less the prompt and the command line).
 pub const MAX_LINES: usize = 22;
@@ -281,19 +282,9 @@ fn header(s: &Snapshot, st: Style) -> Vec<String> {
     out
 }
 
-/// A metric's value (pages as bytes) in the short form, from the registry.
-fn short(id: &str, s: &Snapshot) -> String {
-    let v = metrics::get(id).and_then(|m| m.value(s));
-    f::bytes_short_opt(v.map(|v| v as u64))
-}
-
-fn label(id: &str) -> &'static str {
-    metrics::get(id).map_or(f::MISSING, |m: &Metric| m.label)
-}
-
 /// A counter's total since boot as the kernel counts it, from the registry.
-fn total(id: &str, s: &Snapshot) -> Option<u64> {
-    metrics::get(id).and_then(|m| m.raw(s)).map(|v| v as u64)
+fn total(m: &Metric, s: &Snapshot) -> Option<u64> {
+    m.raw(s).map(|v| v as u64)
 }
 
 fn memory(s: &Snapshot, st: Style) -> Vec<String> {
@@ -396,25 +387,55 @@ fn zero(s: &Snapshot, st: Style) -> Vec<(Vec<String>, usize)> {
 fn zswap(s: &Snapshot, st: Style) -> Vec<String> {
     let z = &s.zswap;
     if !z.available {
-        return plan(&[Part::one(st.head("ZSWAP")), Part::one("not in this kernel")]);
+        return plan(&[Part::one(st.head("ZSWAP")), Part::one(f::NOT_IN_KERNEL)]);
     }
-    let state = match z.enabled {
-        Some(true) => "on",
-        Some(false) => "off",
-        None => f::MISSING,
+    let mut facts = present::zswap::facts(s);
+    facts.retain(|f| f.at(Depth::OneScreen));
+    let mut settings = vec![Part::one(st.head("ZSWAP"))];
+    settings.extend(present::find(&facts, "zswap.state").map(|f| Part::one(&f.value)));
+    settings.extend(zswap_settings(s));
+    settings.push(rejects(s));
+    let mut out = plan(&settings);
+    let Some(pool) = present::find(&facts, "zswap.pool") else {
+        return out;
     };
+    let pct = present::zswap::limit_used(s)
+        .map(|p| format!(" {p}"))
+        .unwrap_or_default();
+    let [_, max] = present::zswap::pool_and_limit_short(s);
+    let word = pool.label;
+    let v = &pool.value_short;
+    let mut line = vec![Part::forms([
+        format!("  {word} {v} of {max}{pct}"),
+        format!("  {word} {v}/{max}{pct}"),
+    ])];
+    line.extend(
+        facts
+            .iter()
+            .filter(|f| !matches!(f.key, "zswap.state" | "zswap.pool"))
+            .map(|f| Part::forms([f.short.clone(), f.tight.clone()])),
+    );
+    line.push(Part::one(format!(
+        "limit hits {}",
+        f::num(total(metrics::POOL_LIMIT_HIT, s))
+    )));
+    out.extend(plan(&line));
+    out
+}
+
+/// zswap's settings: its compressor (and the allocator, where the kernel offers a choice:
+/// zbud, z3fold or zsmalloc), the pool's limit, the accept threshold and the shrinker.
+fn zswap_settings(s: &Snapshot) -> [Part; 4] {
+    let z = &s.zswap;
     let compressor = z.compressor.as_deref().unwrap_or(f::MISSING);
     let limit = f::num(z.max_pool_percent);
     let accept = f::num(z.accept_threshold_percent);
     let shrinker = f::setting(z.shrinker_enabled, z.lacks("shrinker_enabled"));
-    // The allocator, where the kernel offers a choice (zbud, z3fold or zsmalloc).
     let on = z
         .allocator()
         .map(|a| format!(" on {a}"))
         .unwrap_or_default();
-    let mut settings = vec![
-        Part::one(st.head("ZSWAP")),
-        Part::one(state),
+    [
         Part::forms([
             format!("compressor {compressor}{on}"),
             format!("{}{on}", f::fit(compressor, 24, false)),
@@ -422,41 +443,7 @@ fn zswap(s: &Snapshot, st: Style) -> Vec<String> {
         Part::forms([format!("pool limit {limit}%"), format!("limit {limit}%")]),
         Part::forms([format!("accept at {accept}%"), format!("accept {accept}%")]),
         Part::one(format!("shrinker {shrinker}")),
-    ];
-    settings.push(rejects(s));
-    let mut out = plan(&settings);
-    // Nothing more to say about a zswap that is off and holds nothing.
-    if z.enabled == Some(false) && z.pool_bytes.unwrap_or(0) == 0 {
-        return out;
-    }
-    let pct = match z.pool_limit_used_percent {
-        Some(p) if p.is_finite() => format!(" {p:.0}%"),
-        _ => String::new(),
-    };
-    let pool_bytes = metrics::get("zswap_pool_bytes").and_then(|m| m.value(s));
-    let [pool, max] = f::bytes_short_alike([pool_bytes.map(|v| v as u64), z.pool_limit_bytes]);
-    let pool_word = label("zswap_pool_bytes");
-    let ratio = f::ratio(z.compression_ratio);
-    let written = written_back(s);
-    // The writeback series' legend name, for when the words do not fit.
-    let wb = metrics::get("zswpwb")
-        .and_then(|m| m.series)
-        .map_or("wb", |x| x.short);
-    out.extend(plan(&[
-        Part::forms([
-            format!("  {pool_word} {pool} of {max}{pct}"),
-            format!("  {pool_word} {pool}/{max}{pct}"),
-        ]),
-        Part::one(format!(
-            "{} {}",
-            label("zswap_stored_bytes"),
-            short("zswap_stored_bytes", s)
-        )),
-        Part::forms([format!("ratio {ratio}"), ratio.clone()]),
-        Part::forms([format!("written back {written}"), format!("{wb} {written}")]),
-        Part::one(format!("limit hits {}", f::num(total("pool_limit_hit", s)))),
-    ]));
-    out
+    ]
 }
 
 /// The stores zswap rejected since boot, summed over the debugfs reasons, the largest named.
@@ -494,14 +481,6 @@ fn rejects(s: &Snapshot) -> Part {
             }
         }
     }
-}
-
-/// What zswap wrote back to disk since boot: vmstat zswpwb, else debugfs written_back_pages.
-fn written_back(s: &Snapshot) -> String {
-    let pages = ["zswpwb", "written_back_pages"]
-        .into_iter()
-        .find_map(|id| total(id, s));
-    f::bytes_short_opt(pages.map(|p| p.saturating_mul(s.page_size.bytes)))
 }
 
 /// The swap split: where the used swap is. "SwapCached" is the kernel's name for the swap
@@ -638,7 +617,7 @@ fn rates(s: &Snapshot, st: Style) -> Vec<String> {
         Some(v) if v.is_finite() && v >= 0.0 => f::bytes_short(v.round() as u64),
         _ => f::MISSING.to_string(),
     };
-    let events = |id: &str| match metrics::get(id).and_then(|m| m.per_sec(s)) {
+    let events = |m: &Metric| match m.per_sec(s) {
         Some(v) if v >= 100.0 => format!("{v:.0}"),
         Some(v) => format!("{v:.1}"),
         None => f::MISSING.to_string(),
@@ -656,7 +635,7 @@ fn rates(s: &Snapshot, st: Style) -> Vec<String> {
             format!("writeback {}", bytes(r.zswpwb_bytes_per_sec)),
             format!("wb {}", bytes(r.zswpwb_bytes_per_sec)),
         ]),
-        Part::one(format!("limit hits {}", events("pool_limit_hit"))),
+        Part::one(format!("limit hits {}", events(metrics::POOL_LIMIT_HIT))),
         Part::one(format!("bypass {}", bytes(r.bypassed_zswap_bytes_per_sec))),
         Part::one(format!(
             "disk in {} out {}",
@@ -669,51 +648,26 @@ fn rates(s: &Snapshot, st: Style) -> Vec<String> {
 /// With an interval: when the pool and all swap will be full at the interval's rate (the
 /// forecast's basis said), and whether zswap serves the swap-ins and what a disk read costs.
 fn outlook(s: &Snapshot, st: Style) -> Vec<String> {
-    use crate::model::forecast::{Forecast, ForecastState};
-    if s.rates.is_none() {
+    let mut facts = present::outlook::facts(s);
+    facts.retain(|f| f.at(Depth::OneScreen));
+    if facts.is_empty() {
         return Vec::new();
     }
-    let stores: Vec<(&str, &Forecast)> = [
-        ("pool", s.forecast.zswap_pool.as_ref()),
-        ("swap", s.forecast.swap.as_ref()),
-    ]
-    .into_iter()
-    .filter_map(|(n, f)| Some((n, f?)))
-    .collect();
-    let hit = f::hit_line(s);
-    if stores.is_empty() && hit.is_none() {
-        return Vec::new();
-    }
-    let count = stores.len() + usize::from(hit.is_some());
     // A part ends in ';' unless it is the line's last.
-    let end = |i: usize, t: String| if i + 1 < count { format!("{t};") } else { t };
+    let end = |i: usize, t: &str| {
+        if i + 1 < facts.len() {
+            format!("{t};")
+        } else {
+            t.to_string()
+        }
+    };
     let mut parts = vec![Part::one(st.head("OUTLOOK"))];
-    for (i, (n, fc)) in stores.iter().enumerate() {
-        let basis = f::window(fc.window_seconds);
-        // In full ("pool full in ~4 min (~3 min–~6 min) at the last 10s's rate"), else without
-        // the range, the basis said short ("pool full in ~4 min (10s's rate)").
-        // A forecast that could not be made says why in full, else only that there is none
-        // (the JSON's `forecast` keeps the reason).
-        let short = match (&fc.state, fc.seconds) {
-            (ForecastState::Filling, Some(secs)) => {
-                format!("{n} full in {} ({basis}'s rate)", f::about(secs))
-            }
-            (ForecastState::Unknown(_), _) => format!("{n}: no forecast"),
-            _ => format!("{n} {}", f::forecast(fc)),
-        };
-        parts.push(Part::forms([
-            end(i, format!("{n} {}", f::forecast(fc))),
-            end(i, short),
-        ]));
-    }
-    if let Some(h) = hit {
-        let share = s
-            .zswap
-            .swapin_hit_ratio
-            .map(|h| format!("{:.0} % of swap-ins from zswap", h * 100.0));
-        let short = h.replace(" (device average)", "");
-        parts.push(Part::forms([h, short.clone(), share.unwrap_or(short)]));
-    }
+    parts.extend(
+        facts
+            .iter()
+            .enumerate()
+            .map(|(i, f)| Part::forms([end(i, &f.long), end(i, &f.short), end(i, &f.tight)])),
+    );
     plan(&parts)
 }
 
@@ -845,7 +799,7 @@ mod tests {
         assert!(l.contains("pool full in ~72 min"), "{l}");
         assert!(l.contains("10s's rate"), "the basis is said: {l}");
         assert!(l.contains("swap not filling"), "{l}");
-        assert!(l.contains("94 % of swap-ins"), "{l}");
+        assert!(l.contains("94% of swap-ins"), "{l}");
         assert!(!l.contains('…'), "{l}");
     }
 

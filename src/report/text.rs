@@ -7,6 +7,7 @@ use crate::error::Reason;
 use crate::model::memory::BUCKETS;
 use crate::model::metrics::{self, Hue, Metric, Output};
 use crate::model::{Severity, Snapshot};
+use crate::present::{self, Depth};
 
 /// ANSI styling, or none at all.
 #[derive(Debug, Clone, Copy)]
@@ -61,6 +62,7 @@ pub fn write(snap: &Snapshot, out: &mut impl Write, style: Style) -> io::Result<
     zswap(snap, out, style)?;
     swap(snap, out, style)?;
     zram(snap, out, style)?;
+    outlook(snap, out, style)?;
     capacity(snap, out, style)?;
     counters(snap, out, style)?;
     processes(snap, out, style)?;
@@ -213,12 +215,71 @@ fn zswap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
         section(out, st, "ZSWAP", "not in this kernel")?;
         return missing_lines(&z.unavailable, out, st);
     }
-    let state = match z.enabled {
-        Some(true) => "enabled",
-        Some(false) => "disabled",
-        None => f::MISSING,
-    };
-    section(out, st, "ZSWAP", state)?;
+    let mut facts = present::zswap::facts(s);
+    facts.retain(|f| f.at(Depth::Full));
+    let state = present::zswap::state(s).value;
+    section(out, st, "ZSWAP", &state)?;
+    settings(z, out)?;
+    writeln!(
+        out,
+        "  pool    {:>10} of {} limit ({})  {}",
+        f::bytes(z.pool_bytes),
+        f::bytes(z.pool_limit_bytes),
+        f::percent(z.pool_limit_used_percent),
+        gauge(z.pool_limit_used_percent, z.accept_threshold_percent, 20),
+    )?;
+    writeln!(
+        out,
+        "  stored  {:>10} ({} pages)   saves {}",
+        f::bytes(z.stored_bytes),
+        f::num(z.stored_pages),
+        f::bytes_signed(z.saved_bytes),
+    )?;
+    match present::zswap::ratio(s) {
+        Ok(r) => writeln!(
+            out,
+            "  ratio   {} effective, {} compressor only",
+            f::ratio(Some(r)),
+            f::ratio(z.compressor_ratio),
+        )?,
+        Err(why) => writeln!(out, "  ratio   {} ({why})", f::MISSING)?,
+    }
+    if z.incompressible_bytes.is_some() || z.same_filled_bytes.is_some() {
+        writeln!(
+            out,
+            "  incompressible {} ({} of stored)   same-filled {}",
+            f::bytes(z.incompressible_bytes),
+            f::percent(f::share(z.incompressible_bytes, z.stored_bytes)),
+            f::bytes(z.same_filled_bytes),
+        )?;
+    }
+    // The facts the lines above do not hold, one a line.
+    let placed = ["zswap.state", "zswap.pool", "zswap.stored", "zswap.ratio"];
+    for fact in facts.iter().filter(|f| !placed.contains(&f.key)) {
+        writeln!(out, "  {}", fact.long)?;
+    }
+    if let Some(d) = &z.debugfs {
+        writeln!(out, "  debugfs counters:")?;
+        let cells: Vec<String> = d.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        write_columns(out, &cells, 4, WIDTH)?;
+    }
+    if let Some(r) = &s.rates {
+        writeln!(
+            out,
+            "  over {:.1}s: store {}  load {}  writeback {}  bypass {}",
+            r.interval_seconds,
+            f::rate(r.zswpout_bytes_per_sec),
+            f::rate(r.zswpin_bytes_per_sec),
+            f::rate(r.zswpwb_bytes_per_sec),
+            f::rate(r.bypassed_zswap_bytes_per_sec),
+        )?;
+    }
+    missing_lines(&z.unavailable, out, st)
+}
+
+/// zswap's settings: its parameters (the allocator where the kernel offers a choice; the
+/// shrinker, or that the kernel has none) and those given at boot.
+fn settings(z: &crate::model::Zswap, out: &mut impl Write) -> io::Result<()> {
     writeln!(
         out,
         "  compressor {}  max_pool_percent {}  accept_threshold {}%",
@@ -226,7 +287,6 @@ fn zswap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
         f::num(z.max_pool_percent),
         f::num(z.accept_threshold_percent),
     )?;
-    // The allocator where the kernel offers a choice; the shrinker, or that the kernel has none.
     writeln!(
         out,
         "  shrinker {}{}",
@@ -258,53 +318,7 @@ fn zswap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
             .join(" ")
     };
     writeln!(out, "  boot parameters: {boot}")?;
-    writeln!(
-        out,
-        "  pool    {:>10} of {} limit ({})  {}",
-        f::bytes(z.pool_bytes),
-        f::bytes(z.pool_limit_bytes),
-        f::percent(z.pool_limit_used_percent),
-        gauge(z.pool_limit_used_percent, z.accept_threshold_percent, 20),
-    )?;
-    writeln!(
-        out,
-        "  stored  {:>10} ({} pages)   saves {}",
-        f::bytes(z.stored_bytes),
-        f::num(z.stored_pages),
-        f::bytes_signed(z.saved_bytes),
-    )?;
-    writeln!(
-        out,
-        "  ratio   {} effective, {} compressor only",
-        f::ratio(z.compression_ratio),
-        f::ratio(z.compressor_ratio),
-    )?;
-    if z.incompressible_bytes.is_some() || z.same_filled_bytes.is_some() {
-        writeln!(
-            out,
-            "  incompressible {} ({} of stored)   same-filled {}",
-            f::bytes(z.incompressible_bytes),
-            f::percent(f::share(z.incompressible_bytes, z.stored_bytes)),
-            f::bytes(z.same_filled_bytes),
-        )?;
-    }
-    if let Some(d) = &z.debugfs {
-        writeln!(out, "  debugfs counters:")?;
-        let cells: Vec<String> = d.iter().map(|(k, v)| format!("{k} {v}")).collect();
-        write_columns(out, &cells, 4, WIDTH)?;
-    }
-    if let Some(r) = &s.rates {
-        writeln!(
-            out,
-            "  over {:.1}s: store {}  load {}  writeback {}  bypass {}",
-            r.interval_seconds,
-            f::rate(r.zswpout_bytes_per_sec),
-            f::rate(r.zswpin_bytes_per_sec),
-            f::rate(r.zswpwb_bytes_per_sec),
-            f::rate(r.bypassed_zswap_bytes_per_sec),
-        )?;
-    }
-    missing_lines(&z.unavailable, out, st)
+    Ok(())
 }
 
 /// The real-memory bar, [`WIDTH`] wide: each bucket's share of the total in its glyph (its
@@ -328,7 +342,7 @@ pub(super) fn bar(buckets: &[(&'static str, Option<i64>)], st: Style) -> String 
 }
 
 /// `[#####|.....]` with `|` at the accept threshold; nothing when the level is unknown.
-pub fn gauge(pct: Option<f64>, threshold: Option<u64>, width: usize) -> String {
+pub(crate) fn gauge(pct: Option<f64>, threshold: Option<u64>, width: usize) -> String {
     if !pct.is_some_and(f64::is_finite) {
         return String::new();
     }
@@ -559,6 +573,24 @@ fn zram(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
         }
         for line in f::wrap(&extra.join(" · "), WIDTH, 10, 10) {
             writeln!(out, "          {}", st.dim(&line))?;
+        }
+    }
+    Ok(())
+}
+
+/// With an interval: when the pool and all swap will be full, whether zswap serves the
+/// swap-ins and what a disk read costs, each fact in full on a line.
+fn outlook(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
+    let mut facts = present::outlook::facts(s);
+    facts.retain(|f| f.at(Depth::Full));
+    if facts.is_empty() {
+        return Ok(());
+    }
+    section(out, st, "OUTLOOK", "")?;
+    for fact in &facts {
+        for (i, line) in f::wrap(&fact.long, WIDTH, 2, 4).iter().enumerate() {
+            let indent = if i == 0 { "  " } else { "    " };
+            writeln!(out, "{indent}{line}")?;
         }
     }
     Ok(())

@@ -29,6 +29,7 @@ mod hostile;
 mod metrics;
 mod once;
 mod pipes;
+mod present;
 mod props;
 mod pty;
 mod record;

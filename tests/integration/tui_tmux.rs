@@ -362,7 +362,7 @@ fn fixture_tree_session() {
         "fixture",
         &format!("--root {f}"),
         &[
-            "zswap enabled",
+            "zswap on",
             "compressor lzo",
             "498.7 MiB",
             "974.3 MiB",

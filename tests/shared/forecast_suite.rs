@@ -86,7 +86,7 @@ pub fn replay(path: &Path) -> anyhow::Result<Vec<Row>> {
             latest: f.latest,
             model: f.model.map(|m| m.label()),
             doubling: f.doubling_seconds,
-            words: zswaptop::display::forecast(f),
+            words: zswaptop::present::outlook::forecast(f),
             finding,
         });
         debug_assert!(f.state != ForecastState::TooFew || rows.len() < 3);

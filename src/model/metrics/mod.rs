@@ -489,9 +489,68 @@ impl Metric {
     }
 }
 
-/// The metric with this id.
+/// The metric with this id, for an id that comes from outside (a test, a scraped name). Code
+/// names a figure through its handle ([`ZSWAP_POOL_BYTES`], …), which the compiler checks.
 pub fn get(id: &str) -> Option<&'static Metric> {
     REGISTRY.iter().find(|m| m.id == id)
+}
+
+/// The registry's figure `id`, found when the crate compiles: an id that is not in the
+/// registry stops the build (a handle cannot name a figure that was renamed or removed).
+const fn by_id(id: &str) -> &'static Metric {
+    let all = registry::ALL;
+    let mut i = 0;
+    while i < all.len() {
+        if same(all[i].id, id) {
+            return &all[i];
+        }
+        i += 1;
+    }
+    panic!("no such figure in the registry")
+}
+
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Handles for the figures code names: each is the registry's entry, checked at compile time.
+macro_rules! handles {
+    ($($name:ident = $id:literal),* $(,)?) => {
+        $(
+            #[doc = concat!("The registry's `", $id, "`.")]
+            pub const $name: &Metric = by_id($id);
+        )*
+    };
+}
+
+handles! {
+    MEMORY_USED_BYTES = "memory_used_bytes",
+    MEMORY_AVAILABLE_BYTES = "memory_available_bytes",
+    ZSWAP_POOL_BYTES = "zswap_pool_bytes",
+    ZSWAP_STORED_BYTES = "zswap_stored_bytes",
+    ZSWAP_COMPRESSION_RATIO = "zswap_compression_ratio",
+    ZSWAP_POOL_FULL_SECONDS = "zswap_pool_full_seconds",
+    ZSWPOUT = "zswpout",
+    ZSWPIN = "zswpin",
+    ZSWPWB = "zswpwb",
+    POOL_LIMIT_HIT = "pool_limit_hit",
+    WRITTEN_BACK_PAGES = "written_back_pages",
+    BYPASSED_ZSWAP_BYTES_PER_SEC = "bypassed_zswap_bytes_per_sec",
+    PSWPIN = "pswpin",
+    PSWPOUT = "pswpout",
+    PSI_SOME_AVG10 = "psi_some_avg10",
+    OOM_KILL = "oom_kill",
 }
 
 /// The figures that reach `output`, in registry order.

@@ -11,7 +11,7 @@ use crate::model::Snapshot;
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{Titled, bold, dim, raw};
 
-pub struct Findings;
+pub(crate) struct Findings;
 
 impl Section for Findings {
     fn describe(&self, cx: &Cx) -> Option<Part> {

@@ -7,7 +7,7 @@ use crate::display as f;
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{bold, dim, raw};
 
-pub fn footer(app: &App, t: &Theme, width: usize) -> Line<'static> {
+pub(crate) fn footer(app: &App, t: &Theme, width: usize) -> Line<'static> {
     if let Some(c) = &app.replay {
         if let Some(text) = &c.goto {
             return Line::from(vec![

@@ -9,7 +9,7 @@ use super::{Cx, Part, Section};
 use crate::ui::graph::{self, GRAPH_MIN};
 use crate::ui::kept::Kept;
 
-pub struct Graphs;
+pub(crate) struct Graphs;
 
 impl Section for Graphs {
     fn describe(&self, _cx: &Cx) -> Option<Part> {

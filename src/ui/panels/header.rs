@@ -10,7 +10,18 @@ use crate::ui::widgets::{bold, dim, joined, raw, sep};
 
 /// The header's three lines: who and where, the zswap state, PSI, the findings and what is
 /// unavailable.
-pub fn header(app: &App, t: &Theme, width: usize) -> Vec<Line<'static>> {
+pub(crate) fn header(app: &App, t: &Theme, width: usize) -> Vec<Line<'static>> {
+    let s = &app.shown;
+    let mut l1 = badge(app, t);
+    let room = width.saturating_sub(l1.iter().map(Span::width).sum());
+    l1.extend(who_and_where(app, t, room).spans);
+    vec![Line::from(l1), zswap_state(s, t), pressure(s, t, width)]
+}
+
+/// Line 1 without its badge, in `room` columns. Too wide: whole fields go, never half of one —
+/// live, the tree, then the interval, the uptime, the host; in a replay, whose badge is wide,
+/// the tree, the uptime, the kernel and the tool's name, so the recorded host stays.
+fn who_and_where(app: &App, t: &Theme, room: usize) -> Line<'static> {
     let s = &app.shown;
     let miss = t.missing();
     let host = s.host.hostname.clone().unwrap_or_else(|| miss.into());
@@ -32,14 +43,31 @@ pub fn header(app: &App, t: &Theme, width: usize) -> Vec<Line<'static>> {
     if s.host.root != "/" {
         l1.push(vec![dim(t, "tree "), raw(s.host.root.clone())]);
     }
-    // The badge of a replay or a pause goes first.
-    let mut badge = match &app.replay {
+    let order = if app.replay.is_some() {
+        [5, 3, 2, 0]
+    } else {
+        [6, 5, 3, 1]
+    };
+    for drop in order {
+        if joined(t, l1.clone()).width() <= room {
+            break;
+        }
+        if drop < l1.len() {
+            l1.remove(drop);
+        }
+    }
+    joined(t, l1)
+}
+
+/// The badge of a replay (its time, state and place) or a pause, which goes first.
+fn badge(app: &App, t: &Theme) -> Vec<Span<'static>> {
+    match &app.replay {
         Some(c) => {
             let shown = c.shown.unwrap_or(c.target);
             let time = c
                 .time_of(shown)
                 .and_then(crate::record::time::rfc3339_utc)
-                .unwrap_or_else(|| miss.into());
+                .unwrap_or_else(|| t.missing().into());
             let state = if c.playing {
                 format!(" {} x{}", if t.ascii { ">" } else { "▶" }, c.speed())
             } else {
@@ -55,30 +83,11 @@ pub fn header(app: &App, t: &Theme, width: usize) -> Vec<Line<'static>> {
         }
         None if app.paused => vec![Span::styled(" PAUSED ", t.badge()), raw(" ")],
         None => Vec::new(),
-    };
-    // Too wide: whole fields go, never half of one (in the room the badge leaves) — live, the
-    // tree, then the interval, the uptime, the host; in a replay, whose badge is wide, the tree,
-    // the uptime, the kernel and the tool's name, so the recorded host stays.
-    let room = width.saturating_sub(badge.iter().map(Span::width).sum());
-    let order = if app.replay.is_some() {
-        [5, 3, 2, 0]
-    } else {
-        [6, 5, 3, 1]
-    };
-    for drop in order {
-        if joined(t, l1.clone()).width() <= room {
-            break;
-        }
-        if drop < l1.len() {
-            l1.remove(drop);
-        }
     }
-    let mut l1 = joined(t, l1);
-    badge.append(&mut l1.spans);
-    l1.spans = badge;
+}
 
-    let l2 = zswap_state(s, t);
-
+/// Line 3: memory pressure, the findings counted, and what could not be read.
+fn pressure(s: &Snapshot, t: &Theme, width: usize) -> Line<'static> {
     let mut l3 = match &s.psi {
         Some(p) => vec![
             dim(t, "PSI memory avg10 "),
@@ -87,45 +96,68 @@ pub fn header(app: &App, t: &Theme, width: usize) -> Vec<Line<'static>> {
             dim(t, " full "),
             bold(t, format!("{:.2}%", p.full_avg10)),
         ],
-        None => vec![dim(t, "PSI memory "), raw(miss)],
+        None => vec![dim(t, "PSI memory "), raw(t.missing())],
     };
     if !s.diagnostics.is_empty() {
         l3.push(sep(t));
         l3.push(dim(t, "findings "));
         l3.extend(finding_counts(&s.diagnostics, t));
     }
+    let used: usize = l3.iter().map(Span::width).sum();
+    l3.extend(unavailable(s, t, width.saturating_sub(used)));
+    Line::from(l3)
+}
+
+/// What could not be read, in `room` columns: each item with its reason while they fit, then
+/// how many more; when not even the first fits, its name alone, else only how many; when that
+/// does not fit either, nothing (the overview's section lists them). Never half an item.
+fn unavailable(s: &Snapshot, t: &Theme, room: usize) -> Vec<Span<'static>> {
     let items = f::unavailable(s);
-    if !items.is_empty() {
-        l3.push(sep(t));
-        l3.push(Span::styled("unavailable: ", t.warn()));
-        let used: usize = l3.iter().map(Span::width).sum();
-        let mut text = String::new();
-        let mut shown = 0;
-        for m in &items {
-            let piece = format!(
-                "{}{} ({})",
-                if shown > 0 { "; " } else { "" },
-                m.item,
-                m.reason.text()
-            );
-            let more = items.len() - shown - 1;
-            let tail = if more > 0 { 12 } else { 0 };
-            if shown > 0 && used + text.chars().count() + piece.chars().count() + tail > width {
-                break;
-            }
-            text.push_str(&piece);
-            shown += 1;
-        }
-        if shown < items.len() {
-            text.push_str(&format!("; +{} more", items.len() - shown));
-        }
-        l3.push(raw(text));
+    if items.is_empty() {
+        return Vec::new();
     }
-    vec![l1, l2, Line::from(l3)]
+    let head = sep(t).width() + "unavailable: ".len();
+    let mut text = String::new();
+    let mut shown = 0;
+    for m in &items {
+        let piece = format!(
+            "{}{} ({})",
+            if shown > 0 { "; " } else { "" },
+            m.item,
+            m.reason.text()
+        );
+        let more = items.len() - shown - 1;
+        let tail = if more > 0 { 12 } else { 0 };
+        if head + text.chars().count() + piece.chars().count() + tail > room {
+            break;
+        }
+        text.push_str(&piece);
+        shown += 1;
+    }
+    text = match shown {
+        // The first name alone, else how many.
+        0 => {
+            let first = match items.len() - 1 {
+                0 => items[0].item.clone(),
+                more => format!("{}; +{more} more", items[0].item),
+            };
+            if head + first.chars().count() <= room {
+                first
+            } else {
+                items.len().to_string()
+            }
+        }
+        n if n < items.len() => format!("{text}; +{} more", items.len() - n),
+        _ => text,
+    };
+    if head + text.chars().count() > room {
+        return Vec::new();
+    }
+    vec![sep(t), Span::styled("unavailable: ", t.warn()), raw(text)]
 }
 
 /// The findings counted by severity (`2 crit, 1 warn`), each count in its severity's style.
-pub fn finding_counts(findings: &[Finding], t: &Theme) -> Vec<Span<'static>> {
+pub(crate) fn finding_counts(findings: &[Finding], t: &Theme) -> Vec<Span<'static>> {
     let mut out = Vec::new();
     for (sev, count) in f::severity_counts(findings) {
         if !out.is_empty() {
@@ -155,8 +187,8 @@ fn zswap_state(s: &Snapshot, t: &Theme) -> Line<'static> {
         ]);
     }
     let state = match z.enabled {
-        Some(true) => Span::styled("enabled", t.good()),
-        Some(false) => Span::styled("disabled", t.warn()),
+        Some(true) => Span::styled(f::on_off(z.enabled), t.good()),
+        Some(false) => Span::styled(f::on_off(z.enabled), t.warn()),
         None => raw(t.missing()),
     };
     let mut comp = z.compressor.clone().unwrap_or_else(|| t.missing().into());

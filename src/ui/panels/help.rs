@@ -12,7 +12,7 @@ use crate::ui::views;
 use crate::ui::widgets::{self, bold, dim, raw};
 
 /// The help overlay: every key, centred over the screen.
-pub fn help(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
+pub(crate) fn help(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
     let replay: &[(&str, &str)] = if app.replay.is_some() {
         &keys::REPLAY_HELP
     } else {

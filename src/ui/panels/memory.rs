@@ -10,7 +10,7 @@ use crate::model::memory::BUCKETS;
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{self, Segment, Titled, bold, dim, raw};
 
-pub struct Memory;
+pub(crate) struct Memory;
 
 impl Section for Memory {
     fn describe(&self, cx: &Cx) -> Option<Part> {
@@ -45,13 +45,29 @@ fn block(s: &Snapshot, t: &Theme, width: usize) -> Titled {
         };
     };
     let buckets = b.buckets();
+    let mut lines = vec![free_line(s, b.pcp_free, t, width)];
+    lines.extend(widgets::flow(legend(s, &buckets, t, width), width, "  ", 0));
+    Titled {
+        theme: *t,
+        title,
+        right: Some(right),
+        bar: Some(bar(&buckets, t, width)),
+        lines,
+        min_lines: 1,
+    }
+}
+
+fn is_pool(key: &str) -> bool {
+    matches!(key, "zswap_pool" | "zram_pool")
+}
+
+/// The real-memory bar: each bucket's share of the total in its glyph and colour.
+fn bar(buckets: &[(&'static str, Option<i64>)], t: &Theme, width: usize) -> Vec<Segment> {
     let values: Vec<u64> = buckets
         .iter()
         .map(|(_, v)| v.unwrap_or(0).max(0).unsigned_abs())
         .collect();
-    let cells = f::proportional_cells(&values, width);
-    let is_pool = |k: &str| matches!(k, "zswap_pool" | "zram_pool");
-    let bar = cells
+    f::proportional_cells(&values, width)
         .iter()
         .enumerate()
         .map(|(i, &n)| {
@@ -68,7 +84,17 @@ fn block(s: &Snapshot, t: &Theme, width: usize) -> Titled {
                 strong: is_pool(key),
             }
         })
-        .collect();
+        .collect()
+}
+
+/// The bar's legend: each bucket that holds something (the pools always, zram's where a device
+/// is in use), its swatch, name and size.
+fn legend(
+    s: &Snapshot,
+    buckets: &[(&'static str, Option<i64>)],
+    t: &Theme,
+    width: usize,
+) -> Vec<Vec<Span<'static>>> {
     let zram_in_use = s.zram.iter().any(|z| z.initialized == Some(true));
     let mut items = Vec::new();
     for (i, (key, v)) in buckets.iter().enumerate() {
@@ -81,16 +107,6 @@ fn block(s: &Snapshot, t: &Theme, width: usize) -> Titled {
         if !show {
             continue;
         }
-        // Narrow screens get the short sizes so the legend stays on two lines.
-        let size = match (*key == "unaccounted", width < 100) {
-            (true, false) => f::bytes_signed(*v),
-            (false, false) => f::bytes(v.map(i64::unsigned_abs)),
-            (neg, true) => match v {
-                Some(v) if neg && *v < 0 => format!("-{}", f::bytes_short(v.unsigned_abs())),
-                Some(v) => f::bytes_short(v.unsigned_abs()),
-                None => t.missing().to_string(),
-            },
-        };
         let swatch = match t.bucket_bg(i) {
             Some(bg) if *key != "free" => Span::styled(
                 info.glyph.to_string(),
@@ -101,6 +117,7 @@ fn block(s: &Snapshot, t: &Theme, width: usize) -> Titled {
             _ => raw(info.glyph.to_string()),
         };
         let label_style = if is_pool(key) { t.pool() } else { t.plain() };
+        let size = size(key, *v, t, width);
         let mut item = vec![
             swatch,
             raw(" "),
@@ -113,32 +130,40 @@ fn block(s: &Snapshot, t: &Theme, width: usize) -> Titled {
             },
         ];
         if *key == "pcp_free"
-            && let Some(age) = f::age_note(m.pcp_free_age_ms)
+            && let Some(age) = f::age_note(s.memory.pcp_free_age_ms)
         {
             item.push(dim(t, format!(" ({age})")));
         }
         items.push(item);
     }
-    let legend = widgets::flow(items, width, "  ", 0);
+    items
+}
+
+/// A bucket's size; narrow screens get the short sizes so the legend stays on two lines.
+fn size(key: &str, v: Option<i64>, t: &Theme, width: usize) -> String {
+    match (key == "unaccounted", width < 100) {
+        (true, false) => f::bytes_signed(v),
+        (false, false) => f::bytes(v.map(i64::unsigned_abs)),
+        (neg, true) => match v {
+            Some(v) if neg && v < 0 => format!("-{}", f::bytes_short(v.unsigned_abs())),
+            Some(v) => f::bytes_short(v.unsigned_abs()),
+            None => t.missing().to_string(),
+        },
+    }
+}
+
+/// What free calls used, and how much of it is the compressed pools; the per-CPU lists join
+/// the sentence where it fits (the legend shows them anyway).
+fn free_line(s: &Snapshot, pcp_free: Option<u64>, t: &Theme, width: usize) -> Line<'static> {
+    let m = &s.memory;
     let [before, pools, after] = f::free_says_parts(m.free_cmd_used_bytes, m.hidden_in_used_bytes);
     let mut free_line = vec![raw(before), Span::styled(pools, t.pool()), raw(after)];
-    // The per-CPU lists join the sentence where it fits; the legend shows them anyway.
-    if let Some(pcp) = f::free_says_pcp(b.pcp_free) {
+    if let Some(pcp) = f::free_says_pcp(pcp_free) {
         let pcp = format!(", {pcp}");
         let used: usize = free_line.iter().map(Span::width).sum();
         if used + pcp.chars().count() <= width {
             free_line.push(raw(pcp));
         }
     }
-    let free_line = Line::from(free_line);
-    let mut lines = vec![free_line];
-    lines.extend(legend);
-    Titled {
-        theme: *t,
-        title,
-        right: Some(right),
-        bar: Some(bar),
-        lines,
-        min_lines: 1,
-    }
+    Line::from(free_line)
 }

@@ -23,32 +23,32 @@ use super::theme::Theme;
 use super::widgets::Titled;
 use crate::app::App;
 
-pub use findings::Findings;
-pub use footer::footer;
-pub use graphs::Graphs;
-pub use header::{finding_counts, header};
-pub use help::help;
-pub use memory::Memory;
-pub use swap::{Swap, split_line};
-pub use unavailable::Unavailable;
-pub use zram::Zram;
-pub use zswap::Zswap;
+pub(crate) use findings::Findings;
+pub(crate) use footer::footer;
+pub(crate) use graphs::Graphs;
+pub(crate) use header::{finding_counts, header};
+pub(crate) use help::help;
+pub(crate) use memory::Memory;
+pub(crate) use swap::{Swap, split_line};
+pub(crate) use unavailable::Unavailable;
+pub(crate) use zram::Zram;
+pub(crate) use zswap::Zswap;
 
 /// What a section is drawn from: the app, the theme, and the overview's width.
-pub struct Cx<'a> {
+pub(crate) struct Cx<'a> {
     pub app: &'a App,
     pub t: &'a Theme,
     pub width: usize,
 }
 
 /// A section of the overview.
-pub trait Section: Sync {
+pub(crate) trait Section: Sync {
     /// What it shows on this frame and how it takes rows; nothing when it has nothing to show.
     fn describe(&self, cx: &Cx) -> Option<Part>;
 }
 
 /// How a section takes rows, and what it draws in them.
-pub enum Part {
+pub(crate) enum Part {
     /// A block of lines, always shown. When rows are short the blocks give way one after the
     /// other, lowest `gives_way` first, each down to its minimum lines
     /// ([`Titled::min_lines`]).

@@ -9,7 +9,7 @@ use crate::model::Snapshot;
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{self, Titled, bold, dim, raw};
 
-pub struct Swap;
+pub(crate) struct Swap;
 
 impl Section for Swap {
     fn describe(&self, cx: &Cx) -> Option<Part> {
@@ -23,7 +23,7 @@ impl Section for Swap {
 
 /// The split of used swap: in zswap, in the swap cache, in zram, on disk (the devices view
 /// shows it too).
-pub fn split_line(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
+pub(crate) fn split_line(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
     let w = &s.swap;
     let mut items = vec![
         vec![
@@ -48,7 +48,8 @@ pub fn split_line(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
 /// The split of used swap, then one line per device.
 fn block(s: &Snapshot, t: &Theme, width: usize) -> Titled {
     let w = &s.swap;
-    let mut right = super::zswap::forecast_spans(s.forecast.swap.as_ref(), "", t);
+    let outlook = crate::present::outlook::facts(s);
+    let mut right = super::zswap::forecast_spans(crate::present::find(&outlook, "outlook.swap"), t);
     right.extend([
         bold(t, f::bytes(w.used_bytes)),
         dim(t, " used of "),

@@ -9,7 +9,7 @@ use crate::model::Snapshot;
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{Titled, dim, raw};
 
-pub struct Unavailable;
+pub(crate) struct Unavailable;
 
 impl Section for Unavailable {
     fn describe(&self, cx: &Cx) -> Option<Part> {

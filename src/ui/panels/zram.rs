@@ -9,7 +9,7 @@ use crate::model::Snapshot;
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{Titled, bold, dim, raw};
 
-pub struct Zram;
+pub(crate) struct Zram;
 
 impl Section for Zram {
     fn describe(&self, cx: &Cx) -> Option<Part> {
