@@ -12,7 +12,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bin=$(scripts/build-static.sh)
+# This host's build whatever TARGET the caller has set: it must run here.
+bin=$(TARGET= scripts/build-static.sh)
 out=target/assets
 rm -rf "$out"
 mkdir -p "$out"

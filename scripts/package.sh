@@ -22,7 +22,7 @@ cargo generate-rpm --version >/dev/null 2>&1 || skip "no cargo-generate-rpm (car
 
 scripts/deb-assets.sh >/dev/null
 if [ "$target" = "$host" ]; then
-  bin=$(scripts/build-static.sh)
+  bin=$(TARGET= scripts/build-static.sh)
   strip=strip
 else
   rc=0

@@ -29,9 +29,10 @@ say() { printf '== %s\n' "$*"; }
 command -v python3 >/dev/null 2>&1 || { echo "test-crate: cannot run: needs python3" >&2; exit 2; }
 mkdir -p "${CARGO_TARGET_DIR:-target}"
 target_dir=$(cd "${CARGO_TARGET_DIR:-target}" && pwd)
-work=$target_dir/crate-test
+# Outside the workspace: cargo would take an unpacked crate under it for a forgotten member.
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 profile=${CRATE_PROFILE:-debug}
-rm -rf "$work/unpacked" "$work/root"
 mkdir -p "$work/unpacked"
 fail=0
 
@@ -43,7 +44,7 @@ pub=$(cargo publish --dry-run --workspace --no-verify --locked --allow-dirty 2>&
   exit 1
 }
 echo "$pub" | grep -E 'Packag|Upload' || true
-odd=$(echo "$pub" | grep '^warning:' | grep -v -E '^warning: ignoring (test|benchmark) `[a-z_]+` as `(tests|benches)/.*` is not included in the published package$|^warning: aborting upload due to dry run$' || true)
+odd=$(echo "$pub" | grep '^warning:' | grep -v -E '^warning: ignoring (test|benchmark) `[^`]+` as `(tests|benches)/.*` is not included in the published package$|^warning: aborting upload due to dry run$' || true)
 if [ -n "$odd" ]; then
   echo "$odd" >&2
   echo "test-crate: FAIL: cargo publish --dry-run warns of more than the left-out tests and benches" >&2
@@ -138,7 +139,6 @@ else
   echo "FAIL --once --root tests/fixtures/linux-6.18-idle" >&2
   fail=1
 fi
-rm -rf "$vendor"
 
 if [ "$fail" = 0 ]; then echo "test-crate: PASS"; else echo "test-crate: FAIL" >&2; fi
 exit "$fail"
