@@ -16,8 +16,11 @@
 #    zswaptop-derive is on crates.io the resolver finds it nowhere, so crates.io is replaced by a
 #    directory of the very sources it would serve: `cargo vendor` of the workspace's Cargo.lock
 #    plus the unpacked zswaptop-derive .crate, under the checksum of that .crate (which is what the
-#    packaged Cargo.lock pins). The build shares CARGO_TARGET_DIR, so the dependencies the tests
-#    built are not built again.
+#    packaged Cargo.lock pins). It builds in a target directory of its own, CARGO_TARGET_DIR/
+#    crate-test: the vendored sources are other paths than ~/.cargo/registry's, so a shared one
+#    would build the tests' dependencies over again, back and forth (measured: sharing saved
+#    nothing). The unpacked crate and the vendored sources keep their paths between runs, so a
+#    second run builds zswaptop alone.
 # 5. The installed binary: `--version` is the plain version (no git revision: a crate has no
 #    .git), and `--once --root` on a fixture tree prints the snapshot.
 #
@@ -30,10 +33,11 @@ command -v python3 >/dev/null 2>&1 || { echo "test-crate: cannot run: needs pyth
 mkdir -p "${CARGO_TARGET_DIR:-target}"
 target_dir=$(cd "${CARGO_TARGET_DIR:-target}" && pwd)
 # Outside the workspace: cargo would take an unpacked crate under it for a forgotten member.
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+work=${TMPDIR:-/tmp}/zswaptop-crate-test-$(id -u)
+build_dir=$target_dir/crate-test
 profile=${CRATE_PROFILE:-debug}
-mkdir -p "$work/unpacked"
+rm -rf "$work/unpacked" "$work/root"
+mkdir -p "$work/unpacked" "$build_dir"
 fail=0
 
 say "cargo publish --dry-run --workspace (zswaptop-derive, then zswaptop)"
@@ -111,7 +115,7 @@ sys.exit(bad)
 PY
 
 say "cargo install --path (the unpacked crate) --locked --offline, $profile"
-vendor=$work/vendor
+vendor=$build_dir/vendor
 cargo vendor --locked --offline --versioned-dirs "$vendor" >/dev/null 2>"$work/vendor.log" \
   || { tail -n 20 "$work/vendor.log" >&2; echo "test-crate: FAIL: cargo vendor" >&2; exit 1; }
 rm -rf "$vendor/zswaptop-derive-$version"
@@ -121,7 +125,7 @@ printf '{"files":{},"package":"%s"}\n' "$(sha256sum "$derive" | cut -d' ' -f1)" 
 flag=()
 [ "$profile" = debug ] && flag=(--debug)
 step=$(date +%s)
-CARGO_TARGET_DIR=$target_dir cargo install --path "$src" --locked --offline "${flag[@]}" \
+CARGO_TARGET_DIR=$build_dir cargo install --path "$src" --locked --offline "${flag[@]}" \
   --root "$work/root" --config 'source.crates-io.replace-with="packaged"' \
   --config "source.packaged.directory=\"$vendor\"" 2>"$work/install.log" \
   || { tail -n 30 "$work/install.log" >&2; echo "test-crate: FAIL: cargo install" >&2; exit 1; }
