@@ -5,6 +5,7 @@
 #
 #   bin=$(scripts/build-static.sh)        # -> target/x86_64-unknown-linux-gnu/release/zswaptop
 #   FRESH_ORDER=1 scripts/build-static.sh # make the order again (scripts/release.sh does)
+#   TARGET=aarch64-unknown-linux-gnu scripts/build-static.sh   # arm64, cross-built on x86_64
 #
 # Why static: a dashboard left open for days should cost little memory. Linked against the
 # shared glibc, the dashboard's resident set carries ~1.6 MiB of libc.so, ld.so and libgcc_s pages
@@ -25,18 +26,41 @@
 # `--cfg rustix_use_libc` keeps the build one that valgrind can run (rustix's raw auxv reader
 # faults under valgrind).
 #
+# Another architecture (TARGET=aarch64-unknown-linux-gnu on an x86_64 host) is linked by Debian's
+# cross toolchain (gcc-aarch64-linux-gnu, libc6-dev-arm64-cross: its static glibc), named to cargo
+# and to the C builds of zlib, liblz4, zstd and ring through environment variables here, so that
+# no configuration file changes anyone's other builds; rustup's target must be installed
+# (`rustup target add aarch64-unknown-linux-gnu`). It has no link order: GNU ld links it, and
+# callgrind would have to run it on this host.
+#
 # `cargo build --release` (and `cargo run --release`) give the ordinary dynamically linked build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-target="$(uname -m)-unknown-linux-gnu"
+host="$(uname -m)-unknown-linux-gnu"
+target=${TARGET:-$host}
 dir="${CARGO_TARGET_DIR:-target}"
 mkdir -p "$dir"
 order="$(cd "$dir" && pwd)/link-order.txt"
 [ "${FRESH_ORDER:-0}" = 1 ] && rm -f "$order"
 flags="-C target-feature=+crt-static --cfg rustix_use_libc"
+if [ "$target" != "$host" ]; then
+  arch=${target%%-*}
+  cross="$arch-linux-gnu"
+  command -v "$cross-gcc" >/dev/null 2>&1 || {
+    echo "build-static: no $cross-gcc (Debian packages gcc-$cross and libc6-dev-${arch/aarch64/arm64}-cross)" >&2
+    exit 2
+  }
+  rustup target list --installed 2>/dev/null | grep -qx "$target" || {
+    echo "build-static: rustup's $target is not installed (rustup target add $target)" >&2
+    exit 2
+  }
+  triple=${target//-/_}
+  upper=$(tr '[:lower:]' '[:upper:]' <<<"$triple")
+  export "CARGO_TARGET_${upper}_LINKER=$cross-gcc" "CC_$triple=$cross-gcc" "AR_$triple=$cross-ar"
+fi
 ordered=0
-if [ "$(uname -m)" = x86_64 ]; then
+if [ "$target" = x86_64-unknown-linux-gnu ]; then
   # The order file is an lld option: rustc links with lld on x86_64 Linux (Rust ≥ 1.90), with the
   # system's linker (GNU ld, which has no such option) elsewhere. An empty file orders nothing.
   [ -f "$order" ] || : >"$order"
@@ -47,8 +71,12 @@ fi
 # the link order is made from this build's function names; scripts/release.sh strips the copy it
 # ships, cargo-deb the packaged one.
 build() {
-  RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }$flags" ZSWAPTOP_LINK_ORDER="$order" \
-    CARGO_PROFILE_RELEASE_STRIP=debuginfo cargo build --release --locked --target "$target" "$@" >&2
+  if [ "$ordered" = 1 ]; then
+    RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }$flags" ZSWAPTOP_LINK_ORDER="$order" \
+      CARGO_PROFILE_RELEASE_STRIP=debuginfo cargo build --release --locked --target "$target" "$@" >&2
+  else
+    RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }$flags" CARGO_PROFILE_RELEASE_STRIP=debuginfo cargo build --release --locked --target "$target" "$@" >&2
+  fi
 }
 build "$@"
 bin="$dir/$target/release/zswaptop"

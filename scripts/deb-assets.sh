@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# Write the Debian package's generated files under target/assets, from the binary the package
-# ships (scripts/build-static.sh's, built here when missing): the man page, the bash, zsh and fish
-# completions and the Debian changelog. (The systemd units in assets/ are found by cargo-deb
+# Write the Debian and RPM packages' generated files under target/assets, from the binary the
+# package ships (scripts/build-static.sh's, built here when missing): the man page (and gzipped for
+# the RPM: cargo-deb compresses it itself, cargo-generate-rpm does not), the bash, zsh and fish
+# completions and the Debian changelog. They are the same for every architecture: an arm64
+# package takes them from this host's build. (The systemd units in assets/ are found by cargo-deb
 # itself: systemd-units in Cargo.toml.)
-# `cargo deb` then picks them up ([package.metadata.deb] in Cargo.toml).
+# `cargo deb` and `cargo generate-rpm` then pick them up ([package.metadata.deb] and
+# [package.metadata.generate-rpm] in Cargo.toml).
 #
 #   scripts/deb-assets.sh && cargo deb --no-build --target "$(uname -m)-unknown-linux-gnu"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bin=$(scripts/build-static.sh)
+# This host's build whatever TARGET the caller has set: it must run here.
+bin=$(TARGET= scripts/build-static.sh)
 out=target/assets
 rm -rf "$out"
 mkdir -p "$out"
@@ -18,7 +22,8 @@ mkdir -p "$out"
 "$bin" completions bash > "$out/zswaptop.bash"
 "$bin" completions zsh > "$out/_zswaptop"
 "$bin" completions fish > "$out/zswaptop.fish"
-for f in "$out/zswaptop.1" "$out/zswaptop.bash" "$out/_zswaptop" "$out/zswaptop.fish"; do
+gzip -9nc "$out/zswaptop.1" > "$out/zswaptop.1.gz"
+for f in "$out/zswaptop.1" "$out/zswaptop.1.gz" "$out/zswaptop.bash" "$out/_zswaptop" "$out/zswaptop.fish"; do
   [ -s "$f" ] || { echo "deb-assets: $f is empty" >&2; exit 1; }
 done
 

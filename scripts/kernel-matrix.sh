@@ -3,7 +3,12 @@
 #
 #   ZSWAPTOP_KERNELS_BIN=path/to/static/zswaptop scripts/kernel-matrix.sh KERNEL OUT
 #
-# KERNEL is 6.1 (Debian 12, bookworm), 6.12 (Debian 13, trixie) or newest (sid). The kernel comes
+# KERNEL is 6.1 (Debian 12, bookworm), 6.12 (Debian 13, trixie) or newest (sid), each x86_64 under
+# qemu-system-x86_64; or arm64: Debian 13's arm64 kernel under qemu-system-aarch64 (-machine virt
+# -cpu max), with busybox-static:arm64 from the same registry, the workload cross-built
+# (gcc-aarch64-linux-gnu) and ZSWAPTOP_KERNELS_BIN the static arm64 zswaptop; its guest runs the
+# scenarios on the defaults only (QUICK=1: zswap's allocator and compressor, zram's algorithm,
+# then zswap + zram + disk, no root), since emulating another architecture is slower. The kernel comes
 # from Debian's registry through an apt of its own (its sources list, lists and cache under the
 # cache directory; the system's apt configuration is never read or changed), unpacked once and
 # kept in ${ZSWAPTOP_KERNEL_CACHE:-~/.cache/zswaptop/kernels}. The guest boots from an initramfs
@@ -18,8 +23,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-kernel=${1:?usage: kernel-matrix.sh 6.1|6.12|newest OUT}
-out=${2:?usage: kernel-matrix.sh 6.1|6.12|newest OUT}
+kernel=${1:?usage: kernel-matrix.sh 6.1|6.12|newest|arm64 OUT}
+out=${2:?usage: kernel-matrix.sh 6.1|6.12|newest|arm64 OUT}
 bin=${ZSWAPTOP_KERNELS_BIN:?set ZSWAPTOP_KERNELS_BIN to a static zswaptop}
 cache=${ZSWAPTOP_KERNEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/zswaptop/kernels}
 timeout_s=${ZSWAPTOP_KERNELS_TIMEOUT:-600}
@@ -28,38 +33,49 @@ wl_mib=${ZSWAPTOP_KERNELS_WORKLOAD_MIB:-16}
 skip() { echo "SKIPPED: kernel $kernel: $*"; exit 3; }
 say() { echo "kernel-matrix $kernel: $*"; }
 
+arch=amd64
 case $kernel in
   6.1) suite=bookworm ;;
   6.12) suite=trixie ;;
   newest) suite=sid ;;
-  *) echo "unknown kernel '$kernel' (6.1, 6.12 or newest)" >&2; exit 1 ;;
+  arm64) suite=trixie arch=arm64 ;;
+  *) echo "unknown kernel '$kernel' (6.1, 6.12, newest or arm64)" >&2; exit 1 ;;
 esac
 
-for tool in qemu-system-x86_64:qemu-system-x86 busybox:busybox-static depmod:kmod modprobe:kmod \
-  cpio:cpio xz:xz-utils cc:gcc apt-get:apt dpkg-deb:dpkg; do
+if [ "$arch" = amd64 ]; then
+  tools="qemu-system-x86_64:qemu-system-x86 busybox:busybox-static cc:gcc"
+else
+  tools="qemu-system-aarch64:qemu-system-arm qemu-aarch64-static:qemu-user-static aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu"
+fi
+for tool in $tools depmod:kmod modprobe:kmod cpio:cpio xz:xz-utils apt-get:apt dpkg-deb:dpkg; do
   command -v "${tool%%:*}" >/dev/null 2>&1 || skip "${tool%%:*} is missing (Debian package ${tool#*:})"
 done
 [ -x "$bin" ] || skip "no zswaptop at $bin"
-if ! file -L "$(command -v busybox)" 2>/dev/null | grep -q 'statically linked'; then
+if [ "$arch" = amd64 ] && ! file -L "$(command -v busybox)" 2>/dev/null | grep -q 'statically linked'; then
   ldd "$(command -v busybox)" >/dev/null 2>&1 && skip "busybox is not the static build (install busybox-static)"
 fi
 
 # --- the kernel package, through an apt of our own ---------------------------------------------
+# arm64's lists apart (one suite, that architecture only): the x86_64 kernels' stay as they are.
 apt_dir=$cache/apt
+[ "$arch" = amd64 ] || apt_dir=$cache/apt-$arch
 mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 [ -f "$keyring" ] || skip "no $keyring (Debian package debian-archive-keyring)"
-{
+if [ "$arch" = amd64 ]; then
   for s in bookworm trixie sid; do
     echo "deb [signed-by=$keyring] http://deb.debian.org/debian $s main"
-  done
-} > "$apt_dir/sources.list"
+  done > "$apt_dir/sources.list"
+else
+  echo "deb [arch=$arch signed-by=$keyring] http://deb.debian.org/debian $suite main" > "$apt_dir/sources.list"
+fi
 apt_opts=(-o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o "Dir::Etc::sourceparts=-"
   -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
   -o "Acquire::IndexTargets::deb::DEP-11::DefaultEnabled=false"
   -o "Acquire::IndexTargets::deb::DEP-11-icons::DefaultEnabled=false"
   -o "Acquire::IndexTargets::deb::DEP-11-icons-small::DefaultEnabled=false"
   -o "APT::Sandbox::User=root" -o "Debug::NoLocking=1")
+[ "$arch" = amd64 ] || apt_opts+=(-o "APT::Architecture=$arch" -o "APT::Architectures::=$arch")
 # The lists are read again once a day (flock: kernels are fetched in parallel).
 exec 9>"$apt_dir/lock"
 flock 9
@@ -68,9 +84,9 @@ if [ -z "$(find "$apt_dir/lists" -maxdepth 1 -name '*_Packages*' -mtime -1 2>/de
   apt-get "${apt_opts[@]}" -qq update >"$out.apt.log" 2>&1 \
     || { cat "$out.apt.log" >&2; skip "Debian's registry is not reachable (apt-get update failed)"; }
 fi
-meta=$(apt-cache "${apt_opts[@]}" show "linux-image-amd64/$suite" 2>/dev/null | sed -n 's/^Depends: //p' | head -n 1)
+meta=$(apt-cache "${apt_opts[@]}" show "linux-image-$arch/$suite" 2>/dev/null | sed -n 's/^Depends: //p' | head -n 1)
 image=$(printf '%s\n' "$meta" | tr ',' '\n' | sed -n 's/^ *\(linux-image-[^ ]*\).*/\1/p' | head -n 1)
-[ -n "$image" ] || skip "the registry serves no linux-image-amd64 in $suite"
+[ -n "$image" ] || skip "the registry serves no linux-image-$arch in $suite"
 # sid splits the image: a stub that depends on linux-binary-* (vmlinuz) and linux-modules-*.
 deps=$(apt-cache "${apt_opts[@]}" show "$image" 2>/dev/null | sed -n 's/^Depends: //p' | head -n 1)
 pkgs=$(printf '%s\n' "$deps" | tr ',' '\n' | sed -n 's/^ *\(linux-\(binary\|modules\)-[^ ]*\).*/\1/p')
@@ -89,6 +105,26 @@ if [ ! -f "$root/.complete" ]; then
   done
   touch "$root/.complete"
 fi
+# Another architecture's busybox: Debian's busybox-static for it, unpacked beside the kernel.
+busybox=$(command -v busybox || true)
+if [ "$arch" != amd64 ]; then
+  bb_version=$(apt-cache "${apt_opts[@]}" show "busybox-static/$suite" 2>/dev/null | sed -n 's/^Version: //p' | head -n 1)
+  [ -n "$bb_version" ] || skip "the registry serves no busybox-static for $arch in $suite"
+  bb_root=$cache/unpacked/busybox-static-$bb_version-$arch
+  if [ ! -f "$bb_root/.complete" ]; then
+    rm -rf "$bb_root"
+    mkdir -p "$bb_root"
+    (cd "$apt_dir/cache/archives" && apt-get "${apt_opts[@]}" -qq download "busybox-static/$suite" >/dev/null 2>&1) \
+      || skip "could not download busybox-static for $arch from $suite"
+    deb=$(ls -t "$apt_dir"/cache/archives/busybox-static_*.deb | head -n 1)
+    say "unpacking $(basename "$deb")"
+    dpkg-deb -x "$deb" "$bb_root"
+    touch "$bb_root/.complete"
+  fi
+  # trixie's package has it in usr/bin, bookworm's in bin.
+  busybox=$( (ls "$bb_root"/usr/bin/busybox "$bb_root"/bin/busybox 2>/dev/null || true) | head -n 1)
+  [ -n "$busybox" ] || { echo "no busybox in $bb_root" >&2; exit 1; }
+fi
 flock -u 9
 
 vmlinuz=$( (ls "$root"/boot/vmlinuz-* "$root"/usr/lib/modules/*/vmlinuz 2>/dev/null || true) | head -n 1)
@@ -104,27 +140,37 @@ mkdir -p "$out"
 rm -rf "$out/initramfs" "$out/results"
 ir=$out/initramfs
 mkdir -p "$ir/bin" "$ir/modules" "$ir/proc" "$ir/sys" "$ir/dev" "$ir/tmp" "$ir/etc" "$ir/out"
-cp "$(command -v busybox)" "$ir/bin/busybox"
-for applet in $("$ir/bin/busybox" --list); do
+cp "$busybox" "$ir/bin/busybox"
+if [ "$arch" = amd64 ]; then
+  applets=$("$ir/bin/busybox" --list)
+else
+  applets=$(qemu-aarch64-static "$ir/bin/busybox" --list)
+fi
+for applet in $applets; do
   [ "$applet" = busybox ] || ln -sf busybox "$ir/bin/$applet"
 done
 cp "$bin" "$ir/bin/zswaptop"
-cc -static -O2 -o "$ir/bin/wl" tests/kernels/workload.c
 cp tests/kernels/guest.sh "$ir/init"
 chmod 755 "$ir/init"
-# scripts/capture-fixture.sh (the fixture trees) wants bash, GNU realpath and getconf: the
-# host's, with the libraries they link (busybox has no getconf, and its realpath no -m).
-cp scripts/capture-fixture.sh "$ir/bin/capture-fixture"
-chmod 755 "$ir/bin/capture-fixture"
-for tool in bash realpath getconf; do
-  path=$(command -v "$tool")
-  rm -f "$ir/bin/$tool"
-  cp "$path" "$ir/bin/$tool"
-  for lib in $(ldd "$path" | grep -o '/[^ ]*'); do
-    mkdir -p "$ir$(dirname "$lib")"
-    cp -L "$lib" "$ir$lib"
+if [ "$arch" = amd64 ]; then
+  cc -static -O2 -o "$ir/bin/wl" tests/kernels/workload.c
+  # scripts/capture-fixture.sh (the fixture trees) wants bash, GNU realpath and getconf: the
+  # host's, with the libraries they link (busybox has no getconf, and its realpath no -m).
+  cp scripts/capture-fixture.sh "$ir/bin/capture-fixture"
+  chmod 755 "$ir/bin/capture-fixture"
+  for tool in bash realpath getconf; do
+    path=$(command -v "$tool")
+    rm -f "$ir/bin/$tool"
+    cp "$path" "$ir/bin/$tool"
+    for lib in $(ldd "$path" | grep -o '/[^ ]*'); do
+      mkdir -p "$ir$(dirname "$lib")"
+      cp -L "$lib" "$ir$lib"
+    done
   done
-done
+else
+  # No fixture trees from this guest (the host's bash cannot run in it): guest.sh skips them.
+  aarch64-linux-gnu-gcc -static -O2 -o "$ir/bin/wl" tests/kernels/workload.c
+fi
 # What an installed Debian kernel has beside it: its configuration (the advisor reads
 # CONFIG_ZSMALLOC_CHAIN_SIZE there) and its modules' list (which algorithms a modprobe gives).
 mkdir -p "$ir/boot" "$ir/lib/modules/$ver"
@@ -158,9 +204,18 @@ echo "$version" > "$out/kernel"
 say "booting $version ($(basename "$vmlinuz")), modules: $modules"
 start=$(date +%s)
 rc=0
-timeout "$timeout_s" qemu-system-x86_64 -accel tcg -m 512 -smp 1 -nographic -no-reboot \
+if [ "$arch" = amd64 ]; then
+  qemu=(qemu-system-x86_64 -accel tcg)
+  console=ttyS0
+  quick=0
+else
+  qemu=(qemu-system-aarch64 -machine virt -cpu max -accel tcg)
+  console=ttyAMA0
+  quick=1
+fi
+timeout "$timeout_s" "${qemu[@]}" -m 512 -smp 1 -nographic -no-reboot \
   -kernel "$vmlinuz" -initrd "$out/initramfs.cpio.gz" \
-  -append "console=ttyS0 quiet panic=-1 WL_MIB=$wl_mib GUEST_TRACE=${ZSWAPTOP_KERNELS_TRACE:-0}" \
+  -append "console=$console quiet panic=-1 WL_MIB=$wl_mib QUICK=$quick GUEST_TRACE=${ZSWAPTOP_KERNELS_TRACE:-0}" \
   -drive "file=$out/swap.img,format=raw,if=virtio" \
   -drive "file=$out/results.img,format=raw,if=virtio" \
   </dev/null >"$out/console.log" 2>&1 || rc=$?

@@ -16,7 +16,12 @@
 //!
 //! Environment:
 //! - `ZSWAPTOP_KERNELS=1` (all three) or a list (`6.1,6.12,newest`): run; anything else: SKIPPED.
-//! - `ZSWAPTOP_KERNELS_BIN`: the static zswaptop to boot with (else `scripts/build-static.sh`).
+//!   `arm64` in the list (never in `1`): Debian 13's arm64 kernel under `qemu-system-aarch64
+//!   -machine virt -cpu max` with the static arm64 zswaptop, the scenarios on the kernel's
+//!   defaults only (`QUICK=1` in `guest.sh`: emulating another architecture is slower).
+//! - `ZSWAPTOP_KERNELS_BIN`: the static zswaptop to boot with (else `scripts/build-static.sh`);
+//!   `ZSWAPTOP_KERNELS_BIN_ARM64` the arm64 one (else `TARGET=aarch64-unknown-linux-gnu
+//!   scripts/build-static.sh`, SKIPPED where the cross toolchain is missing).
 //! - `ZSWAPTOP_KERNELS_OUT`: where each kernel's console log and results go
 //!   (default `target/kernel-matrix`).
 //! - `ZSWAPTOP_KERNELS_JOBS`: guests booted at once (default 2).
@@ -55,6 +60,8 @@ pub fn rep() -> std::sync::MutexGuard<'static, Report> {
 }
 
 const ALL: [&str; 3] = ["6.1", "6.12", "newest"];
+/// The arm64 guest: booted only when named.
+const ARM64: &str = "arm64";
 
 fn main() -> ExitCode {
     let which = std::env::var("ZSWAPTOP_KERNELS").unwrap_or_default();
@@ -69,8 +76,11 @@ fn main() -> ExitCode {
         }
         list => list.split(',').map(|k| k.trim().to_string()).collect(),
     };
-    if let Some(bad) = kernels.iter().find(|k| !ALL.contains(&k.as_str())) {
-        println!("ZSWAPTOP_KERNELS: unknown kernel {bad:?} (6.1, 6.12 or newest)");
+    if let Some(bad) = kernels
+        .iter()
+        .find(|k| !ALL.contains(&k.as_str()) && k.as_str() != ARM64)
+    {
+        println!("ZSWAPTOP_KERNELS: unknown kernel {bad:?} (6.1, 6.12, newest or arm64)");
         return ExitCode::FAILURE;
     }
     if !cfg!(all(target_os = "linux", target_arch = "x86_64")) {
@@ -79,13 +89,33 @@ fn main() -> ExitCode {
     }
     let started = Instant::now();
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let bin = match static_binary(&root) {
-        Ok(b) => b,
-        Err(e) => {
-            println!("the static zswaptop could not be built: {e}");
-            return ExitCode::FAILURE;
+    let bin = if kernels.iter().any(|k| k != ARM64) {
+        match static_binary(&root, None) {
+            Ok(b) => Ok(b),
+            Err(Boot::Skipped(e) | Boot::Failed(e)) => {
+                println!("the static zswaptop could not be built: {e}");
+                return ExitCode::FAILURE;
+            }
+            Err(Boot::Ran { .. }) => return ExitCode::FAILURE,
         }
+    } else {
+        Err(Boot::Failed("not built: no x86_64 kernel asked for".into()))
     };
+    let arm_bin = if kernels.iter().any(|k| k == ARM64) {
+        static_binary(&root, Some("aarch64-unknown-linux-gnu"))
+    } else {
+        Err(Boot::Failed("not built: arm64 not asked for".into()))
+    };
+    let bins: Vec<Result<PathBuf, Boot>> = kernels
+        .iter()
+        .map(|k| {
+            if k == ARM64 {
+                arm_bin.clone()
+            } else {
+                bin.clone()
+            }
+        })
+        .collect();
     let out = std::env::var_os("ZSWAPTOP_KERNELS_OUT")
         .map(PathBuf::from)
         .unwrap_or_else(|| target_dir(&root).join("kernel-matrix"));
@@ -94,10 +124,15 @@ fn main() -> ExitCode {
         .and_then(|j| j.parse().ok())
         .filter(|&j| j > 0)
         .unwrap_or(2);
+    let shown: Vec<String> = [&bin, &arm_bin]
+        .iter()
+        .filter_map(|b| b.as_ref().ok())
+        .map(|b| b.display().to_string())
+        .collect();
     println!(
         "kernel matrix: {} with {} ({} at once), results in {}",
         kernels.join(", "),
-        bin.display(),
+        shown.join(" and "),
         jobs,
         out.display()
     );
@@ -116,7 +151,7 @@ fn main() -> ExitCode {
             })
             .collect()
     } else {
-        boot_all(&root, &bin, &out, &kernels, jobs)
+        boot_all(&root, &bins, &out, &kernels, jobs)
     };
     let mut skipped = Vec::new();
     for (kernel, run) in kernels.iter().zip(runs) {
@@ -161,39 +196,60 @@ fn target_dir(root: &Path) -> PathBuf {
         .unwrap_or_else(|| root.join("target"))
 }
 
-/// `ZSWAPTOP_KERNELS_BIN`, or the build `scripts/build-static.sh` makes.
-fn static_binary(root: &Path) -> Result<PathBuf, String> {
-    if let Some(b) = std::env::var_os("ZSWAPTOP_KERNELS_BIN") {
+/// `ZSWAPTOP_KERNELS_BIN` (`ZSWAPTOP_KERNELS_BIN_ARM64` for another `target`), or the build
+/// `scripts/build-static.sh` makes; `Boot::Skipped` where that script cannot build for `target`
+/// here (its exit status 2: no cross toolchain).
+fn static_binary(root: &Path, target: Option<&str>) -> Result<PathBuf, Boot> {
+    let var = if target.is_some() {
+        "ZSWAPTOP_KERNELS_BIN_ARM64"
+    } else {
+        "ZSWAPTOP_KERNELS_BIN"
+    };
+    if let Some(b) = std::env::var_os(var) {
         let b = PathBuf::from(b);
         return if b.is_file() {
             Ok(b)
         } else {
-            Err(format!(
-                "ZSWAPTOP_KERNELS_BIN={} is not a file",
-                b.display()
-            ))
+            Err(Boot::Failed(format!("{var}={} is not a file", b.display())))
         };
     }
-    println!("building the static zswaptop (scripts/build-static.sh)");
-    let out = Command::new(root.join("scripts/build-static.sh"))
+    let mut cmd = Command::new(root.join("scripts/build-static.sh"));
+    if let Some(t) = target {
+        cmd.env("TARGET", t);
+    }
+    println!(
+        "building the static zswaptop (scripts/build-static.sh){}",
+        target.map(|t| format!(" for {t}")).unwrap_or_default()
+    );
+    let out = cmd
         .current_dir(root)
         .stderr(Stdio::inherit())
         .output()
-        .map_err(|e| format!("scripts/build-static.sh: {e}"))?;
+        .map_err(|e| Boot::Failed(format!("scripts/build-static.sh: {e}")))?;
+    if out.status.code() == Some(2) && target.is_some() {
+        return Err(Boot::Skipped(format!(
+            "SKIPPED: kernel {ARM64}: scripts/build-static.sh cannot build for {} here (it said why above)",
+            target.unwrap_or_default()
+        )));
+    }
     if !out.status.success() {
-        return Err(format!(
+        return Err(Boot::Failed(format!(
             "scripts/build-static.sh exited with {}",
             out.status
-        ));
+        )));
     }
     let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
     let path = root.join(path);
-    path.is_file()
-        .then_some(path.clone())
-        .ok_or_else(|| format!("scripts/build-static.sh printed {}", path.display()))
+    path.is_file().then_some(path.clone()).ok_or_else(|| {
+        Boot::Failed(format!(
+            "scripts/build-static.sh printed {}",
+            path.display()
+        ))
+    })
 }
 
 /// How one kernel's guest went.
+#[derive(Clone)]
 enum Boot {
     Ran { seconds: u64 },
     Skipped(String),
@@ -201,7 +257,13 @@ enum Boot {
 }
 
 /// Every kernel through `scripts/kernel-matrix.sh`, `jobs` at a time, in the order given.
-fn boot_all(root: &Path, bin: &Path, out: &Path, kernels: &[String], jobs: usize) -> Vec<Boot> {
+fn boot_all(
+    root: &Path,
+    bins: &[Result<PathBuf, Boot>],
+    out: &Path,
+    kernels: &[String],
+    jobs: usize,
+) -> Vec<Boot> {
     let next = Mutex::new(0usize);
     let results: Mutex<Vec<Option<Boot>>> = Mutex::new(kernels.iter().map(|_| None).collect());
     std::thread::scope(|s| {
@@ -215,7 +277,11 @@ fn boot_all(root: &Path, bin: &Path, out: &Path, kernels: &[String], jobs: usize
                         i
                     };
                     let Some(kernel) = kernels.get(i) else { break };
-                    let boot = boot(root, bin, &out.join(kernel), kernel);
+                    let boot = match bins.get(i) {
+                        Some(Ok(bin)) => boot(root, bin, &out.join(kernel), kernel),
+                        Some(Err(why)) => why.clone(),
+                        None => Boot::Failed("no binary".into()),
+                    };
                     results.lock().unwrap_or_else(PoisonError::into_inner)[i] = Some(boot);
                 }
             });
