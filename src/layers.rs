@@ -37,6 +37,7 @@ pub const LAYERS: &[&str] = &[
     "report",
     "record",
     "advise",
+    "fleet",
     "schema",
     "serve",
     "watch",
