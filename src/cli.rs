@@ -242,8 +242,9 @@ pub struct FleetArgs {
     /// Narrow every query by these label matchers, e.g. '{job="zswaptop"}'.
     #[arg(long, value_name = "MATCHERS")]
     pub selector: Option<String>,
-    /// Print the fleet once and exit (text within 80 columns, or --json).
-    #[arg(long, required = true)]
+    /// Print the fleet once and exit (text within 80 columns, or --json); without it, the fleet
+    /// view (Enter opens a host's last hour).
+    #[arg(long)]
     pub once: bool,
     /// With --once: JSON (a `fleet` object) instead of text.
     #[arg(long, requires = "once")]

@@ -48,6 +48,7 @@ pub const LAYERS: &[&str] = &[
     "app::terminal",
     "app::signals",
     "app::run",
+    "fleet::view",
     "config",
     "cli",
     "layers",

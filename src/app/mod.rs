@@ -8,9 +8,10 @@ pub mod replay;
 pub mod run;
 pub mod screen;
 mod settings;
-mod signals;
-mod terminal;
-mod tty;
+// The fleet view (`fleet::view`) runs its own loop on the same terminal machinery.
+pub(crate) mod signals;
+pub(crate) mod terminal;
+pub(crate) mod tty;
 pub mod view;
 
 use std::time::Duration;

@@ -6,12 +6,13 @@
 //! `http_config`); [`query`] asks one instant query per figure and joins the answers by
 //! `instance` into the [`model`] (worst first, a summary); [`text`] prints it within 80 columns,
 //! and `--json` prints the model itself (its schema: `schema::fleet`). The dashboard's fleet view
-//! is `fleet::view` (above the dashboard's layers).
+//! is [`view`] (above the dashboard's layers, `src/layers.rs`).
 
 pub mod client;
 pub mod model;
 pub mod query;
 pub mod text;
+pub mod view;
 
 use std::io::Write;
 

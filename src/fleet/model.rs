@@ -63,6 +63,10 @@ pub struct Findings {
 pub struct Host {
     /// The `instance` label, made safe for a terminal (control and format characters escaped).
     pub instance: String,
+    /// The label as the engine holds it (to ask for this host's series); never printed.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub raw_instance: String,
     /// Whether Prometheus's last scrape of it succeeded (`up`).
     pub up: bool,
     /// Its last scrape failed or its samples went stale.

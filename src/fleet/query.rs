@@ -214,6 +214,7 @@ fn join(url: &str, sel: &Selector, time: f64, answers: &BTreeMap<&str, Answer>) 
         .map(|raw| {
             let mut h = Host {
                 instance: visible(raw).into_owned(),
+                raw_instance: raw.to_string(),
                 up: up.get(raw).is_some_and(|v| *v >= 1.0),
                 version: versions.get(raw).map(|v| visible(v).into_owned()),
                 findings: findings.get(raw).copied().unwrap_or_default(),

@@ -20,9 +20,11 @@ pub const COLUMNS: [(&str, usize); 8] = [
     ("C/W/I", 8),
 ];
 
-/// The host column's width: what the others leave of [`WIDTH`].
-pub fn host_width() -> usize {
-    WIDTH - COLUMNS.iter().map(|(_, w)| w + 1).sum::<usize>()
+/// The host column's width in a line of `width`: what the others leave (at least 12).
+pub fn host_width(width: usize) -> usize {
+    width
+        .saturating_sub(COLUMNS.iter().map(|(_, w)| w + 1).sum::<usize>())
+        .max(12)
 }
 
 /// A duration in at most 5 characters: `45s`, `12m`, `3.5h`, `12d`.
@@ -42,11 +44,16 @@ pub fn short_duration(s: f64) -> String {
 
 /// A row's cells after the host's, as [`COLUMNS`] orders them ("?" for an unknown figure).
 pub fn cells(h: &Host) -> [String; 8] {
+    cells_at(h, 0.0)
+}
+
+/// The cells `since` seconds after the fleet was read (the age grows with them).
+pub fn cells_at(h: &Host, since: f64) -> [String; 8] {
     const UNKNOWN: &str = "?";
     let or = |v: Option<String>| v.unwrap_or_else(|| UNKNOWN.to_string());
     let age = match (h.stale, h.age_seconds) {
         (true, None) => "gone".to_string(),
-        (_, Some(a)) => short_duration(a),
+        (_, Some(a)) => short_duration(a + since),
         (false, None) => UNKNOWN.to_string(),
     };
     let full = match (h.full_seconds, &h.full_first) {
@@ -82,7 +89,12 @@ pub fn cells(h: &Host) -> [String; 8] {
 
 /// A row: the host (cut in the middle to fit), then its cells.
 pub fn row(host: &str, cells: &[String]) -> String {
-    let hw = host_width();
+    row_in(host, cells, WIDTH)
+}
+
+/// A row in a line of `width`.
+pub fn row_in(host: &str, cells: &[String], width: usize) -> String {
+    let hw = host_width(width);
     let mut line = format!("{:<hw$}", fit(host, hw, false));
     for ((_, w), c) in COLUMNS.iter().zip(cells) {
         line.push_str(&format!(" {c:>w$}"));
@@ -92,8 +104,13 @@ pub fn row(host: &str, cells: &[String]) -> String {
 
 /// The header line.
 pub fn header() -> String {
+    header_in(WIDTH)
+}
+
+/// The header in a line of `width`.
+pub fn header_in(width: usize) -> String {
     let titles: Vec<String> = COLUMNS.iter().map(|(t, _)| t.to_string()).collect();
-    row("HOST", &titles)
+    row_in("HOST", &titles, width)
 }
 
 /// The summary line.
