@@ -326,6 +326,52 @@ fn fleet_over_victoriametrics_agrees_with_each_host() {
     });
 }
 
+/// The fleet view in a real terminal (tmux): the table, Enter on a host opens its last hour and
+/// findings, Esc goes back, q quits with status 0.
+#[test]
+fn the_fleet_view_opens_a_host_and_quits() {
+    let tool = need!("prometheus");
+    if let Err(why) = crate::tui_tmux::tmux_ready() {
+        common::skip!("{why}");
+    }
+    let trees = [TREES[0], TREES[1]].map(common::fixture_dir);
+    let serves: Vec<(Guard, String)> = trees.iter().map(|t| serve(Some(t))).collect();
+    let list = serves
+        .iter()
+        .map(|(_, a)| format!("'{a}'"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let dir = tempfile::tempdir().unwrap();
+    let (_prom, addr) = prometheus(
+        &tool,
+        dir.path(),
+        &format!(
+            "global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: zswaptop\n\
+             \x20   static_configs: [{{targets: [{list}]}}]\n"
+        ),
+    );
+    scraped(&addr, 2, 3);
+    let t = crate::tui_tmux::shell_session("fleet");
+    t.type_line(&format!(
+        "{} fleet --prometheus http://{addr}; echo EXIT=$?",
+        bin().display()
+    ));
+    let first = &serves[0].1;
+    t.wait_for("the fleet table", |s| {
+        s.contains("2 hosts, 0 in trouble, 0 stale") && s.contains(first.as_str())
+    });
+    t.keys(&["Enter"]);
+    t.wait_for("the host's last hour and findings", |s| {
+        s.contains("Esc back")
+            && s.contains("the last hour (query_range")
+            && s.contains("findings now")
+    });
+    t.keys(&["Escape"]);
+    t.wait_for("the table again", |s| s.contains("Enter open"));
+    t.keys(&["q"]);
+    t.wait_for("the exit status", |s| s.contains("EXIT=0"));
+}
+
 /// A server on a loopback port that answers every request with `answer` (after `delay`); its
 /// address. It stops when the test process ends.
 fn canned(answer: Vec<u8>, delay: Duration) -> String {
