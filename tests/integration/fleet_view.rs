@@ -372,6 +372,56 @@ fn the_fleet_view_opens_a_host_and_quits() {
     t.wait_for("the exit status", |s| s.contains("EXIT=0"));
 }
 
+/// Every series the Grafana dashboard reads is one the registry exports (names made as
+/// report::openmetrics makes them), it has the panels the fleet view has, and no panel draws two
+/// units on one axis (writeback bytes/s apart from the refusals' events/s).
+#[test]
+fn the_dashboards_series_are_the_registrys() {
+    use zswaptop::model::metrics::{Output, reaching};
+    use zswaptop::report::openmetrics::{name, suffix};
+    let exported: std::collections::BTreeSet<String> = reaching(Output::Exposition)
+        .map(|m| format!("{}{}", name(m), suffix(m.kind)))
+        .collect();
+    let dash: Value =
+        serde_json::from_str(&std::fs::read_to_string("assets/zswaptop-grafana.json").unwrap())
+            .unwrap();
+    let panels = dash["panels"].as_array().unwrap();
+    for panel in panels {
+        let title = panel["title"].as_str().unwrap();
+        let unit = panel["fieldConfig"]["defaults"]["unit"]
+            .as_str()
+            .unwrap_or("");
+        for t in panel["targets"].as_array().unwrap() {
+            let expr = t["expr"].as_str().unwrap();
+            for m in crate::metrics::metrics_in(expr) {
+                assert!(exported.contains(&m), "{title}: {m} is not exported");
+                // A panel in bytes reads only byte series; one in events only counts.
+                if unit == "Bps" || unit == "bytes" {
+                    assert!(m.contains("_bytes"), "{title} ({unit}): {m}");
+                }
+                if unit == "ops" {
+                    assert!(!m.contains("_bytes"), "{title} ({unit}): {m}");
+                }
+            }
+        }
+    }
+    let titles: Vec<&str> = panels
+        .iter()
+        .map(|p| p["title"].as_str().unwrap())
+        .collect();
+    for want in [
+        "zswap swap-in hit ratio",
+        "Time to full",
+        "Swap device latency",
+        "Source status",
+        "Host ranking",
+        "zswap writeback",
+        "zswap refusals and failures",
+    ] {
+        assert!(titles.contains(&want), "no panel {want:?}: {titles:?}");
+    }
+}
+
 /// A server on a loopback port that answers every request with `answer` (after `delay`); its
 /// address. It stops when the test process ends.
 fn canned(answer: Vec<u8>, delay: Duration) -> String {
