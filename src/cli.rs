@@ -276,6 +276,8 @@ pub struct FleetArgs {
     /// The largest answer read (64M, 1G).
     #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = parse_size)]
     pub max_bytes: u64,
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 /// `zswaptop advise`.
@@ -600,6 +602,7 @@ impl Cli {
             None => self.config.source(),
             Some(Command::Replay(args)) => args.config.source(),
             Some(Command::Config(args)) => args.source(),
+            Some(Command::Fleet(args)) => args.config.source(),
             Some(_) => config::Source::None,
         }
     }

@@ -498,9 +498,25 @@ fn bad_answers_end_in_clear_messages() {
     let err = fleet(&slow, &["--timeout", "1"]);
     assert!(err.contains("no complete answer within 1s"), "{err}");
 
-    let (code, _, err) = run(&["fleet", "--once"]);
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.toml");
+    std::fs::write(&empty, "").unwrap();
+    let (code, _, err) = run(&["fleet", "--once", "--config", empty.to_str().unwrap()]);
     assert_eq!(code, Some(2));
     assert!(err.contains("--prometheus"), "{err}");
+    // The URL and the selector from the configuration file.
+    let conf = dir.path().join("config.toml");
+    std::fs::write(
+        &conf,
+        format!("[fleet]\nprometheus = \"http://{nobody}\"\nselector = '{{job=\"z\"}}'\n"),
+    )
+    .unwrap();
+    let (code, _, err) = run(&["fleet", "--once", "--config", conf.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains(&format!("cannot connect to http://{nobody}")),
+        "{err}"
+    );
     let (code, _, err) = run(&[
         "fleet",
         "--once",
