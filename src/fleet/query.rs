@@ -155,11 +155,10 @@ fn values(a: Option<&Answer>) -> BTreeMap<&str, f64> {
 
 /// The fleet out of the answers, joined by raw `instance`.
 fn join(url: &str, sel: &Selector, time: f64, answers: &BTreeMap<&str, Answer>) -> Fleet {
-    let mut errors: Vec<String> = answers
+    let errors: Vec<String> = answers
         .iter()
         .filter_map(|(k, a)| a.as_ref().err().map(|e| format!("{k}: {e}")))
         .collect();
-    errors.dedup();
     let sample_time = values(answers.get("sample_time"));
     let last_time = values(answers.get("last_time"));
     let up = values(answers.get("up"));

@@ -203,10 +203,7 @@ impl FleetView {
         let Some(f) = &self.fleet else { return };
         // Only the rows that fit are formatted.
         for (i, h) in f.hosts.iter().enumerate().skip(self.offset).take(rows) {
-            let mut row = text::row_in(&h.instance, &text::cells_at(h, age.unwrap_or(0.0)), width);
-            if h.stale {
-                row = fit(&row, width, false);
-            }
+            let row = text::row_in(&h.instance, &text::cells_at(h, age.unwrap_or(0.0)), width);
             let style = if i == self.selected {
                 Style::default().add_modifier(Modifier::REVERSED)
             } else if h.stale {
