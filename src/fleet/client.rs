@@ -143,6 +143,14 @@ struct MatrixItem {
 
 /// A Prometheus (or compatible) query API at one URL.
 pub struct Client {
+    conn: Conn,
+    runtime: tokio::runtime::Runtime,
+}
+
+/// How to reach the API: what each exchange needs (cloned into each of the queries asked at
+/// once).
+#[derive(Clone)]
+struct Conn {
     /// The URL as given, for messages (without any user info).
     shown: String,
     host: String,
@@ -153,12 +161,13 @@ pub struct Client {
     authorization: Option<HeaderValue>,
     timeout: Duration,
     max_bytes: u64,
-    runtime: tokio::runtime::Runtime,
 }
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Client").field("url", &self.shown).finish()
+        f.debug_struct("Client")
+            .field("url", &self.conn.shown)
+            .finish()
     }
 }
 
@@ -335,31 +344,54 @@ impl Client {
             prefix
         );
         Ok(Client {
-            shown: visible(&shown).into_owned(),
-            host: host.to_string(),
-            port,
-            prefix,
-            tls,
-            authorization,
-            timeout: http.timeout,
-            max_bytes: http.max_bytes,
+            conn: Conn {
+                shown: visible(&shown).into_owned(),
+                host: host.to_string(),
+                port,
+                prefix,
+                tls,
+                authorization,
+                timeout: http.timeout,
+                max_bytes: http.max_bytes,
+            },
             runtime,
         })
     }
 
     /// The URL, as messages show it.
     pub fn url(&self) -> &str {
-        &self.shown
+        &self.conn.shown
     }
 
     /// An instant query at `time` (unix seconds; the server's now without): its vector.
     pub fn query(&self, promql: &str, time: Option<f64>) -> Result<Vec<Sample>, Error> {
-        let mut q = format!("query={}", encode(promql));
-        if let Some(t) = time {
-            q.push_str(&format!("&time={t:.3}"));
-        }
-        let data = self.api("/api/v1/query", &q)?;
-        let what = || format!("{} {}", self.shown, "/api/v1/query");
+        self.query_all(&[promql], time)
+            .pop()
+            .unwrap_or_else(|| Err(Error::Setup("no query".into())))
+    }
+
+    /// Instant queries at `time`, asked at once (each on its own connection): their vectors, in
+    /// order. One look at 10,000 hosts is a dozen queries the engine answers in parallel.
+    pub fn query_all(&self, promql: &[&str], time: Option<f64>) -> Vec<Result<Vec<Sample>, Error>> {
+        let queries: Vec<String> = promql
+            .iter()
+            .map(|p| {
+                let mut q = format!("query={}", encode(p));
+                if let Some(t) = time {
+                    q.push_str(&format!("&time={t:.3}"));
+                }
+                q
+            })
+            .collect();
+        self.api_all("/api/v1/query", queries)
+            .into_iter()
+            .map(|data| self.vector(data?))
+            .collect()
+    }
+
+    /// An instant query's result as samples.
+    fn vector(&self, data: Data) -> Result<Vec<Sample>, Error> {
+        let what = || format!("{} {}", self.conn.shown, "/api/v1/query");
         match data.result_type.as_str() {
             "vector" => {
                 let items: Vec<VectorItem> = serde_json::from_value(data.result)
@@ -407,8 +439,11 @@ impl Client {
             "query={}&start={start:.3}&end={end:.3}&step={step}",
             encode(promql)
         );
-        let data = self.api("/api/v1/query_range", &q)?;
-        let what = || format!("{} /api/v1/query_range", self.shown);
+        let data = self
+            .api_all("/api/v1/query_range", vec![q])
+            .pop()
+            .unwrap_or_else(|| Err(Error::Setup("no query".into())))?;
+        let what = || format!("{} /api/v1/query_range", self.conn.shown);
         if data.result_type != "matrix" {
             return Err(Error::NotJson(
                 what(),
@@ -433,11 +468,55 @@ impl Client {
             .collect())
     }
 
-    /// GET `path?query` and the envelope's data, or what went wrong.
-    fn api(&self, path: &str, query: &str) -> Result<Data, Error> {
-        let what = format!("{}{}", self.shown, path);
-        let (status, body) = self.get(&format!("{}{path}?{query}", self.prefix), &what)?;
-        let envelope: Result<Envelope, _> = serde_json::from_slice(&body);
+    /// GET `path?query` for each query at once: each envelope's data, or what went wrong.
+    fn api_all(&self, path: &str, queries: Vec<String>) -> Vec<Result<Data, Error>> {
+        let what = format!("{}{}", self.conn.shown, path);
+        let asks = queries
+            .into_iter()
+            .map(|q| (format!("{}{path}?{q}", self.conn.prefix), what.clone()))
+            .collect();
+        self.get_all(asks)
+            .into_iter()
+            .map(|answer| {
+                let (status, body) = answer?;
+                envelope(what.clone(), status, &body)
+            })
+            .collect()
+    }
+
+    /// The GETs `asks` (path and query, what to call it), at once, each within the deadline:
+    /// each status and whole body, in order.
+    fn get_all(&self, asks: Vec<(String, String)>) -> Vec<Result<(StatusCode, Vec<u8>), Error>> {
+        self.runtime.block_on(async {
+            let tasks: Vec<_> = asks
+                .into_iter()
+                .map(|(path, what)| {
+                    let conn = self.conn.clone();
+                    tokio::spawn(async move {
+                        match tokio::time::timeout(conn.timeout, conn.exchange(&path, &what)).await
+                        {
+                            Ok(r) => r,
+                            Err(_) => Err(Error::Timeout(what, conn.timeout)),
+                        }
+                    })
+                })
+                .collect();
+            let mut out = Vec::with_capacity(tasks.len());
+            for t in tasks {
+                out.push(match t.await {
+                    Ok(r) => r,
+                    Err(e) => Err(Error::Http(self.conn.shown.clone(), e.to_string())),
+                });
+            }
+            out
+        })
+    }
+}
+
+/// The envelope's data out of an answer, or what went wrong.
+fn envelope(what: String, status: StatusCode, body: &[u8]) -> Result<Data, Error> {
+    {
+        let envelope: Result<Envelope, _> = serde_json::from_slice(body);
         match envelope {
             Ok(e) if e.status == "success" => e
                 .data
@@ -452,23 +531,14 @@ impl Client {
                 .into_owned(),
             )),
             Err(_) if !status.is_success() => {
-                Err(Error::Status(what, status.as_u16(), snippet(&body)))
+                Err(Error::Status(what, status.as_u16(), snippet(body)))
             }
             Err(e) => Err(Error::NotJson(what, e.to_string())),
         }
     }
+}
 
-    /// One GET within the deadline: the status and the whole body.
-    fn get(&self, path_and_query: &str, what: &str) -> Result<(StatusCode, Vec<u8>), Error> {
-        let exchange = self.exchange(path_and_query, what);
-        self.runtime.block_on(async {
-            match tokio::time::timeout(self.timeout, exchange).await {
-                Ok(r) => r,
-                Err(_) => Err(Error::Timeout(what.to_string(), self.timeout)),
-            }
-        })
-    }
-
+impl Conn {
     async fn exchange(
         &self,
         path_and_query: &str,

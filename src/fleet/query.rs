@@ -135,9 +135,15 @@ fn instance(s: &Sample) -> Option<&str> {
 
 /// Look at the fleet once, at `time` (the server's now without).
 pub fn look(client: &Client, sel: &Selector, time: f64) -> Fleet {
-    let answers: BTreeMap<&str, Answer> = queries(sel)
-        .into_iter()
-        .map(|(k, q)| (k, client.query(&q, Some(time)).map_err(|e| e.to_string())))
+    let asked = queries(sel);
+    let promql: Vec<&str> = asked.values().map(String::as_str).collect();
+    // All at once: the engine answers them in parallel (10,000 hosts on VictoriaMetrics, two
+    // cores: 2.3 s to the first screen one after the other; see scripts/bench-fleet.sh).
+    let answers: BTreeMap<&str, Answer> = asked
+        .keys()
+        .copied()
+        .zip(client.query_all(&promql, Some(time)))
+        .map(|(k, a)| (k, a.map_err(|e| e.to_string())))
         .collect();
     join(client.url(), sel, time, &answers)
 }
