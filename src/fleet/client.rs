@@ -110,12 +110,12 @@ pub struct Range {
     pub points: Vec<(f64, f64)>,
 }
 
-/// The query API's envelope.
+/// The query API's envelope, its result read as `T`.
 #[derive(Deserialize)]
-struct Envelope {
+struct Envelope<T> {
     status: String,
-    #[serde(default)]
-    data: Option<Data>,
+    #[serde(default = "Option::default")]
+    data: Option<Data<T>>,
     #[serde(default, rename = "errorType")]
     error_type: Option<String>,
     #[serde(default)]
@@ -123,10 +123,24 @@ struct Envelope {
 }
 
 #[derive(Deserialize)]
-struct Data {
+struct Data<T = serde_json::Value> {
     #[serde(rename = "resultType")]
     result_type: String,
-    result: serde_json::Value,
+    result: T,
+}
+
+/// One answer as it came: what it answers (for messages), its status and body.
+struct Raw {
+    what: String,
+    status: StatusCode,
+    body: Vec<u8>,
+}
+
+impl Raw {
+    /// The envelope's data with its result read as `T`, or what went wrong.
+    fn data<T: serde::de::DeserializeOwned>(&self) -> Result<Data<T>, Error> {
+        envelope(self.what.clone(), self.status, &self.body)
+    }
 }
 
 #[derive(Deserialize)]
@@ -385,46 +399,8 @@ impl Client {
             .collect();
         self.api_all("/api/v1/query", queries)
             .into_iter()
-            .map(|data| self.vector(data?))
+            .map(|raw| vector(&raw?))
             .collect()
-    }
-
-    /// An instant query's result as samples.
-    fn vector(&self, data: Data) -> Result<Vec<Sample>, Error> {
-        let what = || format!("{} {}", self.conn.shown, "/api/v1/query");
-        match data.result_type.as_str() {
-            "vector" => {
-                let items: Vec<VectorItem> = serde_json::from_value(data.result)
-                    .map_err(|e| Error::NotJson(what(), e.to_string()))?;
-                Ok(items
-                    .into_iter()
-                    .filter_map(|i| {
-                        Some(Sample {
-                            labels: i.metric,
-                            value: parse_value(&i.value.1)?,
-                        })
-                    })
-                    .collect())
-            }
-            "scalar" => {
-                let (_, v): (f64, String) = serde_json::from_value(data.result)
-                    .map_err(|e| Error::NotJson(what(), e.to_string()))?;
-                Ok(parse_value(&v)
-                    .map(|value| Sample {
-                        labels: Default::default(),
-                        value,
-                    })
-                    .into_iter()
-                    .collect())
-            }
-            other => Err(Error::NotJson(
-                what(),
-                format!(
-                    "a result of type '{}' where a vector was asked",
-                    visible(other)
-                ),
-            )),
-        }
     }
 
     /// A range query from `start` to `end` (unix seconds) every `step` seconds.
@@ -439,22 +415,25 @@ impl Client {
             "query={}&start={start:.3}&end={end:.3}&step={step}",
             encode(promql)
         );
-        let data = self
+        let raw = self
             .api_all("/api/v1/query_range", vec![q])
             .pop()
             .unwrap_or_else(|| Err(Error::Setup("no query".into())))?;
-        let what = || format!("{} /api/v1/query_range", self.conn.shown);
-        if data.result_type != "matrix" {
-            return Err(Error::NotJson(
-                what(),
-                format!(
-                    "a result of type '{}' where a matrix was asked",
-                    visible(&data.result_type)
-                ),
-            ));
-        }
-        let items: Vec<MatrixItem> = serde_json::from_value(data.result)
-            .map_err(|e| Error::NotJson(what(), e.to_string()))?;
+        let items: Vec<MatrixItem> = match raw.data::<Vec<MatrixItem>>() {
+            Ok(d) if d.result_type == "matrix" => d.result,
+            _ => {
+                let d = raw.data::<serde_json::Value>()?;
+                let why = if d.result_type == "matrix" {
+                    "a matrix of another shape".to_string()
+                } else {
+                    format!(
+                        "a result of type '{}' where a matrix was asked",
+                        visible(&d.result_type)
+                    )
+                };
+                return Err(Error::NotJson(raw.what, why));
+            }
+        };
         Ok(items
             .into_iter()
             .map(|i| Range {
@@ -468,8 +447,8 @@ impl Client {
             .collect())
     }
 
-    /// GET `path?query` for each query at once: each envelope's data, or what went wrong.
-    fn api_all(&self, path: &str, queries: Vec<String>) -> Vec<Result<Data, Error>> {
+    /// GET `path?query` for each query at once: each answer, or why there is none.
+    fn api_all(&self, path: &str, queries: Vec<String>) -> Vec<Result<Raw, Error>> {
         let what = format!("{}{}", self.conn.shown, path);
         let asks = queries
             .into_iter()
@@ -479,7 +458,11 @@ impl Client {
             .into_iter()
             .map(|answer| {
                 let (status, body) = answer?;
-                envelope(what.clone(), status, &body)
+                Ok(Raw {
+                    what: what.clone(),
+                    status,
+                    body,
+                })
             })
             .collect()
     }
@@ -513,10 +496,63 @@ impl Client {
     }
 }
 
-/// The envelope's data out of an answer, or what went wrong.
-fn envelope(what: String, status: StatusCode, body: &[u8]) -> Result<Data, Error> {
+/// An instant query's answer as samples. Read straight into the samples' types first: a
+/// serde_json::Value tree of 10,000 series first took several times the memory of the answer.
+fn vector(raw: &Raw) -> Result<Vec<Sample>, Error> {
+    let samples = |items: Vec<VectorItem>| {
+        items
+            .into_iter()
+            .filter_map(|i| {
+                Some(Sample {
+                    labels: i.metric,
+                    value: parse_value(&i.value.1)?,
+                })
+            })
+            .collect()
+    };
+    if let Ok(d) = raw.data::<Vec<VectorItem>>()
+        && d.result_type == "vector"
     {
-        let envelope: Result<Envelope, _> = serde_json::from_slice(body);
+        return Ok(samples(d.result));
+    }
+    // A scalar (time()), an error, or not the API's JSON: read again, loosely, to say which.
+    let data = raw.data::<serde_json::Value>()?;
+    let what = || raw.what.clone();
+    match data.result_type.as_str() {
+        "vector" => {
+            let items: Vec<VectorItem> = serde_json::from_value(data.result)
+                .map_err(|e| Error::NotJson(what(), e.to_string()))?;
+            Ok(samples(items))
+        }
+        "scalar" => {
+            let (_, v): (f64, String) = serde_json::from_value(data.result)
+                .map_err(|e| Error::NotJson(what(), e.to_string()))?;
+            Ok(parse_value(&v)
+                .map(|value| Sample {
+                    labels: Default::default(),
+                    value,
+                })
+                .into_iter()
+                .collect())
+        }
+        other => Err(Error::NotJson(
+            what(),
+            format!(
+                "a result of type '{}' where a vector was asked",
+                visible(other)
+            ),
+        )),
+    }
+}
+
+/// The envelope's data out of an answer, its result read as `T`, or what went wrong.
+fn envelope<T: serde::de::DeserializeOwned>(
+    what: String,
+    status: StatusCode,
+    body: &[u8],
+) -> Result<Data<T>, Error> {
+    {
+        let envelope: Result<Envelope<T>, _> = serde_json::from_slice(body);
         match envelope {
             Ok(e) if e.status == "success" => e
                 .data
