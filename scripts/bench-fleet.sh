@@ -125,9 +125,16 @@ for size in $SIZES; do
         ;;
       view)
         tmux -S "$sock" kill-server >/dev/null 2>&1 || true
+        rm -f "$sock"
         start=$(date +%s%N)
+        # A server just killed may still hold the socket: once more after a moment.
         tmux -S "$sock" new-session -d -x "$COLS" -y "$ROWS" \
-          "$ZSWAPTOP fleet --prometheus http://$vm; sleep 30"
+          "$ZSWAPTOP fleet --prometheus http://$vm; sleep 30" 2>/dev/null || {
+          sleep 0.5
+          start=$(date +%s%N)
+          tmux -S "$sock" new-session -d -x "$COLS" -y "$ROWS" \
+            "$ZSWAPTOP fleet --prometheus http://$vm; sleep 30"
+        }
         shown=""
         for _ in $(seq 1 1200); do
           if tmux -S "$sock" capture-pane -p | grep -q "^$size hosts"; then

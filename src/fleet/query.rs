@@ -137,8 +137,10 @@ fn instance(s: &Sample) -> Option<&str> {
 pub fn look(client: &Client, sel: &Selector, time: f64) -> Fleet {
     let asked = queries(sel);
     let promql: Vec<&str> = asked.values().map(String::as_str).collect();
-    // All at once: the engine answers them in parallel (10,000 hosts on VictoriaMetrics, two
-    // cores: 2.3 s to the first screen one after the other; see scripts/bench-fleet.sh).
+    // All at once, so that an engine with cores to spare answers them in parallel. Measured
+    // (scripts/bench-fleet.sh, 10,000 hosts, VictoriaMetrics on this 2-core machine shared with
+    // other builds): one after the other 2.3 s to the view's first screen at load 3.4; at once
+    // 8.3 s at load 9.5-10.5. Not yet compared under the same load.
     let answers: BTreeMap<&str, Answer> = asked
         .keys()
         .copied()
