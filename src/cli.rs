@@ -18,7 +18,7 @@ use crate::record::export::ExportFormat;
 use crate::report::OutputFormat;
 use crate::sources::Extras;
 use crate::sources::sampler::MIN_INTERVAL;
-use crate::{advise, app, diagnostics, record, report, serve, watch};
+use crate::{advise, app, diagnostics, fleet, record, report, serve, watch};
 
 mod man;
 
@@ -226,6 +226,58 @@ pub enum Command {
     /// reclaim keeps it in RAM longer.
     /// Reading other processes' memory needs root or CAP_SYS_PTRACE.
     Advise(AdviseArgs),
+    /// Every host running `zswaptop serve`, worst first, read from the Prometheus (or Thanos,
+    /// Mimir, VictoriaMetrics) that scrapes them: pool against its limit, time to full, hit
+    /// ratio, writeback, pressure, findings. With --once, printed once.
+    Fleet(FleetArgs),
+}
+
+/// `zswaptop fleet`.
+#[derive(Debug, Clone, PartialEq, clap::Args)]
+pub struct FleetArgs {
+    /// The query API's URL (http://host:9090, https://…/prometheus); default: the
+    /// configuration file's fleet.prometheus.
+    #[arg(long, value_name = "URL")]
+    pub prometheus: Option<String>,
+    /// Narrow every query by these label matchers, e.g. '{job="zswaptop"}'.
+    #[arg(long, value_name = "MATCHERS")]
+    pub selector: Option<String>,
+    /// Print the fleet once and exit (text within 80 columns, or --json); without it, the fleet
+    /// view (Enter opens a host's last hour).
+    #[arg(long)]
+    pub once: bool,
+    /// With --once: JSON (a `fleet` object) instead of text.
+    #[arg(long, requires = "once")]
+    pub json: bool,
+    /// The CA certificates (PEM) the server's must chain to (https; default: the system's).
+    #[arg(long, value_name = "FILE")]
+    pub ca_file: Option<PathBuf>,
+    /// A client certificate (PEM), with --key-file.
+    #[arg(long, value_name = "FILE", requires = "key_file")]
+    pub cert_file: Option<PathBuf>,
+    /// The client certificate's key (PEM).
+    #[arg(long, value_name = "FILE", requires = "cert_file")]
+    pub key_file: Option<PathBuf>,
+    /// The name the server's certificate must carry, when not the URL's host.
+    #[arg(long, value_name = "NAME")]
+    pub server_name: Option<String>,
+    /// Basic auth user (the password from --password-file).
+    #[arg(long, value_name = "USER")]
+    pub username: Option<String>,
+    /// The file whose first line is the basic auth password.
+    #[arg(long, value_name = "FILE", requires = "username")]
+    pub password_file: Option<PathBuf>,
+    /// The file whose first line is a bearer token (Authorization: Bearer).
+    #[arg(long, value_name = "FILE", conflicts_with = "username")]
+    pub bearer_token_file: Option<PathBuf>,
+    /// Seconds one query may take, answer included.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    pub timeout: f64,
+    /// The largest answer read (64M, 1G).
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = parse_size)]
+    pub max_bytes: u64,
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 /// `zswaptop advise`.
@@ -405,6 +457,8 @@ pub enum Mode {
     Config(String),
     /// `zswaptop advise`.
     Advise(advise::Options),
+    /// `zswaptop fleet`: printed once, or the fleet dashboard.
+    Fleet { options: fleet::Options, once: bool },
 }
 
 /// One report, and what it is a report of.
@@ -500,6 +554,8 @@ pub enum UsageError {
     WatchTables(&'static str),
     #[error(transparent)]
     WebConfig(#[from] serve::WebConfigError),
+    #[error("fleet: {0}")]
+    Fleet(String),
 }
 
 /// The mode the process's arguments ask for. Help and `--version` are printed here, and the
@@ -548,6 +604,7 @@ impl Cli {
             None => self.config.source(),
             Some(Command::Replay(args)) => args.config.source(),
             Some(Command::Config(args)) => args.source(),
+            Some(Command::Fleet(args)) => args.config.source(),
             Some(_) => config::Source::None,
         }
     }
@@ -772,8 +829,50 @@ impl Mode {
                 sample_bytes: args.sample,
                 json: args.json,
             }),
+            Command::Fleet(args) => Mode::Fleet {
+                once: args.once,
+                options: fleet_options(args, conf)?,
+            },
         })
     }
+}
+
+/// `zswaptop fleet`'s options: the URL and selector from the command line, else the
+/// configuration file.
+fn fleet_options(args: FleetArgs, conf: &Config) -> Result<fleet::Options, UsageError> {
+    let url = args
+        .prometheus
+        .or_else(|| Some(conf.fleet.prometheus.clone()).filter(|u| !u.is_empty()))
+        .ok_or_else(|| {
+            UsageError::Fleet(
+                "no query API to read: give --prometheus URL (or set fleet.prometheus in the \
+                 configuration file)"
+                    .into(),
+            )
+        })?;
+    let selector = args.selector.unwrap_or_else(|| conf.fleet.selector.clone());
+    let timeout = seconds(args.timeout, 3600.0).ok_or_else(|| {
+        UsageError::Fleet(format!(
+            "--timeout {}: a number of seconds from 0.1 to 3600",
+            args.timeout
+        ))
+    })?;
+    Ok(fleet::Options {
+        url,
+        selector: fleet::Selector::parse(&selector).map_err(UsageError::Fleet)?,
+        http: fleet::Http {
+            timeout,
+            max_bytes: args.max_bytes,
+            ca_file: args.ca_file,
+            cert_file: args.cert_file,
+            key_file: args.key_file,
+            server_name: args.server_name,
+            username: args.username,
+            password_file: args.password_file,
+            bearer_token_file: args.bearer_token_file,
+        },
+        json: args.json,
+    })
 }
 
 /// The completion script for `shell`, written to `out` once made whole in memory (clap_complete

@@ -38,6 +38,17 @@ const UNKNOWN_SAID: usize = 20;
 pub struct Config {
     pub dashboard: Dashboard,
     pub thresholds: Thresholds,
+    pub fleet: Fleet,
+}
+
+/// `[fleet]`: where `zswaptop fleet` reads the fleet.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Fleet {
+    /// The query API's URL ("" for none: --prometheus then must give it).
+    pub prometheus: String,
+    /// The label matchers every query is narrowed by ("" for none).
+    pub selector: String,
 }
 
 /// `[dashboard]`: what the dashboard starts with.
@@ -182,6 +193,22 @@ const DOCS: &[TableDoc] = &[
             (
                 "zram_near_full_percent",
                 "A zram device counts as full from this share of its size or limit (percent).",
+            ),
+        ],
+    ),
+    (
+        "fleet",
+        "Where zswaptop fleet reads the hosts that run zswaptop serve.",
+        &[
+            (
+                "prometheus",
+                "The Prometheus (or compatible) query API's URL, e.g. http://prometheus:9090 \
+                 (--prometheus overrides; empty: none).",
+            ),
+            (
+                "selector",
+                "Label matchers every query is narrowed by, e.g. {job=\"zswaptop\"} \
+                 (--selector overrides; empty: none).",
             ),
         ],
     ),

@@ -16,6 +16,7 @@ pub mod console;
 pub mod diagnostics;
 pub mod display;
 pub mod error;
+pub mod fleet;
 pub mod history;
 #[cfg(test)]
 mod layers;
@@ -86,6 +87,14 @@ pub fn run(mode: Mode) -> anyhow::Result<()> {
         Mode::Man => to_stdout(|out| Ok(cli::man(out)?)),
         Mode::Config(text) => to_stdout(|out| Ok(out.write_all(text.as_bytes())?)),
         Mode::Advise(options) => to_stdout(|out| advise::run(&options, out)),
+        Mode::Fleet {
+            options,
+            once: true,
+        } => to_stdout(|out| fleet::once(&options, out)),
+        Mode::Fleet {
+            options,
+            once: false,
+        } => end_dashboard(fleet::view::run(&options)?),
     }
 }
 

@@ -16,6 +16,7 @@ use schemars::transform::{Transform, transform_subschemas};
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 
 use crate::advise::Document;
+use crate::fleet::model::Document as FleetDocument;
 use crate::model::Snapshot;
 use crate::sources::zswap::DebugfsMap;
 
@@ -23,6 +24,9 @@ use crate::sources::zswap::DebugfsMap;
 pub const SNAPSHOT_FILE: &str = "docs/zswaptop.schema.json";
 /// The advisor's schema, shipped at this path.
 pub const ADVISE_FILE: &str = "docs/zswaptop-advise.schema.json";
+
+/// The fleet's schema (`zswaptop fleet --once --json`), shipped at this path.
+pub const FLEET_FILE: &str = "docs/zswaptop-fleet.schema.json";
 
 /// RFC 3339 in UTC with sub-second digits, as [`crate::model::timestamp`] writes it.
 pub const TIMESTAMP_PATTERN: &str =
@@ -93,6 +97,20 @@ pub fn advise() -> Schema {
         "description".into(),
         "What `zswaptop advise --json` prints: the compressors zswap and zram may run, measured \
          on this machine's own pages (docs/json-schema.md, docs/advisor.md)."
+            .into(),
+    );
+    schema
+}
+
+/// The schema of `zswaptop fleet --once --json`.
+pub fn fleet() -> Schema {
+    let mut schema = generator().into_root_schema_for::<FleetDocument>();
+    schema.insert("title".into(), "zswaptop fleet".into());
+    schema.insert(
+        "description".into(),
+        "What `zswaptop fleet --once --json` prints: every host a Prometheus-compatible query \
+         API holds zswaptop's series for, worst first, with a summary. A figure the host does \
+         not give is null, and its key in `unknown` says why."
             .into(),
     );
     schema

@@ -5,6 +5,7 @@
 
 pub mod run;
 pub mod screen;
-mod signals;
-mod terminal;
-mod tty;
+// The fleet view (`fleet::view`) runs its own loop on the same terminal machinery.
+pub(crate) mod signals;
+pub(crate) mod terminal;
+pub(crate) mod tty;

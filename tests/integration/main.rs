@@ -21,6 +21,7 @@ mod diagnostics;
 mod dispatch;
 mod environment;
 mod fleet;
+mod fleet_view;
 mod forecast_fills;
 mod formulas;
 mod fuzz;

@@ -39,7 +39,7 @@ fn have_tmux() -> bool {
 }
 
 /// `Ok` when tmux can be used, else why not.
-fn tmux_ready() -> Result<(), String> {
+pub(crate) fn tmux_ready() -> Result<(), String> {
     static READY: OnceLock<Result<(), String>> = OnceLock::new();
     READY
         .get_or_init(|| {
@@ -79,7 +79,7 @@ macro_rules! require_tmux {
 }
 
 /// A tmux server of our own with one session; killed on drop.
-struct Tmux {
+pub(crate) struct Tmux {
     socket: String,
 }
 
@@ -137,14 +137,14 @@ impl Tmux {
             .to_string()
     }
 
-    fn keys(&self, keys: &[&str]) {
+    pub(crate) fn keys(&self, keys: &[&str]) {
         let mut args = vec!["send-keys", "-t", "t"];
         args.extend_from_slice(keys);
         self.tmux(&args);
     }
 
     /// Type a shell command and press Enter.
-    fn type_line(&self, line: &str) {
+    pub(crate) fn type_line(&self, line: &str) {
         self.tmux(&["send-keys", "-t", "t", "-l", line]);
         self.keys(&["Enter"]);
     }
@@ -155,7 +155,7 @@ impl Tmux {
     }
 
     /// Wait until the screen satisfies `ok`; the last screen either way.
-    fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+    pub(crate) fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
         let end = Instant::now() + WAIT;
         loop {
             let s = self.screen();
@@ -232,7 +232,7 @@ fn gone_within(pid: u32, limit: Duration) -> Option<Duration> {
     None
 }
 
-fn shell_session(name: &str) -> Tmux {
+pub(crate) fn shell_session(name: &str) -> Tmux {
     shell_session_in(name, "sh")
 }
 
