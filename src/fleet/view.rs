@@ -19,16 +19,16 @@ use ratatui::style::{Modifier, Style};
 use ratatui::widgets::{Sparkline, Widget};
 use rustix::event::PollFlags;
 
-use crate::tui::run::Exit;
-use crate::tui::signals::{Guard, Signals};
-use crate::tui::terminal::{Session, TtyIn};
-use crate::tui::tty;
 use crate::display::fit;
 use crate::fleet::client::Client;
 use crate::fleet::model::{Fleet, Host};
 use crate::fleet::query::{self, Selector};
 use crate::fleet::{Options, text};
 use crate::sanitize::visible;
+use crate::tui::run::Exit;
+use crate::tui::signals::{Guard, Signals};
+use crate::tui::terminal::{Session, TtyIn};
+use crate::tui::tty;
 
 /// The refresh interval's bounds, whatever the scrape interval says.
 const MIN_REFRESH: Duration = Duration::from_secs(1);
