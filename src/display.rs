@@ -453,33 +453,6 @@ pub(crate) fn proportional_cells(values: &[u64], width: usize) -> Vec<usize> {
 /// How a per-second rate is shown until a second sample exists.
 pub(crate) const PENDING: &str = "pending";
 
-/// The headline of the memory view and report: what `free` calls used and how much of it is
-/// the compressed pools (zswap + zram), which `free` cannot tell apart from anything else.
-pub(crate) fn free_says(used: Option<u64>, hidden: Option<u64>) -> String {
-    free_says_parts(used, hidden).concat()
-}
-
-/// [`free_says`] in three pieces: the words before the pools' figure, the figure, the words
-/// after (so a view can emphasise the figure).
-pub(crate) fn free_says_parts(used: Option<u64>, hidden: Option<u64>) -> [String; 3] {
-    [
-        format!("free says {} used — ", bytes(used)),
-        bytes(hidden),
-        " of it is compressed swap".to_string(),
-    ]
-}
-
-/// The rest of what `free`'s "used" hides: the free pages on the per-CPU lists (`None` when
-/// zoneinfo was not read).
-pub(crate) fn free_says_pcp(pcp_free: Option<u64>) -> Option<String> {
-    pcp_free.map(|p| {
-        format!(
-            "and {} of it is free pages on the per-CPU lists",
-            bytes(Some(p))
-        )
-    })
-}
-
 /// How old a figure read less often than the view samples is ("read 2.5 s ago"); `None` when
 /// it was read with this sample.
 pub(crate) fn age_note(age_ms: Option<u64>) -> Option<String> {
@@ -1107,21 +1080,8 @@ mod tests {
     }
 
     #[test]
-    fn free_says_line() {
-        assert_eq!(
-            free_says(Some(1 << 30), Some(512 << 20)),
-            "free says 1.0 GiB used — 512.0 MiB of it is compressed swap"
-        );
-        assert_eq!(
-            free_says_pcp(Some(3 << 20)).as_deref(),
-            Some("and 3.0 MiB of it is free pages on the per-CPU lists")
-        );
-        assert_eq!(free_says_pcp(None), None);
+    fn age_notes() {
         assert_eq!(age_note(Some(0)), None);
         assert_eq!(age_note(Some(2500)).as_deref(), Some("read 2.5 s ago"));
-        assert_eq!(
-            free_says(None, None),
-            "free says — used — — of it is compressed swap"
-        );
     }
 }
