@@ -110,6 +110,22 @@ pub(crate) fn ratio(v: Option<f64>) -> String {
     }
 }
 
+/// Below this much stored, a zswap pool's own first pages (the allocator's) outweigh what it
+/// holds: 4 KiB stored in an 8 KiB pool is "0.50:1", which says nothing of how pages compress.
+pub(crate) const RATIO_MIN_STORED: u64 = 1 << 20;
+
+/// A pool's compression ratio (stored ÷ pool) where it says how pages compress, else why not:
+/// nothing stored, or too little (under [`RATIO_MIN_STORED`]) to tell. The one rule every
+/// output and finding follows (the presentation layer's `zswap.ratio`, the diagnostics).
+pub(crate) fn pool_ratio(ratio: Option<f64>, stored: Option<u64>) -> Result<f64, &'static str> {
+    match (ratio, stored) {
+        (_, Some(0)) => Err("nothing stored"),
+        (_, Some(stored)) if stored < RATIO_MIN_STORED => Err("too little stored to tell"),
+        (Some(r), _) if r.is_finite() => Ok(r),
+        _ => Err("unknown"),
+    }
+}
+
 /// A percentage with one decimal: `12.5%`.
 pub(crate) fn percent(v: Option<f64>) -> String {
     match v {
@@ -452,33 +468,6 @@ pub(crate) fn proportional_cells(values: &[u64], width: usize) -> Vec<usize> {
 
 /// How a per-second rate is shown until a second sample exists.
 pub(crate) const PENDING: &str = "pending";
-
-/// The headline of the memory view and report: what `free` calls used and how much of it is
-/// the compressed pools (zswap + zram), which `free` cannot tell apart from anything else.
-pub(crate) fn free_says(used: Option<u64>, hidden: Option<u64>) -> String {
-    free_says_parts(used, hidden).concat()
-}
-
-/// [`free_says`] in three pieces: the words before the pools' figure, the figure, the words
-/// after (so a view can emphasise the figure).
-pub(crate) fn free_says_parts(used: Option<u64>, hidden: Option<u64>) -> [String; 3] {
-    [
-        format!("free says {} used — ", bytes(used)),
-        bytes(hidden),
-        " of it is compressed swap".to_string(),
-    ]
-}
-
-/// The rest of what `free`'s "used" hides: the free pages on the per-CPU lists (`None` when
-/// zoneinfo was not read).
-pub(crate) fn free_says_pcp(pcp_free: Option<u64>) -> Option<String> {
-    pcp_free.map(|p| {
-        format!(
-            "and {} of it is free pages on the per-CPU lists",
-            bytes(Some(p))
-        )
-    })
-}
 
 /// How old a figure read less often than the view samples is ("read 2.5 s ago"); `None` when
 /// it was read with this sample.
@@ -1107,21 +1096,8 @@ mod tests {
     }
 
     #[test]
-    fn free_says_line() {
-        assert_eq!(
-            free_says(Some(1 << 30), Some(512 << 20)),
-            "free says 1.0 GiB used — 512.0 MiB of it is compressed swap"
-        );
-        assert_eq!(
-            free_says_pcp(Some(3 << 20)).as_deref(),
-            Some("and 3.0 MiB of it is free pages on the per-CPU lists")
-        );
-        assert_eq!(free_says_pcp(None), None);
+    fn age_notes() {
         assert_eq!(age_note(Some(0)), None);
         assert_eq!(age_note(Some(2500)).as_deref(), Some("read 2.5 s ago"));
-        assert_eq!(
-            free_says(None, None),
-            "free says — used — — of it is compressed swap"
-        );
     }
 }

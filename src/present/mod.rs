@@ -9,13 +9,15 @@
 //!
 //! # Adding a figure people read
 //!
-//! One [`Fact`] in its section's file (`zswap.rs`, `outlook.rs`): it then reaches every output
+//! One [`Fact`] in its section's file (`memory.rs`, `zswap.rs`, `swap.rs`, `outlook.rs`): it then reaches every output
 //! its [`Fact::depths`] names, through the layouts that already place that section's facts.
 //! `tests/integration/present.rs` checks that every fact reaches every output it claims.
 //!
 //! [`metrics::ZSWAP_POOL_BYTES`]: crate::model::metrics::ZSWAP_POOL_BYTES
 
+pub mod memory;
 pub mod outlook;
+pub mod swap;
 pub mod zswap;
 
 use crate::model::Snapshot;
@@ -108,5 +110,10 @@ pub fn find<'a>(facts: &'a [Fact], key: &str) -> Option<&'a Fact> {
 
 /// Every section and its facts, in the order people read them.
 pub fn sections(s: &Snapshot) -> Vec<(&'static str, Vec<Fact>)> {
-    vec![("zswap", zswap::facts(s)), ("outlook", outlook::facts(s))]
+    vec![
+        ("memory", memory::facts(s)),
+        ("zswap", zswap::facts(s)),
+        ("swap", swap::facts(s)),
+        ("outlook", outlook::facts(s)),
+    ]
 }

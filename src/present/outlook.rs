@@ -2,6 +2,7 @@
 //! forecast's basis said), whether zswap serves the swap-ins, and what a read from the disk
 //! costs. Said only with an interval (a rate needs two samples).
 
+use super::swap::has_swap;
 use super::{Fact, Tone};
 use crate::display as f;
 use crate::model::Snapshot;
@@ -129,10 +130,6 @@ fn pool_can_fill(s: &Snapshot) -> bool {
     let z = &s.zswap;
     let holds = z.pool_bytes.unwrap_or(0) > 0;
     z.available && (z.enabled != Some(false) || holds) && (has_swap(s) || holds)
-}
-
-fn has_swap(s: &Snapshot) -> bool {
-    s.swap.total_bytes.unwrap_or(0) > 0 || !s.swap.devices.is_empty()
 }
 
 /// The share of the interval's swap-ins zswap served, or why there is none.

@@ -14,19 +14,10 @@ pub fn limit_used(s: &Snapshot) -> Option<String> {
     }
 }
 
-/// Below this much stored, the pool's own first pages (the allocator's) outweigh what it holds:
-/// 4 KiB stored in an 8 KiB pool is "0.50:1", which says nothing of how pages compress.
-const RATIO_MIN_STORED: u64 = 1 << 20;
-
-/// The pool's compression ratio (stored ÷ pool) where it says how pages compress, else why not.
+/// The pool's compression ratio (stored ÷ pool) where it says how pages compress, else why not
+/// ([`f::pool_ratio`]: nothing stored, or under 1 MiB, too little to tell).
 pub fn ratio(s: &Snapshot) -> Result<f64, &'static str> {
-    let z = &s.zswap;
-    match (z.compression_ratio, z.stored_bytes) {
-        (_, Some(0)) => Err("nothing stored"),
-        (_, Some(stored)) if stored < RATIO_MIN_STORED => Err("too little stored to tell"),
-        (Some(r), _) if r.is_finite() => Ok(r),
-        _ => Err("unknown"),
-    }
+    f::pool_ratio(s.zswap.compression_ratio, s.zswap.stored_bytes)
 }
 
 /// The pool and its limit short, with the same precision ("241.0M of 241.1M", "7.5M of

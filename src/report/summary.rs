@@ -287,71 +287,50 @@ fn total(m: &Metric, s: &Snapshot) -> Option<u64> {
     m.raw(s).map(|v| v as u64)
 }
 
+/// The headline figures, what "used" holds that no program uses, the bar and the buckets.
+/// Sizes in the short form, as everywhere on the one screen ([`present::memory`]).
 fn memory(s: &Snapshot, st: Style) -> Vec<String> {
-    let m = &s.memory;
-    let mut out = plan(&[
-        Part::one(st.head("MEMORY")),
-        Part::forms([
-            format!("total {}", f::bytes(m.total_bytes)),
-            format!("total {}", f::bytes_short_opt(m.total_bytes)),
-        ]),
-        Part::forms([
-            format!("used {} (as free says)", f::bytes(m.free_cmd_used_bytes)),
-            format!("used {} (free)", f::bytes_short_opt(m.free_cmd_used_bytes)),
-        ]),
-        Part::forms([
-            format!("available {}", f::bytes(m.available_bytes)),
-            format!("avail {}", f::bytes_short_opt(m.available_bytes)),
-        ]),
-    ]);
-    let Some(b) = &m.breakdown else {
+    let facts = present::memory::facts(s);
+    let mut line = vec![Part::one(st.head("MEMORY"))];
+    line.extend(
+        ["memory.total", "memory.used", "memory.available"]
+            .iter()
+            .filter_map(|k| present::find(&facts, k))
+            .map(|f| Part::forms([f.short.clone(), f.tight.clone()])),
+    );
+    let mut out = plan(&line);
+    let Some(b) = &s.memory.breakdown else {
         out.push(format!(
             "  {}",
             st.warn("/proc/meminfo could not be read (see below)")
         ));
         return out;
     };
-    let buckets = b.buckets();
+    let buckets = present::memory::buckets(&facts);
     // What "used" holds that is not in use by programs: the compressed pools (and the free
     // pages on the per-CPU lists, where the breakdown has them).
-    let hidden: Vec<(&str, u64)> = buckets
+    let hidden: Vec<Part> = b
+        .buckets()
         .iter()
-        .zip(BUCKETS.iter())
-        .filter(|(_, info)| info.hidden_in_used())
-        .filter_map(|((_, v), info)| {
-            let v = (*v)?;
-            (v > 0).then(|| (info.label, v.unsigned_abs()))
-        })
+        .zip(&buckets)
+        .filter(|((_, v), (_, info))| info.hidden_in_used() && v.is_some_and(|v| v > 0))
+        .map(|(_, (fact, _))| Part::one(fact.short.clone()))
         .collect();
     if !hidden.is_empty() {
-        let items: Vec<Part> = hidden
-            .iter()
-            .map(|(name, v)| {
-                Part::forms([
-                    format!("{name} {}", f::bytes(Some(*v))),
-                    format!("{name} {}", f::bytes_short(*v)),
-                ])
-            })
-            .collect();
-        out.extend(list("  of that used:", &items, 4));
+        out.extend(list("  of that used:", &hidden, 4));
     }
-    out.push(text::bar(&buckets, st));
+    out.push(text::bar(&b.buckets(), st));
     let mut cells = Vec::new();
-    for ((key, v), info) in buckets.iter().zip(BUCKETS.iter()) {
+    for ((_, v), (fact, info)) in b.buckets().iter().zip(&buckets) {
         if *v == Some(0) {
             continue;
         }
-        let size = if *key == "unaccounted" {
-            f::bytes_signed(*v)
-        } else {
-            f::bytes(v.map(i64::unsigned_abs))
-        };
-        let pct =
-            f::percent(v.and_then(|v| f::share(Some(v.max(0).unsigned_abs()), m.total_bytes)));
+        let pct = present::memory::share(s, *v);
         let glyph = st.paint(text::ansi(info.hue), &info.glyph.to_string());
         cells.push(format!(
-            "{glyph} {:<LABEL$} {size:>9} {pct:>6}",
-            f::fit(info.label, LABEL, false)
+            "{glyph} {:<LABEL$} {:>9} {pct:>6}",
+            f::fit(fact.label, LABEL, false),
+            fact.value_short,
         ));
     }
     for row in cells.chunks(BUCKETS_PER_LINE) {
@@ -486,32 +465,20 @@ fn rejects(s: &Snapshot) -> Part {
 /// The swap split: where the used swap is. "SwapCached" is the kernel's name for the swap
 /// pages also in RAM, all of them (the breakdown's "swap cache (est.)" is the part not mapped).
 fn swap(s: &Snapshot, st: Style) -> Vec<String> {
-    let w = &s.swap;
-    if w.total_bytes.unwrap_or(0) == 0 && w.devices.is_empty() {
+    let mut facts = present::swap::facts(s);
+    if facts.is_empty() {
         return plan(&[Part::one(st.head("SWAP")), Part::one("none")]);
     }
-    let [used, total] = f::bytes_short_alike([w.used_bytes, w.total_bytes]);
-    let split: Vec<Part> = [
-        ("zswap", "zswap", w.in_zswap_bytes),
-        ("SwapCached", "SwapCached", w.in_swap_cache_bytes),
-        ("zram", "zram", w.in_zram_bytes),
-        ("on disk or zero", "disk or zero", w.not_in_ram_bytes),
-    ]
-    .into_iter()
-    .filter(|(_, _, v)| *v != Some(0))
-    .map(|(long, short, v)| {
-        let v = f::bytes_short_opt(v);
-        Part::forms([format!("{long} {v}"), format!("{short} {v}")])
-    })
-    .collect();
+    facts.retain(|f| f.at(Depth::OneScreen));
+    let split: Vec<Part> = present::swap::split(&facts)
+        .map(|f| Part::forms([f.short.clone(), f.tight.clone()]))
+        .collect();
     let colon = if split.is_empty() { "" } else { ":" };
-    let mut parts = vec![
-        Part::one(st.head("SWAP")),
-        Part::forms([
-            format!("{used} used of {total}{colon}"),
-            format!("{used}/{total}{colon}"),
-        ]),
-    ];
+    let mut parts = vec![Part::one(st.head("SWAP"))];
+    parts.extend(
+        present::find(&facts, "swap.used")
+            .map(|f| Part::forms([format!("{}{colon}", f.short), format!("{}{colon}", f.tight)])),
+    );
     parts.extend(split);
     plan(&parts)
 }

@@ -140,14 +140,16 @@ fn section(out: &mut impl Write, st: Style, title: &str, right: &str) -> io::Res
 
 fn memory(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     let m = &s.memory;
+    let facts = present::memory::facts(s);
+    let said = |k: &str| present::find(&facts, k).map_or("", |f| f.value.as_str());
     section(
         out,
         st,
         "REAL MEMORY",
         &format!(
             "available {} of {} total",
-            f::bytes(m.available_bytes),
-            f::bytes(m.total_bytes)
+            said("memory.available"),
+            said("memory.total")
         ),
     )?;
     let Some(b) = &m.breakdown else {
@@ -157,19 +159,11 @@ fn memory(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
             st.warn("/proc/meminfo could not be read (see UNAVAILABLE)")
         );
     };
-    let buckets = b.buckets();
-    writeln!(out, "{}", bar(&buckets, st))?;
-    for (i, (_, v)) in buckets.iter().enumerate() {
-        let info = &BUCKETS[i];
-        let size = if info.key == "unaccounted" {
-            f::bytes_signed(*v)
-        } else {
-            f::bytes(v.map(|v| v.unsigned_abs()))
-        };
-        let pct =
-            f::percent(v.and_then(|v| f::share(Some(v.max(0).unsigned_abs()), m.total_bytes)));
+    writeln!(out, "{}", bar(&b.buckets(), st))?;
+    for ((_, v), (fact, info)) in b.buckets().iter().zip(present::memory::buckets(&facts)) {
+        let pct = present::memory::share(s, *v);
         let glyph = st.paint(ansi(info.hue), &info.glyph.to_string());
-        let label = format!("{:<18}", info.label);
+        let label = format!("{:<18}", fact.label);
         let label = if matches!(info.key, "zswap_pool" | "zram_pool") && v.unwrap_or(0) > 0 {
             st.pool(&label)
         } else {
@@ -181,7 +175,8 @@ fn memory(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
             .map_or_else(String::new, |a| format!(" ({a})"));
         writeln!(
             out,
-            "  {glyph} {label} {size:>10} {pct:>6}  {}",
+            "  {glyph} {label} {:>10} {pct:>6}  {}",
+            fact.value,
             st.dim(&format!("{}{age}", info.source))
         )?;
     }
@@ -198,12 +193,8 @@ fn memory(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
             writeln!(out, "  {}", st.dim(&line))?;
         }
     }
-    writeln!(
-        out,
-        "{}",
-        f::free_says(m.free_cmd_used_bytes, m.hidden_in_used_bytes)
-    )?;
-    match f::free_says_pcp(b.pcp_free) {
+    writeln!(out, "{}", present::memory::free_says(s).concat())?;
+    match present::memory::free_says_pcp(b.pcp_free) {
         Some(pcp) => writeln!(out, "  {pcp}"),
         None => Ok(()),
     }
@@ -374,28 +365,17 @@ fn write_columns(
 
 fn swap(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     let w = &s.swap;
-    section(
-        out,
-        st,
-        "SWAP",
-        &format!(
-            "{} used of {}",
-            f::bytes(w.used_bytes),
-            f::bytes(w.total_bytes)
-        ),
-    )?;
-    writeln!(
-        out,
-        "  in zswap {}  in SwapCached {}  in zram {}",
-        f::bytes(w.in_zswap_bytes),
-        f::bytes(w.in_swap_cache_bytes),
-        f::bytes(w.in_zram_bytes)
-    )?;
-    writeln!(
-        out,
-        "  not in RAM (on disk, or zero-filled) {}",
-        f::bytes(w.not_in_ram_bytes)
-    )?;
+    let facts = present::swap::facts(s);
+    let used = present::find(&facts, "swap.used").map_or("none", |f| f.long.as_str());
+    section(out, st, "SWAP", used)?;
+    // Where the used swap is, each part in full: on one line where they fit, else one a line.
+    let split: Vec<&str> = present::swap::split(&facts)
+        .filter(|f| f.at(Depth::Full))
+        .map(|f| f.long.as_str())
+        .collect();
+    for line in flow(&split, 2) {
+        writeln!(out, "  {line}")?;
+    }
     if let Some(bad) = s
         .sources
         .iter()
@@ -859,6 +839,21 @@ pub(crate) fn paragraph_lines(
         }
     }
     Ok(())
+}
+
+/// `parts` joined by two spaces on lines of [`WIDTH`] less `indent`, each part whole.
+fn flow(parts: &[&str], indent: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for part in parts {
+        match out.last_mut() {
+            Some(line) if indent + visible_width(line) + 2 + visible_width(part) <= WIDTH => {
+                line.push_str("  ");
+                line.push_str(part);
+            }
+            _ => out.push((*part).to_string()),
+        }
+    }
+    out
 }
 
 /// Characters a terminal shows, ANSI colour sequences left out.

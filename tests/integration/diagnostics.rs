@@ -668,6 +668,15 @@ fn swap_too_small() {
     // The loaded capture's measured ratio.
     let s = fixture_snap("linux-6.18-loaded");
     assert!(evidence(get(&s, "swap-too-small")).contains("1.95:1 (measured)"));
+    // 8 KiB stored in a 24 KiB pool is no ratio (0.33:1 is the allocator's first pages): the
+    // one an empty pool is taken at, with why, as every output says it.
+    let s = fixture_snap("linux-6.18-pcp");
+    let ev = evidence(get(&s, "swap-too-small"));
+    assert!(!ev.contains("0.33:1"), "{ev}");
+    assert!(
+        ev.contains("at ratio 2.00:1 (assumed: too little stored to tell, under 1.0 MiB)"),
+        "{ev}"
+    );
     // Swap 97.6 % used: the slot limit binds now.
     let t = variant("linux-6.18-loaded", |r| {
         set_kv(r, "proc/meminfo", "SwapFree", 50_000)

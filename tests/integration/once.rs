@@ -646,14 +646,14 @@ fn the_summary_folds_what_does_not_fit() {
 fn the_summary_answers_in_one_screen() {
     let text = once_summary("depth-cgroup-v2");
     for want in [
-        "MEMORY  total 23.5 GiB  used 1.1 GiB (as free says)  available 22.5 GiB",
-        "  of that used: zswap pool 218.7 MiB",
-        "  Z zswap pool         218.7 MiB   0.9%",
+        "MEMORY  total 23.5G  used 1.1G (as free says)  available 22.5G",
+        "  of that used: zswap pool 218.7M",
+        "  Z zswap pool            218.7M   0.9%",
         "  zero: swap cache (est.), hugetlb, zram pool",
         "ZSWAP  on  compressor lzo  pool limit 1%  accept at 90%  shrinker off  rejects 0\n",
         "  pool 218.7M of 241.1M 91%  stored 432.9M  ratio 1.98:1  written back 3.2M\n",
         "  0.1% of stores written back  limit hits 55069\n",
-        "SWAP 654.6M used of 1.0G: zswap 432.9M SwapCached 260K on disk or zero 221.4M\n",
+        "SWAP  654.6M/1.0G:  zswap 432.9M  SwapCached 260K  on disk or zero-filled 221.4M\n",
         "  /swapfile-fx  file  654.6M used of 1.0G  priority -2\n",
         "WARN shrinker-off: ",
         "2 info: page-cluster, pool-full",

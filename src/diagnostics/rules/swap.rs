@@ -138,6 +138,25 @@ pub(crate) fn swap_too_small(c: &Ctx) -> Option<Finding> {
         .capacity
         .ratio
         .filter(|r| r.is_finite() && *r > 0.0)?;
+    // A pool that holds too little to say how pages compress (the outputs' rule, with its
+    // reason) is taken at the ratio assumed for an empty one, not at its 0.33:1.
+    let measured = f::pool_ratio(z.compression_ratio, z.stored_bytes);
+    let (r, ratio_note) = match measured {
+        _ if c.snap.capacity.ratio_assumed => (r, "assumed: the pool is empty".to_string()),
+        Ok(_) => (r, "measured".to_string()),
+        Err(why) => (
+            crate::model::capacity::ASSUMED_RATIO,
+            match why {
+                "too little stored to tell" => {
+                    format!(
+                        "assumed: {why}, under {}",
+                        f::bytes_raw(f::RATIO_MIN_STORED)
+                    )
+                }
+                _ => format!("assumed: {why}"),
+            },
+        ),
+    };
     let total = c.snap.swap.total_bytes.filter(|&t| t > 0)?;
     let could = limit as f64 * r;
     if could <= total as f64 {
@@ -146,11 +165,6 @@ pub(crate) fn swap_too_small(c: &Ctx) -> Option<Finding> {
     let used = c.snap.swap.used_bytes;
     let used_pct = f::share(used, Some(total));
     let full = used_pct.is_some_and(|p| p >= c.t.swap_nearly_full_percent);
-    let ratio_note = if c.snap.capacity.ratio_assumed {
-        "assumed: the pool is empty"
-    } else {
-        "measured"
-    };
     let ev = vec![
         format!(
             "pool limit {} (max_pool_percent {}% of RAM) at ratio {} ({ratio_note}) could hold {} \

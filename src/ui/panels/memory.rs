@@ -7,6 +7,7 @@ use super::{Cx, Part, Section};
 use crate::display as f;
 use crate::model::Snapshot;
 use crate::model::memory::BUCKETS;
+use crate::present::{self, Fact};
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{self, Segment, Titled, bold, dim, raw};
 
@@ -24,13 +25,18 @@ impl Section for Memory {
 
 fn block(s: &Snapshot, t: &Theme, width: usize) -> Titled {
     let m = &s.memory;
+    let facts = present::memory::facts(s);
     let title = Line::from(bold(t, "Real memory"));
-    let right = Line::from(vec![
-        dim(t, "total "),
-        raw(f::bytes(m.total_bytes)),
-        dim(t, "  available "),
-        raw(f::bytes(m.available_bytes)),
-    ]);
+    let mut right = Vec::new();
+    for key in ["memory.total", "memory.available"] {
+        if let Some(fact) = present::find(&facts, key) {
+            if !right.is_empty() {
+                right.push(raw("  "));
+            }
+            right.extend(super::said(fact, t));
+        }
+    }
+    let right = Line::from(right);
     let Some(b) = &m.breakdown else {
         return Titled {
             theme: *t,
@@ -46,7 +52,7 @@ fn block(s: &Snapshot, t: &Theme, width: usize) -> Titled {
     };
     let buckets = b.buckets();
     let mut lines = vec![free_line(s, b.pcp_free, t, width)];
-    lines.extend(widgets::flow(legend(s, &buckets, t, width), width, "  ", 0));
+    lines.extend(widgets::flow(legend(s, &facts, t, width), width, "  ", 0));
     Titled {
         theme: *t,
         title,
@@ -88,17 +94,20 @@ fn bar(buckets: &[(&'static str, Option<i64>)], t: &Theme, width: usize) -> Vec<
 }
 
 /// The bar's legend: each bucket that holds something (the pools always, zram's where a device
-/// is in use), its swatch, name and size.
-fn legend(
-    s: &Snapshot,
-    buckets: &[(&'static str, Option<i64>)],
-    t: &Theme,
-    width: usize,
-) -> Vec<Vec<Span<'static>>> {
+/// is in use), its swatch, name and size (the short size on a narrow screen, so the legend
+/// stays on two lines).
+fn legend(s: &Snapshot, facts: &[Fact], t: &Theme, width: usize) -> Vec<Vec<Span<'static>>> {
     let zram_in_use = s.zram.iter().any(|z| z.initialized == Some(true));
+    let Some(b) = &s.memory.breakdown else {
+        return Vec::new();
+    };
     let mut items = Vec::new();
-    for (i, (key, v)) in buckets.iter().enumerate() {
-        let info = &BUCKETS[i];
+    let buckets = b.buckets();
+    for (i, ((key, v), (fact, info))) in buckets
+        .iter()
+        .zip(present::memory::buckets(facts))
+        .enumerate()
+    {
         let show = match *key {
             "zswap_pool" => true,
             "zram_pool" => zram_in_use || v.unwrap_or(0) > 0,
@@ -117,11 +126,15 @@ fn legend(
             _ => raw(info.glyph.to_string()),
         };
         let label_style = if is_pool(key) { t.pool() } else { t.plain() };
-        let size = size(key, *v, t, width);
+        let size = match (fact.value.as_str(), width < 100) {
+            (f::MISSING, _) => t.missing().to_string(),
+            (_, true) => fact.value_short.clone(),
+            (_, false) => fact.value.clone(),
+        };
         let mut item = vec![
             swatch,
             raw(" "),
-            Span::styled(info.label, label_style),
+            Span::styled(fact.label, label_style),
             raw(" "),
             if is_pool(key) {
                 Span::styled(size, t.pool())
@@ -139,26 +152,12 @@ fn legend(
     items
 }
 
-/// A bucket's size; narrow screens get the short sizes so the legend stays on two lines.
-fn size(key: &str, v: Option<i64>, t: &Theme, width: usize) -> String {
-    match (key == "unaccounted", width < 100) {
-        (true, false) => f::bytes_signed(v),
-        (false, false) => f::bytes(v.map(i64::unsigned_abs)),
-        (neg, true) => match v {
-            Some(v) if neg && v < 0 => format!("-{}", f::bytes_short(v.unsigned_abs())),
-            Some(v) => f::bytes_short(v.unsigned_abs()),
-            None => t.missing().to_string(),
-        },
-    }
-}
-
 /// What free calls used, and how much of it is the compressed pools; the per-CPU lists join
 /// the sentence where it fits (the legend shows them anyway).
 fn free_line(s: &Snapshot, pcp_free: Option<u64>, t: &Theme, width: usize) -> Line<'static> {
-    let m = &s.memory;
-    let [before, pools, after] = f::free_says_parts(m.free_cmd_used_bytes, m.hidden_in_used_bytes);
+    let [before, pools, after] = present::memory::free_says(s);
     let mut free_line = vec![raw(before), Span::styled(pools, t.pool()), raw(after)];
-    if let Some(pcp) = f::free_says_pcp(pcp_free) {
+    if let Some(pcp) = present::memory::free_says_pcp(pcp_free) {
         let pcp = format!(", {pcp}");
         let used: usize = free_line.iter().map(Span::width).sum();
         if used + pcp.chars().count() <= width {

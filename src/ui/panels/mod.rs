@@ -16,12 +16,13 @@ mod zswap;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::text::Line;
+use ratatui::text::{Line, Span};
 
 use super::kept::Kept;
 use super::theme::Theme;
-use super::widgets::Titled;
+use super::widgets::{Titled, bold, dim, raw};
 use crate::app::App;
+use crate::present::Fact;
 
 pub(crate) use findings::Findings;
 pub(crate) use footer::footer;
@@ -73,4 +74,17 @@ pub(crate) enum Part {
         block: Titled,
         at_top: Vec<Line<'static>>,
     },
+}
+
+/// A fact as spans: its words dim and its value set apart (where its long phrase begins or
+/// ends with the value), else the phrase as it is.
+pub(crate) fn said(fact: &Fact, t: &Theme) -> Vec<Span<'static>> {
+    let (long, v) = (fact.long.as_str(), fact.value.as_str());
+    if let Some(words) = long.strip_suffix(v) {
+        vec![dim(t, words.to_string()), raw(v.to_string())]
+    } else if let Some(rest) = long.strip_prefix(v) {
+        vec![bold(t, v.to_string()), dim(t, rest.to_string())]
+    } else {
+        vec![raw(long.to_string())]
+    }
 }

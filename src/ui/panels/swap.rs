@@ -6,6 +6,7 @@ use ratatui::text::{Line, Span};
 use super::{Cx, Part, Section};
 use crate::display as f;
 use crate::model::Snapshot;
+use crate::present::{self, Depth};
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{self, Titled, bold, dim, raw};
 
@@ -24,24 +25,23 @@ impl Section for Swap {
 /// The split of used swap: in zswap, in the swap cache, in zram, on disk (the devices view
 /// shows it too).
 pub(crate) fn split_line(s: &Snapshot, t: &Theme, width: usize) -> Vec<Line<'static>> {
-    let w = &s.swap;
-    let mut items = vec![
-        vec![
-            dim(t, "in zswap "),
-            Span::styled(f::bytes(w.in_zswap_bytes), t.pool()),
-        ],
-        vec![
-            dim(t, "in SwapCached "),
-            bold(t, f::bytes(w.in_swap_cache_bytes)),
-        ],
-    ];
-    if s.swap.devices.iter().any(|d| d.is_zram) {
-        items.push(vec![dim(t, "in zram "), bold(t, f::bytes(w.in_zram_bytes))]);
-    }
-    items.push(vec![
-        dim(t, "on disk or zero-filled "),
-        bold(t, f::bytes(w.not_in_ram_bytes)),
-    ]);
+    let facts = present::swap::facts(s);
+    let items = present::swap::split(&facts)
+        .filter(|f| f.at(Depth::Dashboard))
+        .map(|f| {
+            let value = if f.value == crate::display::MISSING {
+                t.missing().to_string()
+            } else {
+                f.value.clone()
+            };
+            let value = if f.key == "swap.in_zswap" {
+                Span::styled(value, t.pool())
+            } else {
+                bold(t, value)
+            };
+            vec![dim(t, format!("{} ", f.label)), value]
+        })
+        .collect();
     widgets::flow(items, width, t.sep(), 0)
 }
 
@@ -50,11 +50,11 @@ fn block(s: &Snapshot, t: &Theme, width: usize) -> Titled {
     let w = &s.swap;
     let outlook = crate::present::outlook::facts(s);
     let mut right = super::zswap::forecast_spans(crate::present::find(&outlook, "outlook.swap"), t);
-    right.extend([
-        bold(t, f::bytes(w.used_bytes)),
-        dim(t, " used of "),
-        raw(f::bytes(w.total_bytes)),
-    ]);
+    let facts = present::swap::facts(s);
+    match present::find(&facts, "swap.used") {
+        Some(used) => right.extend(super::said(used, t)),
+        None => right.push(dim(t, "none")),
+    }
     let right = Line::from(right);
     let mut lines = split_line(s, t, width);
     let min_lines = lines.len();
