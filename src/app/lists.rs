@@ -8,6 +8,10 @@
 
 use std::cmp::Ordering;
 
+use ratatui::crossterm::event::KeyCode;
+
+use super::Action;
+use super::view::Acted;
 use crate::model::owners::{CgroupRow, ProcessRow};
 
 /// The processes view's sort keys, in the order `s` cycles through them (the configuration
@@ -102,13 +106,6 @@ impl CgroupSort {
     }
 }
 
-/// The lists a view can be: which sort and filter the list keys change.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum List {
-    Processes,
-    Cgroups,
-}
-
 /// The keys of a list view, for the help.
 pub const KEYS: &[(&str, &str)] = &[
     ("s  >  <", "next / previous sort column"),
@@ -172,6 +169,31 @@ pub(crate) fn cycle<T: Copy + PartialEq>(all: &[T], now: T, forward: bool) -> T 
     all.get(j).copied().unwrap_or(now)
 }
 
+/// What the keys of a list view ask for: sort by the next column (`s`, `>`) or the one before
+/// (`<`), reverse (`r`, `I`), open the filter prompt (`/`). What the prompt's keys type is the
+/// app's (the prompt is open over any list).
+pub(crate) fn keys(code: KeyCode) -> Option<Action> {
+    Some(match code {
+        KeyCode::Char('s' | '>') => Action::SortNext,
+        KeyCode::Char('<') => Action::SortPrev,
+        KeyCode::Char('r' | 'I') => Action::SortReverse,
+        KeyCode::Char('/') => Action::FilterOpen,
+        _ => return None,
+    })
+}
+
+/// Apply a list key's action to `list`.
+pub(crate) fn act(list: &mut dyn SortFilter, a: Action) -> Acted {
+    match a {
+        Action::SortNext => list.sort_by_next(true),
+        Action::SortPrev => list.sort_by_next(false),
+        Action::SortReverse => list.reverse(),
+        Action::FilterOpen => return Acted::Prompt,
+        _ => return Acted::Not,
+    }
+    Acted::ListChanged
+}
+
 /// A sort and a filter: what the list views keep per view.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListState<S> {
@@ -185,7 +207,7 @@ pub struct ListState<S> {
 }
 
 impl<S> ListState<S> {
-    pub(crate) fn new(sort: S) -> ListState<S> {
+    pub(crate) const fn new(sort: S) -> ListState<S> {
         ListState {
             sort,
             reverse: false,
