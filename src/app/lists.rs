@@ -7,11 +7,13 @@
 //! filter keeps rows where any of the named fields contains the text, case-insensitively.
 
 use std::cmp::Ordering;
+use std::fmt;
 
 use ratatui::crossterm::event::KeyCode;
 
 use super::Action;
-use super::view::Acted;
+use super::view::{Acted, State};
+use crate::model::Snapshot;
 use crate::model::owners::{CgroupRow, ProcessRow};
 
 /// The processes view's sort keys, in the order `s` cycles through them (the configuration
@@ -192,6 +194,51 @@ pub(crate) fn act(list: &mut dyn SortFilter, a: Action) -> Acted {
         _ => return Acted::Not,
     }
     Acted::ListChanged
+}
+
+/// A list view's own state: its sort and filter, and the rows it shows.
+#[derive(Debug, Clone)]
+pub struct Rows<S> {
+    pub list: ListState<S>,
+    /// The rows shown, in order (indices into the snapshot's list).
+    pub order: Vec<usize>,
+}
+
+impl<S> Rows<S> {
+    pub(crate) const fn new(sort: S) -> Rows<S> {
+        Rows {
+            list: ListState::new(sort),
+            order: Vec::new(),
+        }
+    }
+}
+
+/// The rows of a list view, in order: what its sort keys derive from the snapshot shown (the
+/// view's file says it).
+pub trait Ordered: SortKey + fmt::Debug + Send {
+    fn order(rows: &mut Rows<Self>, shown: &Snapshot);
+}
+
+impl<S: Ordered + Clone> State for Rows<S> {
+    fn act(&mut self, a: Action) -> Acted {
+        act(&mut self.list, a)
+    }
+
+    fn list(&self) -> Option<&dyn SortFilter> {
+        Some(&self.list)
+    }
+
+    fn list_mut(&mut self) -> Option<&mut dyn SortFilter> {
+        Some(&mut self.list)
+    }
+
+    fn refresh(&mut self, shown: &Snapshot) {
+        S::order(self, shown);
+    }
+
+    fn rows(&self) -> usize {
+        self.order.capacity()
+    }
 }
 
 /// A sort and a filter: what the list views keep per view.

@@ -716,11 +716,11 @@ mod tests {
     }
 
     fn procs(a: &App) -> &lists::ListState<lists::ProcSort> {
-        &a.state::<crate::ui::views::processes::Rows>().unwrap().list
+        &a.state::<lists::Rows<lists::ProcSort>>().unwrap().list
     }
 
     fn cgroups(a: &App) -> &lists::ListState<lists::CgroupSort> {
-        &a.state::<crate::ui::views::cgroups::Rows>().unwrap().list
+        &a.state::<lists::Rows<lists::CgroupSort>>().unwrap().list
     }
 
     fn sample(root: &str, t_s: u64) -> Sample {

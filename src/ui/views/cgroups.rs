@@ -9,8 +9,8 @@ use ratatui::text::{Line, Span};
 
 use super::{Tab, View};
 use crate::app::lists;
-use crate::app::lists::{CgroupSort, ListState, SortFilter};
-use crate::app::{Acted, Action, App, Kind, Laid, Settings, State};
+use crate::app::lists::{CgroupSort, Ordered, Rows};
+use crate::app::{Action, App, Kind, Laid, Settings, State};
 use crate::model::Snapshot;
 use crate::sources::Extras;
 use crate::display as f;
@@ -44,53 +44,24 @@ impl Kind for Cgroups {
     }
 
     fn state(&self, settings: &Settings) -> Box<dyn State> {
-        Box::new(Rows {
-            list: ListState::new(settings.cgroup_sort),
-            order: Vec::new(),
-        })
+        Box::new(Rows::new(settings.cgroup_sort))
     }
 }
 
-/// The view's own state: its sort and filter, and the rows it shows.
-#[derive(Debug, Clone)]
-pub struct Rows {
-    pub list: ListState<CgroupSort>,
-    /// The rows shown, in order (indices into `shown.cgroups.list`).
-    pub order: Vec<usize>,
-}
-
-impl State for Rows {
-    fn act(&mut self, a: Action) -> Acted {
-        lists::act(&mut self.list, a)
-    }
-
-    fn list(&self) -> Option<&dyn SortFilter> {
-        Some(&self.list)
-    }
-
-    fn list_mut(&mut self) -> Option<&mut dyn SortFilter> {
-        Some(&mut self.list)
-    }
-
-    fn refresh(&mut self, shown: &Snapshot) {
-        match &shown.cgroups {
-            Some(c) => self.order = lists::cgroup_order(&c.list, &self.list, c.is_v1()),
-            None => self.order = Vec::new(),
-        }
-    }
-
-    fn rows(&self) -> usize {
-        self.order.capacity()
+/// The rows shown: the cgroups read, sorted and filtered.
+impl Ordered for CgroupSort {
+    fn order(rows: &mut Rows<CgroupSort>, shown: &Snapshot) {
+        rows.order = match &shown.cgroups {
+            Some(c) => lists::cgroup_order(&c.list, &rows.list, c.is_v1()),
+            None => Vec::new(),
+        };
     }
 }
 
 /// The view's state as the app keeps it.
-fn rows(app: &App) -> &Rows {
-    static NONE: Rows = Rows {
-        list: ListState::new(CgroupSort::Tree),
-        order: Vec::new(),
-    };
-    app.state::<Rows>().unwrap_or(&NONE)
+fn rows(app: &App) -> &Rows<CgroupSort> {
+    static NONE: Rows<CgroupSort> = Rows::new(CgroupSort::Tree);
+    app.state::<Rows<CgroupSort>>().unwrap_or(&NONE)
 }
 
 impl Tab for Cgroups {

@@ -8,8 +8,8 @@ use ratatui::text::Line;
 
 use super::{Tab, View};
 use crate::app::lists;
-use crate::app::lists::{ListState, ProcSort, SortFilter};
-use crate::app::{Acted, Action, App, Kind, Laid, Settings, State};
+use crate::app::lists::{ProcSort, Ordered, Rows};
+use crate::app::{Action, App, Kind, Laid, Settings, State};
 use crate::model::Snapshot;
 use crate::model::owners::ProcessRank;
 use crate::sources::Extras;
@@ -47,61 +47,32 @@ impl Kind for Processes {
     }
 
     fn state(&self, settings: &Settings) -> Box<dyn State> {
-        Box::new(Rows {
-            list: ListState::new(settings.proc_sort),
-            order: Vec::new(),
-        })
+        Box::new(Rows::new(settings.proc_sort))
     }
 }
 
-/// The view's own state: its sort and filter, and the rows it shows.
-#[derive(Debug, Clone)]
-pub struct Rows {
-    pub list: ListState<ProcSort>,
-    /// The rows shown, in order (indices into `shown.processes.top`).
-    pub order: Vec<usize>,
-}
-
-impl State for Rows {
-    fn act(&mut self, a: Action) -> Acted {
-        lists::act(&mut self.list, a)
-    }
-
-    fn list(&self) -> Option<&dyn SortFilter> {
-        Some(&self.list)
-    }
-
-    fn list_mut(&mut self) -> Option<&mut dyn SortFilter> {
-        Some(&mut self.list)
-    }
-
-    fn refresh(&mut self, shown: &Snapshot) {
+/// The rows shown: the processes scanned, sorted and filtered.
+impl Ordered for ProcSort {
+    fn order(rows: &mut Rows<ProcSort>, shown: &Snapshot) {
         let Some(p) = &shown.processes else {
-            self.order = Vec::new();
+            rows.order = Vec::new();
             return;
         };
-        if !self.list.chosen {
+        if !rows.list.chosen {
             // Who is faulting now leads while anything faults; else who holds the most swap.
-            self.list.sort = match p.sorted_by {
+            rows.list.sort = match p.sorted_by {
                 ProcessRank::MajorFaultsPerSec => ProcSort::Faults,
                 ProcessRank::SwapBytes => ProcSort::Swap,
             };
         }
-        self.order = lists::process_order(&p.top, &self.list);
-    }
-
-    fn rows(&self) -> usize {
-        self.order.capacity()
+        rows.order = lists::process_order(&p.top, &rows.list);
     }
 }
 
 /// The view's state as the app keeps it.
-fn rows(app: &App) -> &Rows {
-    static NONE: Rows = Rows {
-        list: ListState::new(ProcSort::Swap),
-        order: Vec::new(),
-    };
-    app.state::<Rows>().unwrap_or(&NONE)
+fn rows(app: &App) -> &Rows<ProcSort> {
+    static NONE: Rows<ProcSort> = Rows::new(ProcSort::Swap);
+    app.state::<Rows<ProcSort>>().unwrap_or(&NONE)
 }
 
 impl Tab for Processes {
