@@ -40,8 +40,6 @@ macro_rules! registry {
             /// Memory, swap and zswap per cgroup, v1 without zswap (the tree is walked only while
             /// shown).
             Cgroups(cgroups),
-            /// A scratch view.
-            Scratch(scratch),
         }
     };
 }
