@@ -2,7 +2,7 @@
 //! view shown) to what it asks for. The app's own keys are here: quit, help, the views, pause,
 //! the interval, the graphs' window, the focus and scrolling of the panes, the prompt's and the
 //! replay's keys; a key
-//! that is none of them is the view's to map ([`View::key`], in the view's own file). Only
+//! that is none of them is the view's to map ([`Kind::key`], in the view's own file). Only
 //! presses count (terminals that report releases and repeats would otherwise act twice). While
 //! the prompt is open, printable keys are text.
 
@@ -10,7 +10,7 @@ use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 
-use super::View;
+use super::{Kind, View};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
@@ -81,7 +81,7 @@ pub enum Mode {
 }
 
 /// What `key` asks for in `mode` while `view` is shown, if anything.
-pub(crate) fn action_for(key: KeyEvent, mode: Mode, view: View) -> Option<Action> {
+pub(crate) fn action_for(key: KeyEvent, mode: Mode, view: &dyn Kind) -> Option<Action> {
     if key.kind != KeyEventKind::Press {
         return None;
     }
@@ -220,16 +220,16 @@ mod tests {
     }
 
     fn action(k: KeyEvent) -> Option<Action> {
-        action_for(k, Mode::Normal, View::Overview)
+        action_for(k, Mode::Normal, View::Overview.tab())
     }
 
     /// On the processes view, a list.
     fn listed(k: KeyEvent) -> Option<Action> {
-        action_for(k, Mode::Normal, View::Processes)
+        action_for(k, Mode::Normal, View::Processes.tab())
     }
 
     fn typed(k: KeyEvent) -> Option<Action> {
-        action_for(k, Mode::Prompt, View::Processes)
+        action_for(k, Mode::Prompt, View::Processes.tab())
     }
 
     #[test]
@@ -331,7 +331,7 @@ mod tests {
         assert_eq!(listed(press(KeyCode::Char('r'))), Some(Action::SortReverse));
         assert_eq!(listed(press(KeyCode::Char('I'))), Some(Action::SortReverse));
         assert_eq!(listed(press(KeyCode::Char('/'))), Some(Action::FilterOpen));
-        let cgroups = |k| action_for(k, Mode::Normal, View::Cgroups);
+        let cgroups = |k| action_for(k, Mode::Normal, View::Cgroups.tab());
         assert_eq!(cgroups(press(KeyCode::Char('s'))), Some(Action::SortNext));
         for v in [
             View::Overview,
@@ -340,9 +340,9 @@ mod tests {
             View::Diagnostics,
         ] {
             let k = press(KeyCode::Char('s'));
-            assert_eq!(action_for(k, Mode::Normal, v), None, "{v:?}");
+            assert_eq!(action_for(k, Mode::Normal, v.tab()), None, "{v:?}");
             let k = press(KeyCode::Char('/'));
-            assert_eq!(action_for(k, Mode::Normal, v), None, "{v:?}");
+            assert_eq!(action_for(k, Mode::Normal, v.tab()), None, "{v:?}");
         }
         assert_eq!(listed(press(KeyCode::Char('['))), Some(Action::ZoomIn));
     }

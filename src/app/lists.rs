@@ -7,7 +7,13 @@
 //! filter keeps rows where any of the named fields contains the text, case-insensitively.
 
 use std::cmp::Ordering;
+use std::fmt;
 
+use ratatui::crossterm::event::KeyCode;
+
+use super::Action;
+use super::view::{Acted, State};
+use crate::model::Snapshot;
 use crate::model::owners::{CgroupRow, ProcessRow};
 
 /// The processes view's sort keys, in the order `s` cycles through them (the configuration
@@ -102,13 +108,6 @@ impl CgroupSort {
     }
 }
 
-/// The lists a view can be: which sort and filter the list keys change.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum List {
-    Processes,
-    Cgroups,
-}
-
 /// The keys of a list view, for the help.
 pub const KEYS: &[(&str, &str)] = &[
     ("s  >  <", "next / previous sort column"),
@@ -172,6 +171,76 @@ pub(crate) fn cycle<T: Copy + PartialEq>(all: &[T], now: T, forward: bool) -> T 
     all.get(j).copied().unwrap_or(now)
 }
 
+/// What the keys of a list view ask for: sort by the next column (`s`, `>`) or the one before
+/// (`<`), reverse (`r`, `I`), open the filter prompt (`/`). What the prompt's keys type is the
+/// app's (the prompt is open over any list).
+pub(crate) fn keys(code: KeyCode) -> Option<Action> {
+    Some(match code {
+        KeyCode::Char('s' | '>') => Action::SortNext,
+        KeyCode::Char('<') => Action::SortPrev,
+        KeyCode::Char('r' | 'I') => Action::SortReverse,
+        KeyCode::Char('/') => Action::FilterOpen,
+        _ => return None,
+    })
+}
+
+/// Apply a list key's action to `list`.
+pub(crate) fn act(list: &mut dyn SortFilter, a: Action) -> Acted {
+    match a {
+        Action::SortNext => list.sort_by_next(true),
+        Action::SortPrev => list.sort_by_next(false),
+        Action::SortReverse => list.reverse(),
+        Action::FilterOpen => return Acted::Prompt,
+        _ => return Acted::Not,
+    }
+    Acted::ListChanged
+}
+
+/// A list view's own state: its sort and filter, and the rows it shows.
+#[derive(Debug, Clone)]
+pub struct Rows<S> {
+    pub list: ListState<S>,
+    /// The rows shown, in order (indices into the snapshot's list).
+    pub order: Vec<usize>,
+}
+
+impl<S> Rows<S> {
+    pub(crate) const fn new(sort: S) -> Rows<S> {
+        Rows {
+            list: ListState::new(sort),
+            order: Vec::new(),
+        }
+    }
+}
+
+/// The rows of a list view, in order: what its sort keys derive from the snapshot shown (the
+/// view's file says it).
+pub trait Ordered: SortKey + fmt::Debug + Send {
+    fn order(rows: &mut Rows<Self>, shown: &Snapshot);
+}
+
+impl<S: Ordered + Clone> State for Rows<S> {
+    fn act(&mut self, a: Action) -> Acted {
+        act(&mut self.list, a)
+    }
+
+    fn list(&self) -> Option<&dyn SortFilter> {
+        Some(&self.list)
+    }
+
+    fn list_mut(&mut self) -> Option<&mut dyn SortFilter> {
+        Some(&mut self.list)
+    }
+
+    fn refresh(&mut self, shown: &Snapshot) {
+        S::order(self, shown);
+    }
+
+    fn rows(&self) -> usize {
+        self.order.capacity()
+    }
+}
+
 /// A sort and a filter: what the list views keep per view.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListState<S> {
@@ -185,7 +254,7 @@ pub struct ListState<S> {
 }
 
 impl<S> ListState<S> {
-    pub(crate) fn new(sort: S) -> ListState<S> {
+    pub(crate) const fn new(sort: S) -> ListState<S> {
         ListState {
             sort,
             reverse: false,

@@ -12,14 +12,13 @@ use std::time::Duration;
 
 use crate::history::History;
 use crate::model::Snapshot;
-use crate::model::owners::ProcessRank;
 use crate::sources::sampler::{DEFAULT_INTERVAL, MIN_INTERVAL};
 use crate::sources::{Extras, Sample};
 pub use keys::Action;
-use lists::{CgroupSort, List, ListState, ProcSort, SortFilter};
+use lists::SortFilter;
 pub use settings::{Palette, Settings};
 
-pub use view::View;
+pub use view::{Acted, Kind, State, View, Views};
 
 /// A pane that scrolls: a view's, by its place among the view's panes
 /// ([`View::panes`]).
@@ -148,16 +147,12 @@ pub struct App {
     panes: Vec<Vec<Scroll>>,
     /// The terminal's size as last reported (for how far the panes scroll).
     pub size: (u16, u16),
-    /// The processes view's sort and filter.
-    pub procs: ListState<ProcSort>,
-    /// The cgroups view's sort and filter.
-    pub cgroups: ListState<CgroupSort>,
+    /// The views, as the front end hands them down ([`Settings::views`]).
+    views: Views,
+    /// Each view's own state (by [`View::index`]), made by its [`Kind`].
+    states: Vec<Box<dyn State>>,
     /// The filter prompt is open (in a list view).
     pub prompt: bool,
-    /// The rows the processes view shows, in order (indices into `shown.processes.top`).
-    pub proc_order: Vec<usize>,
-    /// The rows the cgroups view shows, in order (indices into `shown.cgroups.list`).
-    pub cgroup_order: Vec<usize>,
     /// How often the process list is read, when less often than every tick (its scan is costly).
     pub scan_every: Option<Duration>,
     /// The shown cgroup figures are the tree's first reading: their rates are pending.
@@ -190,8 +185,8 @@ impl App {
         let shown = stream.snapshot(&first, None);
         history.push_snapshot(first.monotonic_ns, &shown);
         let window = settings.history;
-        let (view, proc_sort, cgroup_sort) =
-            (settings.view, settings.proc_sort, settings.cgroup_sort);
+        let (view, views) = (settings.view, settings.views);
+        let states = views.0.iter().map(|k| k.state(&settings)).collect();
         App {
             settings,
             interval,
@@ -205,17 +200,15 @@ impl App {
             focus: vec![0; View::ALL.len()],
             panes: View::ALL
                 .iter()
-                .map(|v| {
+                .map(|&v| {
                     let laid = Laid { max: 0, page: PAGE };
-                    vec![Scroll { offset: 0, laid }; v.panes().len()]
+                    vec![Scroll { offset: 0, laid }; views.of(v).panes().len()]
                 })
                 .collect(),
             size: (80, 24),
-            procs: ListState::new(proc_sort),
-            cgroups: ListState::new(cgroup_sort),
+            views,
+            states,
             prompt: false,
-            proc_order: Vec::new(),
-            cgroup_order: Vec::new(),
             scan_every: None,
             cgroup_rates_pending: true,
             newest_cgroup_rates_pending: true,
@@ -297,7 +290,7 @@ impl App {
             history_room,
             history_bytes,
             owners: sample + snapshot(&self.shown) + self.newest.as_deref().map_or(0, snapshot),
-            list_rows: self.proc_order.capacity() + self.cgroup_order.capacity(),
+            list_rows: self.states.iter().map(|s| s.rows()).sum(),
         }
     }
 
@@ -328,7 +321,19 @@ impl App {
     /// The scans the visible view needs (the processes while the processes view is shown, the
     /// cgroup tree while the cgroups view is). Nothing else scans.
     pub fn extras(&self) -> Extras {
-        self.view.scans(self)
+        self.kind().scans(self)
+    }
+
+    /// What the app asks of the view shown.
+    pub(crate) fn kind(&self) -> &'static dyn Kind {
+        self.views.of(self.view)
+    }
+
+    /// The state of the view whose state is a `T` (what its drawing reads).
+    pub fn state<T: State>(&self) -> Option<&T> {
+        self.states
+            .iter()
+            .find_map(|s| (&**s as &dyn std::any::Any).downcast_ref())
     }
 
     /// How old the cgroup list is at the last tick, when it is carried from an earlier one.
@@ -352,30 +357,16 @@ impl App {
 
     /// The pane the scroll keys move in the current view.
     pub(crate) fn pane(&self) -> Option<Pane> {
-        let n = self.view.panes().len();
+        let n = self.kind().panes().len();
         let focus = self.focus.get(self.view.index()).copied().unwrap_or(0);
         (n > 0).then(|| Pane::new(self.view, focus.min(n - 1)))
     }
 
-    /// Recompute the list views' rows after the snapshot, a sort or a filter changed.
+    /// Every view derives what it shows again after the snapshot changed.
     fn refresh_lists(&mut self) {
-        if !self.procs.chosen
-            && let Some(p) = &self.shown.processes
-        {
-            // Who is faulting now leads while anything faults; else who holds the most swap.
-            self.procs.sort = match p.sorted_by {
-                ProcessRank::MajorFaultsPerSec => ProcSort::Faults,
-                ProcessRank::SwapBytes => ProcSort::Swap,
-            };
+        for s in &mut self.states {
+            s.refresh(&self.shown);
         }
-        self.proc_order = match &self.shown.processes {
-            Some(p) => lists::process_order(&p.top, &self.procs),
-            None => Vec::new(),
-        };
-        self.cgroup_order = match &self.shown.cgroups {
-            Some(c) => lists::cgroup_order(&c.list, &self.cgroups, c.is_v1()),
-            None => Vec::new(),
-        };
     }
 
     /// Apply one message. Returns whether what is on screen changed.
@@ -383,7 +374,7 @@ impl App {
         match msg {
             Msg::Sampled(s) => self.on_sample(*s),
             Msg::Key(a) => {
-                if !self.on_replay_action(a) && !(self.view.about().act)(self, a) {
+                if !self.on_replay_action(a) && !self.on_view_action(a) {
                     self.on_action(a);
                 }
                 true
@@ -540,7 +531,7 @@ impl App {
 
     /// Move the focus to the next pane of the view shown (or the one before).
     fn focus_next(&mut self, forward: bool) {
-        let n = self.view.panes().len();
+        let n = self.kind().panes().len();
         if let Some(f) = self.focus.get_mut(self.view.index())
             && n > 1
         {
@@ -552,30 +543,39 @@ impl App {
         }
     }
 
+    /// An action of the view shown's own keys, applied by its state. Returns whether it was.
+    fn on_view_action(&mut self, a: Action) -> bool {
+        let Some(s) = self.states.get_mut(self.view.index()) else {
+            return false;
+        };
+        match s.act(a) {
+            Acted::Not => return false,
+            Acted::ListChanged => self.list_changed(),
+            Acted::Prompt => self.prompt = s.list().is_some(),
+        }
+        true
+    }
+
     /// A sort or a filter changed: back to the top of the list.
     fn list_changed(&mut self) {
         self.scroll_to(|_, _| 0);
-        self.refresh_lists();
+        if let Some(s) = self.states.get_mut(self.view.index()) {
+            s.refresh(&self.shown);
+        }
     }
 
     /// The sort and filter of the list view shown, if it is one.
     fn list(&self) -> Option<&dyn SortFilter> {
-        Some(match self.view.list()? {
-            List::Processes => &self.procs,
-            List::Cgroups => &self.cgroups,
-        })
-    }
-
-    fn list_mut(&mut self) -> Option<&mut dyn SortFilter> {
-        Some(match self.view.list()? {
-            List::Processes => &mut self.procs,
-            List::Cgroups => &mut self.cgroups,
-        })
+        self.states.get(self.view.index())?.list()
     }
 
     /// Change the list view's sort or filter (nothing on another view).
     fn edit_list(&mut self, f: impl FnOnce(&mut dyn SortFilter)) {
-        if let Some(l) = self.list_mut() {
+        if let Some(l) = self
+            .states
+            .get_mut(self.view.index())
+            .and_then(|s| s.list_mut())
+        {
             f(l);
             self.list_changed();
         }
@@ -586,7 +586,7 @@ impl App {
     }
 
     /// The filter of the list view shown, if it has one.
-    pub(crate) fn filter(&self) -> Option<&str> {
+    pub fn filter(&self) -> Option<&str> {
         self.list().map(SortFilter::filter)
     }
 
@@ -658,8 +658,7 @@ impl App {
                 self.window = next.map_or(max, |&s| Duration::from_secs(s)).min(max);
             }
             Action::Redraw => self.clear_requested = true,
-            // A view's own keys, taken by the view shown ([`View::about`]'s `act`); nothing on
-            // another.
+            // A view's own keys, taken by the view shown ([`State::act`]); nothing on another.
             Action::SortNext | Action::SortPrev | Action::SortReverse | Action::FilterOpen => {}
             Action::FilterInput(c) => self.edit_filter(|f| f.push(c)),
             Action::FilterBackspace => self.edit_filter(|f| {
@@ -714,6 +713,14 @@ mod tests {
 
     fn settings() -> Settings {
         test_settings(&[])
+    }
+
+    fn procs(a: &App) -> &lists::ListState<lists::ProcSort> {
+        &a.state::<lists::Rows<lists::ProcSort>>().unwrap().list
+    }
+
+    fn cgroups(a: &App) -> &lists::ListState<lists::CgroupSort> {
+        &a.state::<lists::Rows<lists::CgroupSort>>().unwrap().list
     }
 
     fn sample(root: &str, t_s: u64) -> Sample {
@@ -857,19 +864,30 @@ mod tests {
     fn sort_keys_cycle_and_reverse_in_the_list_views_only() {
         let mut a = app();
         a.update(Msg::Key(Action::SortNext));
-        assert_eq!(a.procs.sort, ProcSort::Swap, "no effect on the overview");
+        assert_eq!(
+            procs(&a).sort,
+            lists::ProcSort::Swap,
+            "no effect on the overview"
+        );
         a.update(Msg::Key(Action::Show(View::Processes)));
         a.update(Msg::Key(Action::SortNext));
-        assert_eq!(a.procs.sort, ProcSort::Rss);
+        assert_eq!(procs(&a).sort, lists::ProcSort::Rss);
         a.update(Msg::Key(Action::SortReverse));
-        assert!(a.procs.reverse);
+        assert!(procs(&a).reverse);
         a.update(Msg::Key(Action::SortPrev));
-        assert_eq!(a.procs.sort, ProcSort::Swap);
-        assert!(!a.procs.reverse, "a new column starts in its own direction");
+        assert_eq!(procs(&a).sort, lists::ProcSort::Swap);
+        assert!(
+            !procs(&a).reverse,
+            "a new column starts in its own direction"
+        );
         a.update(Msg::Key(Action::Show(View::Cgroups)));
         a.update(Msg::Key(Action::SortPrev));
-        assert_eq!(a.cgroups.sort, CgroupSort::Tree);
-        assert_eq!(a.procs.sort, ProcSort::Swap, "each view keeps its own");
+        assert_eq!(cgroups(&a).sort, lists::CgroupSort::Tree);
+        assert_eq!(
+            procs(&a).sort,
+            lists::ProcSort::Swap,
+            "each view keeps its own"
+        );
     }
 
     /// The processes view ranks by faults/s while anything faults and by swap otherwise, until
@@ -890,16 +908,20 @@ mod tests {
         let mut a = app();
         a.shown.processes = Some(list(ProcessRank::MajorFaultsPerSec));
         a.refresh_lists();
-        assert_eq!(a.procs.sort, ProcSort::Faults);
+        assert_eq!(procs(&a).sort, lists::ProcSort::Faults);
         a.shown.processes = Some(list(ProcessRank::SwapBytes));
         a.refresh_lists();
-        assert_eq!(a.procs.sort, ProcSort::Swap);
+        assert_eq!(procs(&a).sort, lists::ProcSort::Swap);
         a.update(Msg::Key(Action::Show(View::Processes)));
         a.update(Msg::Key(Action::SortNext));
-        assert_eq!(a.procs.sort, ProcSort::Rss);
+        assert_eq!(procs(&a).sort, lists::ProcSort::Rss);
         a.shown.processes = Some(list(ProcessRank::MajorFaultsPerSec));
         a.refresh_lists();
-        assert_eq!(a.procs.sort, ProcSort::Rss, "the chosen sort stays");
+        assert_eq!(
+            procs(&a).sort,
+            lists::ProcSort::Rss,
+            "the chosen sort stays"
+        );
     }
 
     #[test]
@@ -915,26 +937,26 @@ mod tests {
             a.update(Msg::Key(Action::FilterInput(c)));
         }
         a.update(Msg::Key(Action::FilterBackspace));
-        assert_eq!(a.procs.filter, "ho");
+        assert_eq!(procs(&a).filter, "ho");
         a.update(Msg::Key(Action::FilterDone));
         assert!(
-            !a.prompt && a.procs.filter == "ho",
+            !a.prompt && procs(&a).filter == "ho",
             "Enter keeps the filter"
         );
         assert_eq!(a.key_mode(), keys::Mode::Normal);
         // Esc clears a filter.
         a.update(Msg::Key(Action::Back));
-        assert!(a.running && a.procs.filter.is_empty());
+        assert!(a.running && procs(&a).filter.is_empty());
         // Esc in the prompt clears and closes it; switching views closes it too.
         a.update(Msg::Key(Action::FilterOpen));
         a.update(Msg::Key(Action::FilterInput('x')));
         a.update(Msg::Key(Action::FilterCancel));
-        assert!(!a.prompt && a.procs.filter.is_empty());
+        assert!(!a.prompt && procs(&a).filter.is_empty());
         a.update(Msg::Key(Action::FilterOpen));
         a.update(Msg::Key(Action::FilterInput('x')));
         a.update(Msg::Key(Action::NextView));
         assert!(!a.prompt, "another view closes the prompt");
-        assert_eq!(a.procs.filter, "x", "and the filter stays with its view");
+        assert_eq!(procs(&a).filter, "x", "and the filter stays with its view");
         a.update(Msg::Key(Action::Back));
         assert!(a.running, "no filter on the cgroups view: Esc does nothing");
     }

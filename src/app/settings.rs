@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::View;
 use super::lists::{CgroupSort, ProcSort};
+use super::{View, Views};
 use crate::diagnostics::Thresholds;
 use crate::sources::Extras;
 
@@ -35,6 +35,8 @@ pub struct Settings {
     pub cgroup_sort: CgroupSort,
     /// What the rules judge by (the configuration's `[thresholds]`).
     pub thresholds: Thresholds,
+    /// The views, handed down by the front end (the ui's table, by [`View::index`]).
+    pub views: Views,
 }
 
 /// The dashboard's colour themes. Each keeps every figure readable (a test draws the dashboard

@@ -1,70 +1,54 @@
-//! The dashboard's views as the app knows them: the list of views, in the order of the tabs,
-//! Tab's and the number keys' (the first view is 1), and what the app needs of each, in the
-//! view's own file here (`view/NAME.rs`, its [`About`]) — its name, the panes that scroll in it,
-//! the list its sort and filter keys change, the scans the sampler runs while it is shown, and
-//! its own keys: what they ask for, their help, and what they change. The app's own keys (quit,
-//! help, the views, pause, the interval, scrolling, the prompt, the replay's) are
-//! [`super::keys`]'. How a view draws and lays itself out is the ui's (`crate::ui::views`, one
-//! file a view, each a `Tab`); `View::tab` there matches every view listed here, so a view
-//! listed without its drawing does not compile.
+//! The dashboard's views as the app knows them: the registry ([`registry!`], a line a view, in
+//! the order of the tabs, Tab's and the number keys' — the first view is 1), and what the app
+//! asks of a view ([`Kind`]: its panes, scans and keys) and of its state ([`State`]: what its
+//! own keys change, its list, what it derives from the snapshot shown).
 //!
-//! A new view is its file here and its line in [`views!`]' list below, and its drawing in
-//! `crate::ui::views` (a file and a line in `View::tab`).
+//! A view is one file, `crate::ui::views::NAME`: its state, its keys and its drawing. The app
+//! never names it (the app sits below the ui, `crate::layers`): the front end hands the app the
+//! views' table ([`Views`], in [`super::Settings`]), and the app keeps each view's state as a
+//! [`State`] made by its [`Kind`]. The ui expands the same registry into its module list and
+//! that table, so a new view is its file and its line here.
 //!
-//! The app keeps which view is shown and changes it on keys; it never draws. That is why the
-//! list is here and not beside the drawing: the state sits below the ui (`crate::layers`).
+//! The app keeps which view is shown and changes it on keys; it never draws.
 
-mod cgroups;
-mod devices;
-mod diagnostics;
-mod graphs;
-mod list;
-mod overview;
-mod processes;
+use std::any::Any;
+use std::fmt;
 
 use ratatui::crossterm::event::KeyCode;
 
-use super::lists::List;
-use super::{Action, App};
+use super::lists::SortFilter;
+use super::{Action, App, Settings};
+use crate::model::Snapshot;
 use crate::sources::Extras;
 
-/// What the app knows of a view.
-pub struct About {
-    /// Its name, in the bottom line's tabs, the help, and the configuration.
-    pub name: &'static str,
-    /// What each of its panes that scroll holds, by pane (none: the view does not scroll).
-    /// With more than one, Left and Right move the focus between them.
-    pub panes: &'static [&'static str],
-    /// The list the sort and filter keys change while it is shown, if the view is one.
-    pub list: Option<List>,
-    /// The scans the sampler runs while the view is shown, beyond the fast reads.
-    pub scans: fn(&App) -> Extras,
-    /// What a key asks for while the view is shown, when it is none of the app's own keys.
-    pub keys: fn(KeyCode) -> Option<Action>,
-    /// Its own keys for the help: (keys, what they do). A line two views share is listed once,
-    /// naming both.
-    pub help: &'static [(&'static str, &'static str)],
-    /// Apply an action of its own keys to the app; `false` for an action that is not its own.
-    pub act: fn(&mut App, Action) -> bool,
+/// The registry: `Name(file),` a view each, in the order of the tabs; `file` is its file in the
+/// ui's views and its name (in the bottom line's tabs, the help, and the configuration). Expands
+/// into `$then! { … }`: the app's [`View`] here, the ui's modules and table there.
+macro_rules! registry {
+    ($then:ident) => {
+        $then! {
+            /// Everything at a glance.
+            Overview(overview),
+            /// The four graphs, large.
+            Graphs(graphs),
+            /// Swap devices (with their I/O) and zram devices in full.
+            Devices(devices),
+            /// Every finding in full, and the tunables (read while shown).
+            Diagnostics(diagnostics),
+            /// The processes with the most swap (scanned only while shown).
+            Processes(processes),
+            /// Memory, swap and zswap per cgroup, v1 without zswap (the tree is walked only while
+            /// shown).
+            Cgroups(cgroups),
+        }
+    };
 }
+pub(crate) use registry;
 
-fn fast_reads(_: &App) -> Extras {
-    Extras::default()
-}
-
-fn no_keys(_: KeyCode) -> Option<Action> {
-    None
-}
-
-fn no_actions(_: &mut App, _: Action) -> bool {
-    false
-}
-
-/// The registry: `Name: About { … },` a view each, in the order of the tabs.
 macro_rules! views {
-    ($($(#[$doc:meta])* $view:ident: $about:expr,)+) => {
+    ($($(#[$doc:meta])* $view:ident($file:ident),)+) => {
         /// The dashboard's views, as the registry lists them (Tab and the number keys switch);
-        /// the configuration file names them in lower case (`view = "graphs"`).
+        /// the configuration file names them as the tabs do (`view = "graphs"`).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
         #[serde(rename_all = "lowercase")]
         pub enum View {
@@ -75,64 +59,137 @@ macro_rules! views {
             /// Every view, in the registry's order.
             pub const ALL: [View; [$(stringify!($view)),+].len()] = [$(View::$view),+];
 
-            /// What the app knows of the view.
-            pub(crate) fn about(self) -> &'static About {
+            pub fn name(self) -> &'static str {
                 match self {
-                    $(View::$view => {
-                        const ABOUT: About = $about;
-                        &ABOUT
-                    })+
+                    $(View::$view => stringify!($file),)+
                 }
             }
         }
     };
 }
 
-views! {
-    /// Everything at a glance.
-    Overview: overview::ABOUT,
-    /// The four graphs, large.
-    Graphs: graphs::ABOUT,
-    /// Swap devices (with their I/O) and zram devices in full.
-    Devices: devices::ABOUT,
-    /// Every finding in full, and the tunables (read while shown).
-    Diagnostics: diagnostics::ABOUT,
-    /// The processes with the most swap (scanned only while shown).
-    Processes: processes::ABOUT,
-    /// Memory, swap and zswap per cgroup, v1 without zswap (the tree is walked only while shown).
-    Cgroups: cgroups::ABOUT,
+registry!(views);
+
+/// What the app asks of a view (its file in the ui implements it).
+pub trait Kind: Sync {
+    /// What each of its panes that scroll holds, by pane (none: the view does not scroll).
+    /// With more than one, Left and Right move the focus between them.
+    fn panes(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// The scans the sampler runs while the view is shown, beyond the fast reads.
+    fn scans(&self, _app: &App) -> Extras {
+        Extras::default()
+    }
+
+    /// What a key asks for while the view is shown, when it is none of the app's own keys.
+    fn key(&self, _code: KeyCode) -> Option<Action> {
+        None
+    }
+
+    /// Its own keys for the help: (keys, what they do). A line two views share is listed once,
+    /// naming both.
+    fn help(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
+
+    /// Its state as the dashboard starts.
+    fn state(&self, _settings: &Settings) -> Box<dyn State> {
+        Box::new(Stateless)
+    }
+}
+
+/// A view's own state, kept by the app from one tick to the next, whether it is shown or not.
+/// The view's drawing reads it back with [`App::state`].
+pub trait State: Any + fmt::Debug + Send + CloneState {
+    /// Apply an action of its own keys.
+    fn act(&mut self, _a: Action) -> Acted {
+        Acted::Not
+    }
+
+    /// Its list's sort and filter, if it is a list (the prompt's keys type into the filter).
+    fn list(&self) -> Option<&dyn SortFilter> {
+        None
+    }
+
+    fn list_mut(&mut self) -> Option<&mut dyn SortFilter> {
+        None
+    }
+
+    /// The snapshot shown changed, or its list's sort or filter: derive what it shows again.
+    fn refresh(&mut self, _shown: &Snapshot) {}
+
+    /// Rows it holds from one tick to the next (their capacity), for [`super::Footprint`].
+    fn rows(&self) -> usize {
+        0
+    }
+}
+
+/// A copy of a view's state (the app is cloned whole: a test's base screen, a bench's).
+pub trait CloneState {
+    fn clone_state(&self) -> Box<dyn State>;
+}
+
+impl<T: State + Clone> CloneState for T {
+    fn clone_state(&self) -> Box<dyn State> {
+        Box::new(self.clone())
+    }
+}
+
+impl Clone for Box<dyn State> {
+    fn clone(&self) -> Box<dyn State> {
+        self.clone_state()
+    }
+}
+
+/// What an action of a view's own keys asks of the app.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Acted {
+    /// Not one of its actions.
+    Not,
+    /// Its list changed (sort or filter): back to the top, derived again.
+    ListChanged,
+    /// Open the filter prompt over its list.
+    Prompt,
+}
+
+/// A view with nothing of its own to keep.
+#[derive(Debug, Clone)]
+pub struct Stateless;
+
+impl State for Stateless {}
+
+/// The views' table the front end hands down, by [`View::index`].
+#[derive(Clone, Copy)]
+pub struct Views(pub &'static [&'static dyn Kind]);
+
+impl Views {
+    pub(crate) fn of(self, v: View) -> &'static dyn Kind {
+        self.0[v.index()]
+    }
+}
+
+impl fmt::Debug for Views {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Views({})", self.0.len())
+    }
+}
+
+/// One table is handed down for the whole dashboard: two are the same when they hold the same
+/// views.
+impl PartialEq for Views {
+    fn eq(&self, other: &Views) -> bool {
+        self.0.len() == other.0.len()
+            && self
+                .0
+                .iter()
+                .zip(other.0)
+                .all(|(a, b)| std::ptr::addr_eq(*a, *b))
+    }
 }
 
 impl View {
-    pub fn name(self) -> &'static str {
-        self.about().name
-    }
-
-    /// The panes that scroll in it.
-    pub(crate) fn panes(self) -> &'static [&'static str] {
-        self.about().panes
-    }
-
-    /// The list its sort and filter keys change, if it is one.
-    pub(crate) fn list(self) -> Option<List> {
-        self.about().list
-    }
-
-    /// The scans the sampler runs while it is shown.
-    pub(crate) fn scans(self, app: &App) -> Extras {
-        (self.about().scans)(app)
-    }
-
-    /// What `code` asks for as one of the view's own keys.
-    pub(crate) fn key(self, code: KeyCode) -> Option<Action> {
-        (self.about().keys)(code)
-    }
-
-    /// Its own keys for the help.
-    pub(crate) fn help(self) -> &'static [(&'static str, &'static str)] {
-        self.about().help
-    }
-
     /// Its place in the registry, from 0.
     pub(crate) fn index(self) -> usize {
         View::ALL.iter().position(|&v| v == self).unwrap_or(0)

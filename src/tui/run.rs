@@ -170,7 +170,7 @@ where
             let view = app.view;
             match input {
                 Input::Key(k) => {
-                    if let Some(a) = keys::action_for(k, app.key_mode(), app.view) {
+                    if let Some(a) = keys::action_for(k, app.key_mode(), app.kind()) {
                         dirty |= app.update(Msg::Key(a));
                     }
                 }
@@ -525,7 +525,11 @@ mod tests {
             vec![key('q')],
         ]);
         assert_eq!(exit, Exit::Quit, "q after Enter quits");
-        assert_eq!(app.procs.filter, "qs", "q and s were text in the prompt");
+        assert_eq!(
+            app.filter().unwrap_or_default(),
+            "qs",
+            "q and s were text in the prompt"
+        );
         assert!(!app.prompt);
         assert!(term.backend().to_string().contains("qs"));
     }

@@ -97,7 +97,7 @@ fn body(area: Rect) -> Rect {
 pub fn lay_out(app: &App) -> Msg {
     let (w, h) = app.size;
     let tab = app.view.tab();
-    let mut panes = vec![crate::app::Laid::default(); app.view.panes().len()];
+    let mut panes = vec![crate::app::Laid::default(); tab.panes().len()];
     tab.lay_out(app, body(Rect::new(0, 0, w, h)), &mut panes);
     Msg::Laid {
         view: app.view,

@@ -3,12 +3,16 @@
 //! (`app::lists`).
 
 use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use super::{Tab, View};
 use crate::app::lists;
-use crate::app::{App, Laid};
+use crate::app::lists::{CgroupSort, Ordered, Rows};
+use crate::app::{Action, App, Kind, Laid, Settings, State};
+use crate::model::Snapshot;
+use crate::sources::Extras;
 use crate::display as f;
 use crate::error::Reason;
 use crate::ui::kept::Kept;
@@ -18,11 +22,53 @@ use crate::ui::widgets::{self, Col, bold, dim, raw};
 
 pub struct Cgroups;
 
+/// A list its keys sort and filter ([`lists::keys`]). The tree is walked only while it is shown.
+impl Kind for Cgroups {
+    fn panes(&self) -> &'static [&'static str] {
+        &["cgroups"]
+    }
+
+    fn scans(&self, _app: &App) -> Extras {
+        Extras {
+            cgroups: true,
+            ..Extras::default()
+        }
+    }
+
+    fn key(&self, code: KeyCode) -> Option<Action> {
+        lists::keys(code)
+    }
+
+    fn help(&self) -> &'static [(&'static str, &'static str)] {
+        lists::KEYS
+    }
+
+    fn state(&self, settings: &Settings) -> Box<dyn State> {
+        Box::new(Rows::new(settings.cgroup_sort))
+    }
+}
+
+/// The rows shown: the cgroups read, sorted and filtered.
+impl Ordered for CgroupSort {
+    fn order(rows: &mut Rows<CgroupSort>, shown: &Snapshot) {
+        rows.order = match &shown.cgroups {
+            Some(c) => lists::cgroup_order(&c.list, &rows.list, c.is_v1()),
+            None => Vec::new(),
+        };
+    }
+}
+
+/// The view's state as the app keeps it.
+fn rows(app: &App) -> &Rows<CgroupSort> {
+    static NONE: Rows<CgroupSort> = Rows::new(CgroupSort::Tree);
+    app.state::<Rows<CgroupSort>>().unwrap_or(&NONE)
+}
+
 impl Tab for Cgroups {
     fn lay_out(&self, app: &App, body: Rect, panes: &mut [Laid]) {
         let note = note_lines(app, usize::from(body.width), app.settings.ascii).len();
         if let Some(p) = panes.first_mut() {
-            *p = frame::laid(app.cgroup_order.len(), body, note);
+            *p = frame::laid(rows(app).order.len(), body, note);
         }
     }
 
@@ -138,7 +184,7 @@ fn cgroups(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         "cgroups (v2)"
     };
     widgets::rule(buf, p.rule, Line::from(bold(t, title)), Some(right), t);
-    let st = &app.cgroups;
+    let st = &rows(app).list;
     use lists::CgroupSort as S;
     let sort = if v1 { st.sort.on_v1() } else { st.sort };
     let sort_col = match sort {
@@ -159,7 +205,7 @@ fn cgroups(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         app,
         t,
         (sort.label(), desc),
-        app.cgroup_order.len(),
+        rows(app).order.len(),
         cg.list.len(),
         // On v1 the columns a wider terminal adds are zswap figures, all missing there.
         (!hidden.is_empty() && !v1).then(|| format!("wider: {}", hidden.join(" "))),
@@ -167,7 +213,7 @@ fn cgroups(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
     );
     widgets::put(buf, p.status, 0, &line);
     frame::draw_note(buf, &p, note, t);
-    if app.cgroup_order.is_empty() {
+    if rows(app).order.is_empty() {
         let text = if cg.list.is_empty() {
             "no cgroup has memory accounting"
         } else {
@@ -181,12 +227,12 @@ fn cgroups(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         .map(|&i| Col::new(COLS[i].title, COLS[i].width, COLS[i].right))
         .collect();
     let visible = usize::from(p.table.height.saturating_sub(1));
-    let max = app.cgroup_order.len().saturating_sub(visible);
+    let max = rows(app).order.len().saturating_sub(visible);
     let offset = app.scroll(View::Cgroups).min(max);
     let known = s.rates.is_some() && !app.cgroup_rates_pending;
     let tree = st.sort == S::Tree;
-    let rows: Vec<Vec<String>> = app
-        .cgroup_order
+    let rows: Vec<Vec<String>> = rows(app)
+        .order
         .iter()
         .skip(offset)
         .take(visible)

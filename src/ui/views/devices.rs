@@ -18,6 +18,13 @@ use crate::ui::widgets::{bold, dim, raw};
 
 pub struct Devices;
 
+/// A pane each (Left and Right move the focus, as in every view with more than one pane).
+impl crate::app::Kind for Devices {
+    fn panes(&self) -> &'static [&'static str] {
+        &["swap", "zram"]
+    }
+}
+
 /// Its panes: the swap areas' tables, then the zram devices.
 pub const SWAP: Pane = Pane {
     view: View::Devices,

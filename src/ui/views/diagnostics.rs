@@ -18,6 +18,20 @@ use crate::ui::widgets::{bold, dim, raw};
 
 pub struct Diagnostics;
 
+/// The tunables are read while it is shown.
+impl crate::app::Kind for Diagnostics {
+    fn panes(&self) -> &'static [&'static str] {
+        &["diagnostics"]
+    }
+
+    fn scans(&self, _app: &App) -> crate::sources::Extras {
+        crate::sources::Extras {
+            settings: true,
+            ..Default::default()
+        }
+    }
+}
+
 impl Tab for Diagnostics {
     /// The text scrolls until its last line is at the bottom.
     fn lay_out(&self, app: &App, body: Rect, panes: &mut [Laid]) {

@@ -11,6 +11,14 @@ use crate::ui::theme::Theme;
 
 pub struct Graphs;
 
+/// Their window of time is the app's (`[` `]` change it on every view, and the bottom line shows
+/// it), so the view lists those keys in the help and has none of its own.
+impl crate::app::Kind for Graphs {
+    fn help(&self) -> &'static [(&'static str, &'static str)] {
+        &[("[  ]", "shorter / longer time window")]
+    }
+}
+
 impl Tab for Graphs {
     fn draw(&self, buf: &mut Buffer, body: Rect, app: &App, t: &Theme, kept: &mut Kept) {
         let order = [&graph::POOL, &graph::TRAFFIC, &graph::RATIO, &graph::PSI];

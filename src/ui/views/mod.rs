@@ -1,18 +1,15 @@
-//! The dashboard's views, one file each, every one a [`Tab`]: how it draws the body of the
-//! screen and how far its panes scroll (its keys are the app's view file's). The app's registry of views ([`View`],
-//! `crate::app::view`) lists them once, in order, with what the app needs of each (name, panes,
-//! list, scans); [`View::tab`] maps each to its file here.
+//! The dashboard's views, one file each: the view's state, its keys and its drawing. Each file
+//! has the view's type (named as in the registry), a [`Kind`] (what the app asks of it: panes,
+//! scans, keys, its [`State`](crate::app::State)) and a [`Tab`] (how it draws the body of the
+//! screen and how far its panes scroll).
+//!
+//! The registry of views is the app's (`crate::app::view`, a line a view): it expands here into
+//! the module of each view and the table ([`VIEWS`]) the front end hands the app. A new view is
+//! its file here and its line in the registry.
 //!
 //! Everything that goes through the views asks the registry: the footer's tabs and the mouse
 //! clicks on them, the number keys, the help, the scroll limits the loop measures, the scans the
-//! sampler runs. A new view is a file here, a line in the app's registry and one in `tab`.
-
-pub mod cgroups;
-pub mod devices;
-pub mod diagnostics;
-pub mod graphs;
-pub mod overview;
-pub mod processes;
+//! sampler runs.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -21,11 +18,10 @@ use super::kept::Kept;
 use super::theme::Theme;
 pub use crate::app::View;
 use crate::app::keys;
-use crate::app::{App, Laid};
+use crate::app::{App, Kind, Laid, Views};
 
-/// How a view of the dashboard draws itself. What the app knows of it (its name, panes, list,
-/// scans, keys) is in the app's registry of views ([`View::about`]).
-pub trait Tab: Sync {
+/// How a view of the dashboard draws itself. What the app asks of it is its [`Kind`].
+pub trait Tab: Kind {
     /// Draw the view into `body`, the rows between the header and the bottom line. A part of it
     /// that is a kept panel goes through `kept`.
     fn draw(&self, buf: &mut Buffer, body: Rect, app: &App, t: &Theme, kept: &mut Kept);
@@ -35,18 +31,25 @@ pub trait Tab: Sync {
     fn lay_out(&self, _app: &App, _body: Rect, _panes: &mut [Laid]) {}
 }
 
+/// The registry's views: a module each (`file`, holding the type `View`), and the tables.
+macro_rules! tabs {
+    ($($(#[$doc:meta])* $view:ident($file:ident),)+) => {
+        $(pub mod $file;)+
+
+        /// How each view draws, by [`View::index`].
+        static TABS: [&dyn Tab; View::ALL.len()] = [$(&$file::$view),+];
+
+        /// What the app asks of each view, by [`View::index`]: what the front end hands down.
+        pub static VIEWS: Views = Views(&[$(&$file::$view),+]);
+    };
+}
+
+crate::app::view::registry!(tabs);
+
 impl View {
-    /// How the view draws: every view of the app's registry has its file here (the match is
-    /// exhaustive, so a view without one does not compile).
+    /// How the view draws (and what the app asks of it).
     pub(crate) fn tab(self) -> &'static dyn Tab {
-        match self {
-            View::Overview => &overview::Overview,
-            View::Graphs => &graphs::Graphs,
-            View::Devices => &devices::Devices,
-            View::Diagnostics => &diagnostics::Diagnostics,
-            View::Processes => &processes::Processes,
-            View::Cgroups => &cgroups::Cgroups,
-        }
+        TABS[self.index()]
     }
 }
 
@@ -63,7 +66,7 @@ pub(crate) fn help() -> Vec<(String, String)> {
         out.push((numbers.join(" "), names.join(" / ")));
     }
     for v in View::ALL {
-        let panes = v.panes();
+        let panes = v.tab().panes();
         if panes.len() > 1 {
             out.push((
                 "Left  Right".to_string(),
@@ -74,7 +77,7 @@ pub(crate) fn help() -> Vec<(String, String)> {
     out.extend(keys::HELP_SCROLL.iter().map(line));
     let mut own: Vec<(&str, &str, Vec<&str>)> = Vec::new();
     for v in View::ALL {
-        for &(k, what) in v.help() {
+        for &(k, what) in v.tab().help() {
             match own.iter_mut().find(|o| o.0 == k && o.1 == what) {
                 Some(o) => o.2.push(v.name()),
                 None => own.push((k, what, vec![v.name()])),
@@ -108,9 +111,9 @@ mod tests {
                 panic!("not a layout");
             };
             assert_eq!(view, v);
-            assert_eq!(panes.len(), v.panes().len(), "{v:?}");
+            assert_eq!(panes.len(), v.tab().panes().len(), "{v:?}");
             assert!(panes.iter().all(|p| p.page >= 1), "{v:?}: {panes:?}");
-            assert_eq!(app.extras(), v.scans(&app), "{v:?}");
+            assert_eq!(app.extras(), v.tab().scans(&app), "{v:?}");
         }
     }
 

@@ -36,6 +36,8 @@ const SECTIONS: &[&dyn Section] = &[
 
 pub struct Overview;
 
+impl crate::app::Kind for Overview {}
+
 impl Tab for Overview {
     fn draw(&self, buf: &mut Buffer, body: Rect, app: &App, t: &Theme, kept: &mut Kept) {
         let cx = Cx {

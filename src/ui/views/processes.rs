@@ -2,12 +2,17 @@
 //! is read only while the view is shown, sorted and filtered by the app (`app::lists`).
 
 use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 
 use super::{Tab, View};
 use crate::app::lists;
-use crate::app::{App, Laid};
+use crate::app::lists::{ProcSort, Ordered, Rows};
+use crate::app::{Action, App, Kind, Laid, Settings, State};
+use crate::model::Snapshot;
+use crate::model::owners::ProcessRank;
+use crate::sources::Extras;
 use crate::display as f;
 use crate::model::status::CMDLINE;
 use crate::ui::kept::Kept;
@@ -17,11 +22,64 @@ use crate::ui::widgets::{self, Col, bold, dim};
 
 pub struct Processes;
 
+/// A list its keys sort and filter ([`lists::keys`]). The processes are scanned only while it is
+/// shown: every process's status, the top ones kept (`--top N`, else
+/// [`TOP_PROCESSES`](crate::app::TOP_PROCESSES)).
+impl Kind for Processes {
+    fn panes(&self) -> &'static [&'static str] {
+        &["processes"]
+    }
+
+    fn scans(&self, app: &App) -> Extras {
+        let top = app.settings.extras.top_processes;
+        Extras {
+            top_processes: Some(top.unwrap_or(crate::app::TOP_PROCESSES)),
+            ..Extras::default()
+        }
+    }
+
+    fn key(&self, code: KeyCode) -> Option<Action> {
+        lists::keys(code)
+    }
+
+    fn help(&self) -> &'static [(&'static str, &'static str)] {
+        lists::KEYS
+    }
+
+    fn state(&self, settings: &Settings) -> Box<dyn State> {
+        Box::new(Rows::new(settings.proc_sort))
+    }
+}
+
+/// The rows shown: the processes scanned, sorted and filtered.
+impl Ordered for ProcSort {
+    fn order(rows: &mut Rows<ProcSort>, shown: &Snapshot) {
+        let Some(p) = &shown.processes else {
+            rows.order = Vec::new();
+            return;
+        };
+        if !rows.list.chosen {
+            // Who is faulting now leads while anything faults; else who holds the most swap.
+            rows.list.sort = match p.sorted_by {
+                ProcessRank::MajorFaultsPerSec => ProcSort::Faults,
+                ProcessRank::SwapBytes => ProcSort::Swap,
+            };
+        }
+        rows.order = lists::process_order(&p.top, &rows.list);
+    }
+}
+
+/// The view's state as the app keeps it.
+fn rows(app: &App) -> &Rows<ProcSort> {
+    static NONE: Rows<ProcSort> = Rows::new(ProcSort::Swap);
+    app.state::<Rows<ProcSort>>().unwrap_or(&NONE)
+}
+
 impl Tab for Processes {
     fn lay_out(&self, app: &App, body: Rect, panes: &mut [Laid]) {
         let note = frame::note_lines(&note(app), usize::from(body.width), app.settings.ascii).len();
         if let Some(p) = panes.first_mut() {
-            *p = frame::laid(app.proc_order.len(), body, note);
+            *p = frame::laid(rows(app).order.len(), body, note);
         }
     }
 
@@ -96,7 +154,7 @@ fn processes(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         p.rule,
         Line::from(bold(
             t,
-            match app.procs.sort {
+            match rows(app).list.sort {
                 lists::ProcSort::Faults => "Processes by major faults",
                 _ => "Processes by swap",
             },
@@ -104,7 +162,7 @@ fn processes(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         right,
         t,
     );
-    let st = &app.procs;
+    let st = &rows(app).list;
     let sort_col = match st.sort {
         lists::ProcSort::Pid => 0,
         lists::ProcSort::Name => 1,
@@ -123,7 +181,7 @@ fn processes(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
             app,
             t,
             (st.sort.label(), desc),
-            app.proc_order.len(),
+            rows(app).order.len(),
             total,
             app.scan_every
                 .map(|d| format!("list read every {} (scan capped at 2% CPU)", f::interval(d))),
@@ -147,7 +205,7 @@ fn processes(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         frame::message(buf, p.table, t, "no process has swapped memory");
         return;
     }
-    if app.proc_order.is_empty() {
+    if rows(app).order.is_empty() {
         frame::message(
             buf,
             p.table,
@@ -168,10 +226,10 @@ fn processes(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         t.missing()
     };
     let visible = usize::from(p.table.height.saturating_sub(1));
-    let max = app.proc_order.len().saturating_sub(visible);
+    let max = rows(app).order.len().saturating_sub(visible);
     let offset = app.scroll(View::Processes).min(max);
-    let rows: Vec<Vec<String>> = app
-        .proc_order
+    let rows: Vec<Vec<String>> = rows(app)
+        .order
         .iter()
         .skip(offset)
         .take(visible)
