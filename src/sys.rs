@@ -116,8 +116,8 @@ pub(crate) fn read_small_file(path: &std::path::Path, max: u64) -> Result<Vec<u8
 /// lost. Returns the resident bytes of the mappings given back (0 when none could be read).
 ///
 /// Measured on the static build at 120×40 (the same binary with and without it, side by side,
-/// two rounds of 20 s): 4,960 → 4,196 KiB of the most VmRSS with a stale link order, ~770 KiB
-/// less, all of it file pages, and no more CPU per tick. `malloc_trim(0)` at the same point was
+/// the most VmRSS over 20 s): 4,960 → 4,196 KiB with a stale link order, 4,204 → 3,752 KiB with
+/// a fresh one (scripts/build-static.sh), all of it file pages, and no more CPU per tick. `malloc_trim(0)` at the same point was
 /// tried and gave back nothing measurable (anonymous 888 → 884 KiB).
 pub(crate) fn release_startup_pages() -> u64 {
     use procfs_core::FromRead as _;
