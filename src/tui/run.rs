@@ -353,6 +353,17 @@ where
         tty: &tty_in,
         signals: &signals,
     };
+    // The first call comes after the first frame is drawn: start-up is over, and what it alone
+    // needed (its code, its relocations, its freed heap) leaves the resident set.
+    let mut sample = sample;
+    let mut started = false;
+    let sample = move |app: &App, extras: Extras| {
+        if !started {
+            started = true;
+            crate::sys::release_startup_pages();
+        }
+        sample(app, extras)
+    };
     let exit = event_loop(&mut session.terminal, &mut app, &mut events, sample, work);
     guard.finish();
     let exit = match exit {
