@@ -95,14 +95,11 @@ fn one_screen(ctx: &Ctx, zram: bool) -> Result<()> {
         "0",
     );
     // "on disk or zero-filled 51.4M" (or the tight "disk or zero 51.4M"): the first figure after.
-    let disk = text
-        .split("disk or zero")
-        .nth(1)
-        .and_then(|rest| {
-            rest.split_whitespace()
-                .take(2)
-                .find(|v| v.starts_with(|c: char| c.is_ascii_digit()))
-        });
+    let disk = text.split("disk or zero").nth(1).and_then(|rest| {
+        rest.split_whitespace()
+            .take(2)
+            .find(|v| v.starts_with(|c: char| c.is_ascii_digit()))
+    });
     r.check(
         "--once shows the disk share",
         disk.is_some(),
