@@ -582,10 +582,7 @@ pub fn run(options: &Options) -> anyhow::Result<Exit> {
         }
     };
     guard.finish();
-    if matches!(exit, Exit::TtyGone(_)) || tty_in.hung_up() {
-        session.abandon();
-    }
-    drop(session);
+    session.end(matches!(exit, Exit::TtyGone(_)), &tty_in);
     Ok(exit)
 }
 

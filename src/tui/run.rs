@@ -370,10 +370,7 @@ where
         Exit::Signal(SIGHUP) if tty_in.hung_up() => Exit::TtyGone("the terminal hung up".into()),
         e => e,
     };
-    if matches!(exit, Exit::TtyGone(_)) || tty_in.hung_up() {
-        session.abandon();
-    }
-    drop(session);
+    session.end(matches!(exit, Exit::TtyGone(_)), &tty_in);
     Ok(exit)
 }
 

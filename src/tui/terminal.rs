@@ -353,6 +353,14 @@ impl Session {
         TAKEN.store(false, Ordering::SeqCst);
         self.terminal.backend_mut().detach();
     }
+
+    /// Give the terminal back as a loop on it ends: restored, unless it is gone (`gone`, the
+    /// loop's own finding, or the tty hung up) — then abandoned, never written to again.
+    pub(crate) fn end(mut self, gone: bool, tty_in: &TtyIn) {
+        if gone || tty_in.hung_up() {
+            self.abandon();
+        }
+    }
 }
 
 impl Drop for Session {
