@@ -47,6 +47,10 @@ echo "== building the package"
 # The binary is scripts/build-static.sh's (deb-assets.sh builds it); cargo-deb finds it under
 # target/TRIPLE/release when told the target.
 scripts/deb-assets.sh >/dev/null
+# build-static.sh keeps the symbols (its link order is made from them) and cargo-deb no longer
+# strips what the release profile says is stripped already (strip = true): strip it here, as
+# scripts/package.sh does, or lintian finds an unstripped binary.
+strip "$(TARGET= scripts/build-static.sh)"
 deb=$(cargo deb --no-build --locked --target "$(uname -m)-unknown-linux-gnu" 2>&1 | tail -1)
 [ -f "$deb" ] || { echo "test-deb: cargo deb did not say where the package is: $deb" >&2; exit 1; }
 echo "$deb ($(stat -c %s "$deb") bytes)"
