@@ -124,21 +124,8 @@ pub(crate) fn ratio(v: Option<f64>) -> String {
     }
 }
 
-/// Below this much stored, a zswap pool's own first pages (the allocator's) outweigh what it
-/// holds: 4 KiB stored in an 8 KiB pool is "0.50:1", which says nothing of how pages compress.
-pub(crate) const RATIO_MIN_STORED: u64 = 1 << 20;
-
-/// A pool's compression ratio (stored ÷ pool) where it says how pages compress, else why not:
-/// nothing stored, or too little (under [`RATIO_MIN_STORED`]) to tell. The one rule every
-/// output and finding follows (the presentation layer's `zswap.ratio`, the diagnostics).
-pub(crate) fn pool_ratio(ratio: Option<f64>, stored: Option<u64>) -> Result<f64, &'static str> {
-    match (ratio, stored) {
-        (_, Some(0)) => Err("nothing stored"),
-        (_, Some(stored)) if stored < RATIO_MIN_STORED => Err("too little stored to tell"),
-        (Some(r), _) if r.is_finite() => Ok(r),
-        _ => Err("unknown"),
-    }
-}
+/// The model's rule for when a pool's ratio says how pages compress ([`crate::model::zswap`]).
+pub(crate) use crate::model::zswap::{RATIO_MIN_STORED, usable_ratio as pool_ratio};
 
 /// A percentage with one decimal: `12.5%`.
 pub(crate) fn percent(v: Option<f64>) -> String {

@@ -12,13 +12,14 @@ pub struct Capacity {
     pub effective_at_pool_limit_bytes: Option<u64>,
     pub zswap_resident_max_bytes: Option<u64>,
     pub fast_tier_headroom_bytes: Option<u64>,
-    /// The ratio used above; `ratio_assumed` when the pool is empty and 2.0 stands in.
+    /// The ratio used above; `ratio_assumed` when the pool is empty, or holds too little (under
+    /// 1 MiB stored) for its ratio to say how pages compress, and 2.0 stands in.
     #[schemars(range(min = 0))]
     pub ratio: Option<f64>,
     pub ratio_assumed: bool,
 }
 
-/// Used for capacity figures when the pool is empty and no ratio has been measured.
+/// Used for capacity figures when the pool is empty or too nearly empty to have a ratio.
 pub const ASSUMED_RATIO: f64 = 2.0;
 
 /// What the machine can hold: RAM plus swap less what the pools cost, now and at the pool limit.

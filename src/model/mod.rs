@@ -177,10 +177,12 @@ impl Snapshot {
             in_zram,
             &zram,
         );
+        // A nearly empty pool's ratio (its allocator's first pages) says nothing of how pages
+        // compress: the capacity figures take the assumed one instead, as every output does.
         let capacity = capacity::derive(
             mem,
             zswap.pool_bytes,
-            zswap.compression_ratio,
+            zswap::usable_ratio(zswap.compression_ratio, zswap.stored_bytes).ok(),
             zswap.pool_limit_bytes,
             zram_pool,
         );

@@ -231,3 +231,20 @@ pub(crate) fn fallback_pool(curr: &Sample, zram_pool: Option<u64>, ps: u64) -> O
     let zspages = curr.vmstat.as_ref().ok()?.nr_zspages?;
     Some(zspages.saturating_mul(ps).saturating_sub(zram_pool?))
 }
+
+/// Below this much stored, a zswap pool's own first pages (the allocator's) outweigh what it
+/// holds: 4 KiB stored in an 8 KiB pool is "0.50:1", which says nothing of how pages compress.
+pub(crate) const RATIO_MIN_STORED: u64 = 1 << 20;
+
+/// A pool's compression ratio (stored ÷ pool) where it says how pages compress, else why not:
+/// nothing stored, or too little (under [`RATIO_MIN_STORED`]) to tell. The one rule every
+/// output, finding and derived figure follows (the presentation layer's `zswap.ratio`, the
+/// diagnostics, the capacity figures).
+pub(crate) fn usable_ratio(ratio: Option<f64>, stored: Option<u64>) -> Result<f64, &'static str> {
+    match (ratio, stored) {
+        (_, Some(0)) => Err("nothing stored"),
+        (_, Some(stored)) if stored < RATIO_MIN_STORED => Err("too little stored to tell"),
+        (Some(r), _) if r.is_finite() => Ok(r),
+        _ => Err("unknown"),
+    }
+}

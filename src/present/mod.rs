@@ -9,12 +9,15 @@
 //!
 //! # Adding a figure people read
 //!
-//! One [`Fact`] in its section's file (`memory.rs`, `zswap.rs`, `swap.rs`, `outlook.rs`): it then reaches every output
+//! One [`Fact`] in its section's file (`header.rs`, `memory.rs`, `zswap.rs`, `swap.rs`, `outlook.rs`,
+//! `findings.rs`): it then reaches every output
 //! its [`Fact::depths`] names, through the layouts that already place that section's facts.
 //! `tests/integration/present.rs` checks that every fact reaches every output it claims.
 //!
 //! [`metrics::ZSWAP_POOL_BYTES`]: crate::model::metrics::ZSWAP_POOL_BYTES
 
+pub mod findings;
+pub mod header;
 pub mod memory;
 pub mod outlook;
 pub mod swap;
@@ -111,9 +114,11 @@ pub fn find<'a>(facts: &'a [Fact], key: &str) -> Option<&'a Fact> {
 /// Every section and its facts, in the order people read them.
 pub fn sections(s: &Snapshot) -> Vec<(&'static str, Vec<Fact>)> {
     vec![
+        ("header", header::facts(s)),
         ("memory", memory::facts(s)),
         ("zswap", zswap::facts(s)),
         ("swap", swap::facts(s)),
         ("outlook", outlook::facts(s)),
+        ("findings", findings::facts(s)),
     ]
 }

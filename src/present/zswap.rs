@@ -116,7 +116,8 @@ fn pool_facts(s: &Snapshot) -> Vec<Fact> {
         share.clone(),
         share.clone(),
     )
-    .tight(format!("{legend} {share} of stores"));
+    // Tight: it follows the written-back bytes ("wb 12M (3.1% of stores)"), never a second "wb".
+    .tight(format!("({share} of stores)"));
     fact.short = format!("{share} of stores written back");
     out.push(fact);
     out
@@ -142,6 +143,12 @@ mod tests {
         let r = crate::present::find(&f, "zswap.ratio").unwrap();
         assert_eq!(r.value, f::MISSING);
         assert!(r.long.contains("too little stored"), "{}", r.long);
+        // Nor do the capacity figures take its 0.33:1: they assume the empty pool's ratio.
+        assert!(s.capacity.ratio_assumed);
+        assert_eq!(
+            s.capacity.ratio,
+            Some(crate::model::capacity::ASSUMED_RATIO)
+        );
         let watch = crate::report::lines::Columns::of(&s);
         assert!(!watch.row(&s).contains("0.33"), "{}", watch.row(&s));
     }

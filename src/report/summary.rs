@@ -17,8 +17,8 @@ use super::text::{self, Style, WIDTH};
 use crate::display as f;
 use crate::model::memory::BUCKETS;
 use crate::model::metrics::{self, Metric};
-use crate::model::{Severity, Snapshot, SwapDevice, Zram};
-use crate::present::{self, Depth};
+use crate::model::{Snapshot, SwapDevice, Zram};
+use crate::present::{self, Depth, Tone};
 
 /// At most this many lines (a 24-line terminal, less the prompt and the command line).
 pub const MAX_LINES: usize = 22;
@@ -262,22 +262,23 @@ pub fn lines(s: &Snapshot, st: Style) -> Vec<String> {
 }
 
 fn header(s: &Snapshot, st: Style) -> Vec<String> {
-    let mut out = plan(&[
-        Part::one(format!("{} {}", st.head("zswaptop"), s.tool.version)),
-        Part::one(format!(
-            "host {}",
-            s.host.hostname.as_deref().unwrap_or(f::MISSING)
-        )),
-        Part::one(format!(
-            "kernel {}",
-            s.host.kernel.as_deref().unwrap_or(f::MISSING)
-        )),
-        Part::one(format!("up {}", f::duration_secs(s.host.uptime_seconds))),
-        Part::one(text::who(s)),
-    ]);
-    if s.host.root != "/" {
-        let line = format!("reading tree {}", s.host.root);
-        out.push(st.dim(&f::fit(&line, WIDTH, false)));
+    let facts = present::header::facts(s);
+    let said = |key| present::find(&facts, key).map(|f| f.short.clone());
+    let mut parts = Vec::new();
+    if let Some(tool) = present::find(&facts, "header.tool") {
+        parts.push(Part::one(format!("{} {}", st.head(tool.label), tool.value)));
+    }
+    for key in [
+        "header.host",
+        "header.kernel",
+        "header.uptime",
+        "header.who",
+    ] {
+        parts.extend(said(key).map(Part::one));
+    }
+    let mut out = plan(&parts);
+    if let Some(tree) = present::find(&facts, "header.tree") {
+        out.push(st.dim(&f::fit(&tree.long, WIDTH, false)));
     }
     out
 }
@@ -641,19 +642,20 @@ fn outlook(s: &Snapshot, st: Style) -> Vec<String> {
 /// Warn and crit findings, each whole on as many lines as it takes (most severe first, as the
 /// rules sort them), then the info ones named on a line.
 fn findings(s: &Snapshot, st: Style) -> Vec<(Vec<String>, usize)> {
-    let mut out: Vec<(Vec<String>, usize)> = s
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity > Severity::Info)
-        .map(|d| {
-            let tag = f::severity_tag(d.severity);
-            let code = if d.severity == Severity::Crit {
+    let facts = present::findings::facts(s);
+    let each = facts.iter().filter(|f| f.key == "findings.finding");
+    let mut out: Vec<(Vec<String>, usize)> = each
+        .clone()
+        .filter(|f| f.tone != Tone::Dim)
+        .map(|fact| {
+            let tag = fact.label;
+            let code = if fact.tone == Tone::Crit {
                 "1;31"
             } else {
                 "1;33"
             };
             let indent = tag.len() + 1;
-            let lines = f::wrap(&format!("{}: {}", d.id, d.summary), WIDTH, indent, indent)
+            let lines = f::wrap(&fact.long, WIDTH, indent, indent)
                 .into_iter()
                 .enumerate()
                 .map(|(i, l)| {
@@ -667,15 +669,12 @@ fn findings(s: &Snapshot, st: Style) -> Vec<(Vec<String>, usize)> {
             (lines, 1)
         })
         .collect();
-    let info: Vec<&str> = s
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == Severity::Info)
-        .map(|d| d.id.as_str())
+    let info: Vec<Part> = each
+        .filter(|f| f.tone == Tone::Dim)
+        .map(|f| Part::one(f.tight.as_str()))
         .collect();
     if !info.is_empty() {
-        let ids: Vec<Part> = info.iter().map(|id| Part::one(*id)).collect();
-        let lines = list(&format!("{} info:", info.len()), &ids, 2)
+        let lines = list(&format!("{} info:", info.len()), &info, 2)
             .iter()
             .map(|l| st.dim(l))
             .collect();

@@ -4,10 +4,10 @@ use std::io::{self, Write};
 
 use crate::display::{self as f, GaugeCell};
 use crate::error::Reason;
+use crate::model::Snapshot;
 use crate::model::memory::BUCKETS;
 use crate::model::metrics::{self, Hue, Metric, Output};
-use crate::model::{Severity, Snapshot};
-use crate::present::{self, Depth};
+use crate::present::{self, Depth, Tone};
 
 /// ANSI styling, or none at all.
 #[derive(Debug, Clone, Copy)]
@@ -73,33 +73,30 @@ pub fn write(snap: &Snapshot, out: &mut impl Write, style: Style) -> io::Result<
 }
 
 fn header(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
-    let host = s.host.hostname.as_deref().unwrap_or(f::MISSING);
-    let kernel = s.host.kernel.as_deref().unwrap_or(f::MISSING);
+    let facts = present::header::facts(s);
+    let value =
+        |key| present::find(&facts, key).map_or(f::MISSING.to_string(), |f| f.value.clone());
+    let said = |key| present::find(&facts, key).map_or(String::new(), |f| f.short.clone());
     let line = |host: &str, kernel: &str| {
         format!(
-            "{} {}  host {host}  kernel {kernel}  up {}  {}",
+            "{} {}  host {host}  kernel {kernel}  {}  {}",
             st.head("zswaptop"),
-            s.tool.version,
-            f::duration_secs(s.host.uptime_seconds),
-            who(s),
+            value("header.tool"),
+            said("header.uptime"),
+            said("header.who"),
         )
     };
     // A long host name or release (escapes make one longer) is cut in the middle, `…` marking
     // it, so the line keeps to the width.
     let room = WIDTH.saturating_sub(visible_width(&line("", "")));
-    let (host, kernel) = share(host, kernel, room);
+    let (host, kernel) = share(&value("header.host"), &value("header.kernel"), room);
     writeln!(out, "{}", line(&host, &kernel))?;
-    if s.host.root != "/" {
-        writeln!(out, "{}", st.dim(&format!("reading tree {}", s.host.root)))?;
+    for key in ["header.tree", "header.page_size"] {
+        if let Some(fact) = present::find(&facts, key) {
+            writeln!(out, "{}", st.dim(&fact.long))?;
+        }
     }
-    writeln!(
-        out,
-        "{}",
-        st.dim(&format!(
-            "page size {} ({})",
-            s.page_size.bytes, s.page_size.source
-        ))
-    )
+    Ok(())
 }
 
 /// `a` and `b` fitted ([`f::fit`]) into `room` columns between them: each whole when both fit,
@@ -118,15 +115,6 @@ pub(super) fn share(a: &str, b: &str, room: usize) -> (String, String) {
         (half, room - half)
     };
     (f::fit(a, wa, false), f::fit(b, wb, false))
-}
-
-/// Whether the snapshot was taken as root.
-pub(super) fn who(s: &Snapshot) -> &'static str {
-    if s.host.privileged {
-        "root"
-    } else {
-        "not root"
-    }
 }
 
 fn section(out: &mut impl Write, st: Style, title: &str, right: &str) -> io::Result<()> {
@@ -592,18 +580,19 @@ fn capacity(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
         f::bytes(c.fast_tier_headroom_bytes)
     )?;
     if c.ratio_assumed && c.zswap_resident_max_bytes.is_some() {
+        let why = match f::pool_ratio(s.zswap.compression_ratio, s.zswap.stored_bytes) {
+            Err("nothing stored") | Ok(_) => "the pool is empty",
+            Err(why) => why,
+        };
         writeln!(
             out,
             "  {}",
-            st.dim("(the pool is empty: a 2:1 ratio is assumed)")
+            st.dim(&format!("({why}: a 2:1 ratio is assumed)"))
         )?;
     }
-    if let Some(p) = &s.psi {
-        writeln!(
-            out,
-            "  memory pressure: some {:.2}% full {:.2}% (avg10)",
-            p.some_avg10, p.full_avg10
-        )?;
+    let facts = present::header::facts(s);
+    if let Some(p) = present::find(&facts, "header.pressure") {
+        writeln!(out, "  {}", p.long)?;
     }
     Ok(())
 }
@@ -775,33 +764,30 @@ pub(super) fn cgroups(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Resu
 }
 
 fn diagnostics(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
-    let counts: Vec<String> = f::severity_counts(&s.diagnostics)
-        .into_iter()
-        .map(|(_, c)| c)
-        .collect();
-    let right = if counts.is_empty() {
-        "none".to_string()
-    } else {
-        counts.join(", ")
-    };
-    section(out, st, "DIAGNOSTICS", &right)?;
+    let facts = present::findings::facts(s);
+    let right = present::find(&facts, "findings.counts").map_or("none", |f| f.value.as_str());
+    section(out, st, "DIAGNOSTICS", right)?;
     if s.diagnostics.is_empty() {
         return writeln!(out, "  no problems found in what the kernel exposes");
     }
-    for (i, d) in s.diagnostics.iter().enumerate() {
+    let each = facts.iter().filter(|f| f.key == "findings.finding");
+    for (i, (d, fact)) in present::findings::sorted(s)
+        .into_iter()
+        .zip(each)
+        .enumerate()
+    {
         if i > 0 {
             writeln!(out)?;
         }
-        let tag = f::severity_tag(d.severity);
-        let code = match d.severity {
-            Severity::Crit => "1;31",
-            Severity::Warn => "1;33",
-            Severity::Info => "36",
+        let code = match fact.tone {
+            Tone::Crit => "1;31",
+            Tone::Warn => "1;33",
+            _ => "36",
         };
-        let head = f::wrap(&format!("{}: {}", d.id, d.summary), WIDTH, 8, 8);
+        let head = f::wrap(&fact.long, WIDTH, 8, 8);
         for (j, line) in head.iter().enumerate() {
             if j == 0 {
-                writeln!(out, "  {}  {line}", st.paint(code, tag))?;
+                writeln!(out, "  {}  {line}", st.paint(code, fact.label))?;
             } else {
                 writeln!(out, "        {line}")?;
             }

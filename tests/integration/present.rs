@@ -189,6 +189,16 @@ fn every_fact_reaches_every_human_output() {
     assert!(missed.is_empty(), "{missed:#?}");
     // Every kind of fact was met on some pair.
     for key in [
+        "header.tool",
+        "header.host",
+        "header.kernel",
+        "header.uptime",
+        "header.who",
+        "header.tree",
+        "header.page_size",
+        "header.pressure",
+        "findings.counts",
+        "findings.finding",
         "memory.total",
         "memory.used",
         "memory.available",

@@ -142,8 +142,8 @@ pub(crate) fn swap_too_small(c: &Ctx) -> Option<Finding> {
     // reason) is taken at the ratio assumed for an empty one, not at its 0.33:1.
     let measured = f::pool_ratio(z.compression_ratio, z.stored_bytes);
     let (r, ratio_note) = match measured {
-        _ if c.snap.capacity.ratio_assumed => (r, "assumed: the pool is empty".to_string()),
         Ok(_) => (r, "measured".to_string()),
+        Err("nothing stored") => (r, "assumed: the pool is empty".to_string()),
         Err(why) => (
             crate::model::capacity::ASSUMED_RATIO,
             match why {

@@ -6,8 +6,8 @@ use ratatui::text::{Line, Span};
 
 use super::{Cx, Part, Section};
 use crate::app::View;
-use crate::display as f;
 use crate::model::Snapshot;
+use crate::present;
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{Titled, bold, dim, raw};
 
@@ -39,17 +39,14 @@ impl Section for Findings {
 
 /// One line per diagnostic finding, most severe first.
 fn lines(s: &Snapshot, t: &Theme) -> Vec<Line<'static>> {
-    let mut sorted: Vec<&crate::model::Finding> = s.diagnostics.iter().collect();
-    sorted.sort_by_key(|d| std::cmp::Reverse(d.severity));
-    sorted
+    present::findings::facts(s)
         .into_iter()
-        .map(|d| {
+        .filter(|f| f.key == "findings.finding")
+        .zip(present::findings::sorted(s))
+        .map(|(fact, d)| {
             Line::from(vec![
-                Span::styled(
-                    format!("  {} ", f::severity_tag(d.severity)),
-                    t.severity(d.severity),
-                ),
-                bold(t, format!("{}: ", d.id)),
+                Span::styled(format!("  {} ", fact.label), t.severity(d.severity)),
+                bold(t, format!("{}: ", fact.value)),
                 raw(d.summary.clone()),
             ])
         })

@@ -5,6 +5,7 @@ use ratatui::text::{Line, Span};
 use crate::app::App;
 use crate::display as f;
 use crate::model::{Finding, Severity, Snapshot};
+use crate::present::{self, Tone};
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{bold, dim, joined, raw, sep};
 
@@ -23,25 +24,29 @@ pub(crate) fn header(app: &App, t: &Theme, width: usize) -> Vec<Line<'static>> {
 /// the tree, the uptime, the kernel and the tool's name, so the recorded host stays.
 fn who_and_where(app: &App, t: &Theme, room: usize) -> Line<'static> {
     let s = &app.shown;
-    let miss = t.missing();
-    let host = s.host.hostname.clone().unwrap_or_else(|| miss.into());
-    let kernel = s.host.kernel.clone().unwrap_or_else(|| miss.into());
+    let facts = present::header::facts(s);
+    let fact = |key| present::find(&facts, key);
+    let labelled = |key| {
+        fact(key).map_or_else(Vec::new, |x| {
+            vec![dim(t, format!("{} ", x.label)), raw(x.value.clone())]
+        })
+    };
     let mut l1 = vec![
-        vec![bold(t, "zswaptop"), dim(t, format!(" {}", s.tool.version))],
-        vec![dim(t, "host "), raw(host)],
-        vec![dim(t, "kernel "), raw(kernel)],
-        vec![dim(t, "up "), raw(f::duration_secs(s.host.uptime_seconds))],
-        vec![if s.host.privileged {
-            Span::styled("root", t.good())
-        } else {
-            Span::styled("not root", t.warn())
-        }],
+        fact("header.tool").map_or_else(Vec::new, |x| {
+            vec![bold(t, x.label), dim(t, format!(" {}", x.value))]
+        }),
+        labelled("header.host"),
+        labelled("header.kernel"),
+        labelled("header.uptime"),
+        fact("header.who").map_or_else(Vec::new, |x| {
+            vec![Span::styled(x.value.clone(), tone(t, x.tone))]
+        }),
     ];
     if app.replay.is_none() {
         l1.push(vec![dim(t, "every "), raw(f::interval(app.interval))]);
     }
-    if s.host.root != "/" {
-        l1.push(vec![dim(t, "tree "), raw(s.host.root.clone())]);
+    if fact("header.tree").is_some() {
+        l1.push(labelled("header.tree"));
     }
     let order = if app.replay.is_some() {
         [5, 3, 2, 0]
@@ -88,15 +93,10 @@ fn badge(app: &App, t: &Theme) -> Vec<Span<'static>> {
 
 /// Line 3: memory pressure, the findings counted, and what could not be read.
 fn pressure(s: &Snapshot, t: &Theme, width: usize) -> Line<'static> {
-    let mut l3 = match &s.psi {
-        Some(p) => vec![
-            dim(t, "PSI memory avg10 "),
-            dim(t, "some "),
-            bold(t, format!("{:.2}%", p.some_avg10)),
-            dim(t, " full "),
-            bold(t, format!("{:.2}%", p.full_avg10)),
-        ],
-        None => vec![dim(t, "PSI memory "), raw(t.missing())],
+    let facts = present::header::facts(s);
+    let mut l3 = match present::find(&facts, "header.pressure") {
+        Some(p) if s.psi.is_some() => vec![dim(t, "PSI memory avg10 "), bold(t, p.value.clone())],
+        _ => vec![dim(t, "PSI memory "), raw(t.missing())],
     };
     if !s.diagnostics.is_empty() {
         l3.push(sep(t));
@@ -213,4 +213,13 @@ fn zswap_state(s: &Snapshot, t: &Theme) -> Line<'static> {
             ],
         ],
     )
+}
+
+/// Who read the figures: root in the good colour, anyone else in the warning one.
+fn tone(t: &Theme, tone: Tone) -> ratatui::style::Style {
+    match tone {
+        Tone::Ok => t.good(),
+        Tone::Dim => t.dim(),
+        Tone::Warn | Tone::Crit => t.warn(),
+    }
 }
