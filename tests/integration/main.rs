@@ -26,6 +26,7 @@ mod forecast_fills;
 mod formulas;
 mod fuzz;
 mod fuzz_recordings;
+mod grafana;
 mod hostile;
 mod metrics;
 mod once;
