@@ -57,6 +57,17 @@ struct Scroll {
     laid: Laid,
 }
 
+/// What a view holds from one frame to the next: its own state (made by its [`Kind`]: lists,
+/// sort, filter), the pane its scroll keys move, and where each of its panes is scrolled to.
+/// The panes' scrolling is the frame's mechanics, the same for every view, kept here beside the
+/// view's state rather than in each view's file.
+#[derive(Debug, Clone)]
+struct Slot {
+    state: Box<dyn State>,
+    focus: usize,
+    panes: Vec<Scroll>,
+}
+
 #[derive(Debug, Clone)]
 pub enum Msg {
     /// A new sample was read (boxed: a sample is large next to the other messages).
@@ -140,17 +151,13 @@ pub struct App {
     /// Samples taken so far.
     pub samples: u64,
     pub view: View,
-    /// Each view's pane in focus (by [`View::index`]): the one the scroll keys move.
-    focus: Vec<usize>,
-    /// Each view's panes (by [`View::index`], then [`Pane::index`]): their offsets, and how far
-    /// they scroll on the screen as last laid out ([`Msg::Laid`]).
-    panes: Vec<Vec<Scroll>>,
     /// The terminal's size as last reported (for how far the panes scroll).
     pub size: (u16, u16),
     /// The views, as the front end hands them down ([`Settings::views`]).
     views: Views,
-    /// Each view's own state (by [`View::index`]), made by its [`Kind`].
-    states: Vec<Box<dyn State>>,
+    /// Each view's own slot (by [`View::index`]): its state, its pane in focus and its panes'
+    /// scroll.
+    slots: Vec<Slot>,
     /// The filter prompt is open (in a list view).
     pub prompt: bool,
     /// How often the process list is read, when less often than every tick (its scan is costly).
@@ -186,7 +193,21 @@ impl App {
         history.push_snapshot(first.monotonic_ns, &shown);
         let window = settings.history;
         let (view, views) = (settings.view, settings.views);
-        let states = views.0.iter().map(|k| k.state(&settings)).collect();
+        let slots = views
+            .0
+            .iter()
+            .map(|k| Slot {
+                state: k.state(&settings),
+                focus: 0,
+                panes: vec![
+                    Scroll {
+                        offset: 0,
+                        laid: Laid { max: 0, page: PAGE }
+                    };
+                    k.panes().len()
+                ],
+            })
+            .collect();
         App {
             settings,
             interval,
@@ -197,17 +218,9 @@ impl App {
             prev: first,
             samples: 1,
             view,
-            focus: vec![0; View::ALL.len()],
-            panes: View::ALL
-                .iter()
-                .map(|&v| {
-                    let laid = Laid { max: 0, page: PAGE };
-                    vec![Scroll { offset: 0, laid }; views.of(v).panes().len()]
-                })
-                .collect(),
             size: (80, 24),
             views,
-            states,
+            slots,
             prompt: false,
             scan_every: None,
             cgroup_rates_pending: true,
@@ -290,7 +303,7 @@ impl App {
             history_room,
             history_bytes,
             owners: sample + snapshot(&self.shown) + self.newest.as_deref().map_or(0, snapshot),
-            list_rows: self.states.iter().map(|s| s.rows()).sum(),
+            list_rows: self.slots.iter().map(|s| s.state.rows()).sum(),
         }
     }
 
@@ -310,7 +323,7 @@ impl App {
     }
 
     fn pane_state(&self, p: Pane) -> Option<&Scroll> {
-        self.panes.get(p.view.index())?.get(p.index)
+        self.slots.get(p.view.index())?.panes.get(p.index)
     }
 
     /// The sample the next one is read after (for the sampler, and for rates).
@@ -331,9 +344,9 @@ impl App {
 
     /// The state of the view whose state is a `T` (what its drawing reads).
     pub fn state<T: State>(&self) -> Option<&T> {
-        self.states
+        self.slots
             .iter()
-            .find_map(|s| (&**s as &dyn std::any::Any).downcast_ref())
+            .find_map(|s| (&*s.state as &dyn std::any::Any).downcast_ref())
     }
 
     /// How old the cgroup list is at the last tick, when it is carried from an earlier one.
@@ -358,14 +371,14 @@ impl App {
     /// The pane the scroll keys move in the current view.
     pub(crate) fn pane(&self) -> Option<Pane> {
         let n = self.kind().panes().len();
-        let focus = self.focus.get(self.view.index()).copied().unwrap_or(0);
+        let focus = self.slots.get(self.view.index()).map_or(0, |s| s.focus);
         (n > 0).then(|| Pane::new(self.view, focus.min(n - 1)))
     }
 
     /// Every view derives what it shows again after the snapshot changed.
     fn refresh_lists(&mut self) {
-        for s in &mut self.states {
-            s.refresh(&self.shown);
+        for s in &mut self.slots {
+            s.state.refresh(&self.shown);
         }
     }
 
@@ -408,11 +421,11 @@ impl App {
                 true
             }
             Msg::Laid { view, panes } => {
-                let Some(slot) = self.panes.get_mut(view.index()) else {
+                let Some(slot) = self.slots.get_mut(view.index()) else {
                     return false;
                 };
                 let mut moved = false;
-                for (s, laid) in slot.iter_mut().zip(panes) {
+                for (s, laid) in slot.panes.iter_mut().zip(panes) {
                     s.laid = Laid {
                         page: laid.page.max(1),
                         ..laid
@@ -514,9 +527,9 @@ impl App {
             return;
         };
         if let Some(s) = self
-            .panes
+            .slots
             .get_mut(p.view.index())
-            .and_then(|v| v.get_mut(p.index))
+            .and_then(|v| v.panes.get_mut(p.index))
         {
             s.offset = f(s.offset, s.laid.max).min(s.laid.max);
         }
@@ -532,7 +545,7 @@ impl App {
     /// Move the focus to the next pane of the view shown (or the one before).
     fn focus_next(&mut self, forward: bool) {
         let n = self.kind().panes().len();
-        if let Some(f) = self.focus.get_mut(self.view.index())
+        if let Some(f) = self.slots.get_mut(self.view.index()).map(|s| &mut s.focus)
             && n > 1
         {
             *f = if forward {
@@ -545,13 +558,13 @@ impl App {
 
     /// An action of the view shown's own keys, applied by its state. Returns whether it was.
     fn on_view_action(&mut self, a: Action) -> bool {
-        let Some(s) = self.states.get_mut(self.view.index()) else {
+        let Some(s) = self.slots.get_mut(self.view.index()) else {
             return false;
         };
-        match s.act(a) {
+        match s.state.act(a) {
             Acted::Not => return false,
             Acted::ListChanged => self.list_changed(),
-            Acted::Prompt => self.prompt = s.list().is_some(),
+            Acted::Prompt => self.prompt = s.state.list().is_some(),
         }
         true
     }
@@ -559,22 +572,22 @@ impl App {
     /// A sort or a filter changed: back to the top of the list.
     fn list_changed(&mut self) {
         self.scroll_to(|_, _| 0);
-        if let Some(s) = self.states.get_mut(self.view.index()) {
-            s.refresh(&self.shown);
+        if let Some(s) = self.slots.get_mut(self.view.index()) {
+            s.state.refresh(&self.shown);
         }
     }
 
     /// The sort and filter of the list view shown, if it is one.
     fn list(&self) -> Option<&dyn SortFilter> {
-        self.states.get(self.view.index())?.list()
+        self.slots.get(self.view.index())?.state.list()
     }
 
     /// Change the list view's sort or filter (nothing on another view).
     fn edit_list(&mut self, f: impl FnOnce(&mut dyn SortFilter)) {
         if let Some(l) = self
-            .states
+            .slots
             .get_mut(self.view.index())
-            .and_then(|s| s.list_mut())
+            .and_then(|s| s.state.list_mut())
         {
             f(l);
             self.list_changed();
