@@ -373,13 +373,43 @@ pub(crate) fn allocator_cap(c: &Ctx) -> Option<Finding> {
 }
 
 pub(crate) fn poor_compression(c: &Ctx) -> Option<Finding> {
+    let mut ev = Vec::new();
+    let (zswap_poor, zswap_hit) = zswap_compression(c, &mut ev);
+    let (zram_poor, zram_hit) = zram_compression(c, &mut ev);
+    if !zswap_hit && zram_hit.is_empty() {
+        return None;
+    }
+    let poor_ratio = zswap_poor || zram_poor;
+    let crypto_names = offered(c, &zram_hit, &mut ev);
+    let fix = compression_fixes(c, zswap_hit, &zram_hit, &crypto_names);
+    Some(finding(
+        "poor-compression",
+        if poor_ratio {
+            Severity::Warn
+        } else {
+            Severity::Info
+        },
+        if poor_ratio {
+            "compressed swap barely compresses: the pool takes nearly as much RAM as it stores"
+        } else {
+            "a large share of swapped pages does not compress"
+        },
+        ev,
+        fix.join(" "),
+        "Each stored page costs its compressed size plus allocator overhead, and an incompressible \
+         page costs a whole page, so near 1:1 the pool holds about as much RAM as the pages it \
+         stores while adding compression latency to every swap. Data that is already compressed \
+         or encrypted stays incompressible whatever the algorithm; a stronger compressor helps \
+         only data that compresses.",
+    ))
+}
+
+/// zswap's part of poor-compression: its ratio, its pages stored raw, its stores refused for
+/// compressing too poorly. Returns (a poor ratio, any of them).
+fn zswap_compression(c: &Ctx, ev: &mut Vec<String>) -> (bool, bool) {
     let z = &c.snap.zswap;
     let ps = c.page_size() as f64;
-    let mut ev = Vec::new();
-    let mut poor_ratio = false;
-    let mut zswap_hit = false;
-    let mut zram_hit: Vec<&str> = Vec::new();
-
+    let (mut poor_ratio, mut zswap_hit) = (false, false);
     let stored = z.stored_bytes.unwrap_or(0);
     if stored >= c.t.min_stored_for_ratio_bytes {
         if let Some(r) = z.compression_ratio.filter(|&r| r < c.t.poor_ratio) {
@@ -422,6 +452,14 @@ pub(crate) fn poor_compression(c: &Ctx) -> Option<Finding> {
             ));
         }
     }
+    (poor_ratio, zswap_hit)
+}
+
+/// The zram swap devices' part: each one's ratio and its incompressible huge pages. Returns (a
+/// poor ratio, the devices that compress poorly).
+fn zram_compression<'a>(c: &'a Ctx, ev: &mut Vec<String>) -> (bool, Vec<&'a str>) {
+    let mut poor_ratio = false;
+    let mut zram_hit = Vec::new();
     for zr in c.snap.zram.iter().filter(|zr| zr.is_swap) {
         let orig = zr.orig_data_bytes.unwrap_or(0);
         if orig < c.t.min_stored_for_ratio_bytes {
@@ -456,11 +494,12 @@ pub(crate) fn poor_compression(c: &Ctx) -> Option<Finding> {
             zram_hit.push(zr.device.as_str());
         }
     }
-    if !zswap_hit && zram_hit.is_empty() {
-        return None;
-    }
+    (poor_ratio, zram_hit)
+}
 
-    // What this kernel offers, and what each trades.
+/// What this kernel offers, and what each trades: the compressors registered for zswap (their
+/// names returned) and each poorly compressing zram device's algorithms, said as evidence.
+fn offered(c: &Ctx, zram_hit: &[&str], ev: &mut Vec<String>) -> Vec<String> {
     let crypto_names: Vec<String> = c
         .snap
         .zswap
@@ -474,7 +513,7 @@ pub(crate) fn poor_compression(c: &Ctx) -> Option<Finding> {
             compressors::describe(&crypto_names)
         ));
     }
-    for name in &zram_hit {
+    for name in zram_hit {
         if let Some(zr) = c.snap.zram.iter().find(|zr| zr.device == *name)
             && !zr.algorithms.is_empty()
         {
@@ -484,11 +523,21 @@ pub(crate) fn poor_compression(c: &Ctx) -> Option<Finding> {
             ));
         }
     }
+    crypto_names
+}
 
+/// The fixes: a stronger compressor for zswap, a reset with a stronger algorithm for each zram
+/// device (and how to keep it), and what to do when the data itself does not compress.
+fn compression_fixes(
+    c: &Ctx,
+    zswap_hit: bool,
+    zram_hit: &[&str],
+    crypto_names: &[String],
+) -> Vec<String> {
     let mut fix = Vec::new();
     if zswap_hit {
-        let cur = z.compressor.as_deref();
-        match compressors::better_ratio(cur, &crypto_names) {
+        let cur = c.snap.zswap.compressor.as_deref();
+        match compressors::better_ratio(cur, crypto_names) {
             Some(b) => fix.push(format!(
                 "For zswap, a stronger compressor (new pages only): {}.",
                 zswap_param_fix("compressor", &b, &b)
@@ -501,7 +550,7 @@ pub(crate) fn poor_compression(c: &Ctx) -> Option<Finding> {
             )),
         }
     }
-    for name in &zram_hit {
+    for name in zram_hit {
         let Some(zr) = c.snap.zram.iter().find(|zr| zr.device == *name) else {
             continue;
         };
@@ -537,26 +586,7 @@ pub(crate) fn poor_compression(c: &Ctx) -> Option<Finding> {
          no algorithm helps: give the pool less RAM (a lower max_pool_percent or zram disksize)."
             .into(),
     );
-    Some(finding(
-        "poor-compression",
-        if poor_ratio {
-            Severity::Warn
-        } else {
-            Severity::Info
-        },
-        if poor_ratio {
-            "compressed swap barely compresses: the pool takes nearly as much RAM as it stores"
-        } else {
-            "a large share of swapped pages does not compress"
-        },
-        ev,
-        fix.join(" "),
-        "Each stored page costs its compressed size plus allocator overhead, and an incompressible \
-         page costs a whole page, so near 1:1 the pool holds about as much RAM as the pages it \
-         stores while adding compression latency to every swap. Data that is already compressed \
-         or encrypted stays incompressible whatever the algorithm; a stronger compressor helps \
-         only data that compresses.",
-    ))
+    fix
 }
 
 // --- compressor-fallback ---------------------------------------------------------------------
