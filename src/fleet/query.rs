@@ -167,176 +167,19 @@ fn join(url: &str, sel: &Selector, time: f64, answers: &BTreeMap<&str, Answer>) 
         .iter()
         .filter_map(|(k, a)| a.as_ref().err().map(|e| format!("{k}: {e}")))
         .collect();
-    let sample_time = values(answers.get("sample_time"));
-    let last_time = values(answers.get("last_time"));
-    let up = values(answers.get("up"));
+    let read = Answers::read(answers);
     // The hosts: every instance that exported zswaptop within the remembered hour, and, under a
     // selector (the user's word that its targets are zswaptop's), every target it names.
-    let mut names: BTreeSet<&str> = sample_time
+    let mut names: BTreeSet<&str> = read
+        .sample_time
         .keys()
-        .chain(last_time.keys())
+        .chain(read.last_time.keys())
         .copied()
         .collect();
     if !sel.0.is_empty() {
-        names.extend(up.keys().copied());
+        names.extend(read.up.keys().copied());
     }
-    let versions: BTreeMap<&str, &str> = match answers.get("sample_time") {
-        Some(Ok(v)) => v
-            .iter()
-            .filter_map(|s| Some((instance(s)?, s.labels.get("version")?.as_str())))
-            .collect(),
-        _ => BTreeMap::new(),
-    };
-    let mut findings: BTreeMap<&str, Findings> = BTreeMap::new();
-    if let Some(Ok(v)) = answers.get("findings") {
-        for s in v {
-            let (Some(i), Some(sev)) = (instance(s), s.labels.get("severity")) else {
-                continue;
-            };
-            let f = findings.entry(i).or_default();
-            let n = s.value.max(0.0) as u32;
-            match sev.as_str() {
-                "crit" => f.crit += n,
-                "warn" => f.warn += n,
-                _ => f.info += n,
-            }
-        }
-    }
-    let fig: BTreeMap<&str, BTreeMap<&str, f64>> = [
-        "pool",
-        "limit",
-        "full_pool",
-        "full_swap",
-        "full_zram",
-        "hit",
-        "writeback",
-        "psi",
-    ]
-    .into_iter()
-    .map(|k| (k, values(answers.get(k))))
-    .collect();
-    let failed = |k: &str| answers.get(k).and_then(|a| a.as_ref().err());
-    let hosts = names
-        .into_iter()
-        .map(|raw| {
-            let mut h = Host {
-                instance: visible(raw).into_owned(),
-                raw_instance: raw.to_string(),
-                up: up.get(raw).is_some_and(|v| *v >= 1.0),
-                version: versions.get(raw).map(|v| visible(v).into_owned()),
-                findings: findings.get(raw).copied().unwrap_or_default(),
-                ..Host::default()
-            };
-            let last = sample_time.get(raw).or(last_time.get(raw));
-            h.age_seconds = last.map(|t| (time - t).max(0.0));
-            let live = sample_time.contains_key(raw);
-            h.stale = !h.up || !live;
-            // A host that is down or gone has no figures: what an engine still returns for it
-            // (VictoriaMetrics looks back over the stale samples) is not now's.
-            let current = h.up && live;
-            let gone = |age: Option<f64>| match age {
-                Some(a) => format!("no sample for {a:.0} s"),
-                None => "no sample in the last hour".into(),
-            };
-            let why_missing = |key: &str, id: &str| -> String {
-                if let Some(e) = failed(key) {
-                    format!("the query failed: {e}")
-                } else if !h.up {
-                    format!("down: its last scrape failed (up = 0); {}", gone(h.age_seconds))
-                } else if !live {
-                    format!("stale: {}", gone(h.age_seconds))
-                } else {
-                    format!(
-                        "{} is not exported by this host (its kernel lacks it, or an older zswaptop)",
-                        series(id)
-                    )
-                }
-            };
-            if !current {
-                h.findings = Findings::default();
-            }
-            let get = |k: &str| fig[k].get(raw).copied().filter(|_| current);
-            let mut unknown = BTreeMap::new();
-            if !current {
-                unknown.insert("findings", why_missing("findings", "finding"));
-            }
-            h.zswap_pool_bytes = get("pool").map(|v| v.max(0.0).round() as u64);
-            if h.zswap_pool_bytes.is_none() {
-                unknown.insert("zswap_pool_bytes", why_missing("pool", "zswap_pool_bytes"));
-            }
-            h.zswap_pool_limit_share = match (get("pool"), get("limit")) {
-                (Some(p), Some(l)) if l > 0.0 => Some(p / l),
-                (Some(_), Some(_)) => {
-                    unknown.insert("zswap_pool_limit_share", "the pool's limit is 0".into());
-                    None
-                }
-                (None, _) => {
-                    unknown.insert(
-                        "zswap_pool_limit_share",
-                        why_missing("pool", "zswap_pool_bytes"),
-                    );
-                    None
-                }
-                (_, None) => {
-                    unknown.insert(
-                        "zswap_pool_limit_share",
-                        why_missing("limit", "zswap_pool_limit_bytes"),
-                    );
-                    None
-                }
-            };
-            let soonest = [("pool", "full_pool"), ("swap", "full_swap"), ("zram", "full_zram")]
-                .into_iter()
-                .filter_map(|(what, k)| Some((what, get(k)?)))
-                .min_by(|a, b| a.1.total_cmp(&b.1));
-            h.full_seconds = soonest.map(|(_, s)| s);
-            h.full_first = soonest.map(|(w, _)| w.to_string());
-            if h.full_seconds.is_none() {
-                let reason = ["full_pool", "full_swap", "full_zram"]
-                    .into_iter()
-                    .find_map(failed)
-                    .map(|e| format!("the query failed: {e}"))
-                    .unwrap_or_else(|| {
-                        if current {
-                            "none of the pool, swap and zram is filling".into()
-                        } else {
-                            why_missing("full_pool", "zswap_pool_full_seconds")
-                        }
-                    });
-                unknown.insert("full_seconds", reason);
-            }
-            h.swapin_hit_ratio = get("hit");
-            if h.swapin_hit_ratio.is_none() {
-                unknown.insert(
-                    "swapin_hit_ratio",
-                    if current && failed("hit").is_none() {
-                        format!(
-                            "{} is absent: no swap-in over the interval, or an older zswaptop",
-                            series("zswap_swapin_hit_ratio")
-                        )
-                    } else {
-                        why_missing("hit", "zswap_swapin_hit_ratio")
-                    },
-                );
-            }
-            h.writeback_bytes_per_second = get("writeback");
-            if h.writeback_bytes_per_second.is_none() {
-                unknown.insert(
-                    "writeback_bytes_per_second",
-                    why_missing("writeback", "zswpwb"),
-                );
-            }
-            h.psi_some_avg10 = get("psi").map(|v| v * 100.0);
-            if h.psi_some_avg10.is_none() {
-                unknown.insert("psi_some_avg10", why_missing("psi", "psi_memory_avg_ratio"));
-            }
-            h.unknown = unknown
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), visible(&v).into_owned()))
-                .collect();
-            h
-        })
-        .collect();
+    let hosts = names.into_iter().map(|raw| read.host(raw, time)).collect();
     let mut fleet = Fleet {
         source: url.to_string(),
         time,
@@ -347,6 +190,216 @@ fn join(url: &str, sel: &Selector, time: f64, answers: &BTreeMap<&str, Answer>) 
     };
     fleet.finish();
     fleet
+}
+
+/// The answers read into values by instance: what each host's row is made of.
+struct Answers<'a> {
+    answers: &'a BTreeMap<&'a str, Answer>,
+    sample_time: BTreeMap<&'a str, f64>,
+    last_time: BTreeMap<&'a str, f64>,
+    up: BTreeMap<&'a str, f64>,
+    versions: BTreeMap<&'a str, &'a str>,
+    findings: BTreeMap<&'a str, Findings>,
+    /// The figures by query name, then by instance.
+    fig: BTreeMap<&'static str, BTreeMap<&'a str, f64>>,
+}
+
+/// The figures' queries, by name.
+const FIGURES: [&str; 8] = [
+    "pool",
+    "limit",
+    "full_pool",
+    "full_swap",
+    "full_zram",
+    "hit",
+    "writeback",
+    "psi",
+];
+
+impl<'a> Answers<'a> {
+    fn read(answers: &'a BTreeMap<&'a str, Answer>) -> Answers<'a> {
+        let versions = match answers.get("sample_time") {
+            Some(Ok(v)) => v
+                .iter()
+                .filter_map(|s| Some((instance(s)?, s.labels.get("version")?.as_str())))
+                .collect(),
+            _ => BTreeMap::new(),
+        };
+        let mut findings: BTreeMap<&str, Findings> = BTreeMap::new();
+        if let Some(Ok(v)) = answers.get("findings") {
+            for s in v {
+                let (Some(i), Some(sev)) = (instance(s), s.labels.get("severity")) else {
+                    continue;
+                };
+                let f = findings.entry(i).or_default();
+                let n = s.value.max(0.0) as u32;
+                match sev.as_str() {
+                    "crit" => f.crit += n,
+                    "warn" => f.warn += n,
+                    _ => f.info += n,
+                }
+            }
+        }
+        Answers {
+            answers,
+            sample_time: values(answers.get("sample_time")),
+            last_time: values(answers.get("last_time")),
+            up: values(answers.get("up")),
+            versions,
+            findings,
+            fig: FIGURES
+                .into_iter()
+                .map(|k| (k, values(answers.get(k))))
+                .collect(),
+        }
+    }
+
+    /// Why the query `key` failed, if it did.
+    fn failed(&self, key: &str) -> Option<&'a String> {
+        self.answers.get(key).and_then(|a| a.as_ref().err())
+    }
+
+    /// The row of the host whose raw `instance` is `raw`, at `time`.
+    fn host(&self, raw: &str, time: f64) -> Host {
+        let mut h = Host {
+            instance: visible(raw).into_owned(),
+            raw_instance: raw.to_string(),
+            up: self.up.get(raw).is_some_and(|v| *v >= 1.0),
+            version: self.versions.get(raw).map(|v| visible(v).into_owned()),
+            findings: self.findings.get(raw).copied().unwrap_or_default(),
+            ..Host::default()
+        };
+        let last = self.sample_time.get(raw).or(self.last_time.get(raw));
+        h.age_seconds = last.map(|t| (time - t).max(0.0));
+        let live = self.sample_time.contains_key(raw);
+        h.stale = !h.up || !live;
+        // A host that is down or gone has no figures: what an engine still returns for it
+        // (VictoriaMetrics looks back over the stale samples) is not now's.
+        let current = h.up && live;
+        let why = Why {
+            answers: self,
+            up: h.up,
+            live,
+            age: h.age_seconds,
+        };
+        if !current {
+            h.findings = Findings::default();
+        }
+        let get = |k: &str| self.fig[k].get(raw).copied().filter(|_| current);
+        let mut unknown = BTreeMap::new();
+        if !current {
+            unknown.insert("findings", why.missing("findings", "finding"));
+        }
+        h.zswap_pool_bytes = get("pool").map(|v| v.max(0.0).round() as u64);
+        if h.zswap_pool_bytes.is_none() {
+            unknown.insert("zswap_pool_bytes", why.missing("pool", "zswap_pool_bytes"));
+        }
+        h.zswap_pool_limit_share = match (get("pool"), get("limit")) {
+            (Some(p), Some(l)) if l > 0.0 => Some(p / l),
+            (Some(_), Some(_)) => {
+                unknown.insert("zswap_pool_limit_share", "the pool's limit is 0".into());
+                None
+            }
+            (None, _) => {
+                unknown.insert(
+                    "zswap_pool_limit_share",
+                    why.missing("pool", "zswap_pool_bytes"),
+                );
+                None
+            }
+            (_, None) => {
+                unknown.insert(
+                    "zswap_pool_limit_share",
+                    why.missing("limit", "zswap_pool_limit_bytes"),
+                );
+                None
+            }
+        };
+        let soonest = [
+            ("pool", "full_pool"),
+            ("swap", "full_swap"),
+            ("zram", "full_zram"),
+        ]
+        .into_iter()
+        .filter_map(|(what, k)| Some((what, get(k)?)))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+        h.full_seconds = soonest.map(|(_, s)| s);
+        h.full_first = soonest.map(|(w, _)| w.to_string());
+        if h.full_seconds.is_none() {
+            let reason = ["full_pool", "full_swap", "full_zram"]
+                .into_iter()
+                .find_map(|k| self.failed(k))
+                .map(|e| format!("the query failed: {e}"))
+                .unwrap_or_else(|| {
+                    if current {
+                        "none of the pool, swap and zram is filling".into()
+                    } else {
+                        why.missing("full_pool", "zswap_pool_full_seconds")
+                    }
+                });
+            unknown.insert("full_seconds", reason);
+        }
+        h.swapin_hit_ratio = get("hit");
+        if h.swapin_hit_ratio.is_none() {
+            unknown.insert(
+                "swapin_hit_ratio",
+                if current && self.failed("hit").is_none() {
+                    format!(
+                        "{} is absent: no swap-in over the interval, or an older zswaptop",
+                        series("zswap_swapin_hit_ratio")
+                    )
+                } else {
+                    why.missing("hit", "zswap_swapin_hit_ratio")
+                },
+            );
+        }
+        h.writeback_bytes_per_second = get("writeback");
+        if h.writeback_bytes_per_second.is_none() {
+            unknown.insert(
+                "writeback_bytes_per_second",
+                why.missing("writeback", "zswpwb"),
+            );
+        }
+        h.psi_some_avg10 = get("psi").map(|v| v * 100.0);
+        if h.psi_some_avg10.is_none() {
+            unknown.insert("psi_some_avg10", why.missing("psi", "psi_memory_avg_ratio"));
+        }
+        h.unknown = unknown
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), visible(&v).into_owned()))
+            .collect();
+        h
+    }
+}
+
+/// Why a host's figure is missing: its query failed, the host is down or stale, or it does not
+/// export the series.
+struct Why<'a, 'b> {
+    answers: &'b Answers<'a>,
+    up: bool,
+    live: bool,
+    age: Option<f64>,
+}
+
+impl Why<'_, '_> {
+    fn missing(&self, key: &str, id: &str) -> String {
+        let gone = || match self.age {
+            Some(a) => format!("no sample for {a:.0} s"),
+            None => "no sample in the last hour".into(),
+        };
+        if let Some(e) = self.answers.failed(key) {
+            format!("the query failed: {e}")
+        } else if !self.up {
+            format!("down: its last scrape failed (up = 0); {}", gone())
+        } else if !self.live {
+            format!("stale: {}", gone())
+        } else {
+            format!(
+                "{} is not exported by this host (its kernel lacks it, or an older zswaptop)",
+                series(id)
+            )
+        }
+    }
 }
 
 /// Whether every query of a look failed (the server is down, or answers no query): then there
