@@ -188,6 +188,17 @@ fn para(
 
 /// The text report, its prose wrapped to `width` columns (the terminal's; 80 when piped).
 pub(crate) fn write_text(a: &Advice, width: usize, out: &mut dyn Write) -> io::Result<()> {
+    sample_text(a, width, out)?;
+    for backend in [Backend::Zswap, Backend::Zram] {
+        backend_text(a, backend, width, out)?;
+    }
+    calibration_text(a, width, out)?;
+    kernel_text(a, width, out)?;
+    recommendations_text(a, width, out)
+}
+
+/// What was sampled: how much, of how many processes, what it was made of, what it cost.
+fn sample_text(a: &Advice, width: usize, out: &mut dyn Write) -> io::Result<()> {
     let s = &a.sample;
     let head = format!(
         "sampled {} ({} pages) of {} process{}{}",
@@ -224,97 +235,106 @@ pub(crate) fn write_text(a: &Advice, width: usize, out: &mut dyn Write) -> io::R
         out,
         "  page contents were compressed in memory and dropped: none is kept or shown"
     )?;
-    for backend in [Backend::Zswap, Backend::Zram] {
-        let rows: Vec<&CandidateResult> = a
-            .candidates
-            .iter()
-            .filter(|c| c.backend == backend)
-            .collect();
-        if rows.is_empty() {
+    Ok(())
+}
+
+/// One backend's predictions: a row per algorithm, then those this kernel lacks.
+fn backend_text(a: &Advice, backend: Backend, width: usize, out: &mut dyn Write) -> io::Result<()> {
+    let rows: Vec<&CandidateResult> = a
+        .candidates
+        .iter()
+        .filter(|c| c.backend == backend)
+        .collect();
+    if rows.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    let basis = rows.iter().find_map(|r| {
+        Some(format!(
+            "{} ({})",
+            f::bytes(r.pool_basis_bytes),
+            r.pool_basis.as_deref()?
+        ))
+    });
+    let head = format!(
+        "pool predicted for {}{}",
+        basis.unwrap_or_else(|| f::MISSING.into()),
+        match (backend, rows.first().map(|r| r.allocator)) {
+            (Backend::Zswap, Some(a)) => format!(", in {}", a.name()),
+            _ => String::new(),
+        }
+    );
+    para(
+        out,
+        width,
+        &format!("{}  ", backend.name().to_uppercase()),
+        2,
+        &head,
+        false,
+    )?;
+    writeln!(
+        out,
+        "  {:<10} {:<7} {:>6} {:>11} {:>7} {:>11} {:>11} {:>6}",
+        "algorithm", "kernel", "ratio", "pool", "whole", "compress", "decompress", "CPU"
+    )?;
+    for r in rows {
+        let name = format!("{}{}", r.name, if r.running { "*" } else { "" });
+        if !r.estimated {
+            let first = format!(
+                "  {:<10} {:<7} not estimated: ",
+                name,
+                if r.in_kernel { "yes" } else { "no" }
+            );
+            para(
+                out,
+                width,
+                &first,
+                21,
+                r.reason.as_deref().unwrap_or(""),
+                true,
+            )?;
             continue;
         }
-        writeln!(out)?;
-        let basis = rows.iter().find_map(|r| {
-            Some(format!(
-                "{} ({})",
-                f::bytes(r.pool_basis_bytes),
-                r.pool_basis.as_deref()?
-            ))
-        });
-        let head = format!(
-            "pool predicted for {}{}",
-            basis.unwrap_or_else(|| f::MISSING.into()),
-            match (backend, rows.first().map(|r| r.allocator)) {
-                (Backend::Zswap, Some(a)) => format!(", in {}", a.name()),
-                _ => String::new(),
-            }
-        );
-        para(
-            out,
-            width,
-            &format!("{}  ", backend.name().to_uppercase()),
-            2,
-            &head,
-            false,
-        )?;
         writeln!(
             out,
             "  {:<10} {:<7} {:>6} {:>11} {:>7} {:>11} {:>11} {:>6}",
-            "algorithm", "kernel", "ratio", "pool", "whole", "compress", "decompress", "CPU"
+            name,
+            if r.in_kernel { "yes" } else { "no" },
+            opt_f(r.ratio, 2),
+            f::bytes(r.pool_bytes),
+            f::percent(r.whole_share.map(|w| w * 100.0)),
+            r.compress_mib_s
+                .map_or_else(|| f::MISSING.into(), |v| format!("{v:.0} MiB/s")),
+            r.decompress_mib_s
+                .map_or_else(|| f::MISSING.into(), |v| format!("{v:.0} MiB/s")),
+            r.compress_cpu_relative
+                .map_or_else(|| f::MISSING.into(), |v| format!("{v:.1}×")),
         )?;
-        for r in rows {
-            let name = format!("{}{}", r.name, if r.running { "*" } else { "" });
-            if !r.estimated {
-                let first = format!(
-                    "  {:<10} {:<7} not estimated: ",
-                    name,
-                    if r.in_kernel { "yes" } else { "no" }
-                );
-                para(
-                    out,
-                    width,
-                    &first,
-                    21,
-                    r.reason.as_deref().unwrap_or(""),
-                    true,
-                )?;
-                continue;
-            }
-            writeln!(
-                out,
-                "  {:<10} {:<7} {:>6} {:>11} {:>7} {:>11} {:>11} {:>6}",
-                name,
-                if r.in_kernel { "yes" } else { "no" },
-                opt_f(r.ratio, 2),
-                f::bytes(r.pool_bytes),
-                f::percent(r.whole_share.map(|w| w * 100.0)),
-                r.compress_mib_s
-                    .map_or_else(|| f::MISSING.into(), |v| format!("{v:.0} MiB/s")),
-                r.decompress_mib_s
-                    .map_or_else(|| f::MISSING.into(), |v| format!("{v:.0} MiB/s")),
-                r.compress_cpu_relative
-                    .map_or_else(|| f::MISSING.into(), |v| format!("{v:.1}×")),
-            )?;
-        }
-        para(
-            out,
-            width,
-            "  ",
-            2,
-            "* runs now. ratio: stored ÷ pool, as the kernel's. whole: pages stored whole. CPU: \
-             compress time per page ÷ the running one's (— when none runs).",
-            false,
-        )?;
-        let missing: Vec<String> = a
-            .candidates
-            .iter()
-            .filter(|c| c.backend == backend && c.estimated && !c.in_kernel)
-            .filter_map(|c| Some(format!("{}: {}", c.name, c.reason.as_deref()?)))
-            .collect();
-        for m in missing {
-            para(out, width, "  not in this kernel — ", 4, &m, true)?;
-        }
     }
+    para(
+        out,
+        width,
+        "  ",
+        2,
+        "* runs now. ratio: stored ÷ pool, as the kernel's. whole: pages stored whole. CPU: \
+         compress time per page ÷ the running one's (— when none runs).",
+        false,
+    )?;
+    let missing: Vec<String> = a
+        .candidates
+        .iter()
+        .filter(|c| c.backend == backend && c.estimated && !c.in_kernel)
+        .filter_map(|c| Some(format!("{}: {}", c.name, c.reason.as_deref()?)))
+        .collect();
+    for m in missing {
+        para(out, width, "  not in this kernel — ", 4, &m, true)?;
+    }
+
+    Ok(())
+}
+
+/// The prediction for what runs now, beside what the kernel achieved.
+fn calibration_text(a: &Advice, width: usize, out: &mut dyn Write) -> io::Result<()> {
     if !a.current.is_empty() {
         writeln!(out)?;
         writeln!(
@@ -338,12 +358,22 @@ pub(crate) fn write_text(a: &Advice, width: usize, out: &mut dyn Write) -> io::R
             }
         }
     }
+    Ok(())
+}
+
+/// The kernel facts the estimates rely on.
+fn kernel_text(a: &Advice, width: usize, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)?;
     writeln!(out, "KERNEL  what the estimates rely on")?;
     for k in &a.kernel {
         let text = format!("{} [{}; {}]", k.fact, k.evidence, k.source);
         para(out, width, "  - ", 4, &text, false)?;
     }
+    Ok(())
+}
+
+/// The recommendations, each with its evidence, fix and why (or why there is none).
+fn recommendations_text(a: &Advice, width: usize, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)?;
     if a.recommendations.is_empty() {
         para(
