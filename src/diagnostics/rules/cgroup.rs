@@ -36,19 +36,28 @@ fn mib(bytes: f64) -> String {
     format!("{}M", ((bytes / MIB as f64).ceil() as u64).max(1))
 }
 
-/// How to set `file` (memory.max, …) of the cgroup at `path` to `value`, now and for good.
-fn set_limit(t: &Cgroups, row: &CgroupRow, file: &str, value: &str) -> String {
-    let (file, property) = match (t.is_v1(), file) {
-        (true, _) => ("memory.limit_in_bytes", "MemoryMax"),
-        (false, "memory.high") => (file, "MemoryHigh"),
-        (false, "memory.swap.max") => (file, "MemorySwapMax"),
-        (false, "memory.zswap.max") => (file, "MemoryZSwapMax"),
-        (false, _) => (file, "MemoryMax"),
+/// How to set `file` (memory.max, …) of the cgroup at `path` to `value` now: the command.
+fn set_now(t: &Cgroups, row: &CgroupRow, file: &str, value: &str) -> String {
+    let file = if t.is_v1() {
+        "memory.limit_in_bytes"
+    } else {
+        file
     };
-    let now = format!(
+    format!(
         "`echo {value} | sudo tee {}`",
         sh(&format!("{}/{file}", dir(t, &row.path)))
-    );
+    )
+}
+
+/// How to set `file` (memory.max, …) of the cgroup at `path` to `value`, now and for good.
+fn set_limit(t: &Cgroups, row: &CgroupRow, file: &str, value: &str) -> String {
+    let property = match (t.is_v1(), file) {
+        (false, "memory.high") => "MemoryHigh",
+        (false, "memory.swap.max") => "MemorySwapMax",
+        (false, "memory.zswap.max") => "MemoryZSwapMax",
+        _ => "MemoryMax",
+    };
+    let now = set_now(t, row, file, value);
     match &row.unit {
         Some(unit) => format!(
             "{now}; to keep it (systemd writes a drop-in and sets the file), `sudo systemctl \
@@ -115,12 +124,14 @@ fn events_line(t: &Cgroups, r: &CgroupRow) -> String {
 
 /// A limit in words: `memory.max 8.0 MiB (usage 7.9 MiB, headroom 100 KiB, 1.2%)`.
 fn limit_line(file: &str, l: &Limit) -> String {
+    let share = l.headroom_share.map_or(String::new(), |s| {
+        format!(", {} of it", f::percent(Some(s * 100.0)))
+    });
     format!(
-        "{file} {} (usage {}, headroom {}, {} of it)",
+        "{file} {} (usage {}, headroom {}{share})",
         f::bytes(l.limit_bytes),
         f::bytes(l.usage_bytes),
         f::bytes_signed(l.headroom_bytes),
-        f::percent(l.headroom_share.map(|s| s * 100.0)),
     )
 }
 
@@ -176,8 +187,12 @@ pub(crate) fn cgroup_oom(c: &Ctx) -> Option<Finding> {
             );
             if no_swap && !t.is_v1() {
                 fix.push_str(&format!(
-                    ". Or let it swap, into zswap where it is on: {}",
-                    set_limit(t, first, "memory.swap.max", "max")
+                    ". Or let it swap, into zswap where it is on: {}{}",
+                    set_now(t, first, "memory.swap.max", "max"),
+                    first.unit.as_ref().map_or(String::new(), |u| format!(
+                        " (for good: `sudo systemctl set-property {} MemorySwapMax=infinity`)",
+                        sh(u)
+                    ))
                 ));
             }
             fix.push_str(
