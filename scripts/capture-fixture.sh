@@ -136,7 +136,8 @@ fi
 if [[ -d "$v2" ]]; then
     while IFS= read -r -d '' dir; do
         for f in memory.stat memory.current memory.swap.current memory.zswap.max \
-            memory.zswap.writeback; do
+            memory.zswap.writeback memory.events memory.pressure memory.high memory.max \
+            memory.swap.max; do
             copy_file "$dir/$f"
         done
     done < <(find "$v2" -maxdepth 12 -type d -print0)
@@ -144,7 +145,7 @@ fi
 if [[ -d /sys/fs/cgroup/memory && ! -f /sys/fs/cgroup/memory/cgroup.controllers ]]; then
     while IFS= read -r -d '' dir; do
         for f in memory.stat memory.usage_in_bytes memory.memsw.usage_in_bytes \
-            memory.limit_in_bytes; do
+            memory.limit_in_bytes memory.oom_control; do
             copy_file "$dir/$f"
         done
     done < <(find /sys/fs/cgroup/memory -maxdepth 12 -type d -print0)

@@ -8,6 +8,7 @@ base = sys.argv[1]
 desc = {
  'loaded': "zswap (the kernel's default allocator and compressor) holding the 16 MiB workload paged out of its cgroup v2 (memory.reclaim), a virtio disk as the only swap",
  'tiers': "zswap (pool limit 2 %) in front of zram0 (8 MiB, priority 100) and a virtio disk (priority 10), the workload paged out: pages in the pool, in zram and on the disk",
+ 'cgroup': "the cgroup v2 scenario (tests/kernels/scenario-cgroup.sh) just after its OOM kill: /zt-high (memory.high 8M) after the workload filled twice that over it and exited (high events, pressure), /zt-oom (memory.max 8M, memory.swap.max 0) whose workload the OOM killer took (memory.events oom_kill 1); their memory.events, memory.pressure and limit files with the rest of the tree",
 }
 kernels = {'6.1': "Debian 12's 6.1 (bookworm)", '6.12': "Debian 13's 6.12 (trixie)", 'newest': "Debian sid's newest"}
 for name in sorted(os.listdir(base)):

@@ -152,6 +152,8 @@ done
 cp "$bin" "$ir/bin/zswaptop"
 cp tests/kernels/guest.sh "$ir/init"
 chmod 755 "$ir/init"
+# The scenarios guest.sh sources, each in its own file.
+cp tests/kernels/scenario-*.sh "$ir/"
 if [ "$arch" = amd64 ]; then
   cc -static -O2 -o "$ir/bin/wl" tests/kernels/workload.c
   # scripts/capture-fixture.sh (the fixture trees) wants bash, GNU realpath and getconf: the
@@ -215,7 +217,7 @@ else
 fi
 timeout "$timeout_s" "${qemu[@]}" -m 512 -smp 1 -nographic -no-reboot \
   -kernel "$vmlinuz" -initrd "$out/initramfs.cpio.gz" \
-  -append "console=$console quiet panic=-1 WL_MIB=$wl_mib QUICK=$quick GUEST_TRACE=${ZSWAPTOP_KERNELS_TRACE:-0}" \
+  -append "console=$console quiet panic=-1 WL_MIB=$wl_mib QUICK=$quick GUEST_TRACE=${ZSWAPTOP_KERNELS_TRACE:-0} CG_FIXTURE=${ZSWAPTOP_KERNELS_SAVE_FIXTURES:+1}" \
   -drive "file=$out/swap.img,format=raw,if=virtio" \
   -drive "file=$out/results.img,format=raw,if=virtio" \
   </dev/null >"$out/console.log" 2>&1 || rc=$?

@@ -194,6 +194,10 @@ const DOCS: &[TableDoc] = &[
                 "zram_near_full_percent",
                 "A zram device counts as full from this share of its size or limit (percent).",
             ),
+            (
+                "cgroup_near_limit_percent",
+                "A cgroup counts as near a limit (memory.max, .high, .swap.max, .zswap.max) from this share of it in use (percent).",
+            ),
         ],
     ),
     (

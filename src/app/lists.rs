@@ -70,16 +70,19 @@ pub enum CgroupSort {
     Swap,
     Memory,
     Zswpout,
+    /// memory + swap + zswap, each byte once ([`CgroupRow::footprint_bytes`]).
+    Footprint,
     Tree,
 }
 
 impl CgroupSort {
-    pub const ALL: [CgroupSort; 6] = [
+    pub const ALL: [CgroupSort; 7] = [
         CgroupSort::Zswap,
         CgroupSort::Zswapped,
         CgroupSort::Swap,
         CgroupSort::Memory,
         CgroupSort::Zswpout,
+        CgroupSort::Footprint,
         CgroupSort::Tree,
     ];
 
@@ -90,6 +93,7 @@ impl CgroupSort {
             CgroupSort::Swap => "swap",
             CgroupSort::Memory => "memory",
             CgroupSort::Zswpout => "zswpout/s",
+            CgroupSort::Footprint => "footprint",
             CgroupSort::Tree => "tree",
         }
     }
@@ -364,6 +368,7 @@ pub(crate) fn cgroup_order(
             CgroupSort::Swap => by(a.swap_current_bytes, b.swap_current_bytes, desc),
             CgroupSort::Memory => by(a.memory_current_bytes, b.memory_current_bytes, desc),
             CgroupSort::Zswpout => by(a.zswpout_bytes_per_sec, b.zswpout_bytes_per_sec, desc),
+            CgroupSort::Footprint => by(a.footprint_bytes(), b.footprint_bytes(), desc),
             CgroupSort::Tree => Ordering::Equal,
         };
         o.then(a.path.cmp(&b.path))
@@ -488,10 +493,38 @@ mod tests {
             pswpin_bytes_per_sec: None,
             swapin_hit_ratio: None,
             major_faults_per_sec: None,
-            zswap_max_bytes: None,
-            zswap_max_is_max: None,
-            zswap_writeback: None,
+            ..CgroupRow::default()
         }
+    }
+
+    /// memory + swap + zswap: memory.current holds the zswap pool, swap.current the slots of
+    /// what zswap holds (zswapped), so the sum is memory + swap − zswapped; v1 (no zswapped):
+    /// memory + swap.
+    #[test]
+    fn cgroups_by_memory_swap_and_zswap() {
+        let with = |path: &str, mem: u64, swap: u64, zswapped: Option<u64>| CgroupRow {
+            swap_current_bytes: Some(swap),
+            zswapped_bytes: zswapped,
+            ..cg(path, None, Some(mem))
+        };
+        let r = vec![
+            // 100 in RAM, 300 swapped of which 250 in zswap: 150.
+            with("/a", 100, 300, Some(250)),
+            // 120 in RAM, nothing swapped: 120.
+            with("/b", 120, 0, Some(0)),
+            // 50 in RAM, 200 on disk: 250.
+            with("/c", 50, 200, Some(0)),
+            cg("/d", None, None),
+        ];
+        assert_eq!(r[0].footprint_bytes(), Some(150));
+        let st = ListState {
+            sort: CgroupSort::Footprint,
+            reverse: false,
+            filter: String::new(),
+            chosen: true,
+        };
+        assert_eq!(cgroup_order(&r, &st, false), [2, 0, 1, 3]);
+        assert_eq!(cgroup_order(&r, &st, true), [2, 0, 1, 3], "kept on v1");
     }
 
     #[test]

@@ -41,6 +41,8 @@ pub const RULE_IDS: &[&str] = &[
     "thrashing",
     "zswap-off-pool-left",
     "swap-priorities",
+    "cgroup-oom",
+    "cgroup-near-limit",
 ];
 
 type Rule = fn(&Ctx) -> Option<Finding>;
@@ -64,6 +66,8 @@ const RULES: &[Rule] = &[
     rules::thrashing,
     rules::zswap_off_pool_left,
     rules::swap_priorities,
+    rules::cgroup_oom,
+    rules::cgroup_near_limit,
 ];
 
 /// The rules' step of the [`pipeline`](crate::pipeline): `snap` with its findings and its

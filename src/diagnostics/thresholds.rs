@@ -60,6 +60,11 @@ pub const ZRAM_NEAR_FULL_PERCENT: f64 = 90.0;
 /// writeback says little.
 pub const WRITEBACK_STALL_MIN_SECONDS: f64 = 5.0;
 
+/// A cgroup counts as near a limit (memory.max, memory.high, memory.swap.max, memory.zswap.max)
+/// from 90 % of it in use: the share zram and zswap's pool are held to as well; the last tenth
+/// is where the kernel starts reclaiming at every charge (memory.max) or throttling (high).
+pub const CGROUP_NEAR_LIMIT_PERCENT: f64 = 90.0;
+
 /// The thresholds the rules judge by: the constants above unless the configuration file
 /// (`[thresholds]`, [`crate::config`]) sets others. Each field is named as its constant, in lower
 /// case.
@@ -79,6 +84,7 @@ pub struct Thresholds {
     pub swap_nearly_full_percent: f64,
     pub max_pool_percent_suggestion_cap: u64,
     pub zram_near_full_percent: f64,
+    pub cgroup_near_limit_percent: f64,
 }
 
 impl Default for Thresholds {
@@ -97,6 +103,7 @@ impl Default for Thresholds {
             swap_nearly_full_percent: SWAP_NEARLY_FULL_PERCENT,
             max_pool_percent_suggestion_cap: MAX_POOL_PERCENT_SUGGESTION_CAP,
             zram_near_full_percent: ZRAM_NEAR_FULL_PERCENT,
+            cgroup_near_limit_percent: CGROUP_NEAR_LIMIT_PERCENT,
         }
     }
 }
@@ -119,6 +126,7 @@ impl Thresholds {
             ),
             ("swap_nearly_full_percent", self.swap_nearly_full_percent),
             ("zram_near_full_percent", self.zram_near_full_percent),
+            ("cgroup_near_limit_percent", self.cgroup_near_limit_percent),
         ];
         if let Some((key, _)) = percents.iter().find(|(_, v)| !percent(*v)) {
             return Err((key, "a percentage from 0 to 100"));

@@ -339,6 +339,39 @@ pub(crate) fn span(d: std::time::Duration) -> String {
     }
 }
 
+/// An event count for a tight column, with what the window added: `3`, `3+1`.
+pub(crate) fn event_count(count: Option<u64>, new: Option<u64>) -> String {
+    match (count, new) {
+        (None, _) => MISSING.to_string(),
+        (Some(c), Some(n)) if n > 0 => format!("{c}+{n}"),
+        (Some(c), _) => c.to_string(),
+    }
+}
+
+/// A cgroup's tightest limit for a tight column: its headroom and which (`12M max`, `-3M high`,
+/// `8% swap`... in bytes), `none` when every limit file says "max", the missing mark without
+/// any limit file.
+pub(crate) fn headroom_short(l: &crate::model::cgroup_events::CgroupLimits) -> String {
+    let Some((name, limit)) = l.tightest() else {
+        return if l.any() {
+            "none".into()
+        } else {
+            MISSING.into()
+        };
+    };
+    let which = match name {
+        "memory.high" => "high",
+        "memory.max" => "max",
+        "memory.swap.max" => "swap",
+        _ => "zswap",
+    };
+    match limit.headroom_bytes {
+        Some(h) if h < 0 => format!("-{} {which}", bytes_short(h.unsigned_abs())),
+        Some(h) => format!("{} {which}", bytes_short(h.unsigned_abs())),
+        None => MISSING.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,6 +6,7 @@
 //! `--once --json` schema (docs/json-schema.md).
 
 pub mod capacity;
+pub mod cgroup_events;
 pub mod cost;
 pub mod faults;
 pub mod findings;
@@ -209,16 +210,10 @@ impl Snapshot {
                     .and_then(|p| curr.cgroups_read_ns()?.checked_sub(p.cgroups_read_ns()?))
                     .map(|ns| ns as f64 / 1e9)
                     .unwrap_or(0.0);
-                owners::Cgroups::read(list, owners::cgroups(list, prev_list, dt, ps))
+                let interval = (prev_list.is_some() && dt > 0.0).then_some(dt);
+                owners::Cgroups::read(list, owners::cgroups(list, prev_list, dt, ps), interval)
             }
-            Err(e) => owners::Cgroups {
-                available: false,
-                reason: Some(e.reason.clone()),
-                version: None,
-                zswap_missing: None,
-                swap_missing: None,
-                list: Vec::new(),
-            },
+            Err(e) => owners::Cgroups::unavailable(e.reason.clone()),
         });
 
         let mut snap = Snapshot {

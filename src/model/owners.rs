@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::cgroup_events::{self, CgroupEventRates, CgroupEvents, CgroupLimits, CgroupPressure};
 use super::faults;
 use super::rates::counter_rate;
 use crate::error::Reason;
@@ -138,8 +139,33 @@ pub struct Cgroups {
     #[serde(serialize_with = "crate::error::reason_text")]
     #[schemars(with = "Option<String>")]
     pub swap_missing: Option<Reason>,
+    /// The seconds between the previous read of the tree and this one: the window of each
+    /// row's `events_new`, `events_per_sec` and pressure deltas; `null` without a previous read.
+    #[schemars(range(min = 0))]
+    pub interval_seconds: Option<f64>,
+    /// Why the rows' `events` are partly or wholly null (cgroup v1), `None` on v2.
+    #[serde(serialize_with = "crate::error::reason_text")]
+    #[schemars(with = "Option<String>")]
+    pub events_missing: Option<Reason>,
+    /// Why every row's `pressure` is null (cgroup v1, or a kernel without PSI).
+    #[serde(serialize_with = "crate::error::reason_text")]
+    #[schemars(with = "Option<String>")]
+    pub pressure_missing: Option<Reason>,
+    /// Why the rows' limits are null but for memory.max (cgroup v1), `None` on v2.
+    #[serde(serialize_with = "crate::error::reason_text")]
+    #[schemars(with = "Option<String>")]
+    pub limits_missing: Option<Reason>,
     pub list: Vec<CgroupRow>,
 }
+
+/// Why a v1 cgroup has no memory.events counts but its OOM kills.
+pub const EVENTS_V1: &str = "cgroup v1 has no memory.events: only OOM kills are counted     (memory.oom_control oom_kill, Linux 4.13+); high, max and oom events are v2's";
+
+/// Why a v1 cgroup has no pressure.
+pub const PRESSURE_V1: &str = "cgroup v1 has no memory.pressure (per-cgroup PSI is v2's)";
+
+/// Why a v1 cgroup has no limits but memory.max.
+pub const LIMITS_V1: &str = "cgroup v1 has no memory.high, memory.swap.max nor     memory.zswap.max (memory.max is read from memory.limit_in_bytes)";
 
 /// The line the views show above a v1 tree.
 pub const V1_NOTE: &str = "cgroup v1 (memory controller): zswap is not reported per cgroup";
@@ -155,9 +181,15 @@ pub const SWAP_V1_OFF: &str =
 
 impl Cgroups {
     /// The section for a tree that was read, with `list`'s rows (and their version).
-    pub(crate) fn read(samples: &[CgroupSample], list: Vec<CgroupRow>) -> Cgroups {
+    /// `interval`: the seconds since the previous read, if any.
+    pub(crate) fn read(
+        samples: &[CgroupSample],
+        list: Vec<CgroupRow>,
+        interval: Option<f64>,
+    ) -> Cgroups {
         let version = samples.first().map(|c| if c.version == 1 { 1 } else { 2 });
         let v1 = version == Some(1);
+        let no_pressure = !samples.is_empty() && samples.iter().all(|c| c.pressure.is_none());
         Cgroups {
             available: true,
             reason: None,
@@ -165,7 +197,31 @@ impl Cgroups {
             zswap_missing: v1.then(|| Reason::absent(ZSWAP_V1)),
             swap_missing: (v1 && samples.iter().any(|c| c.swap_accounting == Some(false)))
                 .then(|| Reason::absent(SWAP_V1_OFF)),
+            interval_seconds: interval,
+            events_missing: v1.then(|| Reason::absent(EVENTS_V1)),
+            pressure_missing: if v1 {
+                Some(Reason::absent(PRESSURE_V1))
+            } else {
+                no_pressure.then_some(Reason::PsiDisabled)
+            },
+            limits_missing: v1.then(|| Reason::absent(LIMITS_V1)),
             list,
+        }
+    }
+
+    /// Unavailable: no memory controller, `reason` says why.
+    pub(crate) fn unavailable(reason: Reason) -> Cgroups {
+        Cgroups {
+            available: false,
+            reason: Some(reason),
+            version: None,
+            zswap_missing: None,
+            swap_missing: None,
+            interval_seconds: None,
+            events_missing: None,
+            pressure_missing: None,
+            limits_missing: None,
+            list: Vec::new(),
         }
     }
 
@@ -195,7 +251,7 @@ impl Cgroups {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Sanitize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, Sanitize, JsonSchema)]
 pub struct CgroupRow {
     pub path: String,
     pub unit: Option<String>,
@@ -234,6 +290,36 @@ pub struct CgroupRow {
     /// `true` for "max", `false` for a byte limit, `null` when memory.zswap.max is absent.
     pub zswap_max_is_max: Option<bool>,
     pub zswap_writeback: Option<bool>,
+    /// memory.events counts (v2; on v1 only `oom_kill`, `events_missing` says why); `null`
+    /// without the file (the root cgroup).
+    #[serde(default)]
+    pub events: Option<CgroupEvents>,
+    /// How many of each event over the window (`interval_seconds`); `null` without one.
+    #[serde(default)]
+    pub events_new: Option<CgroupEvents>,
+    /// The same, per second.
+    #[serde(default)]
+    pub events_per_sec: Option<CgroupEventRates>,
+    /// memory.pressure; `null` without it (`pressure_missing` says why).
+    #[serde(default)]
+    pub pressure: Option<CgroupPressure>,
+    /// memory.high, memory.max, memory.swap.max and memory.zswap.max, each with its headroom.
+    #[serde(default)]
+    pub limits: CgroupLimits,
+}
+
+impl CgroupRow {
+    /// memory + swap + zswap of the cgroup, each byte once: memory.current (which holds the
+    /// compressed zswap pool charged to the cgroup) plus memory.swap.current less what zswap
+    /// holds of it (zswapped: those swap slots' pages are the pool's, already in memory). On v1,
+    /// where zswap is not charged per cgroup, memory + swap. `None` without memory.
+    pub fn footprint_bytes(&self) -> Option<u64> {
+        let swap = self
+            .swap_current_bytes
+            .map(|s| s.saturating_sub(self.zswapped_bytes.unwrap_or(0)))
+            .unwrap_or(0);
+        Some(self.memory_current_bytes?.saturating_add(swap))
+    }
 }
 
 /// Estimate each top process's zswap share, and give it its major faults per second
@@ -335,6 +421,8 @@ pub(crate) fn cgroups(
             let p = prev_by_path
                 .get(c.path.as_str())
                 .filter(|p| p.inode == c.inode && !events_went_back(p, c));
+            let (events, events_new, events_per_sec, pressure, limits) =
+                cgroup_events::derive(c, p.copied(), dt);
             let rate = |f: fn(&CgroupSample) -> Option<u64>| {
                 counter_rate(p.and_then(|p| f(p)), f(c), dt).map(|r| r * page_size as f64)
             };
@@ -366,6 +454,11 @@ pub(crate) fn cgroups(
                 zswap_max_bytes: c.zswap_max.flatten(),
                 zswap_max_is_max: c.zswap_max.map(|m| m.is_none()),
                 zswap_writeback: c.zswap_writeback,
+                events,
+                events_new,
+                events_per_sec,
+                pressure,
+                limits,
             }
         })
         .collect()
@@ -381,6 +474,10 @@ fn events_went_back(p: &CgroupSample, c: &CgroupSample) -> bool {
     ]
     .iter()
     .any(|pair| matches!(pair, (Some(a), Some(b)) if b < a))
+        || match (&p.events, &c.events) {
+            (Some(a), Some(b)) => CgroupEvents::from(b).went_back(&CgroupEvents::from(a)),
+            _ => false,
+        }
 }
 
 #[cfg(test)]

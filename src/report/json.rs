@@ -220,6 +220,10 @@ fn cgroups_json(
         version,
         zswap_missing,
         swap_missing,
+        interval_seconds,
+        events_missing,
+        pressure_missing,
+        limits_missing,
         list,
     } = c;
     let head = Cgroups {
@@ -228,6 +232,10 @@ fn cgroups_json(
         version: *version,
         zswap_missing: zswap_missing.clone(),
         swap_missing: swap_missing.clone(),
+        interval_seconds: *interval_seconds,
+        events_missing: events_missing.clone(),
+        pressure_missing: pressure_missing.clone(),
+        limits_missing: limits_missing.clone(),
         list: Vec::new(),
     };
     let start = body.len();

@@ -760,6 +760,160 @@ pub(super) fn cgroups(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Resu
             f::ratio(r.compression_ratio),
         )?;
     }
+    cgroup_events(c, out, st)?;
+    cgroup_limits(c, out, st)
+}
+
+/// The cgroups' memory events (counts, what the window added and its rates) and pressure: those
+/// with any event or any pressure, most OOM kills first, then max and high events.
+fn cgroup_events(
+    c: &crate::model::owners::Cgroups,
+    out: &mut impl Write,
+    st: Style,
+) -> io::Result<()> {
+    use crate::model::cgroup_events::CgroupEvents;
+    writeln!(out)?;
+    let window = c
+        .interval_seconds
+        .map_or("no window: one read".to_string(), |s| {
+            format!("+N: over the last {s:.1} s")
+        });
+    writeln!(
+        out,
+        "  {}",
+        st.dim(&format!("memory.events and memory.pressure ({window})"))
+    )?;
+    for why in [&c.events_missing, &c.pressure_missing]
+        .into_iter()
+        .flatten()
+    {
+        for line in f::wrap(&why.text(), WIDTH, 2, 2) {
+            writeln!(out, "  {}", st.dim(&line))?;
+        }
+    }
+    let key = |e: &CgroupEvents| (e.oom_kill, e.max, e.high);
+    let mut rows: Vec<_> = c
+        .list
+        .iter()
+        .filter(|r| {
+            r.events.as_ref().is_some_and(|e| {
+                [e.oom_kill, e.max, e.high]
+                    .iter()
+                    .any(|v| v.is_some_and(|v| v > 0))
+            }) || r
+                .pressure
+                .as_ref()
+                .is_some_and(|p| p.some_avg10 > 0.0 || p.some_delta_us.is_some_and(|d| d > 0))
+        })
+        .collect();
+    if rows.is_empty() {
+        return writeln!(
+            out,
+            "  no cgroup has had an OOM kill, a max or high event, or pressure"
+        );
+    }
+    rows.sort_by(|a, b| {
+        let k = |r: &crate::model::owners::CgroupRow| r.events.as_ref().map(key);
+        k(b).cmp(&k(a)).then(a.path.cmp(&b.path))
+    });
+    writeln!(
+        out,
+        "  {:<22} {:>8} {:>9} {:>7} {:>8} {:>6} {:>5} {:>5}",
+        "cgroup", "oom kill", "high", "high/s", "max", "max/s", "some%", "full%"
+    )?;
+    let known = c.interval_seconds.is_some();
+    for r in rows.iter().take(15) {
+        let name = r.unit.clone().unwrap_or_else(|| r.path.clone());
+        let ev = |k: fn(&CgroupEvents) -> Option<u64>| {
+            f::event_count(
+                r.events.as_ref().and_then(k),
+                r.events_new.as_ref().and_then(k),
+            )
+        };
+        let rate = |k: fn(&crate::model::cgroup_events::CgroupEventRates) -> Option<f64>| match r
+            .events_per_sec
+            .as_ref()
+            .and_then(k)
+        {
+            Some(v) => f::iops(known, Some(v)),
+            None => f::MISSING.to_string(),
+        };
+        let psi = |v: Option<f64>| v.map_or(f::MISSING.to_string(), |v| format!("{v:.1}"));
+        writeln!(
+            out,
+            "  {:<22} {:>8} {:>9} {:>7} {:>8} {:>6} {:>5} {:>5}",
+            f::fit(&name, 22, false),
+            ev(|e| e.oom_kill),
+            ev(|e| e.high),
+            rate(|e| e.high),
+            ev(|e| e.max),
+            rate(|e| e.max),
+            psi(r.pressure.as_ref().map(|p| p.some_avg10)),
+            psi(r.pressure.as_ref().map(|p| p.full_avg10)),
+        )?;
+    }
+    Ok(())
+}
+
+/// Every limit set (not "max") with its headroom, the tightest first.
+fn cgroup_limits(
+    c: &crate::model::owners::Cgroups,
+    out: &mut impl Write,
+    st: Style,
+) -> io::Result<()> {
+    writeln!(out)?;
+    writeln!(
+        out,
+        "  {}",
+        st.dim("limits set, the tightest first (headroom = limit − usage)")
+    )?;
+    if let Some(why) = &c.limits_missing {
+        for line in f::wrap(&why.text(), WIDTH, 2, 2) {
+            writeln!(out, "  {}", st.dim(&line))?;
+        }
+    }
+    let mut rows: Vec<_> = c
+        .list
+        .iter()
+        .flat_map(|r| {
+            r.limits
+                .named()
+                .into_iter()
+                .filter_map(move |(file, l)| Some((r, file, l?)))
+        })
+        .filter(|(_, _, l)| l.limit_bytes.is_some())
+        .collect();
+    if rows.is_empty() {
+        return writeln!(out, "  no cgroup has a limit set: every one read is max");
+    }
+    let share = |l: &crate::model::cgroup_events::Limit| l.headroom_share.unwrap_or(f64::INFINITY);
+    rows.sort_by(|a, b| {
+        share(a.2)
+            .total_cmp(&share(b.2))
+            .then(a.0.path.cmp(&b.0.path))
+    });
+    writeln!(
+        out,
+        "  {:<23} {:<16} {:>8} {:>8} {:>10} {:>7}",
+        "cgroup", "limit", "bytes", "usage", "headroom", "share"
+    )?;
+    for (r, file, l) in rows.iter().take(15) {
+        let name = r.unit.clone().unwrap_or_else(|| r.path.clone());
+        writeln!(
+            out,
+            "  {:<23} {:<16} {:>8} {:>8} {:>10} {:>7}",
+            f::fit(&name, 23, false),
+            file,
+            f::bytes_short_opt(l.limit_bytes),
+            f::bytes_short_opt(l.usage_bytes),
+            match l.headroom_bytes {
+                Some(h) if h < 0 => format!("-{}", f::bytes_short(h.unsigned_abs())),
+                Some(h) => f::bytes_short(h.unsigned_abs()),
+                None => f::MISSING.to_string(),
+            },
+            f::percent(l.headroom_share.map(|s| s * 100.0)),
+        )?;
+    }
     Ok(())
 }
 

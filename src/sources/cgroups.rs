@@ -26,6 +26,14 @@
 //! has neither: its closest count is `total_pgmajfault` (every major fault of the cgroup and its
 //! children: swap-ins from zswap or a device, and file pages read from disk alike), read into
 //! `pgmajfault` as v2's own (hierarchical) `pgmajfault` is.
+//!
+//! Events, pressure and limits (v2, Documentation/admin-guide/cgroup-v2.rst): `memory.events`
+//! (`high`, `max`, `oom`, `oom_kill`, `oom_group_kill`: counts since the cgroup was made, of the
+//! cgroup and its descendants; none on the root), `memory.pressure` (the format of
+//! /proc/pressure/memory, where the kernel has PSI), `memory.high`, `memory.max`,
+//! `memory.swap.max` and `memory.zswap.max` (bytes or `max`; none on the root). v1 has none of
+//! these files: its `memory.oom_control` carries `oom_kill` from Linux 4.13 (the only event read
+//! there) and `memory.limit_in_bytes` is the same hard limit as v2's `memory.max`.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -34,9 +42,26 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Reading, Reason, Unavailable};
 use crate::root::Root;
+use crate::sources::psi::{self, PsiSample};
+
+/// A cgroup's memory events: v2's `memory.events`; on v1 `oom_kill` alone (memory.oom_control,
+/// Linux 4.13+), the others unknown.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemoryEvents {
+    /// Times usage went over memory.high (and the cgroup was throttled and reclaimed).
+    pub high: Option<u64>,
+    /// Times usage was about to go over memory.max (or swap.max) and reclaim had to run.
+    pub max: Option<u64>,
+    /// Times the cgroup reached its limit and an allocation was about to fail (OOM).
+    pub oom: Option<u64>,
+    /// Processes of the cgroup killed by any OOM killer.
+    pub oom_kill: Option<u64>,
+    /// Group OOMs (memory.oom.group: the whole cgroup killed), Linux 5.17+.
+    pub oom_group_kill: Option<u64>,
+}
 
 /// One cgroup's memory figures. State items are bytes, event items page counts.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CgroupSample {
     /// Path below the mount, `/` for the root.
     pub path: String,
@@ -72,6 +97,21 @@ pub struct CgroupSample {
     /// exist); `None` on v2, or when that could not be told.
     #[serde(default)]
     pub swap_accounting: Option<bool>,
+    /// memory.events (v2) or memory.oom_control's `oom_kill` (v1); `None` without either file
+    /// (the root cgroup, a kernel before 4.13 on v1).
+    #[serde(default)]
+    pub events: Option<MemoryEvents>,
+    /// memory.pressure (v2 where the kernel has PSI).
+    #[serde(default)]
+    pub pressure: Option<PsiSample>,
+    /// memory.high, memory.max (v1: memory.limit_in_bytes), memory.swap.max: `None` = file
+    /// absent, `Some(None)` = "max" (no limit).
+    #[serde(default)]
+    pub memory_high: Option<Option<u64>>,
+    #[serde(default)]
+    pub memory_max: Option<Option<u64>>,
+    #[serde(default)]
+    pub swap_max: Option<Option<u64>>,
 }
 
 fn version_2() -> u8 {
@@ -252,6 +292,13 @@ pub(crate) fn read_one(root: &Root, mount: &Path, dir: &Path) -> Option<CgroupSa
     s.memory_current = num("memory.current");
     s.swap_current = num("memory.swap.current");
     s.zswap_max = read("memory.zswap.max").map(|t| t.trim().parse().ok());
+    let limit = |f: &str| read(f).and_then(|t| limit_value(&t));
+    s.memory_high = limit("memory.high");
+    s.memory_max = limit("memory.max");
+    s.swap_max = limit("memory.swap.max");
+    s.events = read("memory.events").map(|t| events(&t));
+    let pressure = dir.join("memory.pressure");
+    s.pressure = read("memory.pressure").and_then(|t| psi::parse(&pressure, &t).ok());
     s.zswap_writeback = read("memory.zswap.writeback").and_then(|t| match t.trim() {
         "1" => Some(true),
         "0" => Some(false),
@@ -259,6 +306,36 @@ pub(crate) fn read_one(root: &Root, mount: &Path, dir: &Path) -> Option<CgroupSa
     });
     Some(s)
 }
+
+/// A limit file's value: bytes, or `Some(None)` for "max"; `None` when it is neither.
+fn limit_value(text: &str) -> Option<Option<u64>> {
+    match text.trim() {
+        "max" => Some(None),
+        t => t.parse().ok().map(Some),
+    }
+}
+
+/// memory.events' (or memory.oom_control's) `key value` lines: the keys read, the others left
+/// unknown.
+fn events(text: &str) -> MemoryEvents {
+    let mut e = MemoryEvents::default();
+    for (k, v) in stat_items(text) {
+        match k {
+            "high" => e.high = v,
+            "max" => e.max = v,
+            "oom" => e.oom = v,
+            "oom_kill" => e.oom_kill = v,
+            "oom_group_kill" => e.oom_group_kill = v,
+            _ => {}
+        }
+    }
+    e
+}
+
+/// v1's memory.limit_in_bytes without a limit: the page counter's maximum (LONG_MAX pages of
+/// bytes, rounded down to a page: 9223372036854771712 with 4 KiB pages). Anything within 1 MiB
+/// of 2^63 is that value for any page size; no real limit is that large.
+const V1_UNLIMITED_FROM: u64 = (i64::MAX as u64) - (1 << 20);
 
 /// The v1 file that is there only when the kernel accounts swap per cgroup.
 const MEMSW_USAGE: &str = "memory.memsw.usage_in_bytes";
@@ -300,6 +377,20 @@ pub(crate) fn read_one_v1(
             _ => {}
         }
     }
+    // memory.oom_control: `oom_kill` only from 4.13 (its other lines are settings, not events).
+    s.events = root
+        .read_text(&dir.join("memory.oom_control"), &absent)
+        .ok()
+        .map(|t| MemoryEvents {
+            oom_kill: events(&t).oom_kill,
+            ..MemoryEvents::default()
+        })
+        .filter(|e| e.oom_kill.is_some());
+    s.memory_max = root
+        .read_text(&dir.join("memory.limit_in_bytes"), &absent)
+        .ok()
+        .and_then(|t| t.trim().parse::<u64>().ok())
+        .map(|v| (v < V1_UNLIMITED_FROM).then_some(v));
     Some(s)
 }
 
@@ -443,6 +534,92 @@ mod tests {
         assert_eq!((t[1].swap_accounting, t[1].memory_current), (None, None));
     }
 
+    /// v1: OOM kills from memory.oom_control (4.13+; an older file without the line gives no
+    /// events), memory.max from memory.limit_in_bytes (the page counter's maximum is no limit).
+    #[test]
+    fn v1_oom_kills_and_limit() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mem = tmp.path().join("sys/fs/cgroup/memory");
+        fs::create_dir_all(mem.join("a")).unwrap();
+        fs::create_dir_all(mem.join("old")).unwrap();
+        for d in ["", "a", "old"] {
+            fs::write(mem.join(d).join("memory.stat"), "total_swap 0\n").unwrap();
+            fs::write(mem.join(d).join("memory.usage_in_bytes"), "4096\n").unwrap();
+        }
+        fs::write(mem.join("memory.limit_in_bytes"), "9223372036854771712\n").unwrap();
+        fs::write(
+            mem.join("a/memory.oom_control"),
+            "oom_kill_disable 0\nunder_oom 0\noom_kill 3\n",
+        )
+        .unwrap();
+        fs::write(mem.join("a/memory.limit_in_bytes"), "8388608\n").unwrap();
+        fs::write(
+            mem.join("old/memory.oom_control"),
+            "oom_kill_disable 0\nunder_oom 0\n",
+        )
+        .unwrap();
+        let root = Root::at(tmp.path());
+        let t = read_tree(&root, &find(&root).unwrap());
+        assert_eq!(
+            t[0].memory_max,
+            Some(None),
+            "the counter's maximum: no limit"
+        );
+        assert_eq!(t[1].path, "/a");
+        assert_eq!(t[1].memory_max, Some(Some(8_388_608)));
+        let e = t[1].events.unwrap();
+        assert_eq!(
+            (e.oom_kill, e.oom, e.high, e.max),
+            (Some(3), None, None, None)
+        );
+        assert_eq!(t[2].events, None, "before 4.13: no oom_kill line");
+        for c in &t {
+            assert_eq!((c.memory_high, c.swap_max, c.pressure), (None, None, None));
+        }
+    }
+
+    /// A real v2 tree from Debian 13's 6.12 in the kernel matrix, right after its cgroup
+    /// scenario (tests/fixtures/linux-6.12-guest-cgroup/README.md): /zt-high throttled over its
+    /// memory.high, /zt-oom's workload OOM-killed under memory.max 8M without swap.
+    #[test]
+    fn v2_events_pressure_and_limits_of_a_guest() {
+        let root = fixture("linux-6.12-guest-cgroup");
+        let t = read_tree(&root, &find(&root).unwrap());
+        let cg = |p: &str| t.iter().find(|c| c.path == p).unwrap();
+        let high = cg("/zt-high");
+        let e = high.events.unwrap();
+        assert_eq!((e.high, e.max, e.oom_kill), (Some(207), Some(0), Some(0)));
+        assert_eq!(e.oom_group_kill, Some(0), "6.12 prints oom_group_kill");
+        let p = high.pressure.unwrap();
+        assert_eq!((p.some.avg10, p.some.total_us), (6.21, 2_242_341));
+        assert_eq!((p.full.avg60, p.full.total_us), (2.89, 2_242_341));
+        assert_eq!(
+            (
+                high.memory_high,
+                high.memory_max,
+                high.swap_max,
+                high.zswap_max
+            ),
+            (Some(Some(8_388_608)), Some(None), Some(None), Some(None))
+        );
+        let oom = cg("/zt-oom");
+        let e = oom.events.unwrap();
+        assert_eq!(
+            (e.high, e.max, e.oom, e.oom_kill),
+            (Some(0), Some(35), Some(1), Some(1))
+        );
+        assert_eq!(oom.pressure.unwrap().some.total_us, 19_680);
+        assert_eq!(
+            (oom.memory_max, oom.swap_max, oom.memory_current),
+            (Some(Some(8_388_608)), Some(Some(0)), Some(16_384))
+        );
+        // The root has neither events nor limits (CFTYPE_NOT_ON_ROOT); its pressure is there.
+        assert_eq!(
+            (t[0].path.as_str(), t[0].events, t[0].memory_max),
+            ("/", None, None)
+        );
+    }
+
     /// A sample recorded before v1 was read (no `version`, no `swap_accounting`) reads as v2.
     #[test]
     fn an_older_sample_reads_as_v2() {
@@ -494,6 +671,20 @@ mod tests {
         fs::write(svc.join("memory.swap.current"), "8192\n").unwrap();
         fs::write(svc.join("memory.zswap.max"), "max\n").unwrap();
         fs::write(svc.join("memory.zswap.writeback"), "0\n").unwrap();
+        fs::write(svc.join("memory.high"), "max\n").unwrap();
+        fs::write(svc.join("memory.max"), "1073741824\n").unwrap();
+        fs::write(svc.join("memory.swap.max"), "0\n").unwrap();
+        fs::write(
+            svc.join("memory.events"),
+            "low 0\nhigh 12\nmax 40\noom 2\noom_kill 1\noom_group_kill 0\n",
+        )
+        .unwrap();
+        fs::write(
+            svc.join("memory.pressure"),
+            "some avg10=1.50 avg60=0.19 avg300=0.13 total=582869\n\
+             full avg10=0.75 avg60=0.09 avg300=0.05 total=291434\n",
+        )
+        .unwrap();
         let root = Root::at(tmp.path());
         let tree = find(&root).unwrap();
         assert_eq!(tree.version, 2);
@@ -512,6 +703,22 @@ mod tests {
         );
         // A kernel that does not list pswpin among the memcg events: unknown, not 0.
         assert_eq!((t[0].pswpin, t[0].pgmajfault), (None, None));
+        let e = t[1].events.unwrap();
+        assert_eq!(
+            (e.high, e.max, e.oom, e.oom_kill, e.oom_group_kill),
+            (Some(12), Some(40), Some(2), Some(1), Some(0))
+        );
+        let p = t[1].pressure.unwrap();
+        assert_eq!((p.some.avg10, p.full.total_us), (1.5, 291_434));
+        assert_eq!(
+            (t[1].memory_high, t[1].memory_max, t[1].swap_max),
+            (Some(None), Some(Some(1 << 30)), Some(Some(0)))
+        );
+        // The root has none of these files: unknown.
+        assert_eq!(
+            (t[0].events, t[0].pressure, t[0].memory_max),
+            (None, None, None)
+        );
     }
 
     /// A walk cut into slices reads what one walk reads, in the same order, and resumes where

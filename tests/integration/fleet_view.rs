@@ -114,11 +114,13 @@ fn scraped(engine: &str, hosts: usize, n: usize) {
     }
 }
 
-/// `zswaptop --once --json` on `tree` with two samples a second apart (rates, as serve has).
+/// `zswaptop --once --json --cgroups` on `tree` with two samples a second apart (rates, and the
+/// cgroup tree whose findings serve judges too, as serve has).
 fn own(tree: &Path) -> Value {
     let (code, out, err) = run(&[
         "--once",
         "--json",
+        "--cgroups",
         "-i",
         "1",
         "--root",

@@ -190,8 +190,14 @@ fn screen(app: &mut App, view: View, cols: u16, rows: u16) -> Vec<String> {
 fn dashboard_views_show_escapes_and_no_control_character() {
     let mut app = dashboard(TREE, 160, 50);
     let mut seen = String::new();
-    for view in View::ALL {
-        let mut screen = screen(&mut app, view, 160, 50).join("\n");
+    // 160 columns, and 240 where the cgroups view's many columns leave its names whole.
+    for (view, cols) in View::ALL
+        .into_iter()
+        .map(|v| (v, 160))
+        .chain([(View::Cgroups, 240)])
+    {
+        app.update(Msg::Resize(cols, 50));
+        let mut screen = screen(&mut app, view, cols, 50).join("\n");
         screen.push('\n');
         assert_eq!(raw_control(&screen), None, "{view:?}:\n{screen}");
         seen.push_str(&screen);

@@ -244,6 +244,38 @@ fn write_tree(dir: &std::path::Path, k: u64) {
             std::fs::write(d.join("memory.swap.current"), format!("{swap}\n")).unwrap();
             std::fs::write(d.join("memory.zswap.max"), format!("{max}\n")).unwrap();
             std::fs::write(d.join("memory.zswap.writeback"), format!("{wb}\n")).unwrap();
+            // Events, pressure and limits: job-17 held to 48M without swap, killed once in
+            // the second read's window; postgresql throttled over its memory.high.
+            let (high, max, swap_max, kills, highs) = match path {
+                "batch/job-17" => ("max", "50331648", "0", 1 + k, 0),
+                "system.slice/postgresql.service" => ("713031680", "max", "max", 0, 30 + 12 * k),
+                // memory.events counts a child's kills in its parents too.
+                "batch" => ("max", "max", "max", 1 + k, 0),
+                _ => ("max", "max", "max", 0, 0),
+            };
+            std::fs::write(d.join("memory.high"), format!("{high}\n")).unwrap();
+            std::fs::write(d.join("memory.max"), format!("{max}\n")).unwrap();
+            std::fs::write(d.join("memory.swap.max"), format!("{swap_max}\n")).unwrap();
+            std::fs::write(
+                d.join("memory.events"),
+                format!(
+                    "low 0\nhigh {highs}\nmax {}\noom {kills}\noom_kill {kills}\noom_group_kill 0\n",
+                    3 * kills
+                ),
+            )
+            .unwrap();
+            let some = if highs > 0 { 4.25 } else { 0.0 };
+            std::fs::write(
+                d.join("memory.pressure"),
+                format!(
+                    "some avg10={some:.2} avg60=0.00 avg300=0.00 total={}\n\
+                     full avg10={:.2} avg60=0.00 avg300=0.00 total={}\n",
+                    highs * 1000,
+                    some / 2.0,
+                    highs * 500
+                ),
+            )
+            .unwrap();
         }
     }
 }
@@ -582,8 +614,8 @@ fn cgroups_80x24() {
     let term = screen(&a, 80, 24);
     let t = text(&term);
     assert!(
-        t.contains("wider: pswpin/s zswpwb/s majflt/s zswap.max writeback"),
-        "narrow: the hidden columns are named: {t}"
+        t.contains("wider: zswpin/s pswpin/s zswpwb/s majflt/s zswap.max +"),
+        "narrow: the hidden columns are named, the rest counted: {t}"
     );
     snap("cgroups_80x24", &term);
 }
@@ -597,14 +629,50 @@ fn cgroups_120x40() {
         "postgresql.service",
         "session-2.scope",
         "/batch/job-17",
-        "zswap.max",
-        "writeback",
-        "256M",
         "2.32:1",
+        "footprint",
+        "oom kill",
+        // job-17: killed twice, once in the window; 8M under its memory.max of 48M.
+        "2+1",
+        "8M max",
+        // postgresql: 20M over its memory.high.
+        "-20M high",
     ] {
         assert!(t.contains(needle), "missing {needle:?} in\n{t}");
     }
     snap("cgroups_120x40", &term);
+}
+
+/// Wide enough for every column: the settings, pressure, high and max events and their rates.
+#[test]
+fn cgroups_220x40() {
+    let a = on(cgroups_app(), View::Cgroups, 220, 40);
+    let term = screen(&a, 220, 40);
+    let t = text(&term);
+    for needle in [
+        "zswap.max",
+        "writeback",
+        "256M",
+        "psi some",
+        "high/s",
+        "max/s",
+        "4.2",
+        "42+12",
+    ] {
+        assert!(t.contains(needle), "missing {needle:?} in\n{t}");
+    }
+    assert!(!t.contains("wider:"), "{t}");
+    snap("cgroups_220x40", &term);
+}
+
+/// Sorted by memory + swap + zswap (the footprint key, `s` past zswpout/s).
+#[test]
+fn cgroups_by_footprint_120x40() {
+    let mut a = on(cgroups_app(), View::Cgroups, 120, 40);
+    keys(&mut a, &[Action::SortNext; 5]);
+    let term = screen(&a, 120, 40);
+    assert!(text(&term).contains("sort footprint"), "{}", text(&term));
+    snap("cgroups_by_footprint_120x40", &term);
 }
 
 #[test]

@@ -123,6 +123,7 @@ pub fn check(kernel: &str, dir: &Path, seconds: u64) {
         moment(kernel, &res.join("snaps").join(name), name, &validator);
     }
     advisor(kernel, &res, &facts);
+    crate::cgroup::check(kernel, &res);
     let screen = read(&res.join("once-combined.txt"));
     if !screen.is_empty() {
         println!();

@@ -247,6 +247,7 @@ snap noroot nobody
 wl_cmd verify > /out/verify
 bring_back
 echo exit >&3
+[ -f /scenario-cgroup.sh ] && . /scenario-cgroup.sh
 
 say "done in $(( $(cut -d. -f1 /proc/uptime) - START )) s"
 tar -cf /dev/vdb -C /out .

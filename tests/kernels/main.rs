@@ -32,6 +32,7 @@
 //! A kernel the registry no longer serves, or a machine without qemu or the registry, is
 //! `SKIPPED` with the reason, never a pass.
 
+mod cgroup;
 #[allow(dead_code)]
 #[path = "../e2e/checks.rs"]
 mod checks;

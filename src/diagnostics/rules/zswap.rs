@@ -936,12 +936,8 @@ mod tests {
         let with = |version: u8| {
             let mut s = base.clone();
             s.cgroups = Some(crate::model::owners::Cgroups {
-                available: true,
-                reason: None,
                 version: Some(version),
-                zswap_missing: None,
-                swap_missing: None,
-                list: Vec::new(),
+                ..crate::model::owners::Cgroups::read(&[], Vec::new(), None)
             });
             stalled(&s).unwrap()
         };

@@ -10,6 +10,7 @@ use super::{
     GraphId, Hue, Kind, Metric, Point, Read, Unit, counter, debugfs_counter, debugfs_gauge,
     exported, gauge,
 };
+use crate::model::cgroup_events::Limit;
 use crate::model::owners::CgroupRow;
 use crate::model::{DeviceIo, Severity, Snapshot, SwapDevice, Zram};
 
@@ -68,13 +69,19 @@ fn top_cgroups(s: &Snapshot) -> Vec<&CgroupRow> {
     let parents: std::collections::HashSet<&str> =
         c.list.iter().filter_map(|r| parent(&r.path)).collect();
     let key = |r: &CgroupRow| c.rank_bytes(r);
+    // A leaf the OOM killer hit is listed whatever its size, before the others.
+    let killed = |r: &CgroupRow| r.events.and_then(|e| e.oom_kill).is_some_and(|k| k > 0);
     let mut rows: Vec<_> = c
         .list
         .iter()
         .filter(|r| r.path != "/" && !parents.contains(r.path.as_str()))
-        .filter(|r| key(r).is_some_and(|z| z > 0))
+        .filter(|r| key(r).is_some_and(|z| z > 0) || killed(r))
         .collect();
-    rows.sort_by(|a, b| key(b).cmp(&key(a)).then(a.path.cmp(&b.path)));
+    rows.sort_by(|a, b| {
+        (killed(b), key(b))
+            .cmp(&(killed(a), key(a)))
+            .then(a.path.cmp(&b.path))
+    });
     rows.truncate(TOP_CGROUPS);
     rows
 }
@@ -92,6 +99,32 @@ fn cgroup(s: &Snapshot, f: fn(&CgroupRow) -> Option<u64>) -> Vec<Point> {
     top_cgroups(s)
         .into_iter()
         .filter_map(|r| Some(labelled(&[("cgroup", &r.path)], f(r)? as f64)))
+        .collect()
+}
+
+/// Points of those leaf cgroups from a value of any kind (pressure, a limit's headroom).
+fn cgroup_f(s: &Snapshot, f: impl Fn(&CgroupRow) -> Option<f64>) -> Vec<Point> {
+    top_cgroups(s)
+        .into_iter()
+        .filter_map(|r| {
+            Some(labelled(
+                &[("cgroup", &r.path)],
+                f(r).filter(|v| v.is_finite())?,
+            ))
+        })
+        .collect()
+}
+
+/// Each set limit (not "max") of those leaf cgroups, labelled by its file: `f` of it.
+fn cgroup_limits(s: &Snapshot, f: fn(&Limit) -> Option<f64>) -> Vec<Point> {
+    top_cgroups(s)
+        .into_iter()
+        .flat_map(|r| {
+            r.limits.named().into_iter().filter_map(move |(file, l)| {
+                let l = l.filter(|l| l.limit_bytes.is_some())?;
+                Some(labelled(&[("cgroup", &r.path), ("limit", file)], f(l)?))
+            })
+        })
         .collect()
 }
 
@@ -1007,6 +1040,117 @@ pub(super) const ALL: &[Metric] = &[
         Read::Labelled {
             labels: &["cgroup"],
             points: |s| cgroup(s, |r| r.swap_current_bytes),
+        },
+    ),
+    // --- cgroups: events, pressure and limits of the same leaves (issue 35) -------------------
+    exported(
+        "cgroup_oom_kills",
+        Kind::Counter,
+        Unit::Events,
+        "Processes of those leaf cgroups killed by an OOM killer (memory.events oom_kill; cgroup v1: memory.oom_control oom_kill, 4.13+). A leaf with a kill is listed whatever its size.",
+        Read::Labelled {
+            labels: &["cgroup"],
+            points: |s| cgroup(s, |r| r.events?.oom_kill),
+        },
+    ),
+    exported(
+        "cgroup_oom_events",
+        Kind::Counter,
+        Unit::Events,
+        "Times those leaf cgroups hit their limit with nothing left to reclaim (memory.events oom, v2).",
+        Read::Labelled {
+            labels: &["cgroup"],
+            points: |s| cgroup(s, |r| r.events?.oom),
+        },
+    ),
+    exported(
+        "cgroup_oom_group_kills",
+        Kind::Counter,
+        Unit::Events,
+        "Whole-group OOM kills of those leaf cgroups (memory.events oom_group_kill, v2, 5.17+).",
+        Read::Labelled {
+            labels: &["cgroup"],
+            points: |s| cgroup(s, |r| r.events?.oom_group_kill),
+        },
+    ),
+    exported(
+        "cgroup_high_events",
+        Kind::Counter,
+        Unit::Events,
+        "Times those leaf cgroups went over memory.high and were throttled (memory.events high, v2).",
+        Read::Labelled {
+            labels: &["cgroup"],
+            points: |s| cgroup(s, |r| r.events?.high),
+        },
+    ),
+    exported(
+        "cgroup_max_events",
+        Kind::Counter,
+        Unit::Events,
+        "Times those leaf cgroups were about to pass memory.max or memory.swap.max (memory.events max, v2).",
+        Read::Labelled {
+            labels: &["cgroup"],
+            points: |s| cgroup(s, |r| r.events?.max),
+        },
+    ),
+    exported(
+        "cgroup_pressure_some_avg10",
+        Kind::Gauge,
+        Unit::Percent,
+        "Share of the last 10 s some task of those leaf cgroups stalled on memory (memory.pressure some avg10, v2).",
+        Read::Labelled {
+            labels: &["cgroup"],
+            points: |s| cgroup_f(s, |r| Some(r.pressure?.some_avg10)),
+        },
+    ),
+    exported(
+        "cgroup_pressure_full_avg10",
+        Kind::Gauge,
+        Unit::Percent,
+        "Share of the last 10 s all tasks of those leaf cgroups stalled on memory (memory.pressure full avg10, v2).",
+        Read::Labelled {
+            labels: &["cgroup"],
+            points: |s| cgroup_f(s, |r| Some(r.pressure?.full_avg10)),
+        },
+    ),
+    exported(
+        "cgroup_pressure_some_stalled",
+        Kind::Counter,
+        Unit::Microseconds,
+        "Time some task of those leaf cgroups stalled on memory (memory.pressure some total, v2).",
+        Read::Labelled {
+            labels: &["cgroup"],
+            points: |s| cgroup(s, |r| Some(r.pressure?.some_total_us)),
+        },
+    ),
+    exported(
+        "cgroup_pressure_full_stalled",
+        Kind::Counter,
+        Unit::Microseconds,
+        "Time all tasks of those leaf cgroups stalled on memory (memory.pressure full total, v2).",
+        Read::Labelled {
+            labels: &["cgroup"],
+            points: |s| cgroup(s, |r| Some(r.pressure?.full_total_us)),
+        },
+    ),
+    exported(
+        "cgroup_limit_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "Each limit set on those leaf cgroups, by file (memory.high, memory.max, memory.swap.max, memory.zswap.max; v1: memory.max from memory.limit_in_bytes); none for max.",
+        Read::Labelled {
+            labels: &["cgroup", "limit"],
+            points: |s| cgroup_limits(s, |l| l.limit_bytes.map(|b| b as f64)),
+        },
+    ),
+    exported(
+        "cgroup_headroom_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "Each set limit less what the kernel compares with it (memory.current, memory.swap.current, memory.stat zswap); negative over it.",
+        Read::Labelled {
+            labels: &["cgroup", "limit"],
+            points: |s| cgroup_limits(s, |l| l.headroom_bytes.map(|b| b as f64)),
         },
     ),
     // --- what zswaptop concludes, and what it could read --------------------------------------

@@ -12,6 +12,7 @@ use crate::app::lists;
 use crate::app::lists::{CgroupSort, Ordered, Rows};
 use crate::app::{Action, App, Kind, Laid, Settings, State};
 use crate::model::Snapshot;
+use crate::model::cgroup_events::{CgroupEventRates, CgroupEvents, CgroupPressure};
 use crate::sources::Extras;
 use crate::display as f;
 use crate::error::Reason;
@@ -77,7 +78,7 @@ impl Tab for Cgroups {
     }
 }
 
-const COLS: [Col; 13] = [
+const COLS: [Col; 22] = [
     Col::new("cgroup", 0, false),
     Col::new("memory", 7, true),
     Col::new("swap", 7, true),
@@ -91,17 +92,51 @@ const COLS: [Col; 13] = [
     Col::new("majflt/s", 8, true),
     Col::new("zswap.max", 9, true),
     Col::new("writeback", 9, false),
+    Col::new("footprint", 9, true),
+    Col::new("oom kill", 8, true),
+    Col::new("high", 7, true),
+    Col::new("high/s", 6, true),
+    Col::new("max", 7, true),
+    Col::new("max/s", 6, true),
+    Col::new("psi some", 8, true),
+    Col::new("psi full", 8, true),
+    Col::new("headroom", 11, true),
 ];
-const KEEP: [usize; 13] = [0, 3, 4, 5, 2, 1, 8, 6, 7, 10, 9, 11, 12];
+/// The columns kept as the terminal narrows, most wanted first: the zswap figures, then the
+/// footprint, OOM kills and the tightest limit's headroom, then the other rates and settings,
+/// pressure and the events.
+const KEEP: [usize; 22] = [
+    0, 3, 4, 5, 2, 1, 8, 13, 14, 21, 6, 7, 10, 9, 11, 12, 19, 15, 17, 20, 16, 18,
+];
+
+/// "wider: a b c +N": the hidden columns' names that fit in `room` characters, and how many more.
+fn wider_hint(hidden: &[&str], room: usize) -> String {
+    let mut hint = "wider:".to_string();
+    for (i, name) in hidden.iter().enumerate() {
+        let left = hidden.len() - i - 1;
+        let tail = if left > 0 { format!(" +{left}").len() } else { 0 };
+        if hint.chars().count() + 1 + name.chars().count() + tail > room {
+            return format!("{hint} +{}", hidden.len() - i);
+        }
+        hint.push(' ');
+        hint.push_str(name);
+    }
+    hint
+}
 
 const NOTE: &str = "zswap: compressed bytes charged to the cgroup · zswapped: those pages' \
                        original size · ratio: zswapped ÷ zswap · swap-ins: zswpin/s from zswap, \
                        pswpin/s from a swap device · majflt/s: major faults (swap-ins and file \
-                       reads) · rates per second";
+                       reads) · rates per second · footprint: memory + swap + zswap, each \
+                       byte once · oom kill, high, max: memory.events counts (+ this window's) \
+                       · psi: memory.pressure avg10 · headroom: the tightest limit's (high, \
+                       max, swap, zswap) limit − usage";
 
 /// What the figures of a cgroup v1 tree are (src/sources/cgroups.rs), and what v1 lacks.
 const NOTE_V1: &str = "memory: memory.usage_in_bytes · swap: memory.stat total_swap · \
-                       majflt/s: total_pgmajfault";
+                       majflt/s: total_pgmajfault · oom kill: memory.oom_control oom_kill \
+                       (4.13+); v1 has no memory.events, memory.pressure, memory.high nor swap \
+                       limits · headroom: memory.limit_in_bytes − usage";
 
 /// What the figures are: v2's, or a v1 tree's with what v1 lacks.
 fn note_lines(app: &App, width: usize, ascii: bool) -> Vec<String> {
@@ -194,6 +229,7 @@ fn cgroups(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         S::Zswap => 3,
         S::Zswapped => 4,
         S::Zswpout => 8,
+        S::Footprint => 13,
     };
     let desc = sort.descending() != st.reverse;
     let keep = widgets::fit_columns(&COLS, &KEEP, MIN_NAME, area.width);
@@ -208,7 +244,13 @@ fn cgroups(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         rows(app).order.len(),
         cg.list.len(),
         // On v1 the columns a wider terminal adds are zswap figures, all missing there.
-        (!hidden.is_empty() && !v1).then(|| format!("wider: {}", hidden.join(" "))),
+        // The status line's start: "sort LABEL↓ · / filter · ".
+        (!hidden.is_empty() && !v1).then(|| {
+            wider_hint(
+                &hidden,
+                usize::from(area.width).saturating_sub(sort.label().chars().count() + 20),
+            )
+        }),
         usize::from(area.width),
     );
     widgets::put(buf, p.status, 0, &line);
@@ -253,6 +295,21 @@ fn cgroups(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
                     f::rate_short(known, v)
                 }
             };
+            let event = |k: fn(&CgroupEvents) -> Option<u64>| {
+                f::event_count(r.events.as_ref().and_then(k), r.events_new.as_ref().and_then(k))
+            };
+            let event_rate = |k: fn(&CgroupEventRates) -> Option<f64>| match &r.events {
+                Some(e) if e.high.is_some() => {
+                    f::iops(known, r.events_per_sec.as_ref().and_then(k))
+                }
+                // v1 (oom_kill alone) or no memory.events: no rate to wait for.
+                _ => f::MISSING.to_string(),
+            };
+            let pressure = |k: fn(&CgroupPressure) -> f64| {
+                r.pressure
+                    .as_ref()
+                    .map_or(f::MISSING.to_string(), |p| format!("{:.1}", k(p)))
+            };
             let cells = [
                 name,
                 f::bytes_short_opt(r.memory_current_bytes),
@@ -271,10 +328,32 @@ fn cgroups(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
                 },
                 f::zswap_max(r.zswap_max_bytes, charged),
                 f::on_off(r.zswap_writeback).to_string(),
+                f::bytes_short_opt(r.footprint_bytes()),
+                event(|e| e.oom_kill),
+                event(|e| e.high),
+                event_rate(|e| e.high),
+                event(|e| e.max),
+                event_rate(|e| e.max),
+                pressure(|p| p.some_avg10),
+                pressure(|p| p.full_avg10),
+                f::headroom_short(&r.limits),
             ];
             keep.iter().map(|&i| cells[i].clone()).collect()
         })
         .collect();
     let sorted = keep.iter().position(|&i| i == sort_col).map(|i| (i, desc));
     widgets::sorted_table(buf, p.table, &cols, &rows, 0, sorted, t);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wider_hint;
+
+    #[test]
+    fn the_hint_names_what_fits_and_counts_the_rest() {
+        let cols = ["pswpin/s", "zswpwb/s", "majflt/s", "zswap.max"];
+        assert_eq!(wider_hint(&cols, 80), "wider: pswpin/s zswpwb/s majflt/s zswap.max");
+        assert_eq!(wider_hint(&cols, 30), "wider: pswpin/s zswpwb/s +2");
+        assert_eq!(wider_hint(&cols, 5), "wider: +4");
+    }
 }
