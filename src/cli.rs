@@ -679,6 +679,8 @@ impl Mode {
         let root = root_dir(cli.root)?;
         let extras = Extras {
             top_processes: cli.top,
+            // --top N lists N processes: their smaps_rollup too (shmem swap, SwapPss).
+            smaps: cli.top.is_some(),
             cgroups: cli.cgroups,
             settings: false,
         };
