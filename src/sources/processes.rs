@@ -38,15 +38,18 @@ pub struct ProcSample {
     pub cgroup_swap: Option<u64>,
     /// That cgroup's memory.stat `zswap` (the compressed bytes its zswap entries take), for the
     /// estimate of the RAM its swap costs compressed.
-    #[serde(default)]
+    // Left out of a recording while unknown: one that predates them reads the same.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cgroup_zswap: Option<u64>,
     /// What `/proc/PID/smaps_rollup` says of its swap, when the scan read it
     /// ([`ProcScan::smaps_read`]); `None` when unread or unreadable (`smaps_missing` says why).
-    #[serde(default)]
+    // Left out of a recording while unknown: one that predates them reads the same.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub smaps: Option<SmapsSwap>,
     /// Why `smaps` is `None` although the scan read smaps_rollup (the file needs ptrace access:
     /// another user's process is denied to whoever is not root with CAP_SYS_PTRACE).
-    #[serde(default)]
+    // Left out of a recording while unknown: one that predates them reads the same.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub smaps_missing: Option<Reason>,
 }
 
@@ -86,7 +89,7 @@ pub struct ProcScan {
     pub commands_not_recorded: bool,
     /// Whether smaps_rollup was read for the processes listed (it walks each one's page tables:
     /// read only when asked, [`crate::sources::Extras::smaps`]).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub smaps_read: bool,
 }
 
