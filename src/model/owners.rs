@@ -316,7 +316,7 @@ pub(crate) fn compressed_estimate(p: &ProcSample, b: &SwapBasis) -> Option<(u64,
 /// Why a row's smaps_rollup figures are unknown when the scan did not read the file.
 pub const SMAPS_NOT_READ: &str = "smaps_rollup not read: it walks the page tables of each \
     process (tens of ms for a large one); `--once --top N` reads it, the processes view while \
-    sorted by shm swap";
+    sorted by shm swap; recordings do not keep it";
 
 /// Estimate each top process's zswap share, and give it its major faults per second
 /// (`faults`, the same pass's). While any process faults the list is the swap list and the
