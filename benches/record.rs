@@ -125,6 +125,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 fn sample_live(seconds: u64) -> (Vec<Sample>, Vec<Sample>) {
     let root = Root::live();
     let top = Extras {
+        smaps: false,
         top_processes: Some(20),
         cgroups: false,
         settings: false,
@@ -298,6 +299,7 @@ fn fixture_sample() -> Sample {
         "/tests/fixtures/depth-cgroup-v2"
     ));
     let extras = Extras {
+        smaps: false,
         top_processes: Some(20),
         cgroups: true,
         settings: false,

@@ -173,6 +173,7 @@ fn sanitize(bencher: Bencher, tree: &str) {
         env!("CARGO_MANIFEST_DIR")
     ));
     let extras = Extras {
+        smaps: false,
         top_processes: Some(200),
         cgroups: true,
         settings: true,
@@ -194,14 +195,14 @@ fn scan_processes_live(bencher: Bencher, faults: bool) {
     use zswaptop::sources::processes;
     let root = Root::live();
     if faults {
-        let (_, _, mut counts) = processes::scan_with_faults(&root, 10, 0, None);
+        let (_, _, mut counts) = processes::scan_with_faults(&root, 10, 0, None, false);
         bencher.bench_local(|| {
-            let (list, f, c) = processes::scan_with_faults(&root, 10, 1, Some(&counts));
+            let (list, f, c) = processes::scan_with_faults(&root, 10, 1, Some(&counts), false);
             counts = c;
             (list, f)
         });
     } else {
-        bencher.bench_local(|| processes::scan(&root, 10));
+        bencher.bench_local(|| processes::scan(&root, 10, false));
     }
 }
 

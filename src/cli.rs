@@ -102,7 +102,10 @@ pub struct Cli {
     #[arg(long)]
     pub ascii: bool,
 
-    /// With --once: list the N processes using the most swap (with their estimated zswap share).
+    /// With --once: list the N processes using the most swap: RSS, swap, footprint (RSS + swap),
+    /// their estimated zswap share and the RAM their swap takes compressed (both estimates:
+    /// swap × their cgroup's zswap ÷ swap on cgroup v2, else × the system's, said per row), and
+    /// the swapped shmem they map with SwapPss (smaps_rollup, which needs ptrace access to them).
     /// N is at least 1: without --top no process is listed.
     #[arg(long, value_name = "N", value_parser = parse_top)]
     pub top: Option<usize>,
@@ -677,12 +680,15 @@ impl Mode {
         let history = history(cli.history.unwrap_or(dash.history))?;
         let theme = cli.theme.unwrap_or(dash.theme);
         let root = root_dir(cli.root)?;
+        let once = cli.once || cli.from.is_some() || cli.full;
         let extras = Extras {
             top_processes: cli.top,
+            // --once --top N lists N processes once: their smaps_rollup too (shmem swap,
+            // SwapPss). Not every interval of --watch: it walks each one's page tables.
+            smaps: cli.top.is_some() && once,
             cgroups: cli.cgroups,
             settings: false,
         };
-        let once = cli.once || cli.from.is_some() || cli.full;
         let color = |dashboard: bool| match (cli.no_color, cli.color) {
             (true, _) | (false, ColorWhen::Never) => false,
             _ if theme == Palette::Mono => false,

@@ -129,7 +129,7 @@ const DOCS: &[TableDoc] = &[
             ),
             (
                 "processes_sort",
-                "The processes view's sort column: faults, swap, rss, zswap, pid or name. While any \
+                "The processes view's sort column: faults, swap, footprint, rss, zswap, shm_swap, pid or name. While any \
                  process faults, faults/s leads until a sort key is pressed.",
             ),
             (

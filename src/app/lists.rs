@@ -24,18 +24,25 @@ pub enum ProcSort {
     /// Major faults per second: the default while any process faults (until a sort is chosen).
     Faults,
     Swap,
+    /// Resident + swapped.
+    Footprint,
     Rss,
     Zswap,
+    /// Swapped shmem (smaps_rollup, read only while the list is sorted by it).
+    #[serde(rename = "shm_swap")]
+    ShmSwap,
     Pid,
     Name,
 }
 
 impl ProcSort {
-    pub const ALL: [ProcSort; 6] = [
+    pub const ALL: [ProcSort; 8] = [
         ProcSort::Faults,
         ProcSort::Swap,
+        ProcSort::Footprint,
         ProcSort::Rss,
         ProcSort::Zswap,
+        ProcSort::ShmSwap,
         ProcSort::Pid,
         ProcSort::Name,
     ];
@@ -44,8 +51,10 @@ impl ProcSort {
         match self {
             ProcSort::Faults => "faults/s",
             ProcSort::Swap => "swap",
+            ProcSort::Footprint => "footprint",
             ProcSort::Rss => "rss",
             ProcSort::Zswap => "~in zswap",
+            ProcSort::ShmSwap => "shm swap",
             ProcSort::Pid => "pid",
             ProcSort::Name => "name",
         }
@@ -55,7 +64,12 @@ impl ProcSort {
     pub(crate) fn descending(self) -> bool {
         matches!(
             self,
-            ProcSort::Faults | ProcSort::Swap | ProcSort::Rss | ProcSort::Zswap
+            ProcSort::Faults
+                | ProcSort::Swap
+                | ProcSort::Footprint
+                | ProcSort::Rss
+                | ProcSort::Zswap
+                | ProcSort::ShmSwap
         )
     }
 }
@@ -326,7 +340,9 @@ pub(crate) fn process_order(rows: &[ProcessRow], state: &ListState<ProcSort>) ->
                 ProcSort::Faults => by(a.major_faults_per_sec, b.major_faults_per_sec, desc)
                     .then(by(Some(a.swap_bytes), Some(b.swap_bytes), true)),
                 ProcSort::Swap => by(Some(a.swap_bytes), Some(b.swap_bytes), desc),
+                ProcSort::Footprint => by(a.footprint_bytes, b.footprint_bytes, desc),
                 ProcSort::Rss => by(a.rss_bytes, b.rss_bytes, desc),
+                ProcSort::ShmSwap => by(a.shmem_swap_bytes, b.shmem_swap_bytes, desc),
                 ProcSort::Zswap => by(a.zswap_estimate_bytes, b.zswap_estimate_bytes, desc),
                 ProcSort::Pid => by(Some(a.pid), Some(b.pid), desc),
                 ProcSort::Name => by(
@@ -397,6 +413,12 @@ mod tests {
             swap_bytes: swap,
             zswap_estimate_bytes: Some(swap / 2),
             estimate_from: Some("global ratio".into()),
+            footprint_bytes: rss.map(|r| r + swap),
+            compressed_estimate_bytes: Some(swap / 4),
+            compressed_estimate_from: Some("global ratio".into()),
+            shmem_swap_bytes: None,
+            swap_pss_bytes: None,
+            smaps_missing: None,
             command: None,
             cgroup: None,
             major_faults_per_sec: None,

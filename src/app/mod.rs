@@ -884,7 +884,7 @@ mod tests {
         );
         a.update(Msg::Key(Action::Show(View::Processes)));
         a.update(Msg::Key(Action::SortNext));
-        assert_eq!(procs(&a).sort, lists::ProcSort::Rss);
+        assert_eq!(procs(&a).sort, lists::ProcSort::Footprint);
         a.update(Msg::Key(Action::SortReverse));
         assert!(procs(&a).reverse);
         a.update(Msg::Key(Action::SortPrev));
@@ -901,6 +901,25 @@ mod tests {
             lists::ProcSort::Swap,
             "each view keeps its own"
         );
+    }
+
+    /// smaps_rollup (a page-table walk per process) is read only while the processes view is
+    /// sorted by what it gives: shm swap.
+    #[test]
+    fn smaps_rollup_is_asked_for_only_while_sorted_by_shm_swap() {
+        let mut a = app();
+        a.update(Msg::Key(Action::Show(View::Processes)));
+        let mut seen = Vec::new();
+        for _ in 0..lists::ProcSort::ALL.len() {
+            let e = a.extras();
+            assert!(e.top_processes.is_some());
+            assert_eq!(e.smaps, procs(&a).sort == lists::ProcSort::ShmSwap);
+            seen.push(procs(&a).sort);
+            a.update(Msg::Key(Action::SortNext));
+        }
+        assert!(seen.contains(&lists::ProcSort::ShmSwap));
+        a.update(Msg::Key(Action::Show(View::Overview)));
+        assert!(!a.extras().smaps, "no scan at all off the view");
     }
 
     /// The processes view ranks by faults/s while anything faults and by swap otherwise, until
@@ -927,12 +946,12 @@ mod tests {
         assert_eq!(procs(&a).sort, lists::ProcSort::Swap);
         a.update(Msg::Key(Action::Show(View::Processes)));
         a.update(Msg::Key(Action::SortNext));
-        assert_eq!(procs(&a).sort, lists::ProcSort::Rss);
+        assert_eq!(procs(&a).sort, lists::ProcSort::Footprint);
         a.shown.processes = Some(list(ProcessRank::MajorFaultsPerSec));
         a.refresh_lists();
         assert_eq!(
             procs(&a).sort,
-            lists::ProcSort::Rss,
+            lists::ProcSort::Footprint,
             "the chosen sort stays"
         );
     }
@@ -979,6 +998,7 @@ mod tests {
     #[test]
     fn a_carried_cgroup_list_keeps_its_rates_and_age() {
         let cg = Extras {
+            smaps: false,
             top_processes: None,
             cgroups: true,
             settings: false,

@@ -62,6 +62,9 @@ mod tests {
             command: None,
             cgroup: None,
             cgroup_zswapped: None,
+            cgroup_zswap: None,
+            smaps: None,
+            smaps_missing: None,
             cgroup_swap: None,
         }
     }

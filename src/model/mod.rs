@@ -197,8 +197,16 @@ impl Snapshot {
             owners::processes(
                 scan,
                 curr.faults.as_ref(),
-                zswap.stored_bytes,
-                swap.used_bytes,
+                &owners::SwapBasis {
+                    zswapped: zswap.stored_bytes,
+                    swap_used: swap.used_bytes,
+                    compressed_ram: owners::compressed_ram(
+                        zswap.available,
+                        zswap.pool_bytes,
+                        zram.iter().filter(|z| z.is_swap).map(|z| z.mem_used_bytes),
+                    ),
+                    zram_swap: zram.iter().any(|z| z.is_swap),
+                },
             )
         });
         let cgroups = curr.cgroups.as_ref().map(|c| match c {

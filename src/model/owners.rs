@@ -89,6 +89,33 @@ pub struct ProcessRow {
     pub zswap_estimate_bytes: Option<u64>,
     /// "cgroup" or "global ratio".
     pub estimate_from: Option<String>,
+    /// The process's whole size: resident (VmRSS) plus swapped (VmSwap), what it would take
+    /// were all of it in RAM. Shmem swap is not in it (see `shmem_swap_bytes`); resident shmem
+    /// is, as in VmRSS. `null` without VmRSS.
+    #[serde(default)]
+    pub footprint_bytes: Option<u64>,
+    /// An estimate of the RAM its swapped pages take compressed (in the zswap pool and in zram
+    /// swap devices): its VmSwap × (compressed bytes ÷ swap used) of its cgroup (v2 memory.stat
+    /// `zswap` ÷ memory.swap.current, where no zram device is swap) or of the whole system ((zswap
+    /// pool + the RAM of zram swap devices) ÷ (SwapTotal − SwapFree)). Pages on a disk swap
+    /// device cost none; the kernel has no per-process figure.
+    #[serde(default)]
+    pub compressed_estimate_bytes: Option<u64>,
+    /// The basis of `compressed_estimate_bytes`: "cgroup" or "global ratio".
+    #[serde(default)]
+    pub compressed_estimate_from: Option<String>,
+    /// Swapped shared memory (shmem: tmpfs, SysV shm, memfd, shared anonymous) of the mappings
+    /// it has: smaps_rollup `Swap` less VmSwap (which leaves shmem out), read a moment apart;
+    /// counted whole in every process that maps it. `null` when unread: `smaps_missing` says why.
+    #[serde(default)]
+    pub shmem_swap_bytes: Option<u64>,
+    /// smaps_rollup `SwapPss`: its proportional share of the swap entries in its page tables
+    /// (one that n processes share counts 1/n); shmem swap is not in it. `null` when unread.
+    #[serde(default)]
+    pub swap_pss_bytes: Option<u64>,
+    /// Why `shmem_swap_bytes` and `swap_pss_bytes` are null (smaps_rollup not read, or refused).
+    #[serde(default)]
+    pub smaps_missing: Option<String>,
     /// The command line (argv joined by spaces), `None` when empty or unreadable.
     pub command: Option<String>,
     /// The v2 cgroup, or on cgroup v1 the memory controller's.
@@ -322,16 +349,70 @@ impl CgroupRow {
     }
 }
 
+/// The system's swap figures a process's estimates rest on.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct SwapBasis {
+    /// Zswapped: the pages in zswap, uncompressed.
+    pub zswapped: Option<u64>,
+    /// SwapTotal − SwapFree.
+    pub swap_used: Option<u64>,
+    /// The RAM swapped pages take compressed: the zswap pool plus the RAM of the zram devices
+    /// used as swap ([`compressed_ram`]).
+    pub compressed_ram: Option<u64>,
+    /// Whether a zram device is swap: its RAM is charged to no cgroup, so a cgroup's memory.stat
+    /// cannot give the compressed share.
+    pub zram_swap: bool,
+}
+
+/// The RAM swapped pages take compressed: the zswap pool (`None` with zswap on and its pool
+/// unknown; 0 without zswap) plus `mem_used_total` of each zram device used as swap
+/// (`zram_swap_ram`; unknown when one is).
+pub(crate) fn compressed_ram(
+    zswap_on: bool,
+    zswap_pool: Option<u64>,
+    zram_swap_ram: impl IntoIterator<Item = Option<u64>>,
+) -> Option<u64> {
+    let pool = if zswap_on { zswap_pool? } else { 0 };
+    zram_swap_ram
+        .into_iter()
+        .try_fold(pool, |sum, used| sum.checked_add(used?))
+}
+
+/// `part ÷ whole` applied to `bytes`, the share capped at 1; `None` when `whole` is 0 or unknown.
+fn share_of(bytes: u64, part: Option<u64>, whole: Option<u64>) -> Option<u64> {
+    match (part, whole) {
+        (Some(p), Some(w)) if w > 0 => {
+            Some((bytes as f64 * (p as f64 / w as f64).min(1.0)).round() as u64)
+        }
+        _ => None,
+    }
+}
+
+/// The RAM a process's swapped pages are estimated to take compressed, and its basis: its
+/// cgroup's zswap ÷ swap (v2, no zram swap), else the system's compressed RAM ÷ swap used.
+pub(crate) fn compressed_estimate(p: &ProcSample, b: &SwapBasis) -> Option<(u64, &'static str)> {
+    let cgroup = (!b.zram_swap)
+        .then(|| share_of(p.swap_bytes, p.cgroup_zswap, p.cgroup_swap))
+        .flatten();
+    cgroup.map(|v| (v, "cgroup")).or_else(|| {
+        share_of(p.swap_bytes, b.compressed_ram, b.swap_used).map(|v| (v, "global ratio"))
+    })
+}
+
+/// Why a row's smaps_rollup figures are unknown when the scan did not read the file.
+pub const SMAPS_NOT_READ: &str = "smaps_rollup not read: it walks the page tables of each \
+    process (tens of ms for a large one); `--once --top N` reads it, the processes view while \
+    sorted by shm swap; recordings do not keep it";
+
 /// Estimate each top process's zswap share, and give it its major faults per second
 /// (`faults`, the same pass's). While any process faults the list is the swap list and the
 /// processes faulting most together, ranked by faults per second, as long as the swap list.
 pub(crate) fn processes(
     scan: &ProcScan,
     faults: Option<&FaultScan>,
-    global_zswapped: Option<u64>,
-    global_swap_used: Option<u64>,
+    basis: &SwapBasis,
 ) -> Processes {
-    let global = match (global_zswapped, global_swap_used) {
+    let global = match (basis.zswapped, basis.swap_used) {
         (Some(z), Some(u)) if u > 0 => Some((z as f64 / u as f64).min(1.0)),
         _ => None,
     };
@@ -345,7 +426,24 @@ pub(crate) fn processes(
             (None, Some(g)) => (Some(g), Some("global ratio")),
             _ => (None, None),
         };
+        let compressed = compressed_estimate(p, basis);
+        let smaps_missing = match (&p.smaps, &p.smaps_missing) {
+            (Some(_), _) => None,
+            (None, Some(why)) => Some(why.text()),
+            (None, None) if scan.smaps_read => {
+                Some("smaps_rollup not read for this process".into())
+            }
+            (None, None) => Some(SMAPS_NOT_READ.to_string()),
+        };
         ProcessRow {
+            footprint_bytes: p.rss_bytes.map(|r| r.saturating_add(p.swap_bytes)),
+            compressed_estimate_bytes: compressed.map(|c| c.0),
+            compressed_estimate_from: compressed.map(|c| c.1.to_string()),
+            shmem_swap_bytes: p
+                .smaps
+                .map(|s| s.swap_bytes.saturating_sub(s.vm_swap_bytes)),
+            swap_pss_bytes: p.smaps.map(|s| s.swap_pss_bytes),
+            smaps_missing,
             pid: p.pid,
             name: p.name.clone(),
             user: p.user.clone(),
@@ -484,6 +582,154 @@ fn events_went_back(p: &CgroupSample, c: &CgroupSample) -> bool {
 mod tests {
     use super::*;
 
+    fn capture(name: &str) -> Vec<u8> {
+        std::fs::read(format!(
+            "{}/tests/fixtures/proc-smaps/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
+    }
+
+    /// A `/proc/meminfo` line in bytes, read here apart from the sources' parser.
+    fn meminfo_kb(text: &str, key: &str) -> u64 {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{key}:")))
+            .unwrap();
+        line.split_whitespace()
+            .nth(1)
+            .unwrap()
+            .parse::<u64>()
+            .unwrap()
+            * 1024
+    }
+
+    /// The captured parent (tests/fixtures/proc-smaps/README.md): its footprint, its compressed
+    /// estimate and its shmem swap against the numbers of its files and of meminfo, worked out
+    /// here; they are what `--once --top 5 --json` gave on the machine at that moment.
+    #[test]
+    fn footprint_compressed_and_shmem_swap_of_the_capture() {
+        let status = capture("parent.status");
+        let mut p = crate::sources::processes::parse_status(5562, &status).unwrap();
+        let (swap, pss) =
+            crate::sources::processes::parse_smaps_rollup(&capture("parent.smaps_rollup")).unwrap();
+        p.smaps = Some(crate::sources::processes::SmapsSwap {
+            swap_bytes: swap,
+            swap_pss_bytes: pss,
+            vm_swap_bytes: p.swap_bytes,
+        });
+        let meminfo = String::from_utf8(capture("meminfo")).unwrap();
+        let used = meminfo_kb(&meminfo, "SwapTotal") - meminfo_kb(&meminfo, "SwapFree");
+        let basis = SwapBasis {
+            zswapped: Some(meminfo_kb(&meminfo, "Zswapped")),
+            swap_used: Some(used),
+            compressed_ram: Some(meminfo_kb(&meminfo, "Zswap")),
+            zram_swap: false,
+        };
+        let scan = ProcScan {
+            scanned: 99,
+            with_swap: 2,
+            total_swap_bytes: p.swap_bytes,
+            top: vec![p],
+            unreadable: None,
+            commands_not_recorded: false,
+            smaps_read: true,
+        };
+        let r = &processes(&scan, None, &basis).top[0];
+        assert_eq!(r.footprint_bytes, Some((13_564 + 65_536) * 1024));
+        assert_eq!(r.footprint_bytes, Some(80_998_400), "as --once --json gave");
+        // 64 MiB of swap × 53640 kB of pool ÷ 98304 kB of swap used.
+        assert_eq!(r.compressed_estimate_bytes, Some(36_618_240));
+        assert_eq!(r.compressed_estimate_from.as_deref(), Some("global ratio"));
+        assert_eq!(r.shmem_swap_bytes, Some(32 << 20), "the memfd's 32 MiB");
+        assert_eq!(r.swap_pss_bytes, Some(32 << 20), "64 MiB shared by two");
+        assert_eq!(r.smaps_missing, None);
+        // All of the swap is in zswap here: ~in zswap is the whole swap.
+        assert_eq!(r.zswap_estimate_bytes, Some(64 << 20));
+    }
+
+    /// The compressed estimate's basis: the cgroup's zswap ÷ swap on v2, but the global ratio
+    /// when a zram device is swap (its RAM is charged to no cgroup) or the cgroup has no swap.
+    #[test]
+    fn the_compressed_estimate_says_its_basis() {
+        let in_cg = proc(3, 1000, Some("/a")); // cgroup zswap 20 of swap 100
+        let global = SwapBasis {
+            compressed_ram: Some(300),
+            swap_used: Some(1200),
+            ..SwapBasis::default()
+        };
+        assert_eq!(compressed_estimate(&in_cg, &global), Some((200, "cgroup")));
+        let zram = SwapBasis {
+            zram_swap: true,
+            ..global
+        };
+        assert_eq!(
+            compressed_estimate(&in_cg, &zram),
+            Some((250, "global ratio"))
+        );
+        let outside = proc(4, 1000, None);
+        assert_eq!(
+            compressed_estimate(&outside, &global),
+            Some((250, "global ratio"))
+        );
+        assert_eq!(compressed_estimate(&outside, &SwapBasis::default()), None);
+        // The system's compressed RAM: zswap's pool plus zram swap devices', unknown when one is.
+        assert_eq!(compressed_ram(true, Some(10), [Some(5), Some(7)]), Some(22));
+        assert_eq!(
+            compressed_ram(false, None, [Some(5)]),
+            Some(5),
+            "no zswap: none"
+        );
+        assert_eq!(
+            compressed_ram(true, None, []),
+            None,
+            "zswap on, pool unknown"
+        );
+        assert_eq!(compressed_ram(false, None, [Some(1), None]), None);
+        assert_eq!(
+            compressed_ram(true, Some(u64::MAX), [Some(1)]),
+            None,
+            "past 2^64"
+        );
+    }
+
+    proptest::proptest! {
+        /// Edges of the estimates: no swap used (or unknown) gives none, never 0; no zswap and no
+        /// zram gives 0 (disk swap costs no RAM); an estimate never exceeds the process's swap;
+        /// the footprint is RSS + swap, unknown without RSS.
+        #[test]
+        fn estimates_stay_within_the_swap(
+            swap in 0u64..1 << 40,
+            rss in proptest::option::of(0u64..1 << 40),
+            used in proptest::option::of(0u64..1 << 41),
+            compressed in proptest::option::of(0u64..1 << 42),
+            cg in proptest::option::of((0u64..1 << 40, 0u64..1 << 40)),
+            zram_swap in proptest::bool::ANY,
+        ) {
+            let mut p = proc(7, swap, cg.map(|_| "/x"));
+            p.rss_bytes = rss;
+            p.cgroup_zswap = cg.map(|c| c.0);
+            p.cgroup_swap = cg.map(|c| c.1);
+            let b = SwapBasis { zswapped: compressed, swap_used: used, compressed_ram: compressed, zram_swap };
+            let est = compressed_estimate(&p, &b);
+            if let Some((v, from)) = est {
+                proptest::prop_assert!(v <= swap, "{v} > {swap}");
+                let cg_ok = !zram_swap && cg.is_some_and(|c| c.1 > 0);
+                proptest::prop_assert_eq!(from == "cgroup", cg_ok);
+            } else {
+                proptest::prop_assert!(!(used.is_some_and(|u| u > 0) && compressed.is_some()));
+            }
+            if compressed == Some(0) && used.is_some_and(|u| u > 0) && (zram_swap || cg.is_none()) {
+                proptest::prop_assert_eq!(est, Some((0, "global ratio")));
+            }
+            let scan = ProcScan { top: vec![p], ..ProcScan::default() };
+            let row = &processes(&scan, None, &b).top[0];
+            proptest::prop_assert_eq!(row.footprint_bytes, rss.map(|r| r + swap));
+            proptest::prop_assert_eq!(row.shmem_swap_bytes, None);
+            proptest::prop_assert_eq!(row.smaps_missing.as_deref(), Some(SMAPS_NOT_READ));
+        }
+    }
+
     fn proc(pid: u32, swap: u64, cgroup: Option<&str>) -> ProcSample {
         ProcSample {
             pid,
@@ -496,6 +742,18 @@ mod tests {
             cgroup: cgroup.map(str::to_string),
             cgroup_zswapped: cgroup.map(|_| 50),
             cgroup_swap: cgroup.map(|_| 100),
+            cgroup_zswap: cgroup.map(|_| 20),
+            smaps: None,
+            smaps_missing: None,
+        }
+    }
+
+    /// The basis of the estimates with Zswapped and swap used only (the pool unknown).
+    fn basis(zswapped: u64, swap_used: u64) -> SwapBasis {
+        SwapBasis {
+            zswapped: Some(zswapped),
+            swap_used: Some(swap_used),
+            ..SwapBasis::default()
         }
     }
 
@@ -508,8 +766,9 @@ mod tests {
             top: vec![proc(2, 400, None), proc(3, 200, Some("/a"))],
             unreadable: None,
             commands_not_recorded: false,
+            smaps_read: false,
         };
-        let p = processes(&scan, None, Some(300), Some(1200));
+        let p = processes(&scan, None, &basis(300, 1200));
         assert_eq!(p.top.len(), 2);
         assert_eq!(p.top[0].pid, 2);
         assert_eq!(
@@ -549,6 +808,7 @@ mod tests {
             top: vec![proc(2, 400, None), proc(3, 200, None), proc(4, 100, None)],
             unreadable: None,
             commands_not_recorded: false,
+            smaps_read: false,
         };
         let faults = FaultScan {
             age_ns: 0,
@@ -567,7 +827,7 @@ mod tests {
             swap_list: vec![Some(fault(2, None)), Some(fault(3, Some(40))), None],
             unreadable: None,
         };
-        let p = processes(&scan, Some(&faults), Some(350), Some(700));
+        let p = processes(&scan, Some(&faults), &basis(350, 700));
         assert_eq!(p.sorted_by, ProcessRank::MajorFaultsPerSec);
         assert_eq!(
             (p.faulting, p.faults_interval_seconds),
@@ -591,7 +851,7 @@ mod tests {
             faulting_count: 0,
             ..faults
         };
-        let p = processes(&scan, Some(&quiet), Some(350), Some(700));
+        let p = processes(&scan, Some(&quiet), &basis(350, 700));
         assert_eq!(p.sorted_by, ProcessRank::SwapBytes);
         assert_eq!(p.faulting, None);
         assert!(p.top.iter().all(|r| r.major_faults_per_sec.is_none()));

@@ -1039,6 +1039,7 @@ mod tests {
         let mut most = (0, 0);
         for tree in crate::root::fixture_trees() {
             let extras = crate::sources::Extras {
+                smaps: false,
                 top_processes: Some(usize::MAX),
                 cgroups: true,
                 settings: true,

@@ -106,6 +106,8 @@ pub(crate) fn record(args: &Options) -> anyhow::Result<()> {
         // Settings on every sample: a replay judges each moment by what was set then.
         Extras {
             top_processes: args.top,
+            // Not smaps_rollup: it walks each process's page tables, every sample.
+            smaps: false,
             cgroups: false,
             settings: true,
         },

@@ -629,6 +629,23 @@ fn counters(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     Ok(())
 }
 
+/// A process's footprint, its compressed estimate (and its basis) and its smaps_rollup
+/// figures, on one line: `footprint 674M · ~compr 84M cgroup · shm swap 0 · SwapPss 293M`.
+fn footprint_line(r: &crate::model::owners::ProcessRow) -> String {
+    let basis = match r.compressed_estimate_from.as_deref() {
+        Some("global ratio") => " global",
+        Some(_) => " cgroup",
+        None => "",
+    };
+    format!(
+        "footprint {} · ~compr {}{basis} · shm swap {} · SwapPss {}",
+        f::bytes_short_opt(r.footprint_bytes),
+        f::bytes_short_opt(r.compressed_estimate_bytes),
+        f::bytes_short_opt(r.shmem_swap_bytes),
+        f::bytes_short_opt(r.swap_pss_bytes),
+    )
+}
+
 pub(super) fn processes(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     let Some(p) = &s.processes else {
         return Ok(());
@@ -684,6 +701,9 @@ pub(super) fn processes(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Re
         } else {
             writeln!(out, "{row}")?;
         }
+        for line in f::wrap(&footprint_line(r), WIDTH, 10, 10) {
+            writeln!(out, "{:10}{}", "", st.dim(&line))?;
+        }
         if let Some(cmd) = &r.command {
             writeln!(out, "{:10}{}", "", st.dim(&f::fit(cmd, WIDTH - 10, false)))?;
         }
@@ -691,7 +711,8 @@ pub(super) fn processes(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Re
     let mut sources: Vec<&str> = p
         .top
         .iter()
-        .filter_map(|r| r.estimate_from.as_deref())
+        .flat_map(|r| [&r.estimate_from, &r.compressed_estimate_from])
+        .filter_map(|f| f.as_deref())
         .collect();
     sources.sort_unstable();
     sources.dedup();
@@ -700,8 +721,15 @@ pub(super) fn processes(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Re
     } else {
         sources.join(" or ")
     };
-    let mut note =
-        format!("~in zswap is an estimate ({from}); the kernel has no per-process figure");
+    let mut note = format!(
+        "footprint: rss + swap. ~in zswap (swap × Zswapped ÷ swap used) and ~compr (the RAM its \
+         swap takes compressed: swap × (zswap pool + zram RAM) ÷ swap used) are estimates \
+         ({from}); the kernel has no per-process figure. shm swap: swapped shmem it maps \
+         (smaps_rollup Swap − VmSwap); SwapPss: its proportional share of its swap"
+    );
+    if let Some(why) = p.top.iter().find_map(|r| r.smaps_missing.as_deref()) {
+        note.push_str(&format!(". shm swap —: {why}"));
+    }
     if sources.contains(&"global ratio") {
         note.push_str(&format!(
             ". global ratio: {}",

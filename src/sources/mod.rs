@@ -101,6 +101,9 @@ impl Sample {
 pub struct Extras {
     /// Scan every process and keep this many top swap users.
     pub top_processes: Option<usize>,
+    /// With the process scan, read `/proc/PID/smaps_rollup` of each process kept (shmem swap
+    /// and SwapPss): it walks the process's page tables, tens of milliseconds for a large one.
+    pub smaps: bool,
     /// Walk the cgroup tree.
     pub cgroups: bool,
     /// Read the vm tunables, THP settings and zswap parameters on this tick too (a view that
@@ -383,7 +386,7 @@ fn read_extras(
 ) -> ExtraScans {
     let (procs, faults, counts) = match extras.top_processes {
         Some(n) => {
-            let (p, f, c) = processes::scan_with_faults(root, n, now_ns, since);
+            let (p, f, c) = processes::scan_with_faults(root, n, now_ns, since, extras.smaps);
             (Some(p), Some(f), Some(c))
         }
         None => (None, None, None),
@@ -464,6 +467,7 @@ pub(crate) fn largest_fixture_sample(settings: bool) -> Sample {
         "/tests/fixtures/depth-cgroup-v2"
     ));
     let extras = Extras {
+        smaps: false,
         top_processes: Some(20),
         cgroups: true,
         settings,
@@ -488,6 +492,7 @@ mod tests {
     #[test]
     fn the_fast_path_equals_a_full_collect_on_every_fixture() {
         let all = Extras {
+            smaps: false,
             top_processes: Some(200),
             cgroups: true,
             settings: true,
@@ -637,6 +642,7 @@ mod tests {
             &root,
             &s,
             Extras {
+                smaps: false,
                 top_processes: Some(5),
                 cgroups: true,
                 settings: true,

@@ -181,6 +181,8 @@ impl SampleSource for Sampler {
         // A process list to carry, when the last scan was too recent for its cost.
         let carry = match (extras.top_processes, self.last_scan) {
             (Some(_), Some((at, took))) if now.saturating_sub(at) < took * SCAN_SHARE => prev
+                // A list read without smaps_rollup is not carried to a view that now asks for it.
+                .filter(|p| !extras.smaps || p.processes.as_ref().is_some_and(|l| l.smaps_read))
                 .and_then(|p| {
                     let faults = p.faults.clone().map(|f| (f, p.monotonic_ns));
                     p.processes.clone().map(|list| (list, faults))
@@ -285,6 +287,7 @@ mod tests {
     fn a_costly_scan_waits_and_its_list_is_carried() {
         let mut s = Sampler::new(Root::at("tests/fixtures/depth-many-processes"));
         let procs = Extras {
+            smaps: false,
             top_processes: Some(10),
             cgroups: false,
             settings: false,
@@ -398,6 +401,7 @@ mod tests {
     fn the_full_sampler_never_takes_shortcuts() {
         let mut s = Sampler::full(Root::at("tests/fixtures/depth-many-processes"));
         let procs = Extras {
+            smaps: false,
             top_processes: Some(10),
             cgroups: false,
             settings: false,
@@ -426,6 +430,7 @@ mod tests {
         let a = s.next(None, Extras::default());
         assert!(a.processes.is_none() && a.cgroups.is_none());
         let procs = Extras {
+            smaps: false,
             top_processes: Some(10),
             cgroups: false,
             settings: false,
@@ -452,6 +457,7 @@ mod tests {
         // One directory per slice.
         s.slice = Duration::ZERO;
         let cg = Extras {
+            smaps: false,
             top_processes: None,
             cgroups: true,
             settings: false,

@@ -122,6 +122,7 @@ where
         let mut keys_first = false;
         let extras = app.extras();
         let scan_missing = (extras.top_processes.is_some() && sampled_with.top_processes.is_none())
+            || (extras.smaps && !sampled_with.smaps)
             || (extras.cgroups && !sampled_with.cgroups)
             || (extras.settings && !sampled_with.settings);
         if now >= due || scan_missing || list_ready || app.wants_replay() {

@@ -162,6 +162,7 @@ fn descriptors_stay_flat_while_devices_come_and_go() {
     fs::remove_dir_all(block.join("zram0")).unwrap();
     write_swaps(&proc, None);
     let extras = Extras {
+        smaps: false,
         top_processes: Some(5),
         cgroups: false,
         settings: false,

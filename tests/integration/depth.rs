@@ -33,6 +33,7 @@ const TREES: [&str; 5] = [
 const KIB: u64 = 1024;
 const SECOND_NS: u64 = 1_000_000_000;
 const OWNERS: Extras = Extras {
+    smaps: false,
     top_processes: Some(10),
     cgroups: true,
     settings: true,
@@ -282,7 +283,7 @@ fn blocks_are_read_by_the_shared_parser_too() {
 #[test]
 fn many_processes_scan() {
     let root = common::fixture("depth-many-processes");
-    let scan = processes::scan(&root, 10);
+    let scan = processes::scan(&root, 10, false);
     assert_eq!(
         scan.scanned, 302,
         "every numeric /proc entry, junk included"
@@ -330,7 +331,7 @@ fn many_processes_scan() {
     );
 
     // Everything, and nothing at all.
-    let all = processes::scan(&root, 1000);
+    let all = processes::scan(&root, 1000, false);
     assert_eq!(all.top.len(), 175);
     assert_eq!(
         all.top.iter().map(|p| p.swap_bytes).sum::<u64>(),
@@ -343,7 +344,7 @@ fn many_processes_scan() {
         );
     }
     assert!(all.top.iter().all(|p| p.swap_bytes > 0));
-    let none = processes::scan(&root, 0);
+    let none = processes::scan(&root, 0, false);
     assert!(none.top.is_empty());
     assert_eq!(
         (none.scanned, none.with_swap, none.total_swap_bytes),
@@ -404,6 +405,30 @@ fn cgroup_estimates_and_their_fallbacks() {
         let est = r.zswap_estimate_bytes.unwrap();
         assert!(est <= r.swap_bytes, "{}: estimate above VmSwap", r.pid);
     }
+    // Footprint: VmRSS + VmSwap of its status file, (390000 + 300000) kB.
+    assert_eq!(by_pid(5000).footprint_bytes, Some(706_560_000));
+    // The RAM its swap takes compressed: the cgroup's memory.stat zswap ÷ memory.swap.current,
+    // 120000000 ÷ 419430400 of 300000 kB.
+    assert_eq!(by_pid(5000).compressed_estimate_bytes, Some(87_890_625));
+    assert_eq!(
+        by_pid(5000).compressed_estimate_from.as_deref(),
+        Some("cgroup")
+    );
+    // Outside a cgroup with swap: meminfo's Zswap ÷ swap used (223928 ÷ 670336) of 1000 kB,
+    // 342070.65 bytes.
+    assert_eq!(by_pid(7000).compressed_estimate_bytes, Some(342_071));
+    assert_eq!(
+        by_pid(7000).compressed_estimate_from.as_deref(),
+        Some("global ratio")
+    );
+    // smaps_rollup is not read without being asked (the tree has none anyway): unknown, and why.
+    assert_eq!(by_pid(5000).shmem_swap_bytes, None);
+    assert!(
+        by_pid(5000)
+            .smaps_missing
+            .as_deref()
+            .is_some_and(|w| w.contains("not read"))
+    );
 }
 
 // --- swap devices ----------------------------------------------------------------------------

@@ -182,6 +182,7 @@ fn raw_control(what: &str, s: &str) -> Result<(), TestCaseError> {
 /// Every output of one tree: two samples (rates), text, JSON, diagnostics and each view.
 fn pipeline(root: &Root) -> Result<(), TestCaseError> {
     let extras = Extras {
+        smaps: false,
         top_processes: Some(20),
         cgroups: true,
         settings: true,

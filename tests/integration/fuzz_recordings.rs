@@ -210,6 +210,7 @@ fn check_outputs(case: u64, r: &mut Reader) -> (usize, usize) {
 fn damaged_recordings_never_panic_nor_print_raw_controls() {
     let dir = tempfile::tempdir().unwrap();
     let extras = Extras {
+        smaps: false,
         top_processes: Some(5),
         cgroups: true,
         settings: true,

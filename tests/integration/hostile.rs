@@ -159,6 +159,7 @@ fn hostile_strings_are_shown_escaped() {
 fn dashboard(tree: &str, cols: u16, rows: u16) -> App {
     let root = common::fixture(tree);
     let extras = Extras {
+        smaps: false,
         top_processes: Some(50),
         cgroups: true,
         settings: true,

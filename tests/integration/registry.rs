@@ -49,6 +49,7 @@ fn trees() -> Vec<PathBuf> {
 /// forecasts and latencies.
 fn snapshot(tree: &Path) -> (Sample, Snapshot) {
     let extras = Extras {
+        smaps: false,
         top_processes: Some(5),
         cgroups: true,
         settings: true,

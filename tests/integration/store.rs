@@ -17,6 +17,7 @@ const T0: u64 = 1_795_000_000_000;
 
 fn extras(top: bool) -> Extras {
     Extras {
+        smaps: false,
         top_processes: top.then_some(20),
         cgroups: top,
         settings: false,

@@ -137,6 +137,12 @@ fn with_processes(mut s: sources::Sample) -> sources::Sample {
     let status = std::fs::read("tests/fixtures/linux-6.18-loaded/proc/PID/status").unwrap();
     let mut hog = processes::parse_status(6163, &status).unwrap();
     hog.user = Some("root".into());
+    // Its smaps_rollup as read on the loaded machine: no shmem swap, its swap its own.
+    hog.smaps = Some(processes::SmapsSwap {
+        swap_bytes: hog.swap_bytes,
+        swap_pss_bytes: hog.swap_bytes,
+        vm_swap_bytes: hog.swap_bytes,
+    });
     let mut top = vec![hog];
     let names = [
         "firefox",
@@ -171,6 +177,16 @@ fn with_processes(mut s: sources::Sample) -> sources::Sample {
             cgroup: in_cgroup.then(|| format!("/system.slice/app{i}.service")),
             cgroup_zswapped: in_cgroup.then_some(u64::from(i % 4) << 20),
             cgroup_swap: in_cgroup.then_some(4 << 20),
+            cgroup_zswap: in_cgroup.then_some(u64::from(i % 4) << 18),
+            // Every fifth has shmem swap; one is another user's, refused (ptrace access).
+            smaps: (i != 5).then(|| processes::SmapsSwap {
+                swap_bytes: ((u64::from(41 - i) * 3) << 20) + (u64::from(i % 5 == 0) * (64 << 20)),
+                swap_pss_bytes: (u64::from(41 - i) * 3) << 19,
+                vm_swap_bytes: (u64::from(41 - i) * 3) << 20,
+            }),
+            smaps_missing: (i == 5).then(|| zswaptop::error::Reason::Absent {
+                note: processes::SMAPS_DENIED.into(),
+            }),
         });
     }
     top.sort_by(|a, b| b.swap_bytes.cmp(&a.swap_bytes).then(a.pid.cmp(&b.pid)));
@@ -182,6 +198,7 @@ fn with_processes(mut s: sources::Sample) -> sources::Sample {
         top,
         unreadable: None,
         commands_not_recorded: false,
+        smaps_read: true,
     });
     s
 }
@@ -531,7 +548,8 @@ fn processes_120x40() {
         "41 of 412 have swap",
         "6163 hog",
         "513.6 MiB",
-        "~in zswap is an estimate",
+        "footprint = rss + swap",
+        "769.5 MiB",
         "global",
         "cgroup",
         "app0.service",
@@ -541,6 +559,36 @@ fn processes_120x40() {
     snap("processes_120x40", &term);
 }
 
+/// Sorted by footprint (rss + swap), then by shm swap: the sort column is shown however narrow
+/// the screen, a process whose smaps_rollup was refused shows the missing mark.
+#[test]
+fn processes_by_footprint_and_shm_swap() {
+    let mut a = on(processes_app(), View::Processes, 80, 24);
+    keys(&mut a, &[Action::SortNext]);
+    let term = screen(&a, 80, 24);
+    let t = text(&term);
+    assert!(t.contains("sort footprint↓"), "{t}");
+    // The hog: 255.8 MiB resident + 513.6 MiB swapped (its status file's VmRSS and VmSwap).
+    let first = t.lines().find(|l| l.contains("MiB")).unwrap();
+    assert!(
+        first.contains("6163 hog") && first.contains("769.5 MiB"),
+        "{t}"
+    );
+    snap("processes_by_footprint_80x24", &term);
+    keys(
+        &mut a,
+        &[Action::SortNext, Action::SortNext, Action::SortNext],
+    );
+    assert!(a.extras().smaps, "sorted by shm swap: smaps_rollup is read");
+    let term = screen(&a, 80, 24);
+    let t = text(&term);
+    assert!(t.contains("shm swap↓"), "{t}");
+    let rows: Vec<&str> = t.lines().filter(|l| l.contains("MiB")).collect();
+    // Every fifth synthetic process maps 64 MiB of swapped shmem: those lead.
+    assert!(rows[0].contains("64.0 MiB"), "{t}");
+    snap("processes_by_shm_swap_80x24", &term);
+}
+
 #[test]
 fn processes_sorted_filtered_and_scrolled() {
     let mut a = on(processes_app(), View::Processes, 80, 24);
@@ -548,6 +596,8 @@ fn processes_sorted_filtered_and_scrolled() {
     keys(
         &mut a,
         &[
+            Action::SortNext,
+            Action::SortNext,
             Action::SortNext,
             Action::SortNext,
             Action::SortNext,
@@ -605,7 +655,7 @@ fn processes_end_shows_the_last_row_at_the_bottom() {
         .iter()
         .position(|l| l.contains(&format!(" {last} ")))
         .unwrap();
-    assert!(rows[at + 1].contains("~in zswap is an estimate"), "{t}");
+    assert!(rows[at + 1].contains("footprint = rss + swap"), "{t}");
 }
 
 #[test]

@@ -17,6 +17,7 @@ fn edited(fixture: &str, edit: impl FnOnce(&std::path::Path)) -> (Snapshot, Stri
     common::copy_dir(&common::fixture_dir(fixture), tmp.path());
     edit(tmp.path());
     let extras = Extras {
+        smaps: false,
         top_processes: Some(5),
         cgroups: false,
         settings: false,

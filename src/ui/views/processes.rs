@@ -34,6 +34,9 @@ impl Kind for Processes {
         let top = app.settings.extras.top_processes;
         Extras {
             top_processes: Some(top.unwrap_or(crate::app::TOP_PROCESSES)),
+            // smaps_rollup walks every listed process's page tables: read only while the list
+            // is sorted by what it gives.
+            smaps: rows(app).list.sort == ProcSort::ShmSwap,
             ..Extras::default()
         }
     }
@@ -88,33 +91,62 @@ impl Tab for Processes {
     }
 }
 
-/// pid, name, user, rss, swap, ~in zswap, from, faults/s, cgroup, command.
-const COLS: [Col; 10] = [
+/// pid, name, user, rss, swap, footprint, ~in zswap, ~compr, from, shm swap, faults/s, cgroup,
+/// command.
+const COLS: [Col; 13] = [
     Col::new("pid", 7, true),
     // A process name (comm) is at most 15 bytes.
     Col::new("name", 16, false),
     Col::new("user", 8, false),
     Col::new("rss", 10, true),
     Col::new("swap", 10, true),
+    Col::new("footprint", 10, true),
     Col::new("~in zswap", 10, true),
+    Col::new("~compr", 10, true),
     Col::new("from", 6, false),
+    Col::new("shm swap", 10, true),
     Col::new("faults/s", 8, true),
     Col::new("cgroup", 20, false),
     Col::new("command", 0, false),
 ];
-/// Kept first to last when the width is short (indices into `COLS`).
-const KEEP: [usize; 10] = [0, 1, 4, 7, 5, 3, 9, 2, 6, 8];
+/// Kept first to last when the width is short (indices into `COLS`); the sort column is kept
+/// just after pid and name ([`keep_order`]).
+const KEEP: [usize; 13] = [0, 1, 4, 5, 10, 6, 3, 12, 11, 8, 2, 7, 9];
 
-const NOTE: &str = "~in zswap is an estimate: swap × Zswapped ÷ swap used, of the \
-                         process's cgroup (v2) or of the whole system (global); the kernel has \
-                         no per-process figure. faults/s: major faults (swap-ins and file reads)";
+/// [`KEEP`] with the column sorted by moved up to third: a list sorted by a column shows it.
+fn keep_order(sort_col: usize) -> [usize; 13] {
+    let mut keep = KEEP;
+    if let Some(at) = keep.iter().position(|&i| i == sort_col) {
+        keep[2..=at.max(2)].rotate_right(usize::from(at > 2));
+    }
+    keep
+}
 
-/// The note under the table: what the estimate is, and where it rests on the global ratio.
+const NOTE: &str = "footprint = rss + swap. ~in zswap and ~compr (the RAM its swap takes \
+                    compressed) are estimates: swap × Zswapped, × (zswap pool + zram RAM), ÷ \
+                    swap used, of its cgroup (v2) or global: no per-process figure exists. \
+                    faults/s: major faults (swap-ins and file reads)";
+
+/// The note while sorted by shm swap: what it is, and why a row's is unknown.
+const SHM_NOTE: &str =
+    "shm swap = smaps_rollup Swap − VmSwap (swapped shmem it maps), read while sorted by it";
+
+/// The note under the table: what the figures are, and where the estimates rest on the
+/// global ratio; while sorted by shm swap, what that is and why a row's is unknown.
 fn note(app: &App) -> String {
-    let global = app.shown.processes.as_ref().is_some_and(|p| {
-        p.top
+    let Some(p) = app.shown.processes.as_ref() else {
+        return NOTE.to_string();
+    };
+    if rows(app).list.sort == ProcSort::ShmSwap {
+        return match p.top.iter().find_map(|r| r.smaps_missing.as_deref()) {
+            Some(why) => format!("{SHM_NOTE}. —: {why}"),
+            None => SHM_NOTE.to_string(),
+        };
+    }
+    let global = p.top.iter().any(|r| {
+        [&r.estimate_from, &r.compressed_estimate_from]
             .iter()
-            .any(|r| r.estimate_from.as_deref() == Some("global ratio"))
+            .any(|f| f.as_deref() == Some("global ratio"))
     });
     if global {
         format!(
@@ -123,6 +155,17 @@ fn note(app: &App) -> String {
         )
     } else {
         NOTE.to_string()
+    }
+}
+
+/// Where a row's estimates come from: "cgroup", "global", or both when the two differ
+/// ("cg/gl": ~in zswap from the cgroup, ~compr from the global ratio, on a system with zram swap).
+fn from(zswap: Option<&str>, compressed: Option<&str>, t: &Theme) -> String {
+    let short = |f: &str| if f == "global ratio" { "global" } else { "cgroup" };
+    match (zswap, compressed) {
+        (Some(a), Some(b)) if a != b => format!("{}/{}", &short(a)[..2], &short(b)[..2]),
+        (Some(a), _) | (None, Some(a)) => short(a).into(),
+        (None, None) => t.missing().into(),
     }
 }
 
@@ -168,8 +211,10 @@ fn processes(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         lists::ProcSort::Name => 1,
         lists::ProcSort::Rss => 3,
         lists::ProcSort::Swap => 4,
-        lists::ProcSort::Zswap => 5,
-        lists::ProcSort::Faults => 7,
+        lists::ProcSort::Footprint => 5,
+        lists::ProcSort::Zswap => 6,
+        lists::ProcSort::ShmSwap => 9,
+        lists::ProcSort::Faults => 10,
     };
     let desc = st.sort.descending() != st.reverse;
     let total = s.processes.as_ref().map_or(0, |p| p.top.len());
@@ -214,7 +259,7 @@ fn processes(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         );
         return;
     }
-    let keep = widgets::fit_columns(&COLS, &KEEP, MIN_NAME, area.width);
+    let keep = widgets::fit_columns(&COLS, &keep_order(sort_col), MIN_NAME, area.width);
     let cols: Vec<Col> = keep
         .iter()
         .map(|&i| Col::new(COLS[i].title, COLS[i].width, COLS[i].right))
@@ -241,12 +286,11 @@ fn processes(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
                 r.user.clone().unwrap_or_else(|| t.missing().into()),
                 f::bytes(r.rss_bytes),
                 f::bytes_raw(r.swap_bytes),
+                f::bytes(r.footprint_bytes),
                 f::bytes(r.zswap_estimate_bytes),
-                match r.estimate_from.as_deref() {
-                    Some("global ratio") => "global".into(),
-                    Some(other) => other.into(),
-                    None => t.missing().into(),
-                },
+                f::bytes(r.compressed_estimate_bytes),
+                from(r.estimate_from.as_deref(), r.compressed_estimate_from.as_deref(), t),
+                f::bytes(r.shmem_swap_bytes),
                 r.major_faults_per_sec
                     .map_or_else(|| t.missing().into(), |v| format!("{v:.1}")),
                 r.cgroup
@@ -264,4 +308,20 @@ fn processes(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         .collect();
     let sorted = keep.iter().position(|&i| i == sort_col).map(|i| (i, desc));
     widgets::sorted_table(buf, p.table, &cols, &rows, 0, sorted, t);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sort_column_is_kept_after_pid_and_name() {
+        assert_eq!(keep_order(4), KEEP, "swap is third already");
+        assert_eq!(keep_order(0), KEEP);
+        let shm = keep_order(9);
+        assert_eq!(&shm[..4], &[0, 1, 9, 4]);
+        let mut sorted = shm;
+        sorted.sort_unstable();
+        assert_eq!(sorted, std::array::from_fn(|i| i), "every column once");
+    }
 }

@@ -116,6 +116,7 @@ fn churn() -> Result<()> {
     let anchor = machine::zram_hot_add()?;
     kernel::write_str(format!("/sys/block/zram{anchor}/disksize"), "1M")?;
     let extras = Extras {
+        smaps: false,
         top_processes: Some(5),
         cgroups: false,
         settings: false,

@@ -119,6 +119,7 @@ pub fn hostile_sample(i: u64) -> Sample {
     let s = sources::collect_with(
         &Root::at(&root),
         Extras {
+            smaps: false,
             top_processes: Some(5),
             cgroups: true,
             settings: true,
