@@ -41,6 +41,9 @@ pub const RULE_IDS: &[&str] = &[
     "thrashing",
     "zswap-off-pool-left",
     "swap-priorities",
+    "zram-writeback-idle",
+    "zram-recompress-idle",
+    "oomd-swap",
 ];
 
 type Rule = fn(&Ctx) -> Option<Finding>;
@@ -64,6 +67,9 @@ const RULES: &[Rule] = &[
     rules::thrashing,
     rules::zswap_off_pool_left,
     rules::swap_priorities,
+    rules::zram_writeback_idle,
+    rules::zram_recompress_idle,
+    rules::oomd_swap,
 ];
 
 /// The rules' step of the [`pipeline`](crate::pipeline): `snap` with its findings and its

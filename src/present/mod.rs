@@ -9,7 +9,7 @@
 //!
 //! # Adding a figure people read
 //!
-//! One [`Fact`] in its section's file (`memory.rs`, `zswap.rs`, `swap.rs`, `outlook.rs`): it then reaches every output
+//! One [`Fact`] in its section's file (`memory.rs`, `zswap.rs`, `swap.rs`, `zram.rs`, `outlook.rs`): it then reaches every output
 //! its [`Fact::depths`] names, through the layouts that already place that section's facts.
 //! `tests/integration/present.rs` checks that every fact reaches every output it claims.
 //!
@@ -18,6 +18,7 @@
 pub mod memory;
 pub mod outlook;
 pub mod swap;
+pub mod zram;
 pub mod zswap;
 
 use crate::model::Snapshot;
@@ -114,6 +115,7 @@ pub fn sections(s: &Snapshot) -> Vec<(&'static str, Vec<Fact>)> {
         ("memory", memory::facts(s)),
         ("zswap", zswap::facts(s)),
         ("swap", swap::facts(s)),
+        ("zram", zram::facts(s)),
         ("outlook", outlook::facts(s)),
     ]
 }

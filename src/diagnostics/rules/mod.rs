@@ -3,10 +3,12 @@
 //! ([`swap`]), zram ([`zram`]), zswap's pool ([`zswap`]); what they share is here, the fix
 //! commands' building blocks are [`super::fix`].
 
+mod oomd;
 mod swap;
 mod zram;
 mod zswap;
 
+pub(crate) use oomd::*;
 pub(crate) use swap::*;
 pub(crate) use zram::*;
 pub(crate) use zswap::*;
