@@ -42,6 +42,7 @@ mod readings;
 #[allow(dead_code)]
 #[path = "../e2e/report.rs"]
 mod report;
+mod zram;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
