@@ -8,7 +8,7 @@
 #   recompress`: moment zram-rc-done (quiet).
 # Each moment is /out/zram/NAME: before/ and after/ (mm_stat, bd_stat, backing_dev,
 # recomp_algorithm, block_state.sum: slots, idle in RAM, written back, recompressed), once.json
-# (`--once --json -i 1`: a window for bd_stat), and for the first, once.txt (`--once -i 1`).
+# (`--once --json -i 1`: a window for bd_stat).
 # /out/facts gets `zramwb yes|no` and `zramrecomp yes|no`.
 
 Z=/sys/block/zram0
@@ -32,7 +32,6 @@ zsnap() {
   /bin/zswaptop --once --json -i 1 > "$d/once.json" 2> "$d/once.err"
   echo $? > "$d/once.rc"
   zcap "$d/after"
-  [ "$2" = text ] && /bin/zswaptop --once -i 1 > "$d/once.txt" 2>> "$d/once.err"
   echo "$1" >> /out/zram/moments
   say "zram moment $1 ($(( $(cut -d. -f1 /proc/uptime) - START )) s)"
 }
@@ -62,7 +61,7 @@ zram_scenario() {
   mkswap /dev/zram0 >/dev/null && /bin/wl swapon /dev/zram0 100 || { fail "zram: swapon"; return 0; }
   page_out
   echo all > "$Z/idle"
-  zsnap zram-wb-idle text
+  zsnap zram-wb-idle
   echo idle > "$Z/writeback" || fail "zram: echo idle > writeback"
   zsnap zram-wb-done
   if [ "$RECOMP" = yes ]; then

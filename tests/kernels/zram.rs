@@ -186,16 +186,6 @@ pub fn check(kernel: &str, res: &Path) {
         &done.fires("zram-writeback-idle").to_string(),
         "false",
     );
-    let screen = read(&dir.join("zram-wb-idle/once.txt"));
-    if !screen.is_empty() {
-        println!();
-        println!(
-            "{kernel}: `zswaptop --once -i 1` with idle pages beside a backing device, verbatim:"
-        );
-        println!("{}", "-".repeat(80));
-        print!("{screen}");
-        println!("{}", "-".repeat(80));
-    }
     if fact("zramrecomp").as_deref() != Some("yes") {
         rep().skip(
             "zram recompression",
