@@ -192,7 +192,9 @@ pub(crate) fn read_device(root: &Root, name: &str) -> ZramSample {
 }
 
 /// The debugfs `block_state` of device `name`, summed as it streams (it holds a line per
-/// slot: megabytes on a large device). The reasons where it is missing: not root (0400), debugfs
+/// slot: megabytes on a large device). Its cost grows with what the device stores: a 10 MiB
+/// `block_state` (262144 slots, 1 GiB stored) takes a `--once --json` of a tree from 0.01 s to
+/// 0.11 s (release build, this parser; the kernel's own printing comes on top live). The reasons where it is missing: not root (0400), debugfs
 /// not mounted, or no CONFIG_ZRAM_MEMORY_TRACKING.
 pub(crate) fn read_block_state(root: &Root, name: &str) -> Reading<BlockState> {
     let path = root.sys(&format!("kernel/debug/zram/{name}/block_state"));

@@ -37,6 +37,7 @@ zsnap() {
 }
 
 zram_scenario() {
+  say "zram scenario ($(( $(cut -d. -f1 /proc/uptime) - START )) s)"
   mkdir -p /out/zram
   if [ ! -f "$Z/backing_dev" ]; then
     echo "zramwb no" >> /out/facts
@@ -59,6 +60,7 @@ zram_scenario() {
   echo "zramrecomp $RECOMP" >> /out/facts
   echo 32M > "$Z/disksize" || { fail "zram: disksize"; return 0; }
   mkswap /dev/zram0 >/dev/null && /bin/wl swapon /dev/zram0 100 || { fail "zram: swapon"; return 0; }
+  say "zram0 set up with /dev/ram0 behind it ($(( $(cut -d. -f1 /proc/uptime) - START )) s)"
   page_out
   echo all > "$Z/idle"
   zsnap zram-wb-idle
@@ -79,6 +81,7 @@ zram_scenario() {
   bring_back
   swapoff /dev/zram0 2>/dev/null
   echo 1 > "$Z/reset"
+  say "zram scenario done ($(( $(cut -d. -f1 /proc/uptime) - START )) s)"
 }
 
 zram_scenario
