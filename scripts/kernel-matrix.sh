@@ -179,7 +179,7 @@ mkdir -p "$ir/boot" "$ir/lib/modules/$ver"
 cp "$root"/boot/config-* "$ir/boot/" 2>/dev/null || true
 cp "$root/lib/modules/$ver/modules.dep" "$ir/lib/modules/$ver/" 2>/dev/null || true
 : > "$ir/modules.order"
-for name in virtio_pci virtio_blk zram zsmalloc zbud z3fold lzo lzo-rle lz4 lz4hc zstd deflate 842; do
+for name in virtio_pci virtio_blk zram zsmalloc zbud z3fold lzo lzo-rle lz4 lz4hc zstd deflate 842 brd; do
   { modprobe -d "$root" -S "$ver" --show-depends "$name" 2>/dev/null || true; } | while read -r kind path _; do
     [ "$kind" = insmod ] || continue
     base=$(basename "$path")

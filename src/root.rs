@@ -412,6 +412,22 @@ impl Root {
         self.stat(path).map(|(_, dev, ino)| (dev, ino))
     }
 
+    /// Open `path` to stream it, with every check a read makes (a file too large for one read:
+    /// the caller bounds what it takes).
+    pub(crate) fn open_file(&self, path: &Path, absent: &Reason) -> Reading<fs::File> {
+        self.open(path, absent)
+    }
+
+    /// When `path` (any kind of file, a device node too) was last modified, in Unix seconds;
+    /// under `--root` looked up beneath the tree, never followed out of it.
+    pub(crate) fn mtime(&self, path: &Path) -> Option<i64> {
+        if self.live {
+            return fs::metadata(path).ok().map(|m| m.mtime());
+        }
+        let fd = self.beneath(path, OFlags::PATH).ok()?;
+        rustix::fs::fstat(&fd).ok().map(|st| st.st_mtime)
+    }
+
     /// Open a file to read. Live, the kernel's files are trusted as they are. Under `--root` the
     /// path is looked up beneath the tree (`O_PATH`, which opens nothing), must be a regular
     /// file, and only then is that same file opened to read, without blocking.

@@ -43,6 +43,9 @@ pub const RULE_IDS: &[&str] = &[
     "swap-priorities",
     "cgroup-oom",
     "cgroup-near-limit",
+    "zram-writeback-idle",
+    "zram-recompress-idle",
+    "oomd-swap",
 ];
 
 type Rule = fn(&Ctx) -> Option<Finding>;
@@ -68,6 +71,9 @@ const RULES: &[Rule] = &[
     rules::swap_priorities,
     rules::cgroup_oom,
     rules::cgroup_near_limit,
+    rules::zram_writeback_idle,
+    rules::zram_recompress_idle,
+    rules::oomd_swap,
 ];
 
 /// The rules' step of the [`pipeline`](crate::pipeline): `snap` with its findings and its

@@ -13,6 +13,7 @@ pub mod findings;
 pub mod forecast;
 pub mod memory;
 pub mod metrics;
+pub mod oomd;
 pub mod owners;
 pub mod rates;
 pub mod status;
@@ -85,6 +86,9 @@ pub struct Snapshot {
     )]
     pub tunables_advice: Vec<TunableAdvice>,
     pub sources: Vec<SourceStatus>,
+    /// systemd-oomd where it runs (its swap limit and the units it kills on swap); `null` where
+    /// no systemd-oomd process runs.
+    pub oomd: Option<oomd::Oomd>,
     /// Top processes by swap (`--top N`, or the processes view); `null` when not asked for.
     pub processes: Option<owners::Processes>,
     /// Memory, swap and zswap per cgroup (`--cgroups`, or the cgroups view): cgroup v2, or v1's
@@ -143,7 +147,7 @@ impl Snapshot {
     pub fn derive(curr: &Sample, prev: Option<&Sample>) -> Snapshot {
         let ps = curr.host.page_size.bytes;
         let mem = curr.meminfo.as_ref().ok();
-        let zram = zram::derive_all(curr);
+        let zram = zram::derive_all(curr, prev);
         // Sums past 2^64 bytes are not real memory: unknown (and said so), never wrapped.
         let mut mem_unavailable = Vec::new();
         let zram_pool = zram::pool_bytes(&zram, mem, &mut mem_unavailable);
@@ -243,6 +247,7 @@ impl Snapshot {
             tunables: status::tunables(curr),
             diagnostics: Vec::new(),
             tunables_advice: Vec::new(),
+            oomd: oomd::derive(curr),
             sources: status::source_statuses(curr),
             processes,
             cgroups,

@@ -47,7 +47,30 @@ pub struct Zram {
     pub bd_writes_bytes: Option<u64>,
     /// Recompression algorithms (CONFIG_ZRAM_MULTI_COMP), raw.
     pub recomp_algorithm: Option<String>,
+    /// What `bd_stat` writes grew by over the window between the two samples; `null` from one
+    /// sample, or without `bd_stat`.
+    pub bd_writes_window_bytes: Option<u64>,
+    /// Whether writeback is held to `writeback_limit` (`writeback_limit_enable`), and what it
+    /// may still write (`writeback_limit`, 4 KiB units, in bytes).
+    pub writeback_limit_enabled: Option<bool>,
+    pub writeback_limit_bytes: Option<u64>,
+    /// Idle pages still in RAM that `echo idle > writeback` would move, uncompressed (debugfs
+    /// `block_state`: idle, not written back, not same-filled); read for a device with a
+    /// backing device or a recompression algorithm, as root.
+    pub idle_bytes: Option<u64>,
+    /// Pages a recompression reached, recompressed or found no gain (`block_state` `r` or `n`),
+    /// uncompressed: 0 where `recompress` was never written.
+    pub recompressed_bytes: Option<u64>,
     pub unavailable: Vec<Missing>,
+}
+
+impl Zram {
+    /// A writeback device is set (`backing_dev` other than `none`).
+    pub fn has_backing_dev(&self) -> bool {
+        self.backing_dev
+            .as_deref()
+            .is_some_and(|b| b != "none" && !b.is_empty())
+    }
 }
 
 impl Zram {
@@ -57,8 +80,8 @@ impl Zram {
     }
 }
 
-/// Every zram device in `curr`.
-pub(crate) fn derive_all(curr: &Sample) -> Vec<Zram> {
+/// Every zram device in `curr`, what moved since `prev` where there is one.
+pub(crate) fn derive_all(curr: &Sample, prev: Option<&Sample>) -> Vec<Zram> {
     let swap_paths: Vec<&str> = curr
         .swaps
         .as_ref()
@@ -67,11 +90,21 @@ pub(crate) fn derive_all(curr: &Sample) -> Vec<Zram> {
     curr.zram
         .iter()
         .map(|z| {
-            derive_zram(
+            let mut out = derive_zram(
                 &curr.root,
                 z,
                 swap_paths.contains(&format!("/dev/{}", z.name).as_str()),
-            )
+                curr.host.page_size.bytes,
+            );
+            let before = prev
+                .and_then(|p| p.zram.iter().find(|x| x.name == z.name))
+                .and_then(|x| x.bd_stat.as_ref().ok());
+            out.bd_writes_window_bytes = match (before, z.bd_stat.as_ref().ok()) {
+                // A device reset in between starts its counters again: no figure for the window.
+                (Some(a), Some(b)) => b.bd_writes_bytes.checked_sub(a.bd_writes_bytes),
+                _ => None,
+            };
+            out
         })
         .collect()
 }
@@ -124,9 +157,21 @@ pub(crate) fn in_swap_bytes(
     }
 }
 
-fn derive_zram(root: &str, z: &crate::sources::zram::ZramSample, is_swap: bool) -> Zram {
+fn derive_zram(
+    root: &str,
+    z: &crate::sources::zram::ZramSample,
+    is_swap: bool,
+    page_size: u64,
+) -> Zram {
     let mm = z.mm_stat.as_ref().ok();
     let mut unavailable = Vec::new();
+    let configured =
+        z.backing_dev.as_ref().is_ok_and(|b| b != "none") || z.recomp_algorithm.is_ok();
+    if configured && let Err(e) = &z.block_state {
+        unavailable.push(missing_item(root, "block_state", e));
+    }
+    let bs = z.block_state.as_ref().ok();
+    let pages = |n: u64| n.saturating_mul(page_size);
     for (item, r) in [
         ("mm_stat", z.mm_stat.as_ref().err()),
         ("comp_algorithm", z.comp_algorithm.as_ref().err()),
@@ -171,6 +216,11 @@ fn derive_zram(root: &str, z: &crate::sources::zram::ZramSample, is_swap: bool) 
         bd_reads_bytes: z.bd_stat.as_ref().ok().map(|b| b.bd_reads_bytes),
         bd_writes_bytes: z.bd_stat.as_ref().ok().map(|b| b.bd_writes_bytes),
         recomp_algorithm: z.recomp_algorithm.as_ref().ok().cloned(),
+        bd_writes_window_bytes: None,
+        writeback_limit_enabled: z.writeback_limit_enable.as_ref().ok().map(|&v| v != 0),
+        writeback_limit_bytes: z.writeback_limit_bytes.as_ref().ok().copied(),
+        idle_bytes: bs.map(|b| pages(b.idle_in_ram)),
+        recompressed_bytes: bs.map(|b| pages(b.recompressed)),
         unavailable,
     }
 }

@@ -9,8 +9,8 @@
 //!
 //! # Adding a figure people read
 //!
-//! One [`Fact`] in its section's file (`header.rs`, `memory.rs`, `zswap.rs`, `swap.rs`, `outlook.rs`,
-//! `findings.rs`): it then reaches every output
+//! One [`Fact`] in its section's file (`header.rs`, `memory.rs`, `zswap.rs`, `swap.rs`, `zram.rs`,
+//! `outlook.rs`, `findings.rs`): it then reaches every output
 //! its [`Fact::depths`] names, through the layouts that already place that section's facts.
 //! `tests/integration/present.rs` checks that every fact reaches every output it claims.
 //!
@@ -21,6 +21,7 @@ pub mod header;
 pub mod memory;
 pub mod outlook;
 pub mod swap;
+pub mod zram;
 pub mod zswap;
 
 use crate::model::Snapshot;
@@ -118,6 +119,7 @@ pub fn sections(s: &Snapshot) -> Vec<(&'static str, Vec<Fact>)> {
         ("memory", memory::facts(s)),
         ("zswap", zswap::facts(s)),
         ("swap", swap::facts(s)),
+        ("zram", zram::facts(s)),
         ("outlook", outlook::facts(s)),
         ("findings", findings::facts(s)),
     ]

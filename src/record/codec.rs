@@ -575,6 +575,7 @@ fn set_member(sample: &mut Sample, name: &str, value: Value) -> Result<(), Decod
         faults,
         cgroups,
         cgroups_age_ns,
+        oomd,
     } = sample;
     match name {
         "monotonic_ns" => *monotonic_ns = de(value)?,
@@ -599,6 +600,7 @@ fn set_member(sample: &mut Sample, name: &str, value: Value) -> Result<(), Decod
         "faults" => *faults = de(value)?,
         "cgroups" => *cgroups = de(value)?,
         "cgroups_age_ns" => *cgroups_age_ns = de(value)?,
+        "oomd" => *oomd = de(value)?,
         _ => {}
     }
     Ok(())

@@ -119,6 +119,7 @@ impl Members {
             diagnostics,
             tunables_advice,
             sources,
+            oomd,
             processes,
             cgroups,
         } = snap;
@@ -157,7 +158,7 @@ impl Members {
         members! {
             schema_version, timestamp, interval_seconds, tool, host, page_size, memory, zswap,
             swap, zram, capacity, forecast, psi, vmstat, rates, tunables, diagnostics,
-            tunables_advice, sources, processes, cgroups
+            tunables_advice, sources, oomd, processes, cgroups
         }
         if rows.is_empty() && cgroups.is_some() {
             rows = moved(&old_rows, &old_spans, &spans);

@@ -534,8 +534,18 @@ fn area(d: &SwapDevice, z: Option<&Zram>, st: Style) -> Vec<Part> {
             format!("{alg} {orig} in {ram}"),
         ]));
         parts.push(Part::one(f::ratio(z.effective_ratio)));
+        parts.extend(one_screen_zram(z));
     }
     parts
+}
+
+/// What the one screen says of a zram device's writeback (present::zram).
+fn one_screen_zram(z: &Zram) -> Vec<Part> {
+    present::zram::device_facts(z)
+        .into_iter()
+        .filter(|f| f.at(Depth::OneScreen))
+        .map(|f| Part::forms([f.short, f.tight]))
+        .collect()
 }
 
 /// A line per zram device set up but not used as swap (those that are are swap areas).
@@ -555,21 +565,26 @@ fn zram(s: &Snapshot, st: Style) -> Vec<(Vec<String>, usize)> {
         .map(|z| {
             let [orig, used, disk] =
                 f::bytes_short_alike([z.orig_data_bytes, z.mem_used_bytes, z.disksize_bytes]);
-            let line = plan(&[
-                Part::one(st.head(&z.device)),
-                Part::one(f::fit(
-                    z.algorithm.as_deref().unwrap_or(f::MISSING),
-                    12,
-                    false,
-                )),
-                Part::one(format!("{orig} in {used} RAM")),
-                Part::forms([
-                    format!("ratio {}", f::ratio(z.effective_ratio)),
-                    f::ratio(z.effective_ratio),
-                ]),
-                Part::one(format!("of {disk}")),
-                Part::one(if z.is_swap { "swap" } else { "not swap" }),
-            ]);
+            let line = plan(
+                &[
+                    Part::one(st.head(&z.device)),
+                    Part::one(f::fit(
+                        z.algorithm.as_deref().unwrap_or(f::MISSING),
+                        12,
+                        false,
+                    )),
+                    Part::one(format!("{orig} in {used} RAM")),
+                    Part::forms([
+                        format!("ratio {}", f::ratio(z.effective_ratio)),
+                        f::ratio(z.effective_ratio),
+                    ]),
+                    Part::one(format!("of {disk}")),
+                    Part::one(if z.is_swap { "swap" } else { "not swap" }),
+                ]
+                .into_iter()
+                .chain(one_screen_zram(z))
+                .collect::<Vec<_>>(),
+            );
             (line, 1)
         })
         .collect()

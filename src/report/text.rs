@@ -527,20 +527,17 @@ fn zram(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
                 f::num(z.failed_writes)
             ));
         }
-        if z.bd_count_bytes.is_some() {
-            extra.push(format!(
-                "backing {} holds {} (read {}, written {})",
-                z.backing_dev.as_deref().unwrap_or(f::MISSING),
-                f::bytes(z.bd_count_bytes),
-                f::bytes(z.bd_reads_bytes),
-                f::bytes(z.bd_writes_bytes)
-            ));
-        }
-        if let Some(r) = &z.recomp_algorithm {
-            extra.push(format!("recompress {}", r.replace('\n', " ")));
-        }
         for line in f::wrap(&extra.join(" · "), WIDTH, 10, 10) {
             writeln!(out, "          {}", st.dim(&line))?;
+        }
+        // Writeback and recompression (present::zram), a fact a line.
+        for fact in present::zram::device_facts(z)
+            .iter()
+            .filter(|f| f.at(Depth::Full))
+        {
+            for line in f::wrap(&fact.long, WIDTH, 10, 12) {
+                writeln!(out, "          {line}")?;
+            }
         }
     }
     Ok(())

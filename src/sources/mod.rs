@@ -6,6 +6,7 @@ pub mod cgroups;
 pub mod crypto;
 pub mod host;
 pub mod meminfo;
+pub mod oomd;
 pub mod processes;
 pub mod psi;
 pub mod sampler;
@@ -85,6 +86,10 @@ pub struct Sample {
     /// over the times of the readings.
     #[serde(default)]
     pub cgroups_age_ns: u64,
+    /// systemd-oomd: its process, swap limit and the units it kills on swap. Read by a full
+    /// sample and shared by the ticks in between.
+    #[serde(default)]
+    pub oomd: Arc<oomd::OomdSample>,
 }
 
 impl Sample {
@@ -171,6 +176,10 @@ pub(crate) fn collect_carrying(
         .unwrap_or_default();
     let zswap_params = zswap::read_params(root);
     let zswap_debugfs = read_debugfs(root, &zswap_params);
+    let swap_paths: Vec<String> = swaps
+        .as_ref()
+        .map(|l| l.iter().map(|s| s.path.clone()).collect())
+        .unwrap_or_default();
     let mut host = host::read(root);
     if !root.is_live()
         && host.page_size.source != "tree file pagesize"
@@ -212,6 +221,7 @@ pub(crate) fn collect_carrying(
         faults,
         cgroups_age_ns: 0,
         cgroups,
+        oomd: Arc::new(oomd::read(root, &swap_paths)),
     };
     // What this tick did not read is gone or not shown: its kept descriptors are closed.
     root.sweep();
@@ -348,6 +358,7 @@ pub(crate) fn collect_fast_since(
         faults,
         cgroups_age_ns: 0,
         cgroups,
+        oomd: prev.oomd.clone(),
     };
     // What this tick did not read is gone or not shown: its kept descriptors are closed.
     root.sweep();

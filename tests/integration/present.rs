@@ -37,7 +37,8 @@ fn pair(first: &str, second: &str, swap_ins: bool) -> (Sample, Sample) {
 
 /// The pairs: idle then loaded (as the dashboard's snapshots), with and without swap-ins; the
 /// pairs captured as such (`NAME`, `NAME-t1`); zswap off, no swap, zram, no zswap at all; a
-/// swap area on a disk.
+/// swap area on a disk; zram writing back, with idle pages and after writeback, and without
+/// debugfs (its idle pages unknown).
 fn pairs() -> Vec<(String, Sample, Sample)> {
     let mut out = Vec::new();
     for (a, b, ins) in [
@@ -73,6 +74,9 @@ fn pairs() -> Vec<(String, Sample, Sample)> {
             true,
         ),
         ("tiers-zswap-zram-disk", "tiers-zswap-zram-disk", true),
+        ("zram-writeback-idle", "zram-writeback-idle-t1", false),
+        ("zram-writeback-done", "zram-writeback-done-t1", false),
+        ("depth-zram-writeback", "depth-zram-writeback", false),
     ] {
         let (x, y) = pair(a, b, ins);
         out.push((
@@ -221,6 +225,13 @@ fn every_fact_reaches_every_human_output() {
         "outlook.swap",
         "outlook.hit",
         "outlook.disk_read",
+        "zram.backing_dev",
+        "zram.bd_reads",
+        "zram.bd_writes",
+        "zram.writeback_limit",
+        "zram.idle",
+        "zram.recomp_algorithm",
+        "zram.recompressed",
     ] {
         assert!(checked.contains(key), "{key} on no pair: {checked:?}");
     }

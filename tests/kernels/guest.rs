@@ -134,6 +134,7 @@ pub fn check(kernel: &str, dir: &Path, seconds: u64) {
         print!("{screen}");
         println!("{}", "-".repeat(80));
     }
+    crate::zram::check(kernel, &res);
     save_fixtures(kernel, &res);
 }
 

@@ -240,6 +240,9 @@ else
   echo Y > "$P/enabled"
 fi
 
+# zram writeback and recompression: tests/kernels/scenario-zram.sh (checked by zram.rs).
+[ "$QUICK" != 1 ] && [ -d /sys/block/zram0 ] && [ -f /scenario-zram.sh ] && . /scenario-zram.sh
+
 # 6. No root: the same moment as uid 65534 (debugfs and other processes' memory unreadable).
 echo Y > "$P/enabled"
 page_out

@@ -6,8 +6,10 @@
 //! workload of `workload.c`, `guest.sh` as /init) and boots it with `qemu-system-x86_64 -accel
 //! tcg`. The guest runs the scenarios that kernel offers (every zswap allocator × compressor,
 //! swap-ins with and without exclusive loads, writeback, zram with each algorithm, zswap + zram +
-//! disk, no root, all inside a cgroup v2 memory controller) and brings back, for each moment,
-//! the kernel's files read right before and right after `zswaptop --once --json --cgroups`.
+//! disk, no root, all inside a cgroup v2 memory controller; zram writeback to a brd ram disk and
+//! recompression where the kernel has them: `scenario-zram.sh`, checked by `zram.rs`) and brings
+//! back, for each moment, the kernel's files read right before and right after `zswaptop --once
+//! --json --cgroups`.
 //! Here every figure is compared with those files by the end-to-end test's own comparisons
 //! (`tests/e2e/checks.rs`, on the captured files through `tests/e2e/readings.rs`), the JSON is
 //! validated against the shipped schema, the one screen is held to 80×24 uncut, the cgroup's
@@ -43,6 +45,7 @@ mod readings;
 #[allow(dead_code)]
 #[path = "../e2e/report.rs"]
 mod report;
+mod zram;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};

@@ -4,11 +4,13 @@
 //! commands' building blocks are [`super::fix`].
 
 mod cgroup;
+mod oomd;
 mod swap;
 mod zram;
 mod zswap;
 
 pub(crate) use cgroup::*;
+pub(crate) use oomd::*;
 pub(crate) use swap::*;
 pub(crate) use zram::*;
 pub(crate) use zswap::*;

@@ -188,3 +188,258 @@ fn zram_full(c: &Ctx, z: &SwapDevice) -> Option<String> {
             )
         })
 }
+
+// --- zram-writeback-idle ---------------------------------------------------------------------
+
+/// Idle pages worth a finding: 1 MiB (256 pages of 4 KiB). Fewer are the last seconds' noise.
+const IDLE_MIN_BYTES: u64 = 1 << 20;
+
+/// The systemd timer that keeps writeback going: each run writes back what stayed idle since the
+/// run before, then marks every page idle for the next. `dev` is a zram device name (`zram`
+/// and digits: the sources list no other), so the paths need no quoting inside `sh -c '…'`.
+fn writeback_timer(dev: &str) -> String {
+    format!(
+        "to keep it going, a systemd timer: /etc/systemd/system/zram-writeback-{dev}.service \
+         with `[Service]` `Type=oneshot` `ExecStart=/bin/sh -c 'echo idle > \
+         /sys/block/{dev}/writeback'` `ExecStart=/bin/sh -c 'echo all > /sys/block/{dev}/idle'`, \
+         and zram-writeback-{dev}.timer with `[Timer]` `OnBootSec=1h` `OnUnitActiveSec=1h` \
+         `[Install]` `WantedBy=timers.target`, then `sudo systemctl enable --now \
+         zram-writeback-{dev}.timer` (zram-generator sets `writeback-device` but fires no \
+         writeback itself)"
+    )
+}
+
+/// A backing device set, idle pages sitting in RAM (debugfs `block_state`), and `bd_stat`
+/// writes that did not move over the window: writeback is configured and nothing fires it.
+pub(crate) fn zram_writeback_idle(c: &Ctx) -> Option<Finding> {
+    let window = c.snap.interval_seconds?;
+    let mut ev = Vec::new();
+    let mut fixes = Vec::new();
+    for z in &c.snap.zram {
+        if !z.has_backing_dev() || z.bd_writes_window_bytes != Some(0) {
+            continue;
+        }
+        let Some(idle) = z.idle_bytes.filter(|&b| b >= IDLE_MIN_BYTES) else {
+            continue;
+        };
+        let dev = z.device.as_str();
+        ev.push(format!(
+            "{dev}: backing_dev {}; {} of idle pages in RAM (debugfs block_state, uncompressed); \
+             bd_stat writes unchanged over {window:.1}s ({} written since setup, {} there now)",
+            z.backing_dev.as_deref().unwrap_or(f::MISSING),
+            f::bytes_raw(idle),
+            f::bytes(z.bd_writes_bytes),
+            f::bytes(z.bd_count_bytes),
+        ));
+        let mut cmd = format!(
+            "`echo all | sudo tee {} && echo idle | sudo tee {}`",
+            sys_block(dev, "idle"),
+            sys_block(dev, "writeback")
+        );
+        if z.writeback_limit_enabled == Some(true) {
+            ev.push(format!(
+                "{dev}: writeback_limit_enable 1, writeback_limit {} left",
+                f::bytes(z.writeback_limit_bytes)
+            ));
+            if z.writeback_limit_bytes == Some(0) {
+                cmd = format!(
+                    "`echo 0 | sudo tee {}` (the limit is spent: writeback fails with EIO; or give \
+                     it a new budget in 4 KiB pages, `echo 262144 | sudo tee {}` for 1 GiB), then {cmd}",
+                    sys_block(dev, "writeback_limit_enable"),
+                    sys_block(dev, "writeback_limit")
+                );
+            }
+        }
+        fixes.push(format!("{dev}: {cmd}; {}", writeback_timer(dev)));
+    }
+    if ev.is_empty() {
+        return None;
+    }
+    Some(finding(
+        "zram-writeback-idle",
+        Severity::Warn,
+        "zram has a backing device but nothing writes its idle pages back",
+        ev,
+        format!(
+            "Write the idle pages to the backing device now: {}. `echo all > idle` marks every \
+             page idle; `echo idle > writeback` moves the pages still idle to the backing \
+             device. Where the kernel tracks access times (CONFIG_ZRAM_MEMORY_TRACKING), `echo \
+             3600 > idle` marks only pages untouched for an hour.",
+            fixes.join("; ")
+        ),
+        "zram writeback is a one-shot trigger: setting backing_dev only makes room for it. The \
+         kernel moves pages to the backing device only when something writes `idle`, `huge` or \
+         `huge_idle` to the device's `writeback` file, so without a timer or daemon doing that, \
+         idle pages keep their compressed RAM and the backing device stays empty.",
+    ))
+}
+
+// --- zram-recompress-idle --------------------------------------------------------------------
+
+/// A recompression algorithm configured, pages stored, and no slot a recompression ever
+/// reached (debugfs `block_state` shows none with `r` or `n`): `recompress` was never written.
+pub(crate) fn zram_recompress_idle(c: &Ctx) -> Option<Finding> {
+    let mut ev = Vec::new();
+    let mut fixes = Vec::new();
+    for z in &c.snap.zram {
+        let Some(alg) = z.recomp_algorithm.as_deref() else {
+            continue;
+        };
+        if z.recompressed_bytes != Some(0) {
+            continue;
+        }
+        let stored = z.orig_data_bytes.unwrap_or(0).saturating_sub(
+            z.same_pages
+                .unwrap_or(0)
+                .saturating_mul(c.snap.page_size.bytes),
+        );
+        if stored < IDLE_MIN_BYTES {
+            continue;
+        }
+        let dev = z.device.as_str();
+        ev.push(format!(
+            "{dev}: recomp_algorithm {}; {} stored (primary {}), {} of it idle; no page \
+             recompressed (debugfs block_state: no slot flagged r or n)",
+            alg.replace('\n', " "),
+            f::bytes_raw(stored),
+            z.algorithm.as_deref().unwrap_or(f::MISSING),
+            f::bytes(z.idle_bytes),
+        ));
+        fixes.push(format!(
+            "`echo all | sudo tee {idle} && echo type=idle | sudo tee {rc}` ({dev}; `type=huge` \
+             recompresses the incompressible pages instead); to keep it going, a systemd timer \
+             as for writeback, its oneshot service with `ExecStart=/bin/sh -c 'echo type=idle > \
+             /sys/block/{dev}/recompress'` then `ExecStart=/bin/sh -c 'echo all > \
+             /sys/block/{dev}/idle'`, every hour",
+            idle = sys_block(dev, "idle"),
+            rc = sys_block(dev, "recompress"),
+        ));
+    }
+    if ev.is_empty() {
+        return None;
+    }
+    Some(finding(
+        "zram-recompress-idle",
+        Severity::Info,
+        "zram has a recompression algorithm set but no page was ever recompressed",
+        ev,
+        format!("Recompress the idle pages now: {}.", fixes.join("; ")),
+        "Recompression (CONFIG_ZRAM_MULTI_COMP) is a one-shot trigger like writeback: \
+         recomp_algorithm only names the secondary algorithm. The kernel recompresses pages \
+         only when something writes to the device's `recompress` file, and marks each slot it \
+         reached (`r` recompressed, `n` no gain) in debugfs block_state; no slot so marked \
+         means nothing ever fired it, so the pages keep the primary algorithm's larger size.",
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::diagnostics::thresholds::Thresholds;
+    use crate::model::Snapshot;
+
+    fn read(name: &str) -> crate::sources::Sample {
+        crate::sources::collect(&crate::root::Root::at(format!(
+            "{}/tests/fixtures/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        )))
+    }
+
+    /// Two trees a second apart, as the model sees them.
+    fn pair(first: &str, second: &str) -> Snapshot {
+        let a = read(first);
+        let mut b = read(second);
+        b.monotonic_ns = a.monotonic_ns + 1_000_000_000;
+        Snapshot::derive(&b, Some(&a))
+    }
+
+    fn run(s: &Snapshot, rule: fn(&Ctx) -> Option<Finding>) -> Option<Finding> {
+        rule(&Ctx {
+            snap: s,
+            t: &Thresholds::default(),
+        })
+    }
+
+    /// 8 MiB of idle pages in RAM beside a backing device whose bd_stat writes did not move:
+    /// the finding, its evidence from block_state and bd_stat, the exact commands.
+    #[test]
+    fn idle_pages_with_a_backing_device_that_nothing_writes_to() {
+        let s = pair("zram-writeback-idle", "zram-writeback-idle-t1");
+        let z = &s.zram[0];
+        assert_eq!(z.idle_bytes, Some(2048 * 4096));
+        assert_eq!(z.bd_writes_window_bytes, Some(0));
+        let f = run(&s, zram_writeback_idle).expect("finding");
+        assert!(
+            f.evidence[0].contains("8.0 MiB of idle pages"),
+            "{:?}",
+            f.evidence
+        );
+        assert!(f.evidence[0].contains("/dev/vda3"), "{:?}", f.evidence);
+        assert!(
+            f.fix.contains(
+                "echo all | sudo tee /sys/block/zram0/idle && echo idle | sudo tee /sys/block/zram0/writeback"
+            ),
+            "{}",
+            f.fix
+        );
+        assert!(f.fix.contains("OnUnitActiveSec=1h"), "{}", f.fix);
+        // The budget is spent (writeback_limit_enable 1, writeback_limit 0): said, and lifted first.
+        assert!(
+            f.evidence
+                .iter()
+                .any(|e| e.contains("writeback_limit_enable 1"))
+        );
+        assert!(
+            f.fix
+                .contains("echo 0 | sudo tee /sys/block/zram0/writeback_limit_enable"),
+            "{}",
+            f.fix
+        );
+        // From one sample nothing says bd_stat stood still: no finding.
+        let one = Snapshot::derive(&read("zram-writeback-idle"), None);
+        assert!(run(&one, zram_writeback_idle).is_none());
+    }
+
+    /// After `echo idle > writeback`: bd_stat writes moved and no idle page is left in RAM.
+    #[test]
+    fn quiet_after_writeback() {
+        let s = pair("zram-writeback-done", "zram-writeback-done-t1");
+        assert_eq!(s.zram[0].bd_writes_window_bytes, Some(2048 * 4096));
+        assert_eq!(s.zram[0].idle_bytes, Some(0));
+        assert!(run(&s, zram_writeback_idle).is_none());
+        // Idle pages still there but writes moved over the window: quiet too.
+        let mut moved = pair("zram-writeback-idle", "zram-writeback-idle-t1");
+        moved.zram[0].bd_writes_window_bytes = Some(4096);
+        assert!(run(&moved, zram_writeback_idle).is_none());
+    }
+
+    /// zstd configured for recompression, no slot block_state marks `r` or `n`: the finding;
+    /// after `echo type=idle > recompress` (512 slots `r`), none.
+    #[test]
+    fn recompression_configured_never_fired() {
+        let s = pair("zram-writeback-idle", "zram-writeback-idle-t1");
+        assert_eq!(s.zram[0].recompressed_bytes, Some(0));
+        let f = run(&s, zram_recompress_idle).expect("finding");
+        assert!(f.evidence[0].contains("zstd"), "{:?}", f.evidence);
+        assert!(
+            f.fix
+                .contains("echo type=idle | sudo tee /sys/block/zram0/recompress"),
+            "{}",
+            f.fix
+        );
+        let done = pair("zram-writeback-done", "zram-writeback-done-t1");
+        assert_eq!(done.zram[0].recompressed_bytes, Some(512 * 4096));
+        assert!(run(&done, zram_recompress_idle).is_none());
+        // No block_state (not root, or no CONFIG_ZRAM_MEMORY_TRACKING): nothing proves it.
+        let no_debugfs = pair("depth-zram-writeback", "depth-zram-writeback");
+        assert_eq!(no_debugfs.zram[0].recompressed_bytes, None);
+        assert!(run(&no_debugfs, zram_recompress_idle).is_none());
+        assert!(
+            no_debugfs.zram[0]
+                .unavailable
+                .iter()
+                .any(|m| m.item == "block_state")
+        );
+    }
+}

@@ -974,6 +974,82 @@ pub(super) const ALL: &[Metric] = &[
             },
         },
     ),
+    // --- zram writeback and recompression, systemd-oomd (issue 35) -----------------------------
+    exported(
+        "zram_backing_written_window_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "Bytes a zram device wrote to its backing device over the window between the two samples (bd_stat writes).",
+        Read::Labelled {
+            labels: &["device"],
+            points: |s| zram(s, |z| z.bd_writes_window_bytes.map(|v| v as f64)),
+        },
+    ),
+    exported(
+        "zram_writeback_limit_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "What a zram device may still write back while writeback_limit_enable is 1 (writeback_limit, 4 KiB units); absent while the limit is off.",
+        Read::Labelled {
+            labels: &["device"],
+            points: |s| {
+                zram(s, |z| {
+                    (z.writeback_limit_enabled == Some(true))
+                        .then_some(z.writeback_limit_bytes)
+                        .flatten()
+                        .map(|v| v as f64)
+                })
+            },
+        },
+    ),
+    exported(
+        "zram_idle_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "Idle pages a zram device keeps in RAM that writeback could move, uncompressed (debugfs block_state: idle, not written back, not same-filled).",
+        Read::Labelled {
+            labels: &["device"],
+            points: |s| zram(s, |z| z.idle_bytes.map(|v| v as f64)),
+        },
+    ),
+    exported(
+        "zram_recompressed_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "Pages of a zram device a recompression reached, uncompressed (debugfs block_state flags r or n).",
+        Read::Labelled {
+            labels: &["device"],
+            points: |s| zram(s, |z| z.recompressed_bytes.map(|v| v as f64)),
+        },
+    ),
+    exported(
+        "oomd_swap_used_limit_ratio",
+        Kind::Gauge,
+        Unit::Share,
+        "systemd-oomd's SwapUsedLimit: the share of swap used past which it kills in a ManagedOOMSwap=kill unit; absent where oomd does not run.",
+        Read::Snapshot(|s| {
+            s.oomd
+                .as_ref()
+                .and_then(|o| o.swap_used_limit_percent)
+                .map(|p| p / 100.0)
+        }),
+    ),
+    exported(
+        "oomd_swap_kill_unit",
+        Kind::Info,
+        Unit::Number,
+        "A unit systemd-oomd kills in when swap runs out (ManagedOOMSwap=kill).",
+        Read::Labelled {
+            labels: &["unit"],
+            points: |s| {
+                s.oomd
+                    .iter()
+                    .flat_map(|o| &o.swap_kill_units)
+                    .map(|u| labelled(&[("unit", &u.unit)], 1.0))
+                    .collect()
+            },
+        },
+    ),
     // --- pressure -----------------------------------------------------------------------------
     exported(
         "psi_memory_avg_ratio",

@@ -6,6 +6,7 @@ use ratatui::text::{Line, Span};
 use super::{Cx, Part, Section};
 use crate::display as f;
 use crate::model::Snapshot;
+use crate::present::{self, Depth};
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{Titled, bold, dim, raw};
 
@@ -33,8 +34,8 @@ fn block(s: &Snapshot, t: &Theme) -> Option<Titled> {
     }
     let lines = used
         .iter()
-        .map(|z| {
-            Line::from(vec![
+        .flat_map(|z| {
+            let head = Line::from(vec![
                 bold(t, z.device.clone()),
                 raw(format!(
                     " {}",
@@ -48,7 +49,33 @@ fn block(s: &Snapshot, t: &Theme) -> Option<Titled> {
                 Span::styled(f::bytes(z.mem_used_bytes), t.pool()),
                 dim(t, "  ratio "),
                 bold(t, f::ratio(z.effective_ratio)),
-            ])
+            ]);
+            // Writeback and recompression, where the kernel has them: a line each under the
+            // device.
+            let facts: Vec<_> = present::zram::device_facts(z)
+                .into_iter()
+                .filter(|f| f.at(Depth::Dashboard))
+                .collect();
+            let (recomp, writeback): (Vec<_>, Vec<_>) =
+                facts.iter().partition(|f| f.key.starts_with("zram.recomp"));
+            let detail = |part: &[&present::Fact]| {
+                let mut spans = vec![raw("  ".to_string())];
+                for (i, fact) in part.iter().enumerate() {
+                    if i > 0 {
+                        spans.push(dim(t, "  "));
+                    }
+                    spans.push(dim(t, format!("{} ", fact.label)));
+                    spans.push(Span::styled(
+                        fact.value_short.clone(),
+                        super::zswap::tone(fact, t),
+                    ));
+                }
+                Line::from(spans)
+            };
+            std::iter::once(head)
+                .chain((!writeback.is_empty()).then(|| detail(&writeback)))
+                .chain((!recomp.is_empty()).then(|| detail(&recomp)))
+                .collect::<Vec<_>>()
         })
         .collect();
     Some(Titled {

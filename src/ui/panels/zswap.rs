@@ -139,7 +139,7 @@ pub(crate) fn fact_spans(fact: &present::Fact, t: &Theme) -> Vec<Span<'static>> 
 }
 
 /// How a fact's tone is painted.
-fn tone(fact: &present::Fact, t: &Theme) -> ratatui::style::Style {
+pub(super) fn tone(fact: &present::Fact, t: &Theme) -> ratatui::style::Style {
     match fact.tone {
         Tone::Ok => t.bold(),
         Tone::Warn => t.warn(),
