@@ -294,7 +294,7 @@ pub(crate) fn collect_fast_since(
         .as_ref()
         .is_ok_and(|list| list.iter().any(|s| is_zram_path(&s.path)));
     let zram = if zram_listed || prev.zram.iter().any(zram_in_use) {
-        zram::read_all(root)
+        zram::read_all_carrying(root, &prev.zram)
     } else {
         prev.zram.clone()
     };

@@ -109,6 +109,14 @@ fn absent<T>() -> Reading<T> {
 
 /// Every `zram*` device under `ROOT/sys/block`, sorted by number.
 pub fn read_all(root: &Root) -> Vec<ZramSample> {
+    devices(root)
+        .into_iter()
+        .map(|n| read_device(root, &n, None))
+        .collect()
+}
+
+/// The zram devices' names (`zram0`, `zram1`, …), in their number's order.
+fn devices(root: &Root) -> Vec<String> {
     let block = root.sys("block");
     let Ok(rd) = root.read_dir(&block) else {
         return Vec::new();
@@ -122,10 +130,24 @@ pub fn read_all(root: &Root) -> Vec<ZramSample> {
         })
         .collect();
     names.sort_by_key(|n| n[4..].parse::<u64>().unwrap_or(u64::MAX));
-    names.into_iter().map(|n| read_device(root, &n)).collect()
+    names
 }
 
-pub(crate) fn read_device(root: &Root, name: &str) -> ZramSample {
+/// Every device again, each one's `block_state` carried from `prev` unless its writeback
+/// counter (`bd_stat` writes) moved since: a whole `block_state` costs ~0.1 s a GiB stored
+/// ([`read_block_state`]), too much for every tick of the dashboard, which reads it whole at its
+/// full samples ([`crate::sources::sampler::FULL_EVERY`]). A writeback moves the counter, so
+/// the idle pages it took are never carried past it.
+pub fn read_all_carrying(root: &Root, prev: &[ZramSample]) -> Vec<ZramSample> {
+    devices(root)
+        .into_iter()
+        .map(|n| read_device(root, &n, prev.iter().find(|p| p.name == n)))
+        .collect()
+}
+
+/// Device `name`; its `block_state` taken from `carry` instead of read where `carry`'s
+/// writeback counter is the one read now.
+pub(crate) fn read_device(root: &Root, name: &str, carry: Option<&ZramSample>) -> ZramSample {
     let dir = root.sys(&format!("block/{name}"));
     let f = |file: &str| dir.join(file);
     let bd_missing =
@@ -152,6 +174,20 @@ pub(crate) fn read_device(root: &Root, name: &str) -> ZramSample {
                 Ok(t.to_string())
             }
         });
+    let bd_stat = root
+        .read_text(&f("bd_stat"), bd_missing)
+        .and_then(|t| parse_bd_stat(&f("bd_stat"), &t));
+    let block_state = if has_backing || recomp.is_ok() {
+        match carry {
+            Some(c) if writes_of(&c.bd_stat) == writes_of(&bd_stat) => c.block_state.clone(),
+            _ => read_block_state(root, name),
+        }
+    } else {
+        Err(Unavailable::absent(
+            &root.sys(&format!("kernel/debug/zram/{name}/block_state")),
+            "not read: no backing device nor recompression algorithm set",
+        ))
+    };
     ZramSample {
         name: name.to_string(),
         disksize: root.read_u64(&f("disksize"), &Reason::absent("no disksize file")),
@@ -171,24 +207,20 @@ pub(crate) fn read_device(root: &Root, name: &str) -> ZramSample {
         io_stat: root
             .read_text(&f("io_stat"), &Reason::absent("no io_stat file"))
             .and_then(|t| parse_io_stat(&f("io_stat"), &t)),
-        bd_stat: root
-            .read_text(&f("bd_stat"), bd_missing)
-            .and_then(|t| parse_bd_stat(&f("bd_stat"), &t)),
+        bd_stat,
         backing_dev: backing_dev.clone(),
         writeback_limit_enable: root.read_u64(&f("writeback_limit_enable"), bd_missing),
         writeback_limit_bytes: root
             .read_u64(&f("writeback_limit"), bd_missing)
             .map(|v| v.saturating_mul(FOUR_K)),
-        block_state: if has_backing || recomp.is_ok() {
-            read_block_state(root, name)
-        } else {
-            Err(Unavailable::absent(
-                &root.sys(&format!("kernel/debug/zram/{name}/block_state")),
-                "not read: no backing device nor recompression algorithm set",
-            ))
-        },
+        block_state,
         recomp_algorithm: recomp,
     }
+}
+
+/// A device's writeback counter, when it could be read.
+fn writes_of(bd: &Reading<BdStat>) -> Option<u64> {
+    bd.as_ref().ok().map(|b| b.bd_writes_bytes)
 }
 
 /// The debugfs `block_state` of device `name`, summed as it streams (it holds a line per
@@ -417,5 +449,45 @@ mod tests {
         assert_eq!(all[0].name, "zram0");
         assert_eq!(all[0].mm_stat.as_ref().unwrap().orig_data_size, 0);
         assert!(all[0].bd_stat.is_err());
+    }
+
+    /// Between full samples `block_state` is carried while the writeback counter stands, and
+    /// read again once it moved (a writeback took idle pages: the carried count is stale).
+    #[test]
+    fn block_state_is_carried_until_a_writeback() {
+        let root = Root::at(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/zram-writeback-idle"
+        ));
+        let fresh = read_all(&root);
+        let read = |d: &[ZramSample]| -> Vec<Option<BlockState>> {
+            d.iter()
+                .map(|z| z.block_state.as_ref().ok().copied())
+                .collect()
+        };
+        assert!(read(&fresh).iter().any(Option::is_some), "{fresh:?}");
+        let marked = BlockState {
+            slots: 1,
+            idle: 1,
+            ..BlockState::default()
+        };
+        let mut prev = fresh.clone();
+        for z in &mut prev {
+            if z.block_state.is_ok() {
+                z.block_state = Ok(marked);
+            }
+        }
+        // The counter as read now: the carried count stays.
+        let carried = read_all_carrying(&root, &prev);
+        for (c, p) in carried.iter().zip(&prev) {
+            assert_eq!(c.block_state.as_ref().ok(), p.block_state.as_ref().ok());
+        }
+        // The counter moved since: read again.
+        for z in &mut prev {
+            if let Ok(bd) = z.bd_stat.as_mut() {
+                bd.bd_writes_bytes += 4096;
+            }
+        }
+        assert_eq!(read(&read_all_carrying(&root, &prev)), read(&fresh));
     }
 }
