@@ -155,51 +155,10 @@ fn note_lines(app: &App, width: usize, ascii: bool) -> Vec<String> {
 fn cgroups(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
     let s = &app.shown;
     let Some(cg) = &s.cgroups else {
-        widgets::rule(
-            buf,
-            Rect { height: 1, ..area },
-            Line::from(bold(t, "cgroups")),
-            None,
-            t,
-        );
-        let text = if app.replay.is_some() {
-            "the recording holds no cgroup tree at this moment (the dashboard's --record keeps \
-             one while its cgroups view is shown)"
-                .to_string()
-        } else if app.paused {
-            format!("the cgroup tree is read while this view is shown; {PAUSED}")
-        } else {
-            "reading the cgroup tree…".to_string()
-        };
-        let rest = Rect {
-            y: area.y + 1,
-            height: area.height.saturating_sub(1),
-            ..area
-        };
-        frame::message(buf, rest, t, &text);
-        return;
+        return unread(buf, area, app, t);
     };
     if !cg.available {
-        widgets::rule(
-            buf,
-            Rect { height: 1, ..area },
-            Line::from(bold(t, "cgroups")),
-            Some(Line::from(Span::styled("not available", t.warn()))),
-            t,
-        );
-        let reason = cg
-            .reason
-            .as_ref()
-            .map_or("unavailable".into(), Reason::text);
-        let text = format!(
-            "{reason}. The processes view ({}) estimates each process's share of zswap \
-             from the system-wide ratio instead.",
-            View::Processes.number()
-        );
-        for (y, l) in (1u16..).zip(f::wrap(&text, usize::from(area.width), 0, 0)) {
-            widgets::put(buf, area, y, &Line::from(raw(l)));
-        }
-        return;
+        return unavailable(buf, area, cg, t);
     }
     let note = note_lines(app, usize::from(area.width), t.ascii);
     let p = frame::parts(area, note.len() as u16);
@@ -280,69 +239,124 @@ fn cgroups(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
         .take(visible)
         .filter_map(|&i| cg.list.get(i))
         .map(|r| {
-            let name = if tree {
-                let leaf = r.path.rsplit('/').next().filter(|l| !l.is_empty());
-                format!("{}{}", "  ".repeat(r.depth.min(8)), leaf.unwrap_or("/"))
-            } else {
-                r.unit.clone().unwrap_or_else(|| r.path.clone())
-            };
-            let charged = r.zswap_bytes.is_some();
-            // v1 has no zswap figure: missing, not a rate pending.
-            let rate = |v| {
-                if v1 {
-                    f::MISSING.to_string()
-                } else {
-                    f::rate_short(known, v)
-                }
-            };
-            let event = |k: fn(&CgroupEvents) -> Option<u64>| {
-                f::event_count(r.events.as_ref().and_then(k), r.events_new.as_ref().and_then(k))
-            };
-            let event_rate = |k: fn(&CgroupEventRates) -> Option<f64>| match &r.events {
-                Some(e) if e.high.is_some() => {
-                    f::iops(known, r.events_per_sec.as_ref().and_then(k))
-                }
-                // v1 (oom_kill alone) or no memory.events: no rate to wait for.
-                _ => f::MISSING.to_string(),
-            };
-            let pressure = |k: fn(&CgroupPressure) -> f64| {
-                r.pressure
-                    .as_ref()
-                    .map_or(f::MISSING.to_string(), |p| format!("{:.1}", k(p)))
-            };
-            let cells = [
-                name,
-                f::bytes_short_opt(r.memory_current_bytes),
-                f::bytes_short_opt(r.swap_current_bytes),
-                f::bytes_short_opt(r.zswap_bytes),
-                f::bytes_short_opt(r.zswapped_bytes),
-                f::ratio(r.compression_ratio),
-                rate(r.zswpin_bytes_per_sec),
-                rate(r.pswpin_bytes_per_sec),
-                rate(r.zswpout_bytes_per_sec),
-                rate(r.zswpwb_bytes_per_sec),
-                match r.major_faults_per_sec {
-                    Some(v) if known => format!("{v:.1}"),
-                    Some(_) => f::PENDING.to_string(),
-                    None => f::MISSING.to_string(),
-                },
-                f::zswap_max(r.zswap_max_bytes, charged),
-                f::on_off(r.zswap_writeback).to_string(),
-                f::bytes_short_opt(r.footprint_bytes()),
-                event(|e| e.oom_kill),
-                event(|e| e.high),
-                event_rate(|e| e.high),
-                event(|e| e.max),
-                event_rate(|e| e.max),
-                pressure(|p| p.some_avg10),
-                pressure(|p| p.full_avg10),
-                f::headroom_short(&r.limits),
-            ];
+            let cells = cells(r, tree, v1, known);
             keep.iter().map(|&i| cells[i].clone()).collect()
         })
         .collect();
     let sorted = keep.iter().position(|&i| i == sort_col).map(|i| (i, desc));
     widgets::sorted_table(buf, p.table, &cols, &rows, 0, sorted, t);
+}
+
+/// No cgroup tree to show yet: the recording holds none, the view is paused, or it is being
+/// read.
+fn unread(buf: &mut Buffer, area: Rect, app: &App, t: &Theme) {
+    widgets::rule(
+        buf,
+        Rect { height: 1, ..area },
+        Line::from(bold(t, "cgroups")),
+        None,
+        t,
+    );
+    let text = if app.replay.is_some() {
+        "the recording holds no cgroup tree at this moment (the dashboard's --record keeps \
+         one while its cgroups view is shown)"
+            .to_string()
+    } else if app.paused {
+        format!("the cgroup tree is read while this view is shown; {PAUSED}")
+    } else {
+        "reading the cgroup tree…".to_string()
+    };
+    let rest = Rect {
+        y: area.y + 1,
+        height: area.height.saturating_sub(1),
+        ..area
+    };
+    frame::message(buf, rest, t, &text);
+}
+
+/// The cgroup tree could not be read: why, and where the processes view estimates instead.
+fn unavailable(buf: &mut Buffer, area: Rect, cg: &crate::model::owners::Cgroups, t: &Theme) {
+    widgets::rule(
+        buf,
+        Rect { height: 1, ..area },
+        Line::from(bold(t, "cgroups")),
+        Some(Line::from(Span::styled("not available", t.warn()))),
+        t,
+    );
+    let reason = cg
+        .reason
+        .as_ref()
+        .map_or("unavailable".into(), Reason::text);
+    let text = format!(
+        "{reason}. The processes view ({}) estimates each process's share of zswap \
+         from the system-wide ratio instead.",
+        View::Processes.number()
+    );
+    for (y, l) in (1u16..).zip(f::wrap(&text, usize::from(area.width), 0, 0)) {
+        widgets::put(buf, area, y, &Line::from(raw(l)));
+    }
+}
+
+/// One cgroup's cells, in [`COLS`]' order.
+fn cells(r: &crate::model::owners::CgroupRow, tree: bool, v1: bool, known: bool) -> [String; COLS.len()] {
+    let name = if tree {
+        let leaf = r.path.rsplit('/').next().filter(|l| !l.is_empty());
+        format!("{}{}", "  ".repeat(r.depth.min(8)), leaf.unwrap_or("/"))
+    } else {
+        r.unit.clone().unwrap_or_else(|| r.path.clone())
+    };
+    let charged = r.zswap_bytes.is_some();
+    // v1 has no zswap figure: missing, not a rate pending.
+    let rate = |v| {
+        if v1 {
+            f::MISSING.to_string()
+        } else {
+            f::rate_short(known, v)
+        }
+    };
+    let event = |k: fn(&CgroupEvents) -> Option<u64>| {
+        f::event_count(r.events.as_ref().and_then(k), r.events_new.as_ref().and_then(k))
+    };
+    let event_rate = |k: fn(&CgroupEventRates) -> Option<f64>| match &r.events {
+        Some(e) if e.high.is_some() => {
+            f::iops(known, r.events_per_sec.as_ref().and_then(k))
+        }
+        // v1 (oom_kill alone) or no memory.events: no rate to wait for.
+        _ => f::MISSING.to_string(),
+    };
+    let pressure = |k: fn(&CgroupPressure) -> f64| {
+        r.pressure
+            .as_ref()
+            .map_or(f::MISSING.to_string(), |p| format!("{:.1}", k(p)))
+    };
+    [
+        name,
+        f::bytes_short_opt(r.memory_current_bytes),
+        f::bytes_short_opt(r.swap_current_bytes),
+        f::bytes_short_opt(r.zswap_bytes),
+        f::bytes_short_opt(r.zswapped_bytes),
+        f::ratio(r.compression_ratio),
+        rate(r.zswpin_bytes_per_sec),
+        rate(r.pswpin_bytes_per_sec),
+        rate(r.zswpout_bytes_per_sec),
+        rate(r.zswpwb_bytes_per_sec),
+        match r.major_faults_per_sec {
+            Some(v) if known => format!("{v:.1}"),
+            Some(_) => f::PENDING.to_string(),
+            None => f::MISSING.to_string(),
+        },
+        f::zswap_max(r.zswap_max_bytes, charged),
+        f::on_off(r.zswap_writeback).to_string(),
+        f::bytes_short_opt(r.footprint_bytes()),
+        event(|e| e.oom_kill),
+        event(|e| e.high),
+        event_rate(|e| e.high),
+        event(|e| e.max),
+        event_rate(|e| e.max),
+        pressure(|p| p.some_avg10),
+        pressure(|p| p.full_avg10),
+        f::headroom_short(&r.limits),
+    ]
 }
 
 #[cfg(test)]
