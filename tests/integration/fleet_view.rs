@@ -353,15 +353,20 @@ fn the_fleet_view_opens_a_host_and_quits() {
         ),
     );
     scraped(&addr, 2, 3);
-    let t = crate::tui_tmux::shell_session("fleet");
+    // The size the view is made for (and the closing notes show it at).
+    let t = crate::tui_tmux::shell_session_sized("fleet", 120, 40);
     t.type_line(&format!(
         "{} fleet --prometheus http://{addr}; echo EXIT=$?",
         bin().display()
     ));
     let first = &serves[0].1;
-    t.wait_for("the fleet table", |s| {
+    let table = t.wait_for("the fleet table", |s| {
         s.contains("2 hosts, 0 in trouble, 0 stale") && s.contains(first.as_str())
     });
+    // The screen as it was, for a person to read (`FLEET_VIEW_SCREEN=FILE`).
+    if let Some(path) = std::env::var_os("FLEET_VIEW_SCREEN") {
+        std::fs::write(path, &table).unwrap();
+    }
     t.keys(&["Enter"]);
     t.wait_for("the host's last hour and findings", |s| {
         s.contains("Esc back")

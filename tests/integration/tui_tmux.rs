@@ -233,15 +233,20 @@ fn gone_within(pid: u32, limit: Duration) -> Option<Duration> {
 }
 
 pub(crate) fn shell_session(name: &str) -> Tmux {
-    shell_session_in(name, "sh")
+    shell_session_in(name, "sh", (100, 30))
+}
+
+/// A shell session of `cols` × `rows`.
+pub(crate) fn shell_session_sized(name: &str, cols: u16, rows: u16) -> Tmux {
+    shell_session_in(name, "sh", (cols, rows))
 }
 
 /// A tmux session running `shell` (a command line) with a bare environment and a `READY$ ` prompt.
-fn shell_session_in(name: &str, shell: &str) -> Tmux {
+fn shell_session_in(name: &str, shell: &str, (cols, rows): (u16, u16)) -> Tmux {
     let t = Tmux::start(
         name,
-        100,
-        30,
+        cols,
+        rows,
         &format!("env -i PATH=/usr/bin:/bin LANG=C.UTF-8 TERM=tmux-256color {shell}"),
     );
     t.type_line("PS1='READY$ '");
@@ -610,7 +615,7 @@ fn sigstop_from_outside_and_fg_takes_raw_mode_back() {
     if run("bash", &["--version"]).is_none() {
         skip!("no bash: the job-control shell that resets the terminal's modes");
     }
-    let t = shell_session_in("sigstop", "bash --norc --noprofile -i");
+    let t = shell_session_in("sigstop", "bash --norc --noprofile -i", (100, 30));
     t.type_line(&format!("{BIN} --root {} -i 0.1", fixture()));
     t.wait_for("the dashboard", |s| s.contains("Real memory"));
     let pid = child_zswaptop(t.pane_pid());
