@@ -83,15 +83,29 @@ pub trait Kind: Sync {
         Extras::default()
     }
 
+    /// Whether it is a list (sorted, filtered, reversed): a list view has the lists' keys
+    /// ([`super::lists::keys`]) and their help without saying so twice.
+    fn is_list(&self) -> bool {
+        false
+    }
+
     /// What a key asks for while the view is shown, when it is none of the app's own keys.
-    fn key(&self, _code: KeyCode) -> Option<Action> {
-        None
+    fn key(&self, code: KeyCode) -> Option<Action> {
+        if self.is_list() {
+            super::lists::keys(code)
+        } else {
+            None
+        }
     }
 
     /// Its own keys for the help: (keys, what they do). A line two views share is listed once,
     /// naming both.
     fn help(&self) -> &'static [(&'static str, &'static str)] {
-        &[]
+        if self.is_list() {
+            super::lists::KEYS
+        } else {
+            &[]
+        }
     }
 
     /// Its state as the dashboard starts.

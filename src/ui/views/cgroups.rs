@@ -3,14 +3,13 @@
 //! (`app::lists`).
 
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use super::{Tab, View};
 use crate::app::lists;
 use crate::app::lists::{CgroupSort, Ordered, Rows};
-use crate::app::{Action, App, Kind, Laid, Settings, State};
+use crate::app::{App, Kind, Laid, Settings, State};
 use crate::model::Snapshot;
 use crate::model::cgroup_events::{CgroupEventRates, CgroupEvents, CgroupPressure};
 use crate::sources::Extras;
@@ -36,12 +35,8 @@ impl Kind for Cgroups {
         }
     }
 
-    fn key(&self, code: KeyCode) -> Option<Action> {
-        lists::keys(code)
-    }
-
-    fn help(&self) -> &'static [(&'static str, &'static str)] {
-        lists::KEYS
+    fn is_list(&self) -> bool {
+        true
     }
 
     fn state(&self, settings: &Settings) -> Box<dyn State> {

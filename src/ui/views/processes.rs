@@ -2,14 +2,13 @@
 //! is read only while the view is shown, sorted and filtered by the app (`app::lists`).
 
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 
 use super::{Tab, View};
 use crate::app::lists;
 use crate::app::lists::{ProcSort, Ordered, Rows};
-use crate::app::{Action, App, Kind, Laid, Settings, State};
+use crate::app::{App, Kind, Laid, Settings, State};
 use crate::model::Snapshot;
 use crate::model::owners::ProcessRank;
 use crate::sources::Extras;
@@ -41,12 +40,8 @@ impl Kind for Processes {
         }
     }
 
-    fn key(&self, code: KeyCode) -> Option<Action> {
-        lists::keys(code)
-    }
-
-    fn help(&self) -> &'static [(&'static str, &'static str)] {
-        lists::KEYS
+    fn is_list(&self) -> bool {
+        true
     }
 
     fn state(&self, settings: &Settings) -> Box<dyn State> {
