@@ -86,7 +86,7 @@ pub struct CgroupSample {
     /// cgroup and its children.
     #[serde(default)]
     pub pgmajfault: Option<u64>,
-    /// memory.zswap.max: `None` = file absent, `Some(None)` = "max".
+    /// memory.zswap.max: `None` = file absent or neither bytes nor "max", `Some(None)` = "max".
     pub zswap_max: Option<Option<u64>>,
     pub zswap_writeback: Option<bool>,
     /// The hierarchy it was read from: 1 (the v1 memory controller) or 2. A recording made
@@ -291,7 +291,8 @@ pub(crate) fn read_one(root: &Root, mount: &Path, dir: &Path) -> Option<CgroupSa
     let num = |f: &str| read(f).and_then(|t| t.trim().parse().ok());
     s.memory_current = num("memory.current");
     s.swap_current = num("memory.swap.current");
-    s.zswap_max = read("memory.zswap.max").map(|t| t.trim().parse().ok());
+    // "max" is no limit; a value that is neither bytes nor "max" is unknown, not "max".
+    s.zswap_max = read("memory.zswap.max").and_then(|t| limit_value(&t));
     let limit = |f: &str| read(f).and_then(|t| limit_value(&t));
     s.memory_high = limit("memory.high");
     s.memory_max = limit("memory.max");
@@ -763,5 +764,25 @@ mod tests {
         assert_eq!(paths(&walk.into_list()), paths(&whole));
         assert_eq!(whole[1].path, "/a.slice");
         assert_eq!(whole[5].path, "/c.slice/z/w");
+    }
+
+    /// A memory.zswap.max that is neither bytes nor "max" is unknown, never read as no limit.
+    #[test]
+    fn a_garbled_zswap_max_is_unknown() {
+        let dir = tempfile::tempdir().unwrap();
+        let cg = dir.path().join("sys/fs/cgroup/a");
+        std::fs::create_dir_all(&cg).unwrap();
+        std::fs::write(cg.join("memory.stat"), "zswap 0\n").unwrap();
+        let root = Root::at(dir.path());
+        let mount = dir.path().join("sys/fs/cgroup");
+        for (text, want) in [
+            ("max\n", Some(None)),
+            ("4096\n", Some(Some(4096))),
+            ("garbled\n", None),
+        ] {
+            std::fs::write(cg.join("memory.zswap.max"), text).unwrap();
+            let s = read_one(&root, &mount, &cg).unwrap();
+            assert_eq!(s.zswap_max, want, "{text:?}");
+        }
     }
 }
