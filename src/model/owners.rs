@@ -5,7 +5,9 @@ use std::collections::HashMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::cgroup_events::{self, CgroupEventRates, CgroupEvents, CgroupLimits, CgroupPressure};
+use super::cgroup_events::{
+    self, CgroupEventRates, CgroupEvents, CgroupLimits, CgroupPressure, Limit,
+};
 use super::faults;
 use super::rates::counter_rate;
 use crate::error::Reason;
@@ -267,6 +269,69 @@ impl Cgroups {
         }
     }
 
+    /// The cgroups `count` gives a count above 0, deepest only, with their counts: memory.events
+    /// counts an event in every ancestor too (v2), so a cgroup is named only when no other
+    /// counted cgroup lies below it. In tree order.
+    pub fn deepest_with(
+        &self,
+        count: impl Fn(&CgroupRow) -> Option<u64>,
+    ) -> Vec<(&CgroupRow, u64)> {
+        let hit: Vec<(&CgroupRow, u64)> = self
+            .list
+            .iter()
+            .filter_map(|r| Some((r, count(r).filter(|&n| n > 0)?)))
+            .collect();
+        hit.iter()
+            .copied()
+            .filter(|(r, _)| !hit.iter().any(|(o, _)| below(&o.path, &r.path)))
+            .collect()
+    }
+
+    /// Every limit set above 0 of every cgroup but the root, with its file's name.
+    pub fn set_limits(&self) -> impl Iterator<Item = (&CgroupRow, &'static str, &Limit)> {
+        self.list
+            .iter()
+            .filter(|r| r.path != "/")
+            .flat_map(|r| {
+                r.limits
+                    .named()
+                    .into_iter()
+                    .filter_map(move |(file, l)| Some((r, file, l?)))
+            })
+            .filter(|(_, _, l)| l.limit_bytes.is_some_and(|b| b > 0))
+    }
+
+    /// The cgroup (the root left out) whose set limit has the least headroom for its size,
+    /// with that limit's file and figures; `None` where no cgroup has a limit above 0 with a
+    /// known usage.
+    pub fn nearest_limit(&self) -> Option<(&CgroupRow, &'static str, &Limit)> {
+        self.set_limits()
+            .filter(|(_, _, l)| l.headroom_share.is_some())
+            .min_by(|a, b| {
+                let share = |l: &Limit| l.headroom_share.unwrap_or(f64::INFINITY);
+                share(a.2)
+                    .total_cmp(&share(b.2))
+                    .then(b.0.depth.cmp(&a.0.depth))
+                    .then(a.0.path.cmp(&b.0.path).reverse())
+            })
+    }
+
+    /// The cgroup (the root left out: its pressure is the machine's) whose tasks stalled on
+    /// memory most over the last 10 s (`some avg10`, then `full avg10`; the deeper of equals).
+    pub fn most_pressed(&self) -> Option<(&CgroupRow, &CgroupPressure)> {
+        self.list
+            .iter()
+            .filter(|r| r.path != "/")
+            .filter_map(|r| Some((r, r.pressure.as_ref()?)))
+            .max_by(|a, b| {
+                a.1.some_avg10
+                    .total_cmp(&b.1.some_avg10)
+                    .then(a.1.full_avg10.total_cmp(&b.1.full_avg10))
+                    .then(a.0.depth.cmp(&b.0.depth))
+                    .then(b.0.path.cmp(&a.0.path))
+            })
+    }
+
     /// What the views say above a v1 tree (what is missing, and why); nothing on v2.
     pub(crate) fn v1_notes(&self) -> Vec<String> {
         if !self.is_v1() {
@@ -347,6 +412,11 @@ impl CgroupRow {
             .unwrap_or(0);
         Some(self.memory_current_bytes?.saturating_add(swap))
     }
+}
+
+/// Whether the cgroup at `inner` lies below the one at `outer`.
+pub fn below(inner: &str, outer: &str) -> bool {
+    outer == "/" && inner != "/" || inner.starts_with(&format!("{outer}/"))
 }
 
 /// The system's swap figures a process's estimates rest on.

@@ -10,12 +10,13 @@
 //! # Adding a figure people read
 //!
 //! One [`Fact`] in its section's file (`header.rs`, `memory.rs`, `zswap.rs`, `swap.rs`, `zram.rs`,
-//! `outlook.rs`, `findings.rs`): it then reaches every output
+//! `outlook.rs`, `cgroups.rs`, `findings.rs`): it then reaches every output
 //! its [`Fact::depths`] names, through the layouts that already place that section's facts.
 //! `tests/integration/present.rs` checks that every fact reaches every output it claims.
 //!
 //! [`metrics::ZSWAP_POOL_BYTES`]: crate::model::metrics::ZSWAP_POOL_BYTES
 
+pub mod cgroups;
 pub mod findings;
 pub mod header;
 pub mod memory;
@@ -121,6 +122,7 @@ pub fn sections(s: &Snapshot) -> Vec<(&'static str, Vec<Fact>)> {
         ("swap", swap::facts(s)),
         ("zram", zram::facts(s)),
         ("outlook", outlook::facts(s)),
+        ("cgroups", cgroups::facts(s)),
         ("findings", findings::facts(s)),
     ]
 }

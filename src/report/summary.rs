@@ -1,7 +1,7 @@
 //! `--once` as text: the answer on one 80×24 screen (at most [`MAX_LINES`] lines of at most
 //! [`WIDTH`] columns). The headline, the real-memory bar and its non-zero buckets, zswap's
 //! settings and its pool, the swap split and a line per swap area, the zram devices that are not
-//! swap, the rates (with `-i`), a line per finding, and what could not be read with the command
+//! swap, the rates (with `-i`), the cgroups' facts (with `--cgroups`), a line per finding, and what could not be read with the command
 //! that gets it. `--once --full` is the complete report ([`super::text`]); `--top N` and
 //! `--cgroups` add their tables below, as in the full report.
 //!
@@ -232,6 +232,11 @@ pub fn lines(s: &Snapshot, st: Style) -> Vec<String> {
         ),
         Block::fixed(rates(s, st)),
         Block::fixed(outlook(s, st)),
+        Block::giving(
+            cgroups(s, st),
+            3,
+            Some(|n| format!("+{n} more on cgroups (--full)")),
+        ),
         Block::giving(
             findings(s, st),
             4,
@@ -652,6 +657,28 @@ fn outlook(s: &Snapshot, st: Style) -> Vec<String> {
             .map(|(i, f)| Part::forms([end(i, &f.long), end(i, &f.short), end(i, &f.tight)])),
     );
     plan(&parts)
+}
+
+/// Where the tree was read (`--cgroups`): the cgroup nearest a limit, the OOM kills and the
+/// highest pressure, a line each ([`present::cgroups`]); they give way from the last.
+fn cgroups(s: &Snapshot, st: Style) -> Vec<(Vec<String>, usize)> {
+    present::cgroups::facts(s)
+        .into_iter()
+        .filter(|f| f.at(Depth::OneScreen))
+        .enumerate()
+        .map(|(i, f)| {
+            let head = if i == 0 {
+                st.head("CGROUPS")
+            } else {
+                " ".repeat("CGROUPS".len())
+            };
+            let parts = [
+                Part::one(head),
+                Part::forms([f.long.clone(), f.short.clone(), f.tight.clone()]),
+            ];
+            (plan(&parts), 1)
+        })
+        .collect()
 }
 
 /// Warn and crit findings, each whole on as many lines as it takes (most severe first, as the

@@ -66,7 +66,7 @@ pub fn write(snap: &Snapshot, out: &mut impl Write, style: Style) -> io::Result<
     capacity(snap, out, style)?;
     counters(snap, out, style)?;
     processes(snap, out, style)?;
-    cgroups(snap, out, style)?;
+    cgroups_section(snap, out, style, true)?;
     diagnostics(snap, out, style)?;
     tunables(snap, out, style)?;
     unavailable(snap, out, style)
@@ -744,7 +744,14 @@ pub(super) fn processes(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Re
     Ok(())
 }
 
+/// The CGROUPS section as the one screen adds it below its lines (which said the cgroups'
+/// facts already).
 pub(super) fn cgroups(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
+    cgroups_section(s, out, st, false)
+}
+
+/// The CGROUPS section; `facts`: with the cgroups' facts first ([`present::cgroups`]).
+fn cgroups_section(s: &Snapshot, out: &mut impl Write, st: Style, facts: bool) -> io::Result<()> {
     let Some(c) = &s.cgroups else {
         return Ok(());
     };
@@ -755,6 +762,23 @@ pub(super) fn cgroups(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Resu
             writeln!(out, "  {line}")?;
         }
         return Ok(());
+    }
+    if facts {
+        for fact in present::cgroups::facts(s)
+            .iter()
+            .filter(|f| f.at(Depth::Full))
+        {
+            let lines = f::wrap(&fact.long, WIDTH, 2, 4);
+            for (i, line) in lines.iter().enumerate() {
+                let line = match fact.tone {
+                    Tone::Crit => st.paint("1;31", line),
+                    Tone::Warn => st.warn(line),
+                    _ => line.clone(),
+                };
+                writeln!(out, "{}{line}", if i == 0 { "  " } else { "    " })?;
+            }
+        }
+        writeln!(out)?;
     }
     for line in c.v1_notes().iter().flat_map(|n| f::wrap(n, WIDTH, 2, 2)) {
         writeln!(out, "  {}", st.dim(&line))?;

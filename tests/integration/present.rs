@@ -14,11 +14,29 @@ use zswaptop::report::text::{self, Style};
 use zswaptop::root::Root;
 use zswaptop::sources::{self, Sample};
 
-fn collect(tree: &str) -> Sample {
-    sources::collect(&Root::at(format!(
+fn root(tree: &str) -> Root {
+    Root::at(format!(
         "{}/tests/fixtures/{tree}",
         env!("CARGO_MANIFEST_DIR")
-    )))
+    ))
+}
+
+fn collect(tree: &str) -> Sample {
+    sources::collect(&root(tree))
+}
+
+/// `tree` read twice with its cgroups (`--cgroups`), a second apart.
+fn with_cgroups(tree: &str) -> (Sample, Sample) {
+    let read = || {
+        let extras = sources::Extras {
+            cgroups: true,
+            ..Default::default()
+        };
+        sources::collect_with(&root(tree), extras)
+    };
+    let (a, mut b) = (read(), read());
+    b.monotonic_ns = a.monotonic_ns + 1_000_000_000;
+    (a, b)
 }
 
 /// `first` then `second` a second later (or as captured, when later): the second has swap-ins
@@ -84,6 +102,21 @@ fn pairs() -> Vec<(String, Sample, Sample)> {
             x,
             y,
         ));
+    }
+    // The guest's cgroup v2 tree just after its OOM kill in /zt-oom, the kill in the window (the
+    // first read one kill less); the same without it; a v1 tree (no pressure, no limit but
+    // memory.max).
+    let (mut x, y) = with_cgroups("linux-6.12-guest-cgroup");
+    if let Some(Ok(list)) = x.cgroups.as_mut() {
+        for c in list.iter_mut().filter(|c| c.path == "/zt-oom") {
+            let e = c.events.as_mut().unwrap();
+            e.oom_kill = e.oom_kill.map(|n| n - 1);
+        }
+    }
+    out.push(("6.12 guest: an OOM kill in the window".to_string(), x, y));
+    for tree in ["linux-6.12-guest-cgroup", "linux-6.18-cgroup-v1"] {
+        let (x, y) = with_cgroups(tree);
+        out.push((format!("{tree} with its cgroups"), x, y));
     }
     // The loaded tree's swapfile on a disk whose reads completed: the disk's read time.
     let (x, y) = pair("linux-6.18-idle", "linux-6.18-loaded", true);
@@ -232,6 +265,9 @@ fn every_fact_reaches_every_human_output() {
         "zram.idle",
         "zram.recomp_algorithm",
         "zram.recompressed",
+        "cgroups.nearest_limit",
+        "cgroups.oom_kills",
+        "cgroups.pressure",
     ] {
         assert!(checked.contains(key), "{key} on no pair: {checked:?}");
     }

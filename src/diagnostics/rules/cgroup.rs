@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::model::cgroup_events::Limit;
-use crate::model::owners::{CgroupRow, Cgroups};
+use crate::model::owners::{CgroupRow, Cgroups, below};
 
 const MIB: u64 = 1 << 20;
 
@@ -24,11 +24,6 @@ fn dir(t: &Cgroups, path: &str) -> String {
         "/sys/fs/cgroup"
     };
     format!("{mount}{}", if path == "/" { "" } else { path })
-}
-
-/// Whether `inner` lies below `outer`.
-fn below(inner: &str, outer: &str) -> bool {
-    outer == "/" && inner != "/" || inner.starts_with(&format!("{outer}/"))
 }
 
 /// `bytes` rounded up to whole MiB, as a cgroup file or systemd takes it: `48M`.
@@ -139,17 +134,11 @@ fn limit_line(file: &str, l: &Limit) -> String {
 
 pub(crate) fn cgroup_oom(c: &Ctx) -> Option<Finding> {
     let t = tree(c)?;
-    let killed = |r: &CgroupRow| r.events_new.and_then(|e| e.oom_kill).filter(|&n| n > 0);
-    // memory.events counts a kill in every ancestor too (v2): name the deepest cgroups with new
-    // kills, those no other such cgroup lies below.
-    let hit: Vec<&CgroupRow> = t.list.iter().filter(|r| killed(r).is_some()).collect();
-    let deepest: Vec<&CgroupRow> = hit
-        .iter()
-        .copied()
-        .filter(|r| !hit.iter().any(|o| below(&o.path, &r.path)))
-        .collect();
+    // memory.events counts a kill in every ancestor too (v2): the deepest cgroups with new kills.
+    let hit = t.deepest_with(|r| r.events_new.and_then(|e| e.oom_kill));
+    let deepest: Vec<&CgroupRow> = hit.iter().map(|(r, _)| *r).collect();
     let first = *deepest.first()?;
-    let kills: u64 = deepest.iter().filter_map(|r| killed(r)).sum();
+    let kills: u64 = hit.iter().map(|(_, n)| n).sum();
     let window = t.interval_seconds.unwrap_or(0.0);
     let mut ev = Vec::new();
     for r in deepest.iter().take(NAMED) {
@@ -234,16 +223,7 @@ pub(crate) fn cgroup_near_limit(c: &Ctx) -> Option<Finding> {
     let t = tree(c)?;
     let near = c.t.cgroup_near_limit_percent / 100.0;
     let mut hits: Vec<(&CgroupRow, &'static str, &Limit)> = t
-        .list
-        .iter()
-        .filter(|r| r.path != "/")
-        .flat_map(|r| {
-            r.limits
-                .named()
-                .into_iter()
-                .filter_map(move |(file, l)| Some((r, file, l?)))
-        })
-        .filter(|(_, _, l)| l.limit_bytes.is_some_and(|b| b > 0))
+        .set_limits()
         .filter(|(_, _, l)| l.used_share().is_some_and(|u| u >= near))
         .collect();
     if hits.is_empty() {

@@ -1,8 +1,9 @@
 //! The panels, one per file: the frame's (header, footer, help) and the overview's sections
-//! (real memory, zswap, the graphs, swap, zram, the findings, what is unavailable). A section
+//! (real memory, zswap, the graphs, swap, zram, the cgroups, the findings, what is unavailable). A section
 //! says what it shows and how it takes rows ([`Section`], [`Part`]); the overview lists them in
 //! order and lays them out (`views::overview`).
 
+mod cgroups;
 mod findings;
 mod footer;
 mod graphs;
@@ -24,6 +25,7 @@ use super::widgets::{Titled, bold, dim, raw};
 use crate::app::App;
 use crate::present::Fact;
 
+pub(crate) use cgroups::Cgroups;
 pub(crate) use findings::Findings;
 pub(crate) use footer::footer;
 pub(crate) use graphs::Graphs;
