@@ -296,8 +296,8 @@ fn process_now(root: &Root, pid: u32) -> ProcSample {
 /// Scan every process and keep the `top_n` largest swap users; with `smaps`, read the
 /// smaps_rollup of each one kept.
 pub fn scan(root: &Root, top_n: usize, smaps: bool) -> ProcScan {
-    match scan_all(root, false) {
-        Ok((scanned, swapped, _)) => rank(root, scanned, swapped, top_n, smaps),
+    match scan_all(root, false, smaps) {
+        Ok((scanned, swapped, _, shmem)) => rank(root, scanned, swapped, shmem, top_n, smaps),
         Err(why) => unreadable(why),
     }
 }
@@ -315,11 +315,11 @@ pub fn scan_with_faults(
     since: Option<&FaultCounts>,
     smaps: bool,
 ) -> (ProcScan, FaultScan, FaultCounts) {
-    match scan_all(root, true) {
-        Ok((scanned, swapped, mut counts)) => {
+    match scan_all(root, true, smaps) {
+        Ok((scanned, swapped, mut counts, shmem)) => {
             counts.sort_unstable_by_key(|c| c.pid);
             let now = FaultCounts { read_ns, counts };
-            let list = rank(root, scanned, swapped, top_n, smaps);
+            let list = rank(root, scanned, swapped, shmem, top_n, smaps);
             let faults = faulting(root, &now, top_n, since, &list.top, smaps);
             (list, faults, now)
         }
@@ -345,18 +345,38 @@ fn unreadable(why: Reason) -> ProcScan {
 }
 
 /// The swap list: the `top_n` largest of `swapped`, with user, command and cgroup filled in.
+/// With `smaps`, the `shmem` candidates (no VmSwap, a shared mapping shmem may back) whose
+/// smaps_rollup shows swapped shmem join it, ranked by that swap (the others by VmSwap: their
+/// smaps_rollup is read only once they are listed); the counts stay VmSwap's.
 fn rank(
     root: &Root,
     scanned: usize,
     mut swapped: Vec<ProcSample>,
+    shmem: Vec<ProcSample>,
     top_n: usize,
     smaps: bool,
 ) -> ProcScan {
-    swapped.sort_by(|a, b| b.swap_bytes.cmp(&a.swap_bytes).then(a.pid.cmp(&b.pid)));
     let with_swap = swapped.len();
     let total_swap_bytes = swapped
         .iter()
         .fold(0u64, |a, p| a.saturating_add(p.swap_bytes));
+    if smaps {
+        let mut buf = Vec::new();
+        for mut p in shmem {
+            if let Ok(s) = smaps_swap(root, p.pid, &mut buf)
+                && s.swap_bytes > s.vm_swap_bytes
+            {
+                p.smaps = Some(s);
+                swapped.push(p);
+            }
+        }
+    }
+    // VmSwap, or for a process whose only swap is shmem, that.
+    let key = |p: &ProcSample| match p.smaps {
+        Some(s) if p.swap_bytes == 0 => s.swap_bytes.saturating_sub(s.vm_swap_bytes),
+        _ => p.swap_bytes,
+    };
+    swapped.sort_by(|a, b| key(b).cmp(&key(a)).then(a.pid.cmp(&b.pid)));
     swapped.truncate(top_n);
     fill_details(root, &mut swapped, smaps);
     ProcScan {
@@ -384,7 +404,7 @@ fn fill_details(root: &Root, list: &mut [ProcSample], smaps: bool) {
     for p in list {
         p.user = users.name(p.uid);
         p.command = command_line(root, p.pid);
-        if smaps {
+        if smaps && p.smaps.is_none() {
             match smaps_swap(root, p.pid, &mut buf) {
                 Ok(s) => p.smaps = Some(s),
                 Err(why) => p.smaps_missing = Some(why),
@@ -471,10 +491,12 @@ pub(crate) fn parse_smaps_rollup(bytes: &[u8]) -> Result<(u64, u64), String> {
 
 /// Read `ROOT/proc/[0-9]*/status` (and with `faults`, `stat`). Kernel threads (no VmSwap line)
 /// and unreadable ones are left out of the swap list; a process whose `stat` reads is counted in
-/// the fault list whatever its status says.
-type Scanned = (usize, Vec<ProcSample>, Vec<ProcFaults>);
+/// the fault list whatever its status says. With `shmem`, the processes without VmSwap that map
+/// something shmem may back ([`maps_shared_shmem`]) are the fourth list: VmSwap leaves swapped
+/// shmem out, so a process whose only swapped memory is shmem has VmSwap 0.
+type Scanned = (usize, Vec<ProcSample>, Vec<ProcFaults>, Vec<ProcSample>);
 
-fn scan_all(root: &Root, faults: bool) -> Result<Scanned, Reason> {
+fn scan_all(root: &Root, faults: bool, shmem: bool) -> Result<Scanned, Reason> {
     let proc_dir = root.proc("");
     let rd = root
         .read_dir(&proc_dir)
@@ -482,6 +504,7 @@ fn scan_all(root: &Root, faults: bool) -> Result<Scanned, Reason> {
     let mut scanned = 0;
     let mut swapped = Vec::new();
     let mut counts = Vec::new();
+    let mut shared = Vec::new();
     let mut buf = Vec::with_capacity(4096);
     for entry in rd.flatten() {
         let name = entry.file_name();
@@ -511,17 +534,38 @@ fn scan_all(root: &Root, faults: bool) -> Result<Scanned, Reason> {
         {
             continue;
         }
-        if let Some(p) = parse_status(pid, &buf)
-            && p.swap_bytes > 0
-        {
-            swapped.push(p);
+        match parse_status(pid, &buf) {
+            Some(p) if p.swap_bytes > 0 => swapped.push(p),
+            Some(p) if shmem && maps_shared_shmem(root, dir, &mut buf) => shared.push(p),
+            _ => {}
         }
     }
     if scanned == 0 {
         // Every system runs at least init: an empty /proc is not mounted, not idle.
         return Err(Reason::absent("/proc lists no process (is /proc mounted?)"));
     }
-    Ok((scanned, swapped, counts))
+    Ok((scanned, swapped, counts, shared))
+}
+
+/// Whether `/proc/PID/maps` (in `dir`) lists a shared mapping (`s` in its permissions) of a
+/// device with major number 0: where shmem lives (tmpfs, /dev/shm, memfd, SysV shm and shared
+/// anonymous memory are all on anonymous devices, `00:NN`). Other filesystems on anonymous
+/// devices (btrfs, overlayfs, devtmpfs) match too: they cost a smaps_rollup read, nothing
+/// else. maps lists the mappings without walking the page tables that smaps_rollup walks: a
+/// candidate is found by the one and confirmed by the other.
+fn maps_shared_shmem(root: &Root, dir: &std::path::Path, buf: &mut Vec<u8>) -> bool {
+    buf.clear();
+    if root
+        .read_into(&dir.join("maps"), buf, &Reason::absent(""))
+        .is_err()
+    {
+        return false;
+    }
+    buf.split(|&b| b == b'\n').any(|line| {
+        let mut f = line.split(|&b| b == b' ').filter(|w| !w.is_empty());
+        let (_, perms, _, dev) = (f.next(), f.next(), f.next(), f.next());
+        perms.is_some_and(|p| p.get(3) == Some(&b's')) && dev.is_some_and(|d| d.starts_with(b"00:"))
+    })
 }
 
 /// Parse the lines we need from a status file. `None` for kernel threads (no VmSwap).
@@ -1064,6 +1108,64 @@ mod tests {
             parent.smaps_missing,
             Some(Reason::Malformed { .. })
         ));
+    }
+
+    /// A process whose only swapped memory is shmem (a memfd it maps shared, paged out) has
+    /// VmSwap 0: with smaps asked it is listed all the same, ranked by its shmem swap; a process
+    /// with no shared shmem mapping is not looked at, and without smaps nothing changes.
+    #[test]
+    fn a_process_whose_only_swap_is_shmem_is_listed() {
+        let t = tempfile::tempdir().unwrap();
+        write_proc(t.path(), 7, "anon", 0, 1, Some(4));
+        write_proc(t.path(), 8, "shm", 0, 1, Some(0));
+        write_proc(t.path(), 9, "private", 0, 1, Some(0));
+        let proc8 = t.path().join("proc/8");
+        std::fs::write(proc8.join("cmdline"), "python3\0shm.py\0").unwrap();
+        std::fs::write(
+            proc8.join("maps"),
+            "55d0c0a00000-55d0c0a21000 r--p 00000000 08:01 1311 /usr/bin/python3.11\n\
+             7f3a40000000-7f3a42000000 rw-s 00000000 00:01 2051                       /memfd:shm (deleted)\n",
+        )
+        .unwrap();
+        std::fs::write(
+            proc8.join("smaps_rollup"),
+            "Rss:                 100 kB\nSwap:              32768 kB\nSwapPss:               0 kB\n",
+        )
+        .unwrap();
+        let proc9 = t.path().join("proc/9");
+        std::fs::write(
+            proc9.join("maps"),
+            "7f3a40000000-7f3a42000000 rw-p 00000000 00:00 0\n\
+             7f3a50000000-7f3a52000000 rw-s 00000000 08:01 77 /var/lib/db/file\n",
+        )
+        .unwrap();
+        // Were it read, it would show swap: it must not be, having no shmem mapping.
+        std::fs::write(proc9.join("smaps_rollup"), "Swap: 64 kB\nSwapPss: 64 kB\n").unwrap();
+        let root = Root::at(t.path());
+        let with = scan(&root, 5, true);
+        let pids: Vec<u32> = with.top.iter().map(|p| p.pid).collect();
+        assert_eq!(pids, [8, 7], "ranked by shmem swap, then VmSwap");
+        let shm = &with.top[0];
+        assert_eq!(shm.swap_bytes, 0);
+        assert_eq!(
+            shm.smaps,
+            Some(SmapsSwap {
+                swap_bytes: 32_768 * 1024,
+                swap_pss_bytes: 0,
+                vm_swap_bytes: 0,
+            })
+        );
+        assert_eq!(
+            shm.command.as_deref(),
+            Some("python3 shm.py"),
+            "its details filled in"
+        );
+        // The counts are VmSwap's, as they say.
+        assert_eq!((with.with_swap, with.total_swap_bytes), (1, 4096));
+        let (faults, ..) = scan_with_faults(&root, 5, 1, None, true);
+        assert_eq!(faults.top.iter().map(|p| p.pid).collect::<Vec<_>>(), [8, 7]);
+        let without = scan(&root, 5, false);
+        assert_eq!(without.top.iter().map(|p| p.pid).collect::<Vec<_>>(), [7]);
     }
 
     #[test]
