@@ -74,9 +74,31 @@ pub struct OomdProcess {
     pub started_after_boot_seconds: f64,
 }
 
-/// Read it all, oomd's files only where its process runs (nothing to judge otherwise).
+/// Where a systemd-oomd can be: the directory of its socket unit's varlink socket
+/// (`systemd-oomd.socket`: `ListenStream=/run/systemd/oom/io.systemd.ManagedOOM`, and
+/// `systemd-oomd.service` `Requires=` it, so it exists while oomd runs), its service unit, or its
+/// configuration (`oomd.conf`, `oomd.conf.d`), shipped with it. Not PID 1's own varlink socket
+/// (`/run/systemd/io.systemd.ManagedOOM`, `io.system.ManagedOOM` before 250): PID 1 listens there
+/// whether or not oomd is installed.
+pub fn installed(root: &Root) -> bool {
+    root.exists(&root.file("run/systemd/oom"))
+        || UNIT_DIRS
+            .iter()
+            .any(|d| root.exists(&root.file(&format!("{d}/systemd-oomd.service"))))
+        || CONF_DIRS.iter().any(|d| {
+            root.exists(&root.file(&format!("{d}/oomd.conf")))
+                || root.exists(&root.file(&format!("{d}/oomd.conf.d")))
+        })
+}
+
+/// Read it all, oomd's files only where its process runs (nothing to judge otherwise); `/proc`
+/// is searched for its process only where it [`installed`] (a comm read a process each full
+/// sample, for nothing on a machine without it).
 pub fn read(root: &Root, swaps: &[String]) -> OomdSample {
     let mut out = OomdSample::default();
+    if !installed(root) {
+        return out;
+    }
     match find_process(root) {
         Ok(p) => out.process = p,
         Err(e) => out.errors.push(e),
@@ -309,6 +331,53 @@ pub fn parse_percent(v: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A systemd-oomd process where none of oomd's files is: not looked for (the scan of every
+    /// process's comm is skipped); each of its files alone makes it looked for and found.
+    #[test]
+    fn oomd_is_looked_for_only_where_it_is_installed() {
+        let t = tempfile::tempdir().unwrap();
+        let pid = t.path().join("proc/812");
+        std::fs::create_dir_all(&pid).unwrap();
+        std::fs::write(pid.join("comm"), "systemd-oomd\n").unwrap();
+        std::fs::write(
+            pid.join("stat"),
+            "812 (systemd-oomd) S 1 812 812 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 1234 1 1\n",
+        )
+        .unwrap();
+        let root = Root::at(t.path());
+        assert!(!installed(&root));
+        assert_eq!(read(&root, &[]).process, None, "not looked for");
+        for (i, file) in [
+            "run/systemd/oom/io.systemd.ManagedOOM",
+            "usr/lib/systemd/system/systemd-oomd.service",
+            "lib/systemd/system/systemd-oomd.service",
+            "etc/systemd/oomd.conf",
+            "usr/lib/systemd/oomd.conf.d/10-oomd-defaults.conf",
+        ]
+        .iter()
+        .enumerate()
+        {
+            let one = t.path().join(format!("t{i}"));
+            let copy = one.join("proc/812");
+            std::fs::create_dir_all(&copy).unwrap();
+            for f in ["comm", "stat"] {
+                std::fs::copy(pid.join(f), copy.join(f)).unwrap();
+            }
+            let path = one.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, "").unwrap();
+            let root = Root::at(&one);
+            assert!(installed(&root), "{file}");
+            let found = read(&root, &[]).process.map(|p| p.pid);
+            assert_eq!(found, Some(812), "{file}");
+        }
+        // PID 1's own varlink socket is on every systemd machine: no sign of oomd.
+        let pid1 = t.path().join("pid1");
+        std::fs::create_dir_all(pid1.join("run/systemd")).unwrap();
+        std::fs::write(pid1.join("run/systemd/io.systemd.ManagedOOM"), "").unwrap();
+        assert!(!installed(&Root::at(&pid1)));
+    }
 
     #[test]
     fn start_time_after_a_name_with_spaces() {
