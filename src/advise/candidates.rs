@@ -225,7 +225,7 @@ mod tests {
             env!("CARGO_MANIFEST_DIR")
         ));
         let crypto = crate::sources::crypto::read(&root).unwrap();
-        let zram = crate::sources::zram::read_all(&root);
+        let zram = crate::sources::zram::read_all(&root, 0);
         let c = list(Some(&crypto), Some("lzo"), true, &zram, None);
         let names = |b: Backend, in_kernel: bool| -> Vec<&str> {
             c.iter()

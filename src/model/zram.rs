@@ -58,6 +58,17 @@ pub struct Zram {
     /// `block_state`: idle, not written back, not same-filled); read for a device with a
     /// backing device or a recompression algorithm, as root.
     pub idle_bytes: Option<u64>,
+    /// What `idle_bytes` changed by between the previous sample's `block_state` reading and this
+    /// one (positive: pages went idle faster than writeback or use took them), over
+    /// `idle_window_seconds`; `null` from one sample, without both readings, or where this
+    /// sample carries the previous reading (the dashboard reads `block_state` whole only at its
+    /// full samples and after a writeback, so its window spans the readings, not the ticks).
+    #[serde(default)]
+    pub idle_window_bytes: Option<i64>,
+    /// The seconds between the two `block_state` readings `idle_window_bytes` compares.
+    #[serde(default)]
+    #[schemars(range(min = 0))]
+    pub idle_window_seconds: Option<f64>,
     /// Pages a recompression reached, recompressed or found no gain (`block_state` `r` or `n`),
     /// uncompressed: 0 where `recompress` was never written.
     pub recompressed_bytes: Option<u64>,
@@ -104,9 +115,38 @@ pub(crate) fn derive_all(curr: &Sample, prev: Option<&Sample>) -> Vec<Zram> {
                 (Some(a), Some(b)) => b.bd_writes_bytes.checked_sub(a.bd_writes_bytes),
                 _ => None,
             };
+            let prev_z = prev.and_then(|p| p.zram.iter().find(|x| x.name == z.name));
+            if let Some((bytes, secs)) =
+                prev_z.and_then(|p| idle_growth(p, z, curr.host.page_size.bytes))
+            {
+                (out.idle_window_bytes, out.idle_window_seconds) = (Some(bytes), Some(secs));
+            }
             out
         })
         .collect()
+}
+
+/// How the idle pages in RAM changed from `before`'s `block_state` reading to `now`'s, in bytes,
+/// and the seconds between the readings; `None` without both, or when `now` holds the same
+/// reading (carried, not read again).
+fn idle_growth(
+    before: &crate::sources::zram::ZramSample,
+    now: &crate::sources::zram::ZramSample,
+    page_size: u64,
+) -> Option<(i64, f64)> {
+    let (a, b) = (
+        before.block_state.as_ref().ok()?,
+        now.block_state.as_ref().ok()?,
+    );
+    let dt = now
+        .block_state_read_ns?
+        .checked_sub(before.block_state_read_ns?)?;
+    if dt == 0 {
+        return None;
+    }
+    let bytes = |pages: u64| i128::from(pages) * i128::from(page_size);
+    let growth = i64::try_from(bytes(b.idle_in_ram) - bytes(a.idle_in_ram)).ok()?;
+    Some((growth, dt as f64 / 1e9))
 }
 
 /// RAM the zram devices use (mem_used_total summed); unknown when one device's is, or when the
@@ -217,6 +257,8 @@ fn derive_zram(
         bd_writes_bytes: z.bd_stat.as_ref().ok().map(|b| b.bd_writes_bytes),
         recomp_algorithm: z.recomp_algorithm.as_ref().ok().cloned(),
         bd_writes_window_bytes: None,
+        idle_window_bytes: None,
+        idle_window_seconds: None,
         writeback_limit_enabled: z.writeback_limit_enable.as_ref().ok().map(|&v| v != 0),
         writeback_limit_bytes: z.writeback_limit_bytes.as_ref().ok().copied(),
         idle_bytes: bs.map(|b| pages(b.idle_in_ram)),

@@ -207,7 +207,7 @@ pub(crate) fn collect_carrying(
             .boot_params
             .clone()
             .unwrap_or_else(|| Arc::new(zswap::read_boot_params(root))),
-        zram: zram::read_all(root),
+        zram: zram::read_all(root, monotonic_ns),
         tunables: Arc::new(tunables::read(root)),
         crypto: carried
             .crypto
@@ -294,7 +294,7 @@ pub(crate) fn collect_fast_since(
         .as_ref()
         .is_ok_and(|list| list.iter().any(|s| is_zram_path(&s.path)));
     let zram = if zram_listed || prev.zram.iter().any(zram_in_use) {
-        zram::read_all_carrying(root, &prev.zram)
+        zram::read_all_carrying(root, &prev.zram, monotonic_ns)
     } else {
         prev.zram.clone()
     };

@@ -98,6 +98,11 @@ pub struct ZramSample {
     /// recompression algorithm (the findings that need it), as it lists every slot.
     #[serde(default = "absent")]
     pub block_state: Reading<BlockState>,
+    /// CLOCK_MONOTONIC (ns) when `block_state` was read: a reading carried from an earlier
+    /// sample keeps its own time, so two samples with the same time hold one reading. `None`
+    /// without a reading, or in a recording made before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_state_read_ns: Option<u64>,
 }
 
 fn absent<T>() -> Reading<T> {
@@ -107,11 +112,12 @@ fn absent<T>() -> Reading<T> {
     })
 }
 
-/// Every `zram*` device under `ROOT/sys/block`, sorted by number.
-pub fn read_all(root: &Root) -> Vec<ZramSample> {
+/// Every `zram*` device under `ROOT/sys/block`, sorted by number, read at `now_ns`
+/// (CLOCK_MONOTONIC: the sample's).
+pub fn read_all(root: &Root, now_ns: u64) -> Vec<ZramSample> {
     devices(root)
         .into_iter()
-        .map(|n| read_device(root, &n, None))
+        .map(|n| read_device(root, &n, None, now_ns))
         .collect()
 }
 
@@ -138,16 +144,21 @@ fn devices(root: &Root) -> Vec<String> {
 /// ([`read_block_state`]), too much for every tick of the dashboard, which reads it whole at its
 /// full samples ([`crate::sources::sampler::FULL_EVERY`]). A writeback moves the counter, so
 /// the idle pages it took are never carried past it.
-pub fn read_all_carrying(root: &Root, prev: &[ZramSample]) -> Vec<ZramSample> {
+pub fn read_all_carrying(root: &Root, prev: &[ZramSample], now_ns: u64) -> Vec<ZramSample> {
     devices(root)
         .into_iter()
-        .map(|n| read_device(root, &n, prev.iter().find(|p| p.name == n)))
+        .map(|n| read_device(root, &n, prev.iter().find(|p| p.name == n), now_ns))
         .collect()
 }
 
 /// Device `name`; its `block_state` taken from `carry` instead of read where `carry`'s
-/// writeback counter is the one read now.
-pub(crate) fn read_device(root: &Root, name: &str, carry: Option<&ZramSample>) -> ZramSample {
+/// writeback counter is the one read now (with the time it was read); else read at `now_ns`.
+pub(crate) fn read_device(
+    root: &Root,
+    name: &str,
+    carry: Option<&ZramSample>,
+    now_ns: u64,
+) -> ZramSample {
     let dir = root.sys(&format!("block/{name}"));
     let f = |file: &str| dir.join(file);
     let bd_missing =
@@ -177,16 +188,23 @@ pub(crate) fn read_device(root: &Root, name: &str, carry: Option<&ZramSample>) -
     let bd_stat = root
         .read_text(&f("bd_stat"), bd_missing)
         .and_then(|t| parse_bd_stat(&f("bd_stat"), &t));
-    let block_state = if has_backing || recomp.is_ok() {
+    let (block_state, block_state_read_ns) = if has_backing || recomp.is_ok() {
         match carry {
-            Some(c) if writes_of(&c.bd_stat) == writes_of(&bd_stat) => c.block_state.clone(),
-            _ => read_block_state(root, name),
+            Some(c) if writes_of(&c.bd_stat) == writes_of(&bd_stat) => {
+                (c.block_state.clone(), c.block_state_read_ns)
+            }
+            _ => {
+                let read = read_block_state(root, name);
+                let at = read.is_ok().then_some(now_ns);
+                (read, at)
+            }
         }
     } else {
-        Err(Unavailable::absent(
+        let not = Err(Unavailable::absent(
             &root.sys(&format!("kernel/debug/zram/{name}/block_state")),
             "not read: no backing device nor recompression algorithm set",
-        ))
+        ));
+        (not, None)
     };
     ZramSample {
         name: name.to_string(),
@@ -214,6 +232,7 @@ pub(crate) fn read_device(root: &Root, name: &str, carry: Option<&ZramSample>) -
             .read_u64(&f("writeback_limit"), bd_missing)
             .map(|v| v.saturating_mul(FOUR_K)),
         block_state,
+        block_state_read_ns,
         recomp_algorithm: recomp,
     }
 }
@@ -444,7 +463,7 @@ mod tests {
             "{}/tests/fixtures/linux-6.18-idle",
             env!("CARGO_MANIFEST_DIR")
         ));
-        let all = read_all(&root);
+        let all = read_all(&root, 0);
         assert_eq!(all.len(), 1);
         assert_eq!(all[0].name, "zram0");
         assert_eq!(all[0].mm_stat.as_ref().unwrap().orig_data_size, 0);
@@ -459,7 +478,7 @@ mod tests {
             env!("CARGO_MANIFEST_DIR"),
             "/tests/fixtures/zram-writeback-idle"
         ));
-        let fresh = read_all(&root);
+        let fresh = read_all(&root, 1);
         let read = |d: &[ZramSample]| -> Vec<Option<BlockState>> {
             d.iter()
                 .map(|z| z.block_state.as_ref().ok().copied())
@@ -478,9 +497,11 @@ mod tests {
             }
         }
         // The counter as read now: the carried count stays.
-        let carried = read_all_carrying(&root, &prev);
+        let carried = read_all_carrying(&root, &prev, 2);
         for (c, p) in carried.iter().zip(&prev) {
             assert_eq!(c.block_state.as_ref().ok(), p.block_state.as_ref().ok());
+            // With the time it was read.
+            assert_eq!(c.block_state_read_ns, p.block_state_read_ns);
         }
         // The counter moved since: read again.
         for z in &mut prev {
@@ -488,6 +509,12 @@ mod tests {
                 bd.bd_writes_bytes += 4096;
             }
         }
-        assert_eq!(read(&read_all_carrying(&root, &prev)), read(&fresh));
+        let again = read_all_carrying(&root, &prev, 3);
+        assert_eq!(read(&again), read(&fresh));
+        assert!(
+            again
+                .iter()
+                .all(|z| z.block_state_read_ns == z.block_state.is_ok().then_some(3))
+        );
     }
 }

@@ -525,7 +525,7 @@ fn whole_disk_counts_at_least_its_partitions() {
 
 #[test]
 fn zram_writeback_sources() {
-    let all = zram::read_all(&common::fixture("depth-zram-writeback"));
+    let all = zram::read_all(&common::fixture("depth-zram-writeback"), 0);
     assert_eq!(
         all.iter().map(|z| z.name.as_str()).collect::<Vec<_>>(),
         ["zram0", "zram1"]

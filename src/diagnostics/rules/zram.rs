@@ -194,6 +194,11 @@ fn zram_full(c: &Ctx, z: &SwapDevice) -> Option<String> {
 /// Idle pages worth a finding: 1 MiB (256 pages of 4 KiB). Fewer are the last seconds' noise.
 const IDLE_MIN_BYTES: u64 = 1 << 20;
 
+/// Idle pages growing by this much between two `block_state` readings (64 pages of 4 KiB) make
+/// the finding below [`IDLE_MIN_BYTES`]: pages are being marked idle (a timer writing `idle`)
+/// and nothing writes them back, so they will pass it.
+const IDLE_GROWTH_MIN_BYTES: u64 = 256 << 10;
+
 /// The systemd timer that keeps writeback going: each run writes back what stayed idle since the
 /// run before, then marks every page idle for the next. `dev` is a zram device name (`zram`
 /// and digits: the sources list no other), so the paths need no quoting inside `sh -c '…'`.
@@ -215,16 +220,39 @@ pub(crate) fn zram_writeback_idle(c: &Ctx) -> Option<Finding> {
     let window = c.snap.interval_seconds?;
     let mut ev = Vec::new();
     let mut fixes = Vec::new();
+    let mut growing = false;
     for z in &c.snap.zram {
         if !z.has_backing_dev() || z.bd_writes_window_bytes != Some(0) {
             continue;
         }
-        let Some(idle) = z.idle_bytes.filter(|&b| b >= IDLE_MIN_BYTES) else {
+        // Present, or growing between the block_state readings (pages marked idle, none
+        // written back: something marks them, nothing writes them).
+        let grew = z
+            .idle_window_bytes
+            .zip(z.idle_window_seconds)
+            .filter(|&(g, _)| g >= IDLE_GROWTH_MIN_BYTES as i64);
+        let Some(idle) = z
+            .idle_bytes
+            .filter(|&b| b >= IDLE_MIN_BYTES || grew.is_some())
+        else {
             continue;
         };
         let dev = z.device.as_str();
+        let growth = match (z.idle_window_bytes, z.idle_window_seconds) {
+            (Some(g), Some(dt)) if g > 0 => format!(
+                ", {} more than {dt:.1}s before (the block_state reading then)",
+                f::bytes_raw(g.unsigned_abs())
+            ),
+            (Some(g), Some(dt)) if g < 0 => format!(
+                ", {} less than {dt:.1}s before (the block_state reading then)",
+                f::bytes_raw(g.unsigned_abs())
+            ),
+            (Some(_), Some(dt)) => format!(", as many as {dt:.1}s before"),
+            _ => String::new(),
+        };
+        growing |= grew.is_some();
         ev.push(format!(
-            "{dev}: backing_dev {}; {} of idle pages in RAM (debugfs block_state, uncompressed); \
+            "{dev}: backing_dev {}; {} of idle pages in RAM (debugfs block_state, uncompressed){growth}; \
              bd_stat writes unchanged over {window:.1}s ({} written since setup, {} there now)",
             z.backing_dev.as_deref().unwrap_or(f::MISSING),
             f::bytes_raw(idle),
@@ -258,7 +286,11 @@ pub(crate) fn zram_writeback_idle(c: &Ctx) -> Option<Finding> {
     Some(finding(
         "zram-writeback-idle",
         Severity::Warn,
-        "zram has a backing device but nothing writes its idle pages back",
+        if growing {
+            "zram has a backing device but nothing writes its idle pages back, and they grow"
+        } else {
+            "zram has a backing device but nothing writes its idle pages back"
+        },
         ev,
         format!(
             "Write the idle pages to the backing device now: {}. `echo all > idle` marks every \
@@ -399,6 +431,57 @@ mod tests {
         // From one sample nothing says bd_stat stood still: no finding.
         let one = Snapshot::derive(&read("zram-writeback-idle"), None);
         assert!(run(&one, zram_writeback_idle).is_none());
+    }
+
+    /// Idle pages growing between the block_state readings: said in the evidence and the
+    /// summary; below the 1 MiB present they still make the finding while they grow, not while
+    /// the reading is only carried (the same time) or they shrink.
+    #[test]
+    fn idle_pages_growing_over_the_window() {
+        let a = read("zram-writeback-idle");
+        let mut b = read("zram-writeback-idle-t1");
+        b.monotonic_ns = a.monotonic_ns + 1_000_000_000;
+        let with = |before: u64, now: u64, read_ns: (u64, u64)| {
+            let (mut a, mut b) = (a.clone(), b.clone());
+            for (s, idle, at) in [(&mut a, before, read_ns.0), (&mut b, now, read_ns.1)] {
+                let z = &mut s.zram[0];
+                z.block_state.as_mut().unwrap().idle_in_ram = idle;
+                z.block_state_read_ns = Some(at);
+            }
+            Snapshot::derive(&b, Some(&a))
+        };
+        // 1024 → 2048 idle pages in 60 s.
+        let s = with(1024, 2048, (0, 60_000_000_000));
+        assert_eq!(s.zram[0].idle_window_bytes, Some(1024 * 4096));
+        assert_eq!(s.zram[0].idle_window_seconds, Some(60.0));
+        let f = run(&s, zram_writeback_idle).expect("finding");
+        assert!(f.summary.ends_with("and they grow"), "{}", f.summary);
+        assert!(
+            f.evidence[0].contains("4.0 MiB more than 60.0s before"),
+            "{:?}",
+            f.evidence
+        );
+        // 0 → 128 pages (512 KiB, under the 1 MiB present): growing, the finding.
+        let s = with(0, 128, (0, 60_000_000_000));
+        let f = run(&s, zram_writeback_idle).expect("growing idle pages");
+        assert!(
+            f.evidence[0].contains("512.0 KiB of idle pages"),
+            "{:?}",
+            f.evidence
+        );
+        // The same 128 pages carried (one reading): no growth known, under 1 MiB: none.
+        let s = with(128, 128, (5, 5));
+        assert_eq!(s.zram[0].idle_window_bytes, None);
+        assert!(run(&s, zram_writeback_idle).is_none());
+        // Shrinking to 128 pages: none; 2048 pages shrinking from 4096: the finding, not growing.
+        assert!(run(&with(512, 128, (0, 1)), zram_writeback_idle).is_none());
+        let f = run(&with(4096, 2048, (0, 1_000_000_000)), zram_writeback_idle).unwrap();
+        assert!(!f.summary.contains("grow"), "{}", f.summary);
+        assert!(
+            f.evidence[0].contains("8.0 MiB less than 1.0s before"),
+            "{:?}",
+            f.evidence
+        );
     }
 
     /// After `echo idle > writeback`: bd_stat writes moved and no idle page is left in RAM.
