@@ -24,7 +24,8 @@ pub struct Oomd {
     pub config_files: Vec<String>,
     /// The units with `ManagedOOMSwap=kill`, and the file that says so.
     pub swap_kill_units: Vec<OomdUnit>,
-    /// Swap areas whose inode was written (mkswap) after oomd started.
+    /// Swap areas whose inode was written (mkswap) after oomd started. oomd counts them (it
+    /// reads /proc/swaps at every check of its swap policy): a record, not a finding's basis.
     pub swap_added_after_start: Vec<String>,
 }
 

@@ -1,5 +1,8 @@
-//! The rule on systemd-oomd: a swap-based kill policy on swap that is mostly compressed RAM, or
-//! on swap added after oomd started.
+//! The rule on systemd-oomd: a swap-based kill policy on swap that is mostly compressed RAM.
+//! Swap added after oomd started is no basis: oomd reads `/proc/swaps` again at every check of
+//! its swap policy (systemd `src/oom/oomd-manager.c`, `oomd_system_context_acquire`), so it
+//! counts such swap once it is there; at its start it only warns where there is none
+//! (`src/oom/oomd.c`: "No swap; memory pressure usage will be degraded").
 
 use super::*;
 
@@ -9,7 +12,7 @@ const MOSTLY_PERCENT: f64 = 50.0;
 // --- oomd-swap -------------------------------------------------------------------------------
 
 /// systemd-oomd runs with `ManagedOOMSwap=kill` on some unit, and its swap is mostly compressed
-/// RAM (zram areas, or zswap holding the used swap) or was made after oomd started.
+/// RAM (zram areas, or zswap holding the used swap).
 pub(crate) fn oomd_swap(c: &Ctx) -> Option<Finding> {
     let o = c.snap.oomd.as_ref()?;
     if o.swap_kill_units.is_empty() {
@@ -24,8 +27,7 @@ pub(crate) fn oomd_swap(c: &Ctx) -> Option<Finding> {
     let ram_share = (used > 0).then(|| in_ram as f64 * 100.0 / used as f64);
     let mostly_zram = zram_share >= MOSTLY_PERCENT;
     let mostly_zswap = c.zswap_on() && ram_share.is_some_and(|p| p >= MOSTLY_PERCENT);
-    let late = &o.swap_added_after_start;
-    if !mostly_zram && !mostly_zswap && late.is_empty() {
+    if !mostly_zram && !mostly_zswap {
         return None;
     }
     let limit = o
@@ -52,13 +54,7 @@ pub(crate) fn oomd_swap(c: &Ctx) -> Option<Finding> {
             f::bytes_raw(used)
         ));
     }
-    for area in late {
-        ev.push(format!(
-            "swap area {area} was written (mkswap: its inode's modification time) after \
-             systemd-oomd started"
-        ));
-    }
-    let mut fix = String::from(
+    let fix = String::from(
         "Let oomd judge by memory pressure rather than by swap used: drop the swap kill, with \
          `sudo systemctl edit UNIT` and `[Slice]`/`[Service]` `ManagedOOMSwap=auto` for each unit \
          above (a drop-in under /etc/systemd/system/UNIT.d/ outlives package updates), and keep \
@@ -67,17 +63,10 @@ pub(crate) fn oomd_swap(c: &Ctx) -> Option<Finding> {
          /etc/systemd/oomd.conf.d && printf '[OOM]\\nSwapUsedLimit=98%%\\n' | sudo tee \
          /etc/systemd/oomd.conf.d/90-swap.conf && sudo systemctl restart systemd-oomd`.",
     );
-    if !late.is_empty() {
-        fix.push_str(
-            " For swap set up after oomd: `sudo systemctl restart systemd-oomd` now, and order \
-             the swap before it for the next boot: `sudo systemctl edit systemd-oomd.service` \
-             with `[Unit]` `After=swap.target` `Wants=swap.target`.",
-        );
-    }
     Some(finding(
         "oomd-swap",
         Severity::Warn,
-        "systemd-oomd kills on swap used, and this swap is compressed RAM or newer than oomd",
+        "systemd-oomd kills on swap used, and this swap is compressed RAM",
         ev,
         fix,
         "systemd-oomd's swap policy kills the largest swap user in a ManagedOOMSwap=kill unit \
@@ -85,9 +74,8 @@ pub(crate) fn oomd_swap(c: &Ctx) -> Option<Finding> {
          oomd_swap_free_below). It counts zram and zswap-held swap like disk swap, but those \
          pages sit in RAM, compressed: a full zram device is RAM spent, not disk to fall back \
          on, so kills come early or late depending on how well pages compress, not on memory \
-         pressure. And oomd looks for swap once at start (src/oom/oomd.c: \"No swap; memory \
-         pressure usage will be degraded\"), so swap made after it started is not what it was \
-         set up around.",
+         pressure. oomd reads /proc/swaps again at every check (src/oom/oomd-manager.c), so \
+         the swap it weighs is the swap there now, zram and zswap's included.",
     ))
 }
 
@@ -138,10 +126,11 @@ mod tests {
         assert!(f.fix.contains("ManagedOOMSwap=auto"), "{}", f.fix);
     }
 
-    /// Upstream's defaults kill on swap in no unit; a disk swapfile older than oomd is not
-    /// compressed RAM: no finding. The same swapfile written after oomd started: the finding.
+    /// Upstream's defaults kill on swap in no unit; a disk swapfile is not compressed RAM: no
+    /// finding, and none either when it was made after oomd started (oomd reads /proc/swaps at
+    /// every check: it counts that swap).
     #[test]
-    fn disk_swap_only_when_added_after_oomd() {
+    fn disk_swap_is_no_finding_even_when_added_after_oomd() {
         assert!(judge(&fixture("oomd-upstream-zram")).1.is_none());
         let (s, f) = judge(&fixture("oomd-debian-disk"));
         assert!(s.oomd.is_some());
@@ -167,12 +156,6 @@ mod tests {
             s.oomd.as_ref().unwrap().swap_added_after_start,
             vec!["/swapfile-fx".to_string()]
         );
-        let f = f.expect("finding");
-        assert!(f.fix.contains("After=swap.target"), "{}", f.fix);
-        // Written before oomd started: no finding.
-        swapfile
-            .set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_764_300_005))
-            .unwrap();
-        assert!(judge(&copy).1.is_none());
+        assert!(f.is_none(), "{f:?}");
     }
 }
