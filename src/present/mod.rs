@@ -10,7 +10,7 @@
 //! # Adding a figure people read
 //!
 //! One [`Fact`] in its section's file (`header.rs`, `memory.rs`, `zswap.rs`, `swap.rs`, `zram.rs`,
-//! `outlook.rs`, `cgroups.rs`, `findings.rs`): it then reaches every output
+//! `outlook.rs`, `processes.rs`, `cgroups.rs`, `findings.rs`): it then reaches every output
 //! its [`Fact::depths`] names, through the layouts that already place that section's facts.
 //! `tests/integration/present.rs` checks that every fact reaches every output it claims.
 //!
@@ -21,6 +21,7 @@ pub mod findings;
 pub mod header;
 pub mod memory;
 pub mod outlook;
+pub mod processes;
 pub mod swap;
 pub mod zram;
 pub mod zswap;
@@ -122,6 +123,7 @@ pub fn sections(s: &Snapshot) -> Vec<(&'static str, Vec<Fact>)> {
         ("swap", swap::facts(s)),
         ("zram", zram::facts(s)),
         ("outlook", outlook::facts(s)),
+        ("processes", processes::facts(s)),
         ("cgroups", cgroups::facts(s)),
         ("findings", findings::facts(s)),
     ]

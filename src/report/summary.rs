@@ -1,7 +1,7 @@
 //! `--once` as text: the answer on one 80×24 screen (at most [`MAX_LINES`] lines of at most
 //! [`WIDTH`] columns). The headline, the real-memory bar and its non-zero buckets, zswap's
 //! settings and its pool, the swap split and a line per swap area, the zram devices that are not
-//! swap, the rates (with `-i`), the cgroups' facts (with `--cgroups`), a line per finding, and what could not be read with the command
+//! swap, the rates (with `-i`), the processes' and cgroups' facts (with `--top`, `--cgroups`), a line per finding, and what could not be read with the command
 //! that gets it. `--once --full` is the complete report ([`super::text`]); `--top N` and
 //! `--cgroups` add their tables below, as in the full report.
 //!
@@ -232,8 +232,15 @@ pub fn lines(s: &Snapshot, st: Style) -> Vec<String> {
         ),
         Block::fixed(rates(s, st)),
         Block::fixed(outlook(s, st)),
+        // The processes' facts give way before the cgroups' (an OOM kill is there): with
+        // `--top` their table follows the summary anyway.
         Block::giving(
-            cgroups(s, st),
+            owners("PROCESSES", present::processes::facts(s), st),
+            2,
+            Some(|n| format!("+{n} more on processes (--full)")),
+        ),
+        Block::giving(
+            owners("CGROUPS", present::cgroups::facts(s), st),
             3,
             Some(|n| format!("+{n} more on cgroups (--full)")),
         ),
@@ -659,18 +666,19 @@ fn outlook(s: &Snapshot, st: Style) -> Vec<String> {
     plan(&parts)
 }
 
-/// Where the tree was read (`--cgroups`): the cgroup nearest a limit, the OOM kills and the
-/// highest pressure, a line each ([`present::cgroups`]); they give way from the last.
-fn cgroups(s: &Snapshot, st: Style) -> Vec<(Vec<String>, usize)> {
-    present::cgroups::facts(s)
+/// Where the processes were scanned (`--top N`) or the cgroup tree read (`--cgroups`), their
+/// facts ([`present::processes`], [`present::cgroups`]) a line each under `head`; they give way
+/// from the last.
+fn owners(head: &str, facts: Vec<present::Fact>, st: Style) -> Vec<(Vec<String>, usize)> {
+    facts
         .into_iter()
         .filter(|f| f.at(Depth::OneScreen))
         .enumerate()
         .map(|(i, f)| {
             let head = if i == 0 {
-                st.head("CGROUPS")
+                st.head(head)
             } else {
-                " ".repeat("CGROUPS".len())
+                " ".repeat(head.len())
             };
             let parts = [
                 Part::one(head),

@@ -65,7 +65,7 @@ pub fn write(snap: &Snapshot, out: &mut impl Write, style: Style) -> io::Result<
     outlook(snap, out, style)?;
     capacity(snap, out, style)?;
     counters(snap, out, style)?;
-    processes(snap, out, style)?;
+    processes_section(snap, out, style, true)?;
     cgroups_section(snap, out, style, true)?;
     diagnostics(snap, out, style)?;
     tunables(snap, out, style)?;
@@ -643,7 +643,13 @@ fn footprint_line(r: &crate::model::owners::ProcessRow) -> String {
     )
 }
 
+/// The processes' table as the one screen adds it below its lines (which said their facts).
 pub(super) fn processes(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
+    processes_section(s, out, st, false)
+}
+
+/// The processes' section; `facts`: with their facts first ([`present::processes`]).
+fn processes_section(s: &Snapshot, out: &mut impl Write, st: Style, facts: bool) -> io::Result<()> {
     let Some(p) = &s.processes else {
         return Ok(());
     };
@@ -671,6 +677,9 @@ pub(super) fn processes(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Re
     )?;
     if p.top.is_empty() {
         return writeln!(out, "  no process has swapped memory");
+    }
+    if facts {
+        fact_lines(&present::processes::facts(s), out, st)?;
     }
     // With an interval, major faults per second (the list is ranked by them while any
     // process faults: `processes.sorted_by`).
@@ -744,6 +753,22 @@ pub(super) fn processes(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Re
     Ok(())
 }
 
+/// A section's facts that `--full` says (their long phrases, toned), then a blank line.
+fn fact_lines(facts: &[present::Fact], out: &mut impl Write, st: Style) -> io::Result<()> {
+    for fact in facts.iter().filter(|f| f.at(Depth::Full)) {
+        let lines = f::wrap(&fact.long, WIDTH, 2, 4);
+        for (i, line) in lines.iter().enumerate() {
+            let line = match fact.tone {
+                Tone::Crit => st.paint("1;31", line),
+                Tone::Warn => st.warn(line),
+                _ => line.clone(),
+            };
+            writeln!(out, "{}{line}", if i == 0 { "  " } else { "    " })?;
+        }
+    }
+    writeln!(out)
+}
+
 /// The CGROUPS section as the one screen adds it below its lines (which said the cgroups'
 /// facts already).
 pub(super) fn cgroups(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
@@ -764,21 +789,7 @@ fn cgroups_section(s: &Snapshot, out: &mut impl Write, st: Style, facts: bool) -
         return Ok(());
     }
     if facts {
-        for fact in present::cgroups::facts(s)
-            .iter()
-            .filter(|f| f.at(Depth::Full))
-        {
-            let lines = f::wrap(&fact.long, WIDTH, 2, 4);
-            for (i, line) in lines.iter().enumerate() {
-                let line = match fact.tone {
-                    Tone::Crit => st.paint("1;31", line),
-                    Tone::Warn => st.warn(line),
-                    _ => line.clone(),
-                };
-                writeln!(out, "{}{line}", if i == 0 { "  " } else { "    " })?;
-            }
-        }
-        writeln!(out)?;
+        fact_lines(&present::cgroups::facts(s), out, st)?;
     }
     for line in c.v1_notes().iter().flat_map(|n| f::wrap(n, WIDTH, 2, 2)) {
         writeln!(out, "  {}", st.dim(&line))?;

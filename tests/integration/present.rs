@@ -25,11 +25,14 @@ fn collect(tree: &str) -> Sample {
     sources::collect(&root(tree))
 }
 
-/// `tree` read twice with its cgroups (`--cgroups`), a second apart.
+/// `tree` read twice with its cgroups (`--cgroups`) and its top processes with their
+/// smaps_rollup (`--top 5`), a second apart.
 fn with_cgroups(tree: &str) -> (Sample, Sample) {
     let read = || {
         let extras = sources::Extras {
             cgroups: true,
+            top_processes: Some(5),
+            smaps: true,
             ..Default::default()
         };
         sources::collect_with(&root(tree), extras)
@@ -114,7 +117,11 @@ fn pairs() -> Vec<(String, Sample, Sample)> {
         }
     }
     out.push(("6.12 guest: an OOM kill in the window".to_string(), x, y));
-    for tree in ["linux-6.12-guest-cgroup", "linux-6.18-cgroup-v1"] {
+    for tree in [
+        "linux-6.12-guest-cgroup",
+        "linux-6.18-cgroup-v1",
+        "depth-cgroup-v2",
+    ] {
         let (x, y) = with_cgroups(tree);
         out.push((format!("{tree} with its cgroups"), x, y));
     }
@@ -268,6 +275,9 @@ fn every_fact_reaches_every_human_output() {
         "cgroups.nearest_limit",
         "cgroups.oom_kills",
         "cgroups.pressure",
+        "processes.footprint",
+        "processes.compressed",
+        "processes.shmem_swap",
     ] {
         assert!(checked.contains(key), "{key} on no pair: {checked:?}");
     }

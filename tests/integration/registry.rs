@@ -39,7 +39,8 @@ fn trees() -> Vec<PathBuf> {
     out
 }
 
-/// Two reads of `tree` a second apart, the cgroups and the top processes scanned, and every zswap
+/// Two reads of `tree` a second apart, the cgroups and the top processes scanned (their
+/// smaps_rollup read: shmem swap and SwapPss), and every zswap
 /// debugfs file there (those of older kernels and a later kernel's too, where the tree has
 /// debugfs at all): the judged snapshot of the second over the first. The second has pages
 /// swapped in from zswap and from a device (a hit ratio needs swap-ins), requests completed on
@@ -49,7 +50,7 @@ fn trees() -> Vec<PathBuf> {
 /// forecasts and latencies.
 fn snapshot(tree: &Path) -> (Sample, Snapshot) {
     let extras = Extras {
-        smaps: false,
+        smaps: true,
         top_processes: Some(5),
         cgroups: true,
         settings: true,

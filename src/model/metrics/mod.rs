@@ -35,6 +35,9 @@
 //! | `Csv`: `export --format csv` columns | single values declared `shown.csv` |
 //! | `Exposition`: `/metrics`, `--textfile`, `--format openmetrics`/`prometheus` | declared `shown.exposition` |
 //!
+//! A figure of each listed process ([`per_process`]) reaches none of them: JSON carries it in
+//! `processes.top[]`, and a series per pid stays out of the exposition by design.
+//!
 //! The list's order is each output's order: graph legends, history columns, counter lines, CSV
 //! columns and the exposition's families.
 //!
@@ -304,6 +307,29 @@ pub const fn debugfs_gauge(file: &'static str, unit: Unit, help: &'static str) -
     gauge(file, file, unit, help, Read::Debugfs(file))
 }
 
+/// A figure of each listed process (`--top N`, the processes view), by pid: JSON carries it as
+/// its field of `processes.top[]`; the registry gives it its label and meaning (the views' and
+/// the presentation layer's words). No output here takes it, by design: a series per pid in the
+/// exposition would be a label without bound (a new series at every restart, every process ever
+/// listed), so per-process series stay out of `/metrics`, `--textfile` and CSV.
+pub const fn per_process(
+    id: &'static str,
+    label: &'static str,
+    help: &'static str,
+    points: fn(&Snapshot) -> Vec<Point>,
+) -> Metric {
+    let shown = Shown {
+        counter_line: false,
+        csv: false,
+        exposition: false,
+    };
+    let read = Read::Labelled {
+        labels: &["pid"],
+        points,
+    };
+    declare(id, label, Unit::Bytes, Kind::Gauge, help, read, shown)
+}
+
 /// A figure only the exposition carries (the JSON has it as its model field): a single value
 /// read off the snapshot, or a labelled one.
 pub const fn exported(
@@ -551,6 +577,9 @@ handles! {
     PSWPOUT = "pswpout",
     PSI_SOME_AVG10 = "psi_some_avg10",
     OOM_KILL = "oom_kill",
+    PROCESS_FOOTPRINT_BYTES = "process_footprint_bytes",
+    PROCESS_COMPRESSED_ESTIMATE_BYTES = "process_compressed_estimate_bytes",
+    PROCESS_SHMEM_SWAP_BYTES = "process_shmem_swap_bytes",
 }
 
 /// The figures that reach `output`, in registry order.

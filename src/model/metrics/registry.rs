@@ -8,10 +8,10 @@
 
 use super::{
     GraphId, Hue, Kind, Metric, Point, Read, Unit, counter, debugfs_counter, debugfs_gauge,
-    exported, gauge,
+    exported, gauge, per_process,
 };
 use crate::model::cgroup_events::Limit;
-use crate::model::owners::CgroupRow;
+use crate::model::owners::{CgroupRow, ProcessRow};
 use crate::model::{DeviceIo, Severity, Snapshot, SwapDevice, Zram};
 
 /// How many cgroups (leaves, by zswap pool bytes; on cgroup v1, by memory) get series of their
@@ -41,6 +41,15 @@ fn per<T>(
             let v = f(i).filter(|v| v.is_finite())?;
             Some(labelled(&[(label, key(i))], v))
         })
+        .collect()
+}
+
+/// Points of each listed process (`--top N`, the processes view), labelled by its pid.
+fn process(s: &Snapshot, f: fn(&ProcessRow) -> Option<u64>) -> Vec<Point> {
+    s.processes
+        .iter()
+        .flat_map(|p| &p.top)
+        .filter_map(|r| Some(labelled(&[("pid", &r.pid.to_string())], f(r)? as f64)))
         .collect()
 }
 
@@ -1228,6 +1237,41 @@ pub(super) const ALL: &[Metric] = &[
             labels: &["cgroup", "limit"],
             points: |s| cgroup_limits(s, |l| l.headroom_bytes.map(|b| b as f64)),
         },
+    ),
+    // --- zram idle growth; each listed process's footprint, estimate and shmem swap (issue 35)
+    exported(
+        "zram_idle_window_bytes",
+        Kind::Gauge,
+        Unit::Bytes,
+        "What a zram device's idle pages in RAM changed by between its last two debugfs block_state readings (negative: fewer); absent from one reading.",
+        Read::Labelled {
+            labels: &["device"],
+            points: |s| zram(s, |z| z.idle_window_bytes.map(|v| v as f64)),
+        },
+    ),
+    per_process(
+        "process_footprint_bytes",
+        "footprint",
+        "A listed process's resident plus swapped memory (VmRSS + VmSwap): what it would take were all of it in RAM.",
+        |s| process(s, |r| r.footprint_bytes),
+    ),
+    per_process(
+        "process_compressed_estimate_bytes",
+        "~compr",
+        "An estimate of the RAM a listed process's swap takes compressed (in the zswap pool and zram swap devices): its VmSwap times its cgroup's, else the system's, compressed bytes over swap used.",
+        |s| process(s, |r| r.compressed_estimate_bytes),
+    ),
+    per_process(
+        "process_shmem_swap_bytes",
+        "shm swap",
+        "Swapped shared memory (tmpfs, SysV shm, memfd, shared anonymous) a listed process maps: smaps_rollup Swap less VmSwap; counted whole in every process that maps it.",
+        |s| process(s, |r| r.shmem_swap_bytes),
+    ),
+    per_process(
+        "process_swap_pss_bytes",
+        "SwapPss",
+        "A listed process's proportional share of the swap entries in its page tables (smaps_rollup SwapPss: one n processes share counts 1/n).",
+        |s| process(s, |r| r.swap_pss_bytes),
     ),
     // --- what zswaptop concludes, and what it could read --------------------------------------
     exported(

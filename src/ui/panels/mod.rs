@@ -1,15 +1,15 @@
 //! The panels, one per file: the frame's (header, footer, help) and the overview's sections
-//! (real memory, zswap, the graphs, swap, zram, the cgroups, the findings, what is unavailable). A section
+//! (real memory, zswap, the graphs, swap, zram, the processes and cgroups, the findings, what is unavailable). A section
 //! says what it shows and how it takes rows ([`Section`], [`Part`]); the overview lists them in
 //! order and lays them out (`views::overview`).
 
-mod cgroups;
 mod findings;
 mod footer;
 mod graphs;
 mod header;
 mod help;
 mod memory;
+mod owners;
 mod swap;
 mod unavailable;
 mod zram;
@@ -25,13 +25,13 @@ use super::widgets::{Titled, bold, dim, raw};
 use crate::app::App;
 use crate::present::Fact;
 
-pub(crate) use cgroups::Cgroups;
 pub(crate) use findings::Findings;
 pub(crate) use footer::footer;
 pub(crate) use graphs::Graphs;
 pub(crate) use header::{finding_counts, header};
 pub(crate) use help::help;
 pub(crate) use memory::Memory;
+pub(crate) use owners::{CGROUPS, PROCESSES};
 pub(crate) use swap::{Swap, split_line};
 pub(crate) use unavailable::Unavailable;
 pub(crate) use zram::Zram;

@@ -1,6 +1,6 @@
 //! The overview: everything at a glance, as a list of sections (`ui::panels`), one file each,
 //! laid out top to bottom in the list's order: the real-memory bar, the zswap panel with its
-//! counters, the graphs, the swap split, the zram devices and the cgroups (where the tree was read); the findings and what is
+//! counters, the graphs, the swap split, the zram devices, the processes and the cgroups (where they were read); the findings and what is
 //! unavailable where there is room to spare.
 //!
 //! How the rows are shared ([`stack`]): every text section gets its lines; the graphs (the
@@ -18,7 +18,7 @@ use super::Tab;
 use crate::app::App;
 use crate::ui::kept::Kept;
 use crate::ui::panels::{
-    Cgroups, Cx, Findings, Graphs, Memory, Part, Section, Swap, Unavailable, Zram, Zswap,
+    CGROUPS, Cx, Findings, Graphs, Memory, PROCESSES, Part, Section, Swap, Unavailable, Zram, Zswap,
 };
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{Lines, Titled};
@@ -30,7 +30,8 @@ const SECTIONS: &[&dyn Section] = &[
     &Graphs,
     &Swap,
     &Zram,
-    &Cgroups,
+    &PROCESSES,
+    &CGROUPS,
     &Findings,
     &Unavailable,
 ];
