@@ -17,14 +17,20 @@
 # (tests/kernels/workload.c, built static) and tests/kernels/guest.sh as /init. A virtio disk is
 # its swap, a second one carries the results back as a tar; the serial console, the progress.
 #
+# KERNEL custom: a kernel built elsewhere, never downloaded: ZSWAPTOP_KERNEL_CUSTOM names its
+# directory, with boot/vmlinuz-VERSION and boot/config-VERSION and everything the scenarios need
+# built in (no modules: guest.sh says "built in" where an insmod finds nothing). Debian's
+# kernels are built without CONFIG_ZRAM_MULTI_COMP, so zram recompression runs live only in such
+# a kernel: scripts/build-recomp-kernel.sh builds one from Debian 13's linux-source-6.12.
+#
 # Leaves OUT/console.log and OUT/results/ (guest.sh says what is in it), OUT/kernel (the
 # package's version) and OUT/seconds. Exit status: 0 the guest ran to its end, 3 this kernel
 # cannot be tried here (the line starting SKIPPED: says why), 1 anything else.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-kernel=${1:?usage: kernel-matrix.sh 6.1|6.12|newest|arm64 OUT}
-out=${2:?usage: kernel-matrix.sh 6.1|6.12|newest|arm64 OUT}
+kernel=${1:?usage: kernel-matrix.sh 6.1|6.12|newest|arm64|custom OUT}
+out=${2:?usage: kernel-matrix.sh 6.1|6.12|newest|arm64|custom OUT}
 bin=${ZSWAPTOP_KERNELS_BIN:?set ZSWAPTOP_KERNELS_BIN to a static zswaptop}
 cache=${ZSWAPTOP_KERNEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/zswaptop/kernels}
 timeout_s=${ZSWAPTOP_KERNELS_TIMEOUT:-600}
@@ -39,7 +45,12 @@ case $kernel in
   6.12) suite=trixie ;;
   newest) suite=sid ;;
   arm64) suite=trixie arch=arm64 ;;
-  *) echo "unknown kernel '$kernel' (6.1, 6.12, newest or arm64)" >&2; exit 1 ;;
+  custom)
+    suite=""
+    custom=${ZSWAPTOP_KERNEL_CUSTOM:-}
+    [ -n "$custom" ] || skip "set ZSWAPTOP_KERNEL_CUSTOM to the directory of a built kernel (boot/vmlinuz-*)"
+    [ -d "$custom/boot" ] || skip "no boot/ in $custom" ;;
+  *) echo "unknown kernel '$kernel' (6.1, 6.12, newest, arm64 or custom)" >&2; exit 1 ;;
 esac
 
 if [ "$arch" = amd64 ]; then
@@ -55,6 +66,13 @@ if [ "$arch" = amd64 ] && ! file -L "$(command -v busybox)" 2>/dev/null | grep -
   ldd "$(command -v busybox)" >/dev/null 2>&1 && skip "busybox is not the static build (install busybox-static)"
 fi
 
+if [ -z "$suite" ]; then
+  # A kernel built elsewhere: its directory as it is.
+  root=$(cd "$custom" && pwd)
+  version=$(basename "$(ls "$root"/boot/vmlinuz-* | head -n 1)")
+  version=${version#vmlinuz-}
+  exec 9>/dev/null
+else
 # --- the kernel package, through an apt of our own ---------------------------------------------
 # arm64's lists apart (one suite, that architecture only): the x86_64 kernels' stay as they are.
 apt_dir=$cache/apt
@@ -105,6 +123,8 @@ if [ ! -f "$root/.complete" ]; then
   done
   touch "$root/.complete"
 fi
+fi
+
 # Another architecture's busybox: Debian's busybox-static for it, unpacked beside the kernel.
 busybox=$(command -v busybox || true)
 if [ "$arch" != amd64 ]; then
@@ -125,7 +145,7 @@ if [ "$arch" != amd64 ]; then
   busybox=$( (ls "$bb_root"/usr/bin/busybox "$bb_root"/bin/busybox 2>/dev/null || true) | head -n 1)
   [ -n "$busybox" ] || { echo "no busybox in $bb_root" >&2; exit 1; }
 fi
-flock -u 9
+flock -u 9 2>/dev/null || true
 
 vmlinuz=$( (ls "$root"/boot/vmlinuz-* "$root"/usr/lib/modules/*/vmlinuz 2>/dev/null || true) | head -n 1)
 [ -n "$vmlinuz" ] || { echo "no vmlinuz in $root" >&2; exit 1; }

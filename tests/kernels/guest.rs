@@ -352,7 +352,8 @@ fn advisor(kernel: &str, res: &Path, facts: &Facts) {
             let predicted = advice
                 .as_ref()
                 .and_then(|j| report::predicted(j, "zswap", c));
-            row(&mut table, a, c, "zswap", predicted, achieved);
+            let why = advice.as_ref().and_then(|j| not_estimated(j, "zswap", c));
+            row(&mut table, a, c, "zswap", predicted, achieved, why);
         }
     }
     let advice = advise(&res.join("advise-zram.json"));
@@ -362,13 +363,35 @@ fn advisor(kernel: &str, res: &Path, facts: &Facts) {
         let predicted = advice
             .as_ref()
             .and_then(|j| report::predicted(j, "zram", z));
-        row(&mut table, "zsmalloc", z, "zram", predicted, achieved);
+        let why = advice.as_ref().and_then(|j| not_estimated(j, "zram", z));
+        row(&mut table, "zsmalloc", z, "zram", predicted, achieved, why);
     }
     println!();
     println!("{kernel}: the advisor's table");
     for line in &table {
         println!("  {line}");
     }
+}
+
+/// The advisor's reason for not estimating a candidate it lists (`estimated: false`): 842,
+/// which only a kernel built with CONFIG_CRYPTO_842 offers, has no permissive implementation to
+/// run. Such a row is checked for what the advisor says (no ratio, never 0, and the reason),
+/// not for a prediction it declines to make.
+fn not_estimated(j: &Value, backend: &str, name: &str) -> Option<String> {
+    let c = report::at(j, "advise.candidates")?
+        .as_array()?
+        .iter()
+        .find(|c| {
+            c.get("backend").and_then(Value::as_str) == Some(backend)
+                && c.get("name").and_then(Value::as_str) == Some(name)
+        })?;
+    if c.get("estimated").and_then(Value::as_bool) != Some(false) {
+        return None;
+    }
+    c.get("reason")
+        .and_then(Value::as_str)
+        .filter(|r| !r.is_empty())
+        .map(str::to_string)
 }
 
 fn advise(path: &Path) -> Option<Value> {
@@ -398,6 +421,7 @@ fn row(
     backend: &str,
     predicted: Option<f64>,
     achieved: Option<f64>,
+    not_estimated: Option<String>,
 ) {
     let error = match (predicted, achieved) {
         (Some(p), Some(a)) if a > 0.0 => Some((p / a - 1.0) * 100.0),
@@ -410,6 +434,15 @@ fn row(
         show(achieved),
         error.map_or("-".to_string(), |e| format!("{e:+.1}"))
     ));
+    if let Some(why) = not_estimated {
+        rep().check(
+            &format!("advise {backend} {allocator} {algorithm}: not estimated, with its reason"),
+            predicted.is_none(),
+            &format!("{} ({why})", show(predicted)),
+            "no ratio",
+        );
+        return;
+    }
     rep().check(
         &format!("advise {backend} {allocator} {algorithm}: predicted within ±{ADVISOR_PERCENT} % of achieved"),
         error.is_some_and(|e| e.abs() <= ADVISOR_PERCENT),

@@ -21,6 +21,9 @@
 //!   `arm64` in the list (never in `1`): Debian 13's arm64 kernel under `qemu-system-aarch64
 //!   -machine virt -cpu max` with the static arm64 zswaptop, the scenarios on the kernel's
 //!   defaults only (`QUICK=1` in `guest.sh`: emulating another architecture is slower).
+//!   `custom` (never in `1`): the kernel in `ZSWAPTOP_KERNEL_CUSTOM`, built elsewhere with what
+//!   the scenarios need built in: `scripts/build-recomp-kernel.sh` makes Debian 13's 6.12 with
+//!   `CONFIG_ZRAM_MULTI_COMP`, which none of Debian's kernels has, for zram recompression live.
 //! - `ZSWAPTOP_KERNELS_BIN`: the static zswaptop to boot with (else `scripts/build-static.sh`);
 //!   `ZSWAPTOP_KERNELS_BIN_ARM64` the arm64 one (else `TARGET=aarch64-unknown-linux-gnu
 //!   scripts/build-static.sh`, SKIPPED where the cross toolchain is missing).
@@ -66,6 +69,9 @@ pub fn rep() -> std::sync::MutexGuard<'static, Report> {
 const ALL: [&str; 3] = ["6.1", "6.12", "newest"];
 /// The arm64 guest: booted only when named.
 const ARM64: &str = "arm64";
+/// A kernel built elsewhere (`ZSWAPTOP_KERNEL_CUSTOM`, see scripts/kernel-matrix.sh): booted only
+/// when named; scripts/build-recomp-kernel.sh makes one with zram recompression built in.
+const CUSTOM: &str = "custom";
 
 fn main() -> ExitCode {
     let which = std::env::var("ZSWAPTOP_KERNELS").unwrap_or_default();
@@ -82,9 +88,9 @@ fn main() -> ExitCode {
     };
     if let Some(bad) = kernels
         .iter()
-        .find(|k| !ALL.contains(&k.as_str()) && k.as_str() != ARM64)
+        .find(|k| !ALL.contains(&k.as_str()) && k.as_str() != ARM64 && k.as_str() != CUSTOM)
     {
-        println!("ZSWAPTOP_KERNELS: unknown kernel {bad:?} (6.1, 6.12, newest or arm64)");
+        println!("ZSWAPTOP_KERNELS: unknown kernel {bad:?} (6.1, 6.12, newest, arm64 or custom)");
         return ExitCode::FAILURE;
     }
     if !cfg!(all(target_os = "linux", target_arch = "x86_64")) {
