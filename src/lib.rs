@@ -48,6 +48,7 @@ use sources::sampler::Sampler;
 /// here. A reader of standard output that went away (`zswaptop --once | head`, a terminal that
 /// hung up) ends a mode quietly, with `Ok`.
 pub fn run(mode: Mode) -> anyhow::Result<()> {
+    swapin_probes(&mode);
     match mode {
         Mode::Dashboard {
             root,
@@ -95,6 +96,35 @@ pub fn run(mode: Mode) -> anyhow::Result<()> {
             options,
             once: false,
         } => end_dashboard(fleet::view::run(&options)?),
+    }
+}
+
+/// Load the swap-in latency programs (`sources::bpf`) for a live run that samples over time: off
+/// the first frame's path for the dashboard, `serve` and `record`; before the first sample for
+/// `--once -i N` and `--textfile -i N`, whose one interval must be measured, and `--watch`.
+fn swapin_probes(mode: &Mode) {
+    use cli::Moment;
+    match mode {
+        Mode::Dashboard { root: None, .. } | Mode::Serve { root: None, .. } => {
+            sources::bpf::begin(false)
+        }
+        Mode::Record(o) if o.root.is_none() => sources::bpf::begin(false),
+        Mode::Once(cli::Once {
+            of: Moment::Live {
+                root: None,
+                interval: Some(_),
+                ..
+            },
+            ..
+        })
+        | Mode::Textfile {
+            root: None,
+            interval: Some(_),
+            ..
+        }
+        // --watch picks its columns from its first row: the latency ones need the programs.
+        | Mode::Watch { root: None, .. } => sources::bpf::begin(true),
+        _ => {}
     }
 }
 

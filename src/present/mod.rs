@@ -21,6 +21,7 @@ pub mod header;
 pub mod memory;
 pub mod outlook;
 pub mod swap;
+pub mod swapin;
 pub mod zram;
 pub mod zswap;
 
