@@ -2,6 +2,7 @@
 //! the dashboard: each tier's median and 99th percentile with its swap-ins a second, or why
 //! there are none.
 
+use super::{Depth, Fact, Tone};
 use crate::model::Snapshot;
 use crate::model::swapin::TierLatency;
 
@@ -48,6 +49,48 @@ pub fn line(s: &Snapshot) -> String {
         );
     }
     l.tiers.iter().map(tier).collect::<Vec<_>>().join(" · ")
+}
+
+/// The dashboard's outlook line, where the programs measured the interval: each tier that
+/// served swap-ins with its median and 99th percentile (`swap-in wait p50/p99: zswap
+/// 41µs/560µs, disk 4.7ms/16.1ms`). The one screen and the full report have their own line.
+pub fn fact(s: &Snapshot) -> Option<Fact> {
+    let l = &s.swapin_latency;
+    if !l.available {
+        return None;
+    }
+    let busy: Vec<&TierLatency> = l
+        .tiers
+        .iter()
+        .filter(|t| t.count.unwrap_or(0) > 0)
+        .collect();
+    let p = |v: Option<f64>| v.map_or_else(|| "-".into(), time_us);
+    let each = |f: &dyn Fn(&TierLatency) -> String| {
+        if busy.is_empty() {
+            "no swap-ins".to_string()
+        } else {
+            busy.iter().map(|t| f(t)).collect::<Vec<_>>().join(", ")
+        }
+    };
+    let long = format!(
+        "swap-in wait p50/p99: {}",
+        each(&|t| format!("{} {}/{}", t.tier, p(t.p50_us), p(t.p99_us)))
+    );
+    let short = format!(
+        "wait p99: {}",
+        each(&|t| format!("{} {}", t.tier, p(t.p99_us)))
+    );
+    Some(Fact {
+        key: "outlook.swapin_latency",
+        label: "swap-in wait",
+        value: short.clone(),
+        value_short: short.clone(),
+        long,
+        tight: short.clone(),
+        short,
+        tone: Tone::Ok,
+        depths: &[Depth::Dashboard],
+    })
 }
 
 /// A tier's 99th percentile in µs (for `--watch`), `None` where unknown or idle.
