@@ -99,31 +99,32 @@ pub fn run(mode: Mode) -> anyhow::Result<()> {
     }
 }
 
-/// Load the swap-in latency programs (`sources::bpf`) for a live run that samples over time: off
-/// the first frame's path for the dashboard, `serve` and `record`; before the first sample for
-/// `--once -i N` and `--textfile -i N`, whose one interval must be measured, and `--watch`.
+/// Load the swap-in latency programs (`sources::bpf`) for a live run that samples over time, off
+/// the first sample's path: the dashboard, `serve`, `record`, `--once -i N` and `--textfile -i N`
+/// (their latency runs from the load to the second sample: nothing else waits for it); `--watch`
+/// waits for the load (at most `sources::bpf::LOAD_WAIT`), as it picks its columns from its
+/// first row.
 fn swapin_probes(mode: &Mode) {
     use cli::Moment;
     match mode {
-        Mode::Dashboard { root: None, .. } | Mode::Serve { root: None, .. } => {
-            sources::bpf::begin(false)
-        }
-        Mode::Record(o) if o.root.is_none() => sources::bpf::begin(false),
-        Mode::Once(cli::Once {
-            of: Moment::Live {
-                root: None,
-                interval: Some(_),
-                ..
-            },
+        Mode::Dashboard { root: None, .. }
+        | Mode::Serve { root: None, .. }
+        | Mode::Once(cli::Once {
+            of:
+                Moment::Live {
+                    root: None,
+                    interval: Some(_),
+                    ..
+                },
             ..
         })
         | Mode::Textfile {
             root: None,
             interval: Some(_),
             ..
-        }
-        // --watch picks its columns from its first row: the latency ones need the programs.
-        | Mode::Watch { root: None, .. } => sources::bpf::begin(true),
+        } => sources::bpf::begin(false),
+        Mode::Record(o) if o.root.is_none() => sources::bpf::begin(false),
+        Mode::Watch { root: None, .. } => sources::bpf::begin(true),
         _ => {}
     }
 }

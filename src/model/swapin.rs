@@ -1,6 +1,7 @@
 //! Swap-in latency by tier over the interval: the deltas of the BPF programs' cumulative
 //! histograms (`sources::bpf`) between two samples of one load, as counts, counts a second and
-//! percentiles. Pure.
+//! percentiles. Pure. The interval starts at the sample before, or at the load when that came
+//! after it (the counters start from zero there).
 //!
 //! The percentiles are interpolated inside log2 x 4 buckets (each 19 % either side of its
 //! middle). `max_us` is exact when the interval set a new largest time since the load; else it
@@ -128,28 +129,50 @@ impl SwapinLatency {
         if let Some(why) = &c.reason {
             return SwapinLatency::unavailable(why.clone(), false);
         }
-        let Some(p) = prev.map(|p| &p.swapin) else {
+        let Some(prev) = prev else {
             return SwapinLatency::unavailable(
                 "one sample: the latency is measured over an interval (the next sample has it)",
                 true,
             );
         };
-        if p.reason.is_some() || p.loaded_ns != c.loaded_ns {
+        let p = &prev.swapin;
+        // The counters start from zero at the load: a load after the sample before (the first
+        // sample of `--once -i N` came while loading) is the interval's start.
+        let loaded_since =
+            c.loaded_ns >= prev.monotonic_ns && (p.reason.is_some() || p.loaded_ns != c.loaded_ns);
+        let zero = SwapinSample {
+            reason: None,
+            loaded_ns: c.loaded_ns,
+            tiers: Vec::new(),
+        };
+        let (p, start_ns) = if loaded_since {
+            (&zero, c.loaded_ns)
+        } else if p.reason.is_some() || p.loaded_ns != c.loaded_ns {
             return SwapinLatency::unavailable(
-                "the programs were loaded during this interval: the next one has the figures",
+                "the counters of the sample before are of another load of the programs",
                 true,
             );
-        }
-        let seconds = curr
-            .monotonic_ns
-            .saturating_sub(prev.map_or(0, |p| p.monotonic_ns)) as f64
-            / 1e9;
+        } else {
+            (p, prev.monotonic_ns)
+        };
+        let seconds = curr.monotonic_ns.saturating_sub(start_ns) as f64 / 1e9;
         let tiers = c
             .tiers
             .iter()
             .map(|t| {
                 let before = p.tiers.iter().find(|x| x.tier == t.tier);
-                match (&t.counts, before.and_then(|b| b.counts.as_ref())) {
+                let from_zero = TierCounts {
+                    buckets: vec![0; BUCKETS],
+                    count: 0,
+                    sum_ns: 0,
+                    max_ns: 0,
+                };
+                let then = if loaded_since {
+                    Some(&from_zero)
+                } else {
+                    before.and_then(|b| b.counts.as_ref())
+                };
+                match (&t.counts, then) {
                     (Some(now), Some(then)) => TierLatency::over(&t.tier, now, then, seconds),
                     _ => TierLatency::unknown(
                         &t.tier,
@@ -241,6 +264,21 @@ mod tests {
         let curr = sample(11, vec![tier("zswap", Some(counts(3, 5, 9000)))]);
         let t = &SwapinLatency::derive(&curr, Some(&prev)).tiers[0];
         assert_eq!((t.count, t.p50_us, t.max_us), (Some(0), None, None));
+    }
+
+    /// `--once -i N`: the first sample came while the programs loaded; the interval runs from
+    /// the load, where the counters started from zero.
+    #[test]
+    fn a_load_after_the_sample_before_counts_from_zero_since_the_load() {
+        let mut prev = sample(10, vec![]);
+        prev.swapin = SwapinSample::unavailable("loading the BPF programs");
+        let mut curr = sample(12, vec![tier("disk", Some(counts(48, 100, 5_000_000)))]);
+        curr.swapin.loaded_ns = 11_000_000_000;
+        let l = SwapinLatency::derive(&curr, Some(&prev));
+        assert!(l.available, "{:?}", l.reason);
+        assert_eq!(l.tiers[0].count, Some(100));
+        assert_eq!(l.tiers[0].per_second, Some(100.0));
+        assert_eq!(l.tiers[0].max_us, Some(5000.0));
     }
 
     #[test]

@@ -7,7 +7,9 @@
 //! Loading takes time (`Btf::from_sys_fs` parses the kernel's 5 MB of BTF: 0.3 s natively,
 //! 2-3.5 s in a TCG guest), so [`start`] loads on a thread of its own and the ticks until it is
 //! done say "loading". It loads once per process, and the counters live only while the process
-//! keeps the programs loaded: the model takes deltas between two samples of the same load.
+//! keeps the programs loaded: they start from zero when the programs are loaded (`loaded_ns`),
+//! so the model takes deltas between two samples of one load, or from zero since the load when
+//! the sample before came while loading (`--once -i N`: its first sample does not wait).
 //!
 //! Each program is loaded and attached on its own, to the functions this kernel has (they moved
 //! between 6.1 and 7.2: docs in swapin.bpf.c); a tier whose programs are missing is "unknown"
@@ -120,8 +122,8 @@ pub fn configure(mode: Mode) {
     }
 }
 
-/// How long `--once -i N` waits for the programs to load before its first sample: a TCG guest
-/// took 3.4 s to parse the kernel's BTF and attach them.
+/// How long `--watch` waits for the programs to load before its first row: a TCG guest took
+/// 3.4 s to parse the kernel's BTF and attach them.
 pub const LOAD_WAIT: Duration = Duration::from_secs(30);
 
 /// Start loading as configured (a live run that samples over time); with `wait`, wait for the
@@ -168,8 +170,8 @@ pub fn start(mode: Mode) {
     }
 }
 
-/// Wait until the load is done (for `--once -i N`, whose interval must have the programs
-/// running from its first sample), at most `limit`.
+/// Wait until the load is done (for `--watch`, which picks its columns from its first row),
+/// at most `limit`.
 pub fn wait(limit: Duration) {
     let step = Duration::from_millis(10);
     let mut waited = Duration::ZERO;
@@ -459,18 +461,19 @@ mod load {
                 format!("could not read the kernel's BTF (/sys/kernel/btf/vmlinux): {e}")
             })?;
             let kallsyms = std::fs::read_to_string("/proc/kallsyms").unwrap_or_default();
-            // The fault itself: without both ends there is nothing to measure.
-            for r in [&FAULT_ENTRY, &FAULT_EXIT] {
-                if let Err(e) = role(&mut ebpf, &btf, &kallsyms, r) {
-                    let kprobes = match kprobes_absent() {
-                        Some(k) => format!(", and the kernel {k}"),
-                        None => String::new(),
-                    };
-                    return Err(format!(
-                        "the kernel refuses the programs ({e}){kprobes}; a kernel that allows fentry programs (BTF and CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, as Debian's and Fedora's do) would allow it"
-                    ));
-                }
-            }
+            // The fault itself: without both ends there is nothing to measure. Its end, which
+            // counts, is attached last: every fault it counts then ran with every marker, and
+            // the counters start from zero at `loaded_ns`.
+            let refused = |e: String| {
+                let kprobes = match kprobes_absent() {
+                    Some(k) => format!(", and the kernel {k}"),
+                    None => String::new(),
+                };
+                format!(
+                    "the kernel refuses the programs ({e}){kprobes}; a kernel that allows fentry programs (BTF and CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, as Debian's and Fedora's do) would allow it"
+                )
+            };
+            role(&mut ebpf, &btf, &kallsyms, &FAULT_ENTRY).map_err(refused)?;
             let read = role(&mut ebpf, &btf, &kallsyms, &READ_ENTRY)
                 .and_then(|()| role(&mut ebpf, &btf, &kallsyms, &READ_EXIT))
                 .err();
@@ -478,6 +481,8 @@ mod load {
             let disk = role(&mut ebpf, &btf, &kallsyms, &DISK).err();
             let zram = role(&mut ebpf, &btf, &kallsyms, &ZRAM).err();
             let cache = role(&mut ebpf, &btf, &kallsyms, &CACHE).err();
+            role(&mut ebpf, &btf, &kallsyms, &FAULT_EXIT).map_err(refused)?;
+            let loaded_ns = sys::monotonic_ns();
             let zram_loaded = std::path::Path::new("/sys/class/zram-control").exists();
             let mut unknown: [Option<String>; 5] = Default::default();
             // Which tier a read was is told by what it called; without the read window, none is.
@@ -501,7 +506,7 @@ mod load {
             Ok(Probe {
                 _ebpf: ebpf,
                 hist,
-                loaded_ns: sys::monotonic_ns(),
+                loaded_ns,
                 unknown,
             })
         }
