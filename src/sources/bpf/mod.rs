@@ -369,8 +369,14 @@ mod load {
                 io_error,
                 verifier_log,
             } => {
+                // The verifier's complaint: its last line before the statistics it ends with.
                 let log = verifier_log.to_string();
-                match log.lines().rev().find(|l| !l.trim().is_empty()) {
+                let stats = ["verification time", "stack depth", "processed ", "}"];
+                let complaint = log.lines().rev().find(|l| {
+                    let l = l.trim();
+                    !l.is_empty() && !stats.iter().any(|s| l.starts_with(s))
+                });
+                match complaint {
                     Some(last) => format!("BPF_PROG_LOAD: {io_error}; verifier: {}", last.trim()),
                     None => format!("BPF_PROG_LOAD: {io_error}"),
                 }

@@ -99,10 +99,13 @@ int BPF_PROG_dsp_exit(__u64 *ctx) {
   __u32 z = 0;
   struct hist *h = bpf_map_lookup_elem(&hist, &z);
   if (!h) return 0;
-  /* masks and one bounds check on a flat index: 6.1's verifier rejects the 2-D form (EACCES) */
-  __u32 ti = (__u32)t & 7, b = bucket(ns) & 127;
-  if (ti >= NT || b >= NB) return 0;
-  __u32 idx = ti * NB + b;
+  /* One bounds check on a flat 64-bit index read back through the stack: clang knows the index
+   * is in range and would drop a plain check, and 6.1's verifier loses the bound of a 32-bit
+   * index across its zero extension ("R1 unbounded memory access", EACCES). */
+  __u32 ti = (__u32)t & 7;
+  if (ti >= NT) return 0;
+  volatile __u64 flat = (__u64)ti * NB + bucket(ns);
+  __u64 idx = flat;
   if (idx >= NT * NB) return 0;
   ((__u64 *)h->slot)[idx]++;
   h->count[ti]++;
