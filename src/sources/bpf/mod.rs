@@ -446,14 +446,19 @@ mod load {
         })
     }
 
-    /// Attach the first program of `role` this kernel takes; else every refusal, joined.
+    /// Attach every program of `role` this kernel takes (6.1 has both of zram's request
+    /// functions, and swap-ins reach only `zram_rw_page`); when none, every refusal, joined.
     fn role(ebpf: &mut Ebpf, btf: &Btf, kallsyms: &str, role: &Role) -> Result<(), String> {
         let mut why = Vec::new();
+        let mut any = false;
         for &(name, kind, func) in role.progs {
             match attach(ebpf, btf, kallsyms, name, kind, func) {
-                Ok(()) => return Ok(()),
+                Ok(()) => any = true,
                 Err(e) => why.push(e),
             }
+        }
+        if any {
+            return Ok(());
         }
         Err(format!("no probe for {}: {}", role.what, why.join("; ")))
     }
