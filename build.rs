@@ -1,6 +1,10 @@
 //! Sets `ZSWAPTOP_VERSION`: the crate's version, with the git revision when built from a
 //! checkout (`0.1.0 (3f2c1ab)`), the plain version otherwise (a crate tarball, no git, an error).
 //!
+//! Builds the BPF programs (src/sources/bpf/swapin.bpf.c) with clang (`$CLANG`, else `clang`)
+//! into `$OUT_DIR/swapin.bpf.o` and sets `cfg(zswaptop_bpf)` when that works. Without clang the
+//! build goes on without them (a cargo warning), and the swap-in latency section says so.
+//!
 //! Cargo re-runs this only when the checkout's HEAD or the branch it points at moves, not on
 //! every build.
 
@@ -42,8 +46,42 @@ fn watched(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// `clang -target bpf -O2 -g`: the object carries its BTF (aya needs it for the maps). Nothing
+/// binary is committed: the object is made from source on every build that changes it.
+fn build_bpf() {
+    const SRC: &str = "src/sources/bpf/swapin.bpf.c";
+    println!("cargo::rustc-check-cfg=cfg(zswaptop_bpf)");
+    println!("cargo:rerun-if-changed={SRC}");
+    println!("cargo:rerun-if-env-changed=CLANG");
+    let Some(out) = std::env::var_os("OUT_DIR").map(PathBuf::from) else {
+        return;
+    };
+    let clang = std::env::var_os("CLANG").unwrap_or_else(|| "clang".into());
+    let obj = out.join("swapin.bpf.o");
+    let run = Command::new(&clang)
+        .args(["-target", "bpf", "-O2", "-g", "-Wall", "-c", SRC, "-o"])
+        .arg(&obj)
+        .output();
+    match run {
+        Ok(o) if o.status.success() => println!("cargo:rustc-cfg=zswaptop_bpf"),
+        Ok(o) => {
+            let err = String::from_utf8_lossy(&o.stderr);
+            let first = err.lines().next().unwrap_or("").to_string();
+            println!(
+                "cargo:warning=the BPF programs did not build ({} failed: {first}); zswaptop is built without swap-in latency",
+                PathBuf::from(&clang).display()
+            );
+        }
+        Err(e) => println!(
+            "cargo:warning=no clang ({}: {e}): zswaptop is built without its BPF programs (swap-in latency); install clang or set CLANG",
+            PathBuf::from(&clang).display()
+        ),
+    }
+}
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    build_bpf();
     // scripts/build-static.sh links with a symbol order file it makes (lld's
     // --symbol-ordering-file), which cargo does not track: a new order must relink the binary.
     // Watched only when that script names it, so an ordinary build never waits on a missing file.

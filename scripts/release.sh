@@ -79,10 +79,14 @@ for target in $TARGETS; do
   if [ "${#run[@]}" -gt 0 ] && ! command -v "${run[0]}" >/dev/null 2>&1; then
     echo "SKIPPED: running the $arch binary: no ${run[0]} (Debian package qemu-user-static)"
   else
-    got=$("${run[@]}" "$OUT/$name" --version) || fail=1
-    echo "$got"
+    all=$("${run[@]}" "$OUT/$name" --version) || fail=1
+    echo "$all"
+    got=$(printf '%s\n' "$all" | head -n 1)
     [ "$got" = "zswaptop $version" ] || [[ $got == "zswaptop $version ("* ]] \
       || { echo "release: FAIL: --version says '$got'" >&2; fail=1; }
+    # The swap-in latency programs are built in only where clang was there at build time.
+    printf '%s\n' "$all" | grep -q '^bpf: built in' \
+      || { echo "release: FAIL: built without its BPF programs (install clang)" >&2; fail=1; }
     if ! "${run[@]}" "$OUT/$name" --once --root tests/fixtures/linux-6.18-idle > "$OUT/.once.txt"; then
       echo "release: FAIL: --once on the idle fixture" >&2
       fail=1

@@ -12,6 +12,19 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 /// built from when built from a checkout (build.rs).
 pub const VERSION: &str = env!("ZSWAPTOP_VERSION");
 
+/// `--version`: the version, and whether the swap-in latency programs are built in (a release
+/// checks it: scripts/build-static.sh).
+#[cfg(zswaptop_bpf)]
+pub const LONG_VERSION: &str = concat!(
+    env!("ZSWAPTOP_VERSION"),
+    "\nbpf: built in (swap-in latency programs)"
+);
+#[cfg(not(zswaptop_bpf))]
+pub const LONG_VERSION: &str = concat!(
+    env!("ZSWAPTOP_VERSION"),
+    "\nbpf: not built in (no clang at build time: no swap-in latency)"
+);
+
 use crate::app::Palette;
 use crate::config::{self, Config};
 use crate::record::export::ExportFormat;
@@ -31,6 +44,7 @@ Defaults come from ~/.config/zswaptop/config.toml (zswaptop config prints them).
 #[command(
     name = "zswaptop",
     version = VERSION,
+    long_version = LONG_VERSION,
     about,
     long_about = None,
     after_help = EPILOGUE,
@@ -595,6 +609,7 @@ pub fn parse(env: &Env) -> Result<Mode, u8> {
             loaded.config.commented(loaded.path.as_deref()),
         ));
     }
+    crate::sources::bpf::configure(loaded.config.bpf.enabled);
     Mode::from_cli_with(cli, env, &loaded.config).map_err(fail)
 }
 

@@ -39,6 +39,14 @@ pub struct Config {
     pub dashboard: Dashboard,
     pub thresholds: Thresholds,
     pub fleet: Fleet,
+    pub bpf: Bpf,
+}
+
+/// `[bpf]`: whether zswaptop loads its swap-in latency programs (`sources::bpf`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Bpf {
+    pub enabled: crate::sources::bpf::Mode,
 }
 
 /// `[fleet]`: where `zswaptop fleet` reads the fleet.
@@ -215,6 +223,15 @@ const DOCS: &[TableDoc] = &[
                  (--selector overrides; empty: none).",
             ),
         ],
+    ),
+    (
+        "bpf",
+        "The swap-in latency programs (BPF, loaded into the kernel while zswaptop samples over time).",
+        &[(
+            "enabled",
+            "auto (load them when running as root and the kernel allows them), on (try whoever \
+             runs zswaptop) or off (never call bpf(2)).",
+        )],
     ),
 ];
 

@@ -48,6 +48,7 @@ use sources::sampler::Sampler;
 /// here. A reader of standard output that went away (`zswaptop --once | head`, a terminal that
 /// hung up) ends a mode quietly, with `Ok`.
 pub fn run(mode: Mode) -> anyhow::Result<()> {
+    swapin_probes(&mode);
     match mode {
         Mode::Dashboard {
             root,
@@ -95,6 +96,36 @@ pub fn run(mode: Mode) -> anyhow::Result<()> {
             options,
             once: false,
         } => end_dashboard(fleet::view::run(&options)?),
+    }
+}
+
+/// Load the swap-in latency programs (`sources::bpf`) for a live run that samples over time, off
+/// the first sample's path: the dashboard, `serve`, `record`, `--once -i N` and `--textfile -i N`
+/// (their latency runs from the load to the second sample: nothing else waits for it); `--watch`
+/// waits for the load (at most `sources::bpf::LOAD_WAIT`), as it picks its columns from its
+/// first row.
+fn swapin_probes(mode: &Mode) {
+    use cli::Moment;
+    match mode {
+        Mode::Dashboard { root: None, .. }
+        | Mode::Serve { root: None, .. }
+        | Mode::Once(cli::Once {
+            of:
+                Moment::Live {
+                    root: None,
+                    interval: Some(_),
+                    ..
+                },
+            ..
+        })
+        | Mode::Textfile {
+            root: None,
+            interval: Some(_),
+            ..
+        } => sources::bpf::begin(false),
+        Mode::Record(o) if o.root.is_none() => sources::bpf::begin(false),
+        Mode::Watch { root: None, .. } => sources::bpf::begin(true),
+        _ => {}
     }
 }
 

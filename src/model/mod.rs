@@ -18,6 +18,7 @@ pub mod owners;
 pub mod rates;
 pub mod status;
 pub mod swap;
+pub mod swapin;
 pub mod zram;
 pub mod zswap;
 
@@ -89,6 +90,8 @@ pub struct Snapshot {
     /// systemd-oomd where it runs (its swap limit and the units it kills on swap); `null` where
     /// no systemd-oomd process runs.
     pub oomd: Option<oomd::Oomd>,
+    /// How long swap-ins waited over the interval, by tier (BPF programs: `sources::bpf`).
+    pub swapin_latency: swapin::SwapinLatency,
     /// Top processes by swap (`--top N`, or the processes view); `null` when not asked for.
     pub processes: Option<owners::Processes>,
     /// Memory, swap and zswap per cgroup (`--cgroups`, or the cgroups view): cgroup v2, or v1's
@@ -248,6 +251,7 @@ impl Snapshot {
             diagnostics: Vec::new(),
             tunables_advice: Vec::new(),
             oomd: oomd::derive(curr),
+            swapin_latency: swapin::SwapinLatency::derive(curr, prev),
             sources: status::source_statuses(curr),
             processes,
             cgroups,

@@ -23,6 +23,7 @@ pub mod memory;
 pub mod outlook;
 pub mod processes;
 pub mod swap;
+pub mod swapin;
 pub mod zram;
 pub mod zswap;
 

@@ -199,6 +199,7 @@ pub fn facts(s: &Snapshot) -> Vec<Fact> {
         out.push(hit(s));
     }
     out.extend(disk_read(s));
+    out.extend(super::swapin::fact(s));
     out
 }
 

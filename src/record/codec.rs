@@ -576,6 +576,7 @@ fn set_member(sample: &mut Sample, name: &str, value: Value) -> Result<(), Decod
         cgroups,
         cgroups_age_ns,
         oomd,
+        swapin,
     } = sample;
     match name {
         "monotonic_ns" => *monotonic_ns = de(value)?,
@@ -601,6 +602,7 @@ fn set_member(sample: &mut Sample, name: &str, value: Value) -> Result<(), Decod
         "cgroups" => *cgroups = de(value)?,
         "cgroups_age_ns" => *cgroups_age_ns = de(value)?,
         "oomd" => *oomd = de(value)?,
+        "swapin" => *swapin = de(value)?,
         _ => {}
     }
     Ok(())

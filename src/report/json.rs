@@ -120,6 +120,7 @@ impl Members {
             tunables_advice,
             sources,
             oomd,
+            swapin_latency,
             processes,
             cgroups,
         } = snap;
@@ -158,7 +159,7 @@ impl Members {
         members! {
             schema_version, timestamp, interval_seconds, tool, host, page_size, memory, zswap,
             swap, zram, capacity, forecast, psi, vmstat, rates, tunables, diagnostics,
-            tunables_advice, sources, oomd, processes, cgroups
+            tunables_advice, sources, oomd, swapin_latency, processes, cgroups
         }
         if rows.is_empty() && cgroups.is_some() {
             rows = moved(&old_rows, &old_spans, &spans);

@@ -2,11 +2,13 @@
 //! names, then their units, so the rows hold bare numbers). The first column is the sample's
 //! date and time (ISO 8601, local, with its offset: a row read from a log says when it was);
 //! the others are [`COLUMNS`], each with one number style (a fixed number of decimals), and the
-//! zram column only where a zram device is set up.
+//! zram column only where a zram device is set up, and the 99th percentile of each swap-in tier
+//! (µs) only where the BPF programs run (`sources::bpf`).
 
 use crate::display as f;
 use crate::model::Snapshot;
 use crate::model::metrics;
+use crate::present::swapin;
 
 /// The time column's name, unit and width (`2026-11-26T05:31:13+01:00`).
 const TIME: (&str, &str, usize) = ("time", "local", 25);
@@ -39,6 +41,8 @@ pub(crate) struct Column {
     read: Read,
     /// Shown only where a zram device is set up.
     zram: bool,
+    /// Shown only where the swap-in latency programs run.
+    bpf: bool,
 }
 
 const fn col(
@@ -57,6 +61,15 @@ const fn col(
         rate,
         read,
         zram: false,
+        bpf: false,
+    }
+}
+
+/// A tier's 99th-percentile swap-in time, in µs (BPF).
+const fn p99(name: &'static str, read: fn(&Snapshot) -> Option<f64>) -> Column {
+    Column {
+        bpf: true,
+        ..col(name, "us", 1.0, 0, true, Read::Snapshot(read))
     }
 }
 
@@ -206,6 +219,11 @@ pub(crate) const COLUMNS: &[Column] = &[
         false,
         Read::Metric(metrics::PSI_SOME_AVG10),
     ),
+    p99("p99zswap", |s| swapin::p99_us(s, "zswap")),
+    p99("p99zram", |s| swapin::p99_us(s, "zram")),
+    p99("p99disk", |s| swapin::p99_us(s, "disk")),
+    p99("p99cache", |s| swapin::p99_us(s, "swapcache")),
+    p99("p99zero", |s| swapin::p99_us(s, "zero")),
 ];
 
 impl Column {
@@ -242,6 +260,7 @@ impl Columns {
             COLUMNS
                 .iter()
                 .filter(|c| !c.zram || zram)
+                .filter(|c| !c.bpf || first.swapin_latency.running)
                 .copied()
                 .collect(),
         )
@@ -341,7 +360,7 @@ mod tests {
         for l in [&names, &units, &r1, &r2] {
             assert_eq!(l.chars().count(), names.chars().count(), "{l}");
         }
-        let rates = COLUMNS.iter().filter(|c| c.rate).count();
+        let rates = COLUMNS.iter().filter(|c| c.rate && !c.bpf).count();
         assert_eq!(r1.matches(f::PENDING).count(), rates, "{r1}");
         assert!(!r2.contains(f::PENDING), "{r2}");
         // 256 pages of 4 KiB in one second: 1024 KiB/s under zswpout.

@@ -231,6 +231,7 @@ pub fn lines(s: &Snapshot, st: Style) -> Vec<String> {
             Some(|n| format!("+{n} more zram devices (--full)")),
         ),
         Block::fixed(rates(s, st)),
+        Block::fixed(latency(s, st)),
         Block::fixed(outlook(s, st)),
         // The processes' facts give way before the cgroups' (an OOM kill is there): with
         // `--top` their table follows the summary anyway.
@@ -638,6 +639,27 @@ fn rates(s: &Snapshot, st: Style) -> Vec<String> {
             bytes(r.pswpout_bytes_per_sec)
         )),
     ])
+}
+
+/// With an interval: how long swap-ins waited, by tier (BPF), or why that is not measured.
+fn latency(s: &Snapshot, st: Style) -> Vec<String> {
+    if s.rates.is_none() {
+        return Vec::new();
+    }
+    let l = &s.swapin_latency;
+    let mut parts = vec![Part::one(st.head("LATENCY"))];
+    if l.available {
+        parts.extend(l.tiers.iter().map(|t| Part::one(present::swapin::tier(t))));
+    } else {
+        // The reason's first clause here; --full has it whole, with what would allow it.
+        let why = l.reason.as_deref().unwrap_or("no reason given");
+        let short = why.split([';', '(', ':']).next().unwrap_or(why).trim_end();
+        parts.push(Part::forms([
+            format!("unavailable: {short} (--full says why)"),
+            format!("unavailable: {short}"),
+        ]));
+    }
+    plan(&parts)
 }
 
 /// With an interval: when the pool and all swap will be full at the interval's rate (the

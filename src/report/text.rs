@@ -65,6 +65,7 @@ pub fn write(snap: &Snapshot, out: &mut impl Write, style: Style) -> io::Result<
     outlook(snap, out, style)?;
     capacity(snap, out, style)?;
     counters(snap, out, style)?;
+    swapin(snap, out, style)?;
     processes_section(snap, out, style, true)?;
     cgroups_section(snap, out, style, true)?;
     diagnostics(snap, out, style)?;
@@ -624,6 +625,16 @@ fn counters(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
         writeln!(out, "{line}")?;
     }
     Ok(())
+}
+
+/// How long swap-ins waited, by tier (BPF): one line, wrapped.
+fn swapin(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
+    let right = match s.interval_seconds {
+        Some(dt) if s.swapin_latency.available => format!("fault to page, over {dt:.1}s"),
+        _ => String::new(),
+    };
+    section(out, st, "SWAP-IN LATENCY", &right)?;
+    paragraph(out, "  ", 2, &crate::present::swapin::line(s))
 }
 
 /// A process's footprint, its compressed estimate (and its basis) and its smaps_rollup

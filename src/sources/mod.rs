@@ -2,6 +2,7 @@
 //! (a `*Sample`) or the reason it could not read them. One failing source never aborts a sample.
 
 pub mod blockstat;
+pub mod bpf;
 pub mod cgroups;
 pub mod crypto;
 pub mod host;
@@ -90,6 +91,19 @@ pub struct Sample {
     /// sample and shared by the ticks in between.
     #[serde(default)]
     pub oomd: Arc<oomd::OomdSample>,
+    /// Swap-in latency by tier: the BPF programs' histograms since they were loaded, or why
+    /// there are none ([`bpf`]).
+    #[serde(default)]
+    pub swapin: bpf::SwapinSample,
+}
+
+/// The programs' counters: the live kernel's only (a tree under `--root` has no running kernel).
+fn read_swapin(root: &Root) -> bpf::SwapinSample {
+    if root.is_live() {
+        bpf::read()
+    } else {
+        bpf::SwapinSample::unavailable("not measured: a --root tree has no running kernel to probe")
+    }
 }
 
 impl Sample {
@@ -222,6 +236,7 @@ pub(crate) fn collect_carrying(
         cgroups_age_ns: 0,
         cgroups,
         oomd: Arc::new(oomd::read(root, &swap_paths)),
+        swapin: read_swapin(root),
     };
     // What this tick did not read is gone or not shown: its kept descriptors are closed.
     root.sweep();
@@ -359,6 +374,7 @@ pub(crate) fn collect_fast_since(
         cgroups_age_ns: 0,
         cgroups,
         oomd: prev.oomd.clone(),
+        swapin: read_swapin(root),
     };
     // What this tick did not read is gone or not shown: its kept descriptors are closed.
     root.sweep();

@@ -12,6 +12,7 @@
 mod common;
 
 mod advise;
+mod bpf;
 mod churn;
 mod commands;
 mod config;

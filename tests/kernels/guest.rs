@@ -135,6 +135,7 @@ pub fn check(kernel: &str, dir: &Path, seconds: u64) {
         println!("{}", "-".repeat(80));
     }
     crate::zram::check(kernel, &res);
+    crate::bpf::check(kernel, &res);
     save_fixtures(kernel, &res);
 }
 

@@ -251,6 +251,7 @@ wl_cmd verify > /out/verify
 bring_back
 echo exit >&3
 [ -f /scenario-cgroup.sh ] && . /scenario-cgroup.sh
+[ "$QUICK" != 1 ] && [ -f /scenario-bpf.sh ] && . /scenario-bpf.sh
 
 say "done in $(( $(cut -d. -f1 /proc/uptime) - START )) s"
 tar -cf /dev/vdb -C /out .

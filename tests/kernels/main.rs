@@ -7,7 +7,9 @@
 //! tcg`. The guest runs the scenarios that kernel offers (every zswap allocator × compressor,
 //! swap-ins with and without exclusive loads, writeback, zram with each algorithm, zswap + zram +
 //! disk, no root, all inside a cgroup v2 memory controller; zram writeback to a brd ram disk and
-//! recompression where the kernel has them: `scenario-zram.sh`, checked by `zram.rs`) and brings
+//! recompression where the kernel has them: `scenario-zram.sh`, checked by `zram.rs`; swap-in
+//! latency by tier from zswaptop's BPF programs against a disk throttled to 200 requests a
+//! second: `scenario-bpf.sh`, checked by `bpf.rs`) and brings
 //! back, for each moment, the kernel's files read right before and right after `zswaptop --once
 //! --json --cgroups`.
 //! Here every figure is compared with those files by the end-to-end test's own comparisons
@@ -37,6 +39,7 @@
 //! A kernel the registry no longer serves, or a machine without qemu or the registry, is
 //! `SKIPPED` with the reason, never a pass.
 
+mod bpf;
 mod cgroup;
 #[allow(dead_code)]
 #[path = "../e2e/checks.rs"]

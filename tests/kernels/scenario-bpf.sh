@@ -1,0 +1,83 @@
+# Swap-in latency by tier (sourced by guest.sh at its end, after the main workload exited: it has
+# wl_start, wl_cmd, page_out, fail and say). About 60 s of guest time under TCG.
+# Three moments, each one workload paged out and read back once with vm.page-cluster=0 (one page
+# a fault, so the programs' fault counts and the kernel's page counts compare one to one), while
+# `zswaptop --once --json -i T` measures (the programs count only while loaded):
+#   bpf-zswap: zswap in front of /dev/vda, 16 MiB;
+#   bpf-disk:  zswap off, /dev/vdc alone: a virtio disk throttled to 200 requests a second
+#              (kernel-matrix.sh: throttling.iops-total=200, 5 ms a read), 4 MiB;
+#   bpf-zram:  zswap off, zram0 alone, 16 MiB.
+# zswaptop's first sample does not wait for the programs (3-4 s to load under TCG): its interval
+# runs from their load, which the scenario waits for before the read; T covers load and read.
+# Each moment is /out/bpf/NAME: once.json, vmstat.before / vmstat.after (right around the read),
+# stats (run_time_ns and run_cnt of each program: /proc/PID/fdinfo with kernel.bpf_stats_enabled).
+# /out/facts gets `bpf yes` (the scenario ran) and `bpf_disk yes|no`.
+
+B=/out/bpf
+mkdir -p "$B"
+bpf_progs() { ls -l "/proc/$1/fd" 2>/dev/null | grep -c 'bpf-prog'; }
+
+# bpf_moment NAME MIB SECONDS: page the workload out, measure its read.
+bpf_moment() {
+  d=$B/$1
+  mkdir -p "$d"
+  WL_MIB=$2
+  wl_start || return 1
+  page_out
+  /bin/zswaptop --no-config --once --json -i "$3" > "$d/once.json" 2> "$d/once.err" &
+  zp=$!
+  # The programs are loaded (their count stays put for 1 s): the counters run from there.
+  last=-1; same=0; n=0
+  # At most 15 s (a TCG guest loads them in 3-4 s); none after that: the kernel refused them
+  # (once.json says why).
+  while [ $same -lt 5 ] && [ $n -lt 75 ] && [ -d "/proc/$zp" ]; do
+    c=$(bpf_progs $zp)
+    if [ "$c" = "$last" ] && [ "$c" -gt 0 ]; then same=$((same + 1)); else same=0; fi
+    last=$c; n=$((n + 1)); sleep 0.2
+  done
+  sleep 1
+  cat /proc/vmstat > "$d/vmstat.before"
+  wl_cmd read >/dev/null
+  cat /proc/vmstat > "$d/vmstat.after"
+  for f in /proc/$zp/fd/*; do
+    case $(readlink "$f") in *bpf-prog*) grep -E '^(run_time_ns|run_cnt)' "/proc/$zp/fdinfo/${f##*/}" | tr '\n' ' '; echo ;; esac
+  done > "$d/stats"
+  wait $zp
+  echo $? > "$d/once.rc"
+  echo exit >&3
+  wait "$WL" 2>/dev/null
+  say "bpf moment $1: $last programs ($(( $(cut -d. -f1 /proc/uptime) - START )) s)"
+}
+
+bpf_scenario() {
+  say "bpf scenario ($(( $(cut -d. -f1 /proc/uptime) - START )) s)"
+  echo bpf yes >> /out/facts
+  echo 0 > /proc/sys/vm/page-cluster
+  echo 1 > /proc/sys/kernel/bpf_stats_enabled 2>/dev/null
+  for dev in $(tail -n +2 /proc/swaps | cut -d' ' -f1); do swapoff "$dev"; done
+  echo 50 > "$P/max_pool_percent"
+  echo Y > "$P/enabled"
+  /bin/wl swapon /dev/vda 10
+  bpf_moment bpf-zswap 16 10
+  swapoff /dev/vda
+  echo N > "$P/enabled"
+  if [ -b /dev/vdc ]; then
+    echo bpf_disk yes >> /out/facts
+    mkswap /dev/vdc >/dev/null && /bin/wl swapon /dev/vdc 10 || fail "swapon /dev/vdc"
+    bpf_moment bpf-disk 4 16
+    swapoff /dev/vdc
+  else
+    echo bpf_disk no >> /out/facts
+  fi
+  if [ -d /sys/block/zram0 ]; then
+    echo 1 > /sys/block/zram0/reset
+    echo 64M > /sys/block/zram0/disksize && mkswap /dev/zram0 >/dev/null \
+      && /bin/wl swapon /dev/zram0 100 && bpf_moment bpf-zram 16 10
+    swapoff /dev/zram0 2>/dev/null
+  fi
+  echo Y > "$P/enabled"
+  echo 3 > /proc/sys/vm/page-cluster
+  say "bpf scenario done ($(( $(cut -d. -f1 /proc/uptime) - START )) s)"
+}
+
+bpf_scenario
