@@ -133,9 +133,15 @@ echo "installed in $(( $(date +%s) - step )) s: $(grep -E '^ *Installed' "$work/
 bin=$work/root/bin/zswaptop
 
 say "the installed zswaptop"
-got=$("$bin" --version)
-echo "$got"
+all=$("$bin" --version)
+echo "$all"
+got=$(printf '%s\n' "$all" | head -n 1)
 [ "$got" = "zswaptop $version" ] || { echo "FAIL --version: '$got', expected 'zswaptop $version'" >&2; fail=1; }
+# The crate carries the BPF programs' source: installed where clang is, they are built in.
+if command -v "${CLANG:-clang}" >/dev/null 2>&1; then
+  printf '%s\n' "$all" | grep -q '^bpf: built in' \
+    || { echo "FAIL --version: the BPF programs are not built in, though clang is here" >&2; fail=1; }
+fi
 if "$bin" --once --root tests/fixtures/linux-6.18-idle >"$work/once.txt"; then
   head -n 3 "$work/once.txt"
   grep -q zswap "$work/once.txt" || { echo "FAIL --once printed no zswap line" >&2; fail=1; }
