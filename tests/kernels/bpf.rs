@@ -171,6 +171,13 @@ impl Moment {
 
 pub fn check(kernel: &str, res: &Path) {
     let facts = read(&res.join("facts"));
+    if facts.lines().any(|l| l == "bpf no-btf") {
+        rep().skip(
+            &format!("{kernel}: swap-in latency (BPF)"),
+            "the kernel has no BTF (/sys/kernel/btf/vmlinux): no fentry program can load there",
+        );
+        return;
+    }
     if !facts.lines().any(|l| l == "bpf yes") {
         rep().skip(
             &format!("{kernel}: swap-in latency (BPF)"),

@@ -11,7 +11,7 @@
 # runs from their load, which the scenario waits for before the read; T covers load and read.
 # Each moment is /out/bpf/NAME: once.json, vmstat.before / vmstat.after (right around the read),
 # stats (run_time_ns and run_cnt of each program: /proc/PID/fdinfo with kernel.bpf_stats_enabled).
-# /out/facts gets `bpf yes` (the scenario ran) and `bpf_disk yes|no`.
+# /out/facts gets `bpf yes` (the scenario ran) or `bpf no-btf` (no kernel BTF), and `bpf_disk yes|no`.
 
 B=/out/bpf
 mkdir -p "$B"
@@ -51,6 +51,13 @@ bpf_moment() {
 
 bpf_scenario() {
   say "bpf scenario ($(( $(cut -d. -f1 /proc/uptime) - START )) s)"
+  # Without the kernel's BTF no fentry program can load (a kernel built without
+  # CONFIG_DEBUG_INFO_BTF, like scripts/build-recomp-kernel.sh's): nothing to measure.
+  if [ ! -f /sys/kernel/btf/vmlinux ]; then
+    echo bpf no-btf >> /out/facts
+    say "bpf: no /sys/kernel/btf/vmlinux: no scenario"
+    return 0
+  fi
   echo bpf yes >> /out/facts
   echo 0 > /proc/sys/vm/page-cluster
   echo 1 > /proc/sys/kernel/bpf_stats_enabled 2>/dev/null
