@@ -46,6 +46,7 @@ pub const RULE_IDS: &[&str] = &[
     "zram-writeback-idle",
     "zram-recompress-idle",
     "oomd-swap",
+    "disk-swapin-wait",
 ];
 
 type Rule = fn(&Ctx) -> Option<Finding>;
@@ -74,6 +75,7 @@ const RULES: &[Rule] = &[
     rules::zram_writeback_idle,
     rules::zram_recompress_idle,
     rules::oomd_swap,
+    rules::disk_swapin_wait,
 ];
 
 /// The rules' step of the [`pipeline`](crate::pipeline): `snap` with its findings and its

@@ -167,6 +167,16 @@ impl Thresholds {
     }
 }
 
+/// disk-swapin-wait: a disk swap-in median from 1 ms. zswap's loads took 25–42 µs at the median in
+/// the kernel matrix's guests (TCG; about half that natively), an SSD read is ~0.1 ms and a
+/// rotating or throttled disk 5–10 ms (the guests' 200-IOPS disk: 4.7 ms): from 1 ms a page sent
+/// to disk instead of zswap costs each later swap-in of it 25× or more.
+pub const DISK_SWAPIN_WAIT_P50_US: f64 = 1000.0;
+
+/// disk-swapin-wait judges a median of at least 20 disk swap-ins in the interval: fewer give a
+/// median of a few faults (the histogram's buckets are ±19 % wide).
+pub const DISK_SWAPIN_MIN_COUNT: u64 = 20;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -158,6 +158,17 @@ pub(crate) fn num<T: std::fmt::Display>(v: Option<T>) -> String {
         .unwrap_or_else(|| MISSING.to_string())
 }
 
+/// A time in microseconds as people read it: `41µs`, `4.7ms`, `1.20s`.
+pub fn time_us(us: f64) -> String {
+    if us < 1000.0 {
+        format!("{us:.0}µs")
+    } else if us < 1_000_000.0 {
+        format!("{:.1}ms", us / 1000.0)
+    } else {
+        format!("{:.2}s", us / 1e6)
+    }
+}
+
 /// Uptime as `3d 4h`, `2h 13m`, `45s`.
 pub fn duration_secs(secs: Option<f64>) -> String {
     let Some(s) = secs.filter(|s| s.is_finite() && *s >= 0.0) else {

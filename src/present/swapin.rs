@@ -6,16 +6,7 @@ use super::{Depth, Fact, Tone};
 use crate::model::Snapshot;
 use crate::model::swapin::TierLatency;
 
-/// A time in microseconds as people read it: `41µs`, `4.7ms`, `1.20s`.
-pub fn time_us(us: f64) -> String {
-    if us < 1000.0 {
-        format!("{us:.0}µs")
-    } else if us < 1_000_000.0 {
-        format!("{:.1}ms", us / 1000.0)
-    } else {
-        format!("{:.2}s", us / 1e6)
-    }
-}
+pub use crate::display::time_us;
 
 /// One tier: `zswap p50 41µs p99 560µs 1094/s`, `disk none`, or `zram unknown (why)`.
 pub fn tier(t: &TierLatency) -> String {

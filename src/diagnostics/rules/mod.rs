@@ -4,12 +4,14 @@
 //! commands' building blocks are [`super::fix`].
 
 mod cgroup;
+mod latency;
 mod oomd;
 mod swap;
 mod zram;
 mod zswap;
 
 pub(crate) use cgroup::*;
+pub(crate) use latency::*;
 pub(crate) use oomd::*;
 pub(crate) use swap::*;
 pub(crate) use zram::*;

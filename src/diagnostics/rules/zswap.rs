@@ -196,6 +196,17 @@ pub(crate) fn writeback_stalled(c: &Ctx) -> Option<Finding> {
 
 // --- pool-full -------------------------------------------------------------------------------
 
+/// The max_pool_percent to suggest for a pool at its limit: half as much again (at least 5
+/// points more), never above the suggestion cap; none when it is there already.
+pub(super) fn raised_pool_percent(c: &Ctx) -> Option<u64> {
+    c.snap.zswap.max_pool_percent.and_then(|p| {
+        let next = (p.saturating_mul(3) / 2)
+            .max(p.saturating_add(5))
+            .min(c.t.max_pool_percent_suggestion_cap);
+        (next > p).then_some(next)
+    })
+}
+
 pub(crate) fn pool_full(c: &Ctx) -> Option<Finding> {
     if !c.zswap_on() {
         return None;
@@ -271,13 +282,7 @@ pub(crate) fn pool_full(c: &Ctx) -> Option<Finding> {
             f::rate(Some(out))
         ));
     }
-    let raise = z.max_pool_percent.and_then(|p| {
-        let next = (p.saturating_mul(3) / 2)
-            .max(p.saturating_add(5))
-            .min(c.t.max_pool_percent_suggestion_cap);
-        (next > p).then_some(next)
-    });
-    let mut fix = match raise {
+    let mut fix = match raised_pool_percent(c) {
         Some(n) => format!(
             "Let the pool grow: {}.",
             zswap_param_fix("max_pool_percent", &n.to_string(), &n.to_string())
