@@ -199,6 +199,16 @@ pub fn read() -> SwapinSample {
     }
 }
 
+/// The programs' histogram maps alone, no program attached, and a reader that reads them as
+/// a tick does (one lookup for every CPU, summed): for `benches/bpf_read.rs`, which measures
+/// that read against its budget (50 µs a tick). Root only; a kernel that refuses the programs
+/// still creates their maps. Not an API.
+#[doc(hidden)]
+pub fn maps_reader() -> Result<impl FnMut() -> SwapinSample, String> {
+    let probe = load::Probe::maps_only()?;
+    Ok(move || probe.read())
+}
+
 /// Whether this zswaptop carries its programs ("bpf: built in" in `--version`).
 pub const BUILT_IN: bool = cfg!(zswaptop_bpf);
 
@@ -522,10 +532,9 @@ mod load {
             })
         }
 
-        /// The maps alone, no program attached (the read-cost test: a kernel that refuses
+        /// The maps alone, no program attached (the read-cost bench: a kernel that refuses
         /// the programs still creates their maps).
-        #[cfg(test)]
-        fn maps_only() -> Result<Probe, String> {
+        pub(super) fn maps_only() -> Result<Probe, String> {
             let mut ebpf = Ebpf::load(OBJECT).map_err(|e| e.to_string())?;
             let map = ebpf.take_map("hist").ok_or("no histogram map")?;
             let hist = PerCpuArray::try_from(map).map_err(|e| e.to_string())?;
@@ -592,28 +601,24 @@ mod load {
     mod tests {
         use super::*;
 
-        /// The budget: reading the maps ≤ 50 µs a tick. The median of 200 reads (one lookup for
-        /// every CPU, summed into the 5 tiers); 14 µs in the debug build on this 2-CPU host, busy
-        /// with two TCG guests. Where the maps cannot be made (not root), nothing to measure.
+        /// A read of the maps alone gives every tier, all zero (no program counts into
+        /// them). Its cost is measured by `benches/bpf_read.rs`. Where the maps cannot be
+        /// made (not root), there is nothing to read.
         #[test]
-        fn reading_the_histograms_takes_under_50_us() {
+        fn the_maps_read_every_tier() {
             let Ok(p) = Probe::maps_only() else { return };
-            let mut took: Vec<u128> = (0..200)
-                .map(|_| {
-                    let t = std::time::Instant::now();
-                    let s = p.read();
-                    assert!(s.reason.is_none(), "{:?}", s.reason);
-                    assert_eq!(s.tiers.len(), TIERS.len());
-                    t.elapsed().as_nanos()
-                })
-                .collect();
-            took.sort_unstable();
-            let median = took[took.len() / 2];
-            println!(
-                "read: median {median} ns over {} CPUs",
-                p.hist.get(&0, 0).map_or(0, |v| v.len())
-            );
-            assert!(median < 50_000, "{median} ns");
+            let s = p.read();
+            assert!(s.reason.is_none(), "{:?}", s.reason);
+            assert_eq!(s.tiers.len(), TIERS.len());
+            for t in &s.tiers {
+                let c = t.counts.as_ref().expect("counted");
+                assert_eq!(
+                    (c.count, c.buckets.iter().sum::<u64>()),
+                    (0, 0),
+                    "{}",
+                    t.tier
+                );
+            }
         }
     }
 }
@@ -629,6 +634,10 @@ mod load {
     impl Probe {
         pub(super) fn load() -> Result<Probe, String> {
             Err("this zswaptop was built without its BPF programs (no clang at build time)".into())
+        }
+
+        pub(super) fn maps_only() -> Result<Probe, String> {
+            Probe::load()
         }
 
         pub(super) fn read(&self) -> SwapinSample {
