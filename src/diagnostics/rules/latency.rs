@@ -132,18 +132,9 @@ mod tests {
     use crate::model::Snapshot;
     use crate::model::swapin::SwapinLatency;
 
-    /// Two captured trees `secs` apart, as the model and the rules see them.
+    /// A captured tree and its `-t1`, `secs` apart (the zswap rules' tests' reader).
     fn pair(first: &str, secs: u64) -> Snapshot {
-        let read = |name: &str| {
-            crate::sources::collect(&crate::root::Root::at(format!(
-                "{}/tests/fixtures/{name}",
-                env!("CARGO_MANIFEST_DIR")
-            )))
-        };
-        let a = read(first);
-        let mut b = read(&format!("{first}-t1"));
-        b.monotonic_ns = a.monotonic_ns + secs * 1_000_000_000;
-        Snapshot::derive(&b, Some(&a))
+        super::super::zswap::tests::pair(first, &format!("{first}-t1"), secs)
     }
 
     fn tier(name: &str, count: u64, p50: f64) -> TierLatency {

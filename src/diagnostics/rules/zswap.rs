@@ -805,13 +805,13 @@ pub(crate) fn zswap_off_pool_left(c: &Ctx) -> Option<Finding> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     use crate::model::Snapshot;
 
     /// Two captured trees `secs` apart, as the model and the rules see them.
-    fn pair(first: &str, second: &str, secs: u64) -> Snapshot {
+    pub(in crate::diagnostics::rules) fn pair(first: &str, second: &str, secs: u64) -> Snapshot {
         let read = |name: &str| {
             crate::sources::collect(&crate::root::Root::at(format!(
                 "{}/tests/fixtures/{name}",
