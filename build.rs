@@ -46,8 +46,11 @@ fn watched(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// `clang -target bpf -O2 -g`: the object carries its BTF (aya needs it for the maps). Nothing
-/// binary is committed: the object is made from source on every build that changes it.
+/// `clang -target bpf -O2 -g`, twice: the lean fentry set (`swapin.bpf.o`) and the kprobe
+/// fallback (`swapin-kprobe.bpf.o`, `-DKPROBES`, which reads the return register of the
+/// target's `struct pt_regs`). Each object carries its BTF (aya needs it for the maps and the
+/// CO-RE relocations). Nothing binary is committed: the objects are made from source on every
+/// build that changes it.
 fn build_bpf() {
     const SRC: &str = "src/sources/bpf/swapin.bpf.c";
     println!("cargo::rustc-check-cfg=cfg(zswaptop_bpf)");
@@ -57,26 +60,52 @@ fn build_bpf() {
         return;
     };
     let clang = std::env::var_os("CLANG").unwrap_or_else(|| "clang".into());
-    let obj = out.join("swapin.bpf.o");
-    let run = Command::new(&clang)
-        .args(["-target", "bpf", "-O2", "-g", "-Wall", "-c", SRC, "-o"])
-        .arg(&obj)
-        .output();
-    match run {
-        Ok(o) if o.status.success() => println!("cargo:rustc-cfg=zswaptop_bpf"),
-        Ok(o) => {
-            let err = String::from_utf8_lossy(&o.stderr);
-            let first = err.lines().next().unwrap_or("").to_string();
+    let arch = match std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() {
+        Ok("x86_64") => "-D__TARGET_ARCH_x86",
+        Ok("aarch64") => "-D__TARGET_ARCH_arm64",
+        Ok(other) => {
             println!(
-                "cargo:warning=the BPF programs did not build ({} failed: {first}); zswaptop is built without swap-in latency",
-                PathBuf::from(&clang).display()
+                "cargo:warning=no BPF programs for {other} (their kprobes read x86_64's or arm64's registers): zswaptop is built without swap-in latency"
             );
+            return;
         }
-        Err(e) => println!(
-            "cargo:warning=no clang ({}: {e}): zswaptop is built without its BPF programs (swap-in latency); install clang or set CLANG",
-            PathBuf::from(&clang).display()
-        ),
+        Err(_) => return,
+    };
+    let mut built = true;
+    for (obj, extra) in [
+        ("swapin.bpf.o", &[][..]),
+        ("swapin-kprobe.bpf.o", &["-DKPROBES", arch][..]),
+    ] {
+        let run = Command::new(&clang)
+            .args(["-target", "bpf", "-O2", "-g", "-Wall", "-c", SRC])
+            .args(extra)
+            .arg("-o")
+            .arg(out.join(obj))
+            .output();
+        match run {
+            Ok(o) if o.status.success() => {}
+            Ok(o) => {
+                let err = String::from_utf8_lossy(&o.stderr);
+                let first = err.lines().next().unwrap_or("").to_string();
+                println!(
+                    "cargo:warning=the BPF programs did not build ({} failed on {obj}: {first}); zswaptop is built without swap-in latency",
+                    PathBuf::from(&clang).display()
+                );
+                built = false;
+            }
+            Err(e) => {
+                println!(
+                    "cargo:warning=no clang ({}: {e}): zswaptop is built without its BPF programs (swap-in latency); install clang or set CLANG",
+                    PathBuf::from(&clang).display()
+                );
+                built = false;
+            }
+        }
+        if !built {
+            return;
+        }
     }
+    println!("cargo:rustc-cfg=zswaptop_bpf");
 }
 
 fn main() {

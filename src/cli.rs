@@ -609,7 +609,7 @@ pub fn parse(env: &Env) -> Result<Mode, u8> {
             loaded.config.commented(loaded.path.as_deref()),
         ));
     }
-    crate::sources::bpf::configure(loaded.config.bpf.enabled);
+    crate::sources::bpf::configure(loaded.config.bpf.enabled, loaded.config.bpf.probes);
     Mode::from_cli_with(cli, env, &loaded.config).map_err(fail)
 }
 

@@ -47,6 +47,7 @@ pub struct Config {
 #[serde(default)]
 pub struct Bpf {
     pub enabled: crate::sources::bpf::Mode,
+    pub probes: crate::sources::bpf::Probes,
 }
 
 /// `[fleet]`: where `zswaptop fleet` reads the fleet.
@@ -227,11 +228,18 @@ const DOCS: &[TableDoc] = &[
     (
         "bpf",
         "The swap-in latency programs (BPF, loaded into the kernel while zswaptop samples over time).",
-        &[(
-            "enabled",
-            "auto (load them when running as root and the kernel allows them), on (try whoever \
-             runs zswaptop) or off (never call bpf(2)).",
-        )],
+        &[
+            (
+                "enabled",
+                "auto (load them when running as root and the kernel allows them), on (try whoever \
+                 runs zswaptop) or off (never call bpf(2)).",
+            ),
+            (
+                "probes",
+                "auto (the lean fentry programs where the kernel has BTF and takes them, else the \
+                 kprobe fallback) or kprobes (the fallback alone: it costs more).",
+            ),
+        ],
     ),
 ];
 

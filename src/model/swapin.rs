@@ -24,6 +24,9 @@ pub struct SwapinLatency {
     pub available: bool,
     /// Why they were not (null when available).
     pub reason: Option<String>,
+    /// Which programs measure: "fentry" (the lean set, where the kernel has BTF) or "kprobes"
+    /// (the fallback, which costs more); null when none are loaded.
+    pub probes: Option<String>,
     /// zswap, zram, disk, swapcache, zero, in that order (empty when not available).
     pub tiers: Vec<TierLatency>,
     /// Whether the programs are loaded (the figures come with the next interval when this one
@@ -119,6 +122,7 @@ impl SwapinLatency {
         SwapinLatency {
             available: false,
             reason: Some(reason.into()),
+            probes: None,
             tiers: Vec::new(),
             running,
         }
@@ -143,6 +147,7 @@ impl SwapinLatency {
         let zero = SwapinSample {
             reason: None,
             loaded_ns: c.loaded_ns,
+            probes: c.probes.clone(),
             tiers: Vec::new(),
         };
         let (p, start_ns) = if loaded_since {
@@ -186,6 +191,7 @@ impl SwapinLatency {
         SwapinLatency {
             available: true,
             reason: None,
+            probes: (!c.probes.is_empty()).then(|| c.probes.clone()),
             tiers,
             running: true,
         }
@@ -214,6 +220,7 @@ mod tests {
         s.swapin = SwapinSample {
             reason: None,
             loaded_ns: 7,
+            probes: "fentry".into(),
             tiers,
         };
         s

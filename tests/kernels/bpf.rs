@@ -109,6 +109,20 @@ impl Moment {
         ok
     }
 
+    /// Which set measured ("fentry" or "kprobes").
+    fn probes(&self, kernel: &str, want: &str) {
+        let seen = self
+            .latency()
+            .and_then(|l| l["probes"].as_str())
+            .unwrap_or("none");
+        rep().check(
+            &format!("{kernel} {}: swapin_latency.probes", self.name),
+            seen == want,
+            seen,
+            want,
+        );
+    }
+
     /// `tier`'s count against the kernel's counter over the read, within 1 % (at least 1).
     fn counts(&self, kernel: &str, tier: &str, counter: &str) {
         let (Some(seen), Some(want)) = (self.count(tier), self.delta(counter)) else {
@@ -169,6 +183,71 @@ impl Moment {
     }
 }
 
+/// The workload's median a page in each round of one set (`wl timed`: "timed n=N p50=NS ...").
+fn rounds(text: &str) -> Vec<(u64, u64)> {
+    text.lines()
+        .filter_map(|l| {
+            let field = |k: &str| {
+                l.split_whitespace()
+                    .find_map(|w| w.strip_prefix(k)?.parse::<u64>().ok())
+            };
+            Some((field("n=")?, field("p50=")?))
+        })
+        .filter(|&(n, _)| n > 0)
+        .collect()
+}
+
+/// bpf-overhead: the workload's own median time a page (zswap hits, zero-filled pages left out)
+/// with no programs, the fentry set and the kprobe set, alternating, two rounds each. A note for
+/// the closing report, not a check: under TCG a round's median moves by ±15 % with the host's
+/// load, more than the effect.
+fn overhead(kernel: &str, dir: &Path) {
+    let d = dir.join("bpf-overhead");
+    if !d.is_dir() {
+        rep().skip(
+            &format!("{kernel} bpf-overhead"),
+            "scenario-bpf.sh did not run the overhead moment",
+        );
+        return;
+    }
+    let sets: Vec<(&str, Vec<(u64, u64)>)> = ["none", "fentry", "kprobes"]
+        .iter()
+        .map(|s| (*s, rounds(&read(&d.join(s)))))
+        .collect();
+    let ran = sets.iter().all(|(_, r)| r.len() == 2);
+    rep().check(
+        &format!("{kernel} bpf-overhead: two timed rounds of each set"),
+        ran,
+        &sets
+            .iter()
+            .map(|(s, r)| format!("{s} {}", r.len()))
+            .collect::<Vec<_>>()
+            .join(", "),
+        "2 each",
+    );
+    let mean =
+        |r: &[(u64, u64)]| r.iter().map(|&(_, p)| p as f64).sum::<f64>() / r.len().max(1) as f64;
+    let base = mean(&sets[0].1);
+    let mut note =
+        format!("bpf-overhead (the workload's median a page on zswap hits, 2 rounds each) [TCG]:");
+    for (s, r) in &sets {
+        let m = mean(r);
+        let each = r
+            .iter()
+            .map(|&(_, p)| format!("{:.1}", p as f64 / 1000.0))
+            .collect::<Vec<_>>()
+            .join(" / ");
+        note.push_str(&format!("\n  {s:<8} {:.1} µs ({each})", m / 1000.0));
+        if *s != "none" && base > 0.0 {
+            note.push_str(&format!(
+                ", {:+.1} % against none",
+                (m - base) / base * 100.0
+            ));
+        }
+    }
+    rep().note(&note);
+}
+
 pub fn check(kernel: &str, res: &Path) {
     let facts = read(&res.join("facts"));
     if facts.lines().any(|l| l == "bpf no-btf") {
@@ -188,12 +267,15 @@ pub fn check(kernel: &str, res: &Path) {
     rep().phase(&format!("{kernel}: swap-in latency by tier (BPF)"));
     let dir = res.join("bpf");
     let zswap = Moment::read(&dir, "bpf-zswap");
+    let kprobe = Moment::read(&dir, "bpf-kprobe");
     let disk = Moment::read(&dir, "bpf-disk");
     let zram = Moment::read(&dir, "bpf-zram");
-    for m in [&zswap, &disk, &zram].into_iter().flatten() {
+    for m in [&zswap, &kprobe, &disk, &zram].into_iter().flatten() {
         rep().note(&m.table());
     }
+    overhead(kernel, &dir);
     let disk_p50 = disk.as_ref().filter(|d| d.available(kernel)).and_then(|d| {
+        d.probes(kernel, "fentry");
         d.counts(kernel, "disk", "pswpin");
         let p50 = d.p50("disk");
         rep().check(
@@ -221,6 +303,7 @@ pub fn check(kernel: &str, res: &Path) {
     };
     match &zswap {
         Some(z) if z.available(kernel) => {
+            z.probes(kernel, "fentry");
             z.counts(kernel, "zswap", "zswpin");
             tenfold(z, "zswap");
             if z.delta("swpin_zero").is_some() {
@@ -232,8 +315,22 @@ pub fn check(kernel: &str, res: &Path) {
             rep().check(&format!("{kernel} bpf-zswap ran"), false, "no", "yes");
         }
     }
+    // The fallback, where the kernel has kprobes: the same checks as the lean set's.
+    match &kprobe {
+        Some(k) if k.available(kernel) => {
+            k.probes(kernel, "kprobes");
+            k.counts(kernel, "zswap", "zswpin");
+            tenfold(k, "zswap");
+        }
+        Some(_) => {}
+        None => rep().skip(
+            &format!("{kernel} bpf-kprobe"),
+            "scenario-bpf.sh did not run the kprobe moment",
+        ),
+    }
     match &zram {
         Some(z) if z.available(kernel) => {
+            z.probes(kernel, "fentry");
             z.counts(kernel, "zram", "pswpin");
             tenfold(z, "zram");
         }

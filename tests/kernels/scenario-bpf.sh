@@ -4,11 +4,15 @@
 # a fault, so the programs' fault counts and the kernel's page counts compare one to one), while
 # `zswaptop --once --json -i T` measures (the programs count only while loaded):
 #   bpf-zswap: zswap in front of /dev/vda, 16 MiB;
+#   bpf-kprobe: the same with the kprobe fallback (`[bpf] probes = "kprobes"`);
 #   bpf-disk:  zswap off, /dev/vdc alone: a virtio disk throttled to 200 requests a second
 #              (kernel-matrix.sh: throttling.iops-total=200, 5 ms a read), 4 MiB;
 #   bpf-zram:  zswap off, zram0 alone, 16 MiB.
 # zswaptop's first sample does not wait for the programs (3-4 s to load under TCG): its interval
 # runs from their load, which the scenario waits for before the read; T covers load and read.
+#   bpf-overhead: the probes' own cost: the same 16 MiB paged out to zswap and read back, each page
+#              timed by the workload (`wl timed`), with no programs, the fentry set and the
+#              kprobe set loaded, in turn, twice: /out/bpf/bpf-overhead/{none,fentry,kprobes}.
 # Each moment is /out/bpf/NAME: once.json, vmstat.before / vmstat.after (right around the read),
 # stats (run_time_ns and run_cnt of each program: /proc/PID/fdinfo with kernel.bpf_stats_enabled).
 # /out/facts gets `bpf yes` (the scenario ran) or `bpf no-btf` (no kernel BTF), and `bpf_disk yes|no`.
@@ -17,24 +21,29 @@ B=/out/bpf
 mkdir -p "$B"
 bpf_progs() { ls -l "/proc/$1/fd" 2>/dev/null | grep -c 'bpf-prog'; }
 
-# bpf_moment NAME MIB SECONDS: page the workload out, measure its read.
+# bpf_loaded PID: wait until PID's programs are loaded (their count stays put for 1 s; at most
+# 15 s: a TCG guest loads them in 3-4 s; none after that: the kernel refused them).
+bpf_loaded() {
+  last=-1; same=0; n=0
+  while [ $same -lt 5 ] && [ $n -lt 75 ] && [ -d "/proc/$1" ]; do
+    c=$(bpf_progs "$1")
+    if [ "$c" = "$last" ] && [ "$c" -gt 0 ]; then same=$((same + 1)); else same=0; fi
+    last=$c; n=$((n + 1)); sleep 0.2
+  done
+}
+
+# bpf_moment NAME MIB SECONDS [CONFIG]: page the workload out, measure its read.
 bpf_moment() {
   d=$B/$1
   mkdir -p "$d"
   WL_MIB=$2
   wl_start || return 1
   page_out
-  /bin/zswaptop --no-config --once --json -i "$3" > "$d/once.json" 2> "$d/once.err" &
+  if [ -n "$4" ]; then conf="--config $4"; else conf=--no-config; fi
+  /bin/zswaptop $conf --once --json -i "$3" > "$d/once.json" 2> "$d/once.err" &
   zp=$!
-  # The programs are loaded (their count stays put for 1 s): the counters run from there.
-  last=-1; same=0; n=0
-  # At most 15 s (a TCG guest loads them in 3-4 s); none after that: the kernel refused them
-  # (once.json says why).
-  while [ $same -lt 5 ] && [ $n -lt 75 ] && [ -d "/proc/$zp" ]; do
-    c=$(bpf_progs $zp)
-    if [ "$c" = "$last" ] && [ "$c" -gt 0 ]; then same=$((same + 1)); else same=0; fi
-    last=$c; n=$((n + 1)); sleep 0.2
-  done
+  # The programs are loaded: the counters run from there.
+  bpf_loaded $zp
   sleep 1
   cat /proc/vmstat > "$d/vmstat.before"
   wl_cmd read >/dev/null
@@ -47,6 +56,32 @@ bpf_moment() {
   echo exit >&3
   wait "$WL" 2>/dev/null
   say "bpf moment $1: $last programs ($(( $(cut -d. -f1 /proc/uptime) - START )) s)"
+}
+
+# The workload's own time a page with no programs, the fentry set and the kprobe set, in turn.
+bpf_overhead() {
+  d=$B/bpf-overhead
+  mkdir -p "$d"
+  WL_MIB=16
+  wl_start || return 1
+  for round in 1 2; do
+    for set in none fentry kprobes; do
+      page_out
+      zp=
+      if [ $set != none ]; then
+        printf '[bpf]\nprobes = "%s"\n' "$([ $set = fentry ] && echo auto || echo kprobes)" > /tmp/set.toml
+        /bin/zswaptop --config /tmp/set.toml --once --json -i 600 > "$d/$set.json" 2>/dev/null &
+        zp=$!
+        bpf_loaded $zp
+      fi
+      wl_cmd timed >/dev/null
+      tail -n 1 /tmp/wl.out >> "$d/$set"
+      [ -n "$zp" ] && { kill $zp; wait $zp 2>/dev/null; }
+    done
+  done
+  echo exit >&3
+  wait "$WL" 2>/dev/null
+  say "bpf overhead: $(( $(cut -d. -f1 /proc/uptime) - START )) s"
 }
 
 bpf_scenario() {
@@ -66,6 +101,12 @@ bpf_scenario() {
   echo Y > "$P/enabled"
   /bin/wl swapon /dev/vda 10
   bpf_moment bpf-zswap 16 10
+  printf '[bpf]\nprobes = "kprobes"\n' > /tmp/kprobes.toml
+  bpf_moment bpf-kprobe 16 10 /tmp/kprobes.toml
+  # The workload's own timing, without bpf_stats' two clock reads a program run.
+  echo 0 > /proc/sys/kernel/bpf_stats_enabled 2>/dev/null
+  bpf_overhead
+  echo 1 > /proc/sys/kernel/bpf_stats_enabled 2>/dev/null
   swapoff /dev/vda
   echo N > "$P/enabled"
   if [ -b /dev/vdc ]; then

@@ -156,6 +156,7 @@ mod tests {
         SwapinLatency {
             available: true,
             reason: None,
+            probes: Some("fentry".into()),
             tiers: vec![
                 tier("zswap", 3283, 40.0),
                 tier("zram", 0, 0.0),
@@ -230,6 +231,7 @@ mod tests {
         snap.swapin_latency = SwapinLatency {
             available: false,
             reason: Some("the kernel refuses the programs".into()),
+            probes: None,
             tiers: Vec::new(),
             running: false,
         };

@@ -54,6 +54,17 @@ pub enum Mode {
     Off,
 }
 
+/// `[bpf] probes`: which set of programs to load.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Probes {
+    /// The lean fentry set where the kernel has BTF and takes it, else the kprobe fallback.
+    #[default]
+    Auto,
+    /// The kprobe fallback alone (it costs more; for a kernel whose fentry misbehaves).
+    Kprobes,
+}
+
 /// One tier's counters since the programs were loaded.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TierCounts {
@@ -80,6 +91,10 @@ pub struct SwapinSample {
     pub reason: Option<String>,
     /// CLOCK_MONOTONIC when the programs were loaded: deltas only between samples of one load.
     pub loaded_ns: u64,
+    /// Which set is loaded: "fentry" or "kprobes" ("" when none, or in a recording made
+    /// before the fallback).
+    #[serde(default)]
+    pub probes: String,
     pub tiers: Vec<TierReading>,
 }
 
@@ -96,6 +111,7 @@ impl SwapinSample {
         SwapinSample {
             reason: Some(reason.into()),
             loaded_ns: 0,
+            probes: String::new(),
             tiers: Vec::new(),
         }
     }
@@ -113,12 +129,12 @@ enum State {
 static STATE: Mutex<State> = Mutex::new(State::NotStarted);
 
 /// The configuration's `[bpf] enabled`, set once the configuration is read.
-static MODE: Mutex<Mode> = Mutex::new(Mode::Auto);
+static MODE: Mutex<(Mode, Probes)> = Mutex::new((Mode::Auto, Probes::Auto));
 
-/// Set what `[bpf] enabled` says (before [`begin`]).
-pub fn configure(mode: Mode) {
+/// Set what `[bpf] enabled` and `[bpf] probes` say (before [`begin`]).
+pub fn configure(mode: Mode, probes: Probes) {
     if let Ok(mut m) = MODE.lock() {
-        *m = mode;
+        *m = (mode, probes);
     }
 }
 
@@ -129,8 +145,8 @@ pub const LOAD_WAIT: Duration = Duration::from_secs(30);
 /// Start loading as configured (a live run that samples over time); with `wait`, wait for the
 /// load to finish (at most [`LOAD_WAIT`]) so that the first interval is measured.
 pub fn begin(wait_for_it: bool) {
-    let mode = MODE.lock().map(|m| *m).unwrap_or(Mode::Off);
-    start(mode);
+    let (mode, probes) = MODE.lock().map(|m| *m).unwrap_or((Mode::Off, Probes::Auto));
+    start(mode, probes);
     if wait_for_it {
         wait(LOAD_WAIT);
     }
@@ -141,7 +157,7 @@ const NOT_STARTED: &str = "not measured: a single sample has no interval (the hi
 
 /// Start loading the programs (once per process), on a thread of its own, unless `mode` says
 /// not to.
-pub fn start(mode: Mode) {
+pub fn start(mode: Mode, probes: Probes) {
     let Ok(mut st) = STATE.lock() else { return };
     if !matches!(*st, State::NotStarted) {
         return;
@@ -154,8 +170,8 @@ pub fn start(mode: Mode) {
     drop(st);
     let spawned = std::thread::Builder::new()
         .name("bpf-load".into())
-        .spawn(|| {
-            let done = match load::Probe::load() {
+        .spawn(move || {
+            let done = match load::Probe::load(probes) {
                 Ok(p) => State::Ready(Box::new(p)),
                 Err(why) => State::Refused(why),
             };
@@ -236,9 +252,11 @@ fn refusal_before_loading(mode: Mode) -> Option<String> {
                 .into(),
         );
     }
-    if !std::path::Path::new("/sys/kernel/btf/vmlinux").exists() {
+    if !std::path::Path::new("/sys/kernel/btf/vmlinux").exists()
+        && !std::path::Path::new("/sys/bus/event_source/devices/kprobe").exists()
+    {
         return Some(
-            "the kernel has no BTF (no /sys/kernel/btf/vmlinux: built without CONFIG_DEBUG_INFO_BTF); fentry programs need it"
+            "the kernel has neither BTF (no /sys/kernel/btf/vmlinux: built without CONFIG_DEBUG_INFO_BTF), which fentry programs need, nor kprobes (no /sys/bus/event_source/devices/kprobe: built without CONFIG_KPROBES), the fallback"
                 .into(),
         );
     }
@@ -276,24 +294,28 @@ pub fn percentile_us(buckets: &[u64], q: f64, max_ns: u64) -> Option<f64> {
 
 #[cfg(zswaptop_bpf)]
 mod load {
-    //! The aya side: load, attach by presence, read.
+    //! The aya side: pick the set (fentry, else kprobes), load, attach by presence, read.
+
+    use std::collections::HashSet;
 
     use aya::maps::{MapData, PerCpuArray};
     use aya::programs::{FEntry, FExit, KProbe, ProgramError};
-    use aya::{Btf, Ebpf};
+    use aya::{Btf, Ebpf, EbpfLoader};
 
-    use super::{BUCKETS, SwapinSample, TIERS, TierCounts, TierReading};
+    use super::{BUCKETS, Probes, SwapinSample, TIERS, TierCounts, TierReading};
     use crate::sys;
 
     /// Whether the kernel has the kprobe PMU, and if not, the words for it.
-    fn kprobes_absent() -> Option<&'static str> {
+    pub(super) fn kprobes_absent() -> Option<&'static str> {
         (!std::path::Path::new("/sys/bus/event_source/devices/kprobe").exists()).then_some(
             "has no kprobes (no /sys/bus/event_source/devices/kprobe: built without CONFIG_KPROBES)",
         )
     }
 
-    /// The programs' object, built from swapin.bpf.c by build.rs.
-    static OBJECT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/swapin.bpf.o"));
+    /// The lean set (fentry/fexit, task storage, CO-RE), built from swapin.bpf.c by build.rs.
+    static LEAN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/swapin.bpf.o"));
+    /// The kprobe fallback (`-DKPROBES`), for kernels without BTF or whose fentry is refused.
+    static KPROBES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/swapin-kprobe.bpf.o"));
 
     /// `struct hist` of swapin.bpf.c, flat: 5 x 96 buckets, then count, sum_ns and max_ns per tier.
     const WORDS: usize = TIERS.len() * BUCKETS + 3 * TIERS.len();
@@ -303,63 +325,130 @@ mod load {
     enum Kind {
         FEntry,
         FExit,
+        /// A kprobe or a kretprobe (the program's section says which).
         KProbe,
     }
 
-    /// A role in the measurement: the programs that can fill it (the first that attaches
-    /// does), each with its kind and the kernel function.
+    impl Kind {
+        fn word(self, name: &str) -> &'static str {
+            match self {
+                Kind::FEntry => "fentry",
+                Kind::FExit => "fexit",
+                Kind::KProbe if name.starts_with("kr_") => "kretprobe",
+                Kind::KProbe => "kprobe",
+            }
+        }
+    }
+
+    /// A role in the measurement: the programs that can fill it (every one this kernel takes
+    /// is attached), each with its kind and the kernel function. A kprobe program may be
+    /// listed with several functions: it is loaded once and attached to each.
     struct Role {
         what: &'static str,
         progs: &'static [(&'static str, Kind, &'static str)],
     }
 
-    const FAULT_ENTRY: Role = Role {
-        what: "the fault's start",
-        progs: &[("BPF_PROG_dsp_enter", Kind::FEntry, "do_swap_page")],
+    /// A set of programs: its object and its roles.
+    struct Set {
+        name: &'static str,
+        object: &'static [u8],
+        fault_entry: Role,
+        fault_exit: Role,
+        /// The read window (kprobes only: the lean set tells a read by its bio).
+        read: Option<(Role, Role)>,
+        zswap: Role,
+        disk: Role,
+        zram: Role,
+        cache: Role,
+    }
+
+    const LEAN_SET: Set = Set {
+        name: "fentry",
+        object: LEAN,
+        fault_entry: Role {
+            what: "the fault's start",
+            progs: &[("BPF_PROG_dsp_enter", Kind::FEntry, "do_swap_page")],
+        },
+        fault_exit: Role {
+            what: "the fault's end",
+            progs: &[("BPF_PROG_dsp_exit", Kind::FExit, "do_swap_page")],
+        },
+        read: None,
+        zswap: Role {
+            what: "zswap loads",
+            progs: &[
+                ("BPF_PROG_zswap_load", Kind::FEntry, "zswap_load"),
+                (
+                    "BPF_PROG_zswap_fs_load",
+                    Kind::FEntry,
+                    "zswap_frontswap_load",
+                ),
+            ],
+        },
+        disk: Role {
+            what: "block I/O",
+            progs: &[("BPF_PROG_submit_bio", Kind::FEntry, "submit_bio")],
+        },
+        // 6.1's zram reads a swapped page through rw_page, without a bio.
+        zram: Role {
+            what: "rw_page reads",
+            progs: &[("BPF_PROG_bdev_read_page", Kind::FEntry, "bdev_read_page")],
+        },
+        cache: Role {
+            what: "swap-cache lookups",
+            progs: &[("BPF_PROG_scgf_exit", Kind::FExit, "swap_cache_get_folio")],
+        },
     };
-    const FAULT_EXIT: Role = Role {
-        what: "the fault's end",
-        progs: &[("BPF_PROG_dsp_exit", Kind::FExit, "do_swap_page")],
-    };
-    const READ_ENTRY: Role = Role {
-        what: "the read's start",
-        progs: &[
-            ("BPF_PROG_srf_enter", Kind::FEntry, "swap_read_folio"),
-            ("BPF_PROG_srp_enter", Kind::FEntry, "swap_readpage"),
-        ],
-    };
-    const READ_EXIT: Role = Role {
-        what: "the read's end",
-        progs: &[
-            ("BPF_PROG_srf_exit", Kind::FExit, "swap_read_folio"),
-            ("BPF_PROG_srp_exit", Kind::FExit, "swap_readpage"),
-        ],
-    };
-    const ZSWAP: Role = Role {
-        what: "zswap loads",
-        progs: &[
-            ("BPF_PROG_zswap_load", Kind::FEntry, "zswap_load"),
-            (
-                "BPF_PROG_zswap_fs_load",
-                Kind::FEntry,
-                "zswap_frontswap_load",
-            ),
-        ],
-    };
-    const DISK: Role = Role {
-        what: "block I/O",
-        progs: &[("BPF_PROG_submit_bio", Kind::FEntry, "submit_bio")],
-    };
-    const ZRAM: Role = Role {
-        what: "zram reads",
-        progs: &[
-            ("kp_zram_submit_bio", Kind::KProbe, "zram_submit_bio"),
-            ("kp_zram_rw_page", Kind::KProbe, "zram_rw_page"),
-        ],
-    };
-    const CACHE: Role = Role {
-        what: "swap-cache lookups",
-        progs: &[("BPF_PROG_scgf_exit", Kind::FExit, "swap_cache_get_folio")],
+
+    const KPROBE_SET: Set = Set {
+        name: "kprobes",
+        object: KPROBES,
+        fault_entry: Role {
+            what: "the fault's start",
+            progs: &[("kp_dsp_enter", Kind::KProbe, "do_swap_page")],
+        },
+        fault_exit: Role {
+            what: "the fault's end",
+            progs: &[("kr_dsp_exit", Kind::KProbe, "do_swap_page")],
+        },
+        read: Some((
+            Role {
+                what: "the read's start",
+                progs: &[
+                    ("kp_read_enter", Kind::KProbe, "swap_read_folio"),
+                    ("kp_read_enter", Kind::KProbe, "swap_readpage"),
+                ],
+            },
+            Role {
+                what: "the read's end",
+                progs: &[
+                    ("kr_read_exit", Kind::KProbe, "swap_read_folio"),
+                    ("kr_read_exit", Kind::KProbe, "swap_readpage"),
+                ],
+            },
+        )),
+        zswap: Role {
+            what: "zswap loads",
+            progs: &[
+                ("kp_zswap", Kind::KProbe, "zswap_load"),
+                ("kp_zswap", Kind::KProbe, "zswap_frontswap_load"),
+            ],
+        },
+        disk: Role {
+            what: "block I/O",
+            progs: &[("kp_bio", Kind::KProbe, "submit_bio")],
+        },
+        zram: Role {
+            what: "zram reads",
+            progs: &[
+                ("kp_zram", Kind::KProbe, "zram_submit_bio"),
+                ("kp_zram", Kind::KProbe, "zram_rw_page"),
+            ],
+        },
+        cache: Role {
+            what: "swap-cache lookups",
+            progs: &[("kr_scgf_exit", Kind::KProbe, "swap_cache_get_folio")],
+        },
     };
 
     pub(super) struct Probe {
@@ -367,6 +456,8 @@ mod load {
         _ebpf: Ebpf,
         hist: PerCpuArray<MapData, Hist>,
         loaded_ns: u64,
+        /// "fentry" or "kprobes".
+        set: &'static str,
         /// Per tier: why it is unknown, if it is.
         unknown: [Option<String>; 5],
     }
@@ -391,143 +482,219 @@ mod load {
                     None => format!("BPF_PROG_LOAD: {io_error}"),
                 }
             }
-            other => {
-                let mut s = other.to_string();
-                let mut src = std::error::Error::source(other);
-                while let Some(inner) = src {
-                    s.push_str(": ");
-                    s.push_str(&inner.to_string());
-                    src = inner.source();
-                }
-                s
-            }
+            other => chain(other),
         }
     }
 
-    fn attach(
-        ebpf: &mut Ebpf,
-        btf: &Btf,
-        kallsyms: &str,
-        name: &str,
-        kind: Kind,
-        func: &str,
-    ) -> Result<(), String> {
-        let Some(prog) = ebpf.program_mut(name) else {
-            return Err(format!("{name} is not in the object"));
-        };
-        let r = match kind {
-            Kind::FEntry => <&mut FEntry>::try_from(prog)
-                .map_err(|e| describe(&e))
-                .and_then(|p| {
-                    p.load(func, btf).map_err(|e| describe(&e))?;
-                    p.attach().map(drop).map_err(|e| describe(&e))
-                }),
-            Kind::FExit => <&mut FExit>::try_from(prog)
-                .map_err(|e| describe(&e))
-                .and_then(|p| {
-                    p.load(func, btf).map_err(|e| describe(&e))?;
-                    p.attach().map(drop).map_err(|e| describe(&e))
-                }),
-            Kind::KProbe => {
-                let present = kallsyms
-                    .lines()
-                    .any(|l| l.split_whitespace().nth(2) == Some(func));
-                if !present {
-                    return Err(format!("{func} is not in /proc/kallsyms"));
-                }
-                if let Some(why) = kprobes_absent() {
-                    return Err(format!("the kernel {why}"));
-                }
-                <&mut KProbe>::try_from(prog)
-                    .map_err(|e| describe(&e))
-                    .and_then(|p| {
-                        p.load().map_err(|e| describe(&e))?;
-                        p.attach(func, 0).map(drop).map_err(|e| describe(&e))
-                    })
-            }
-        };
-        r.map_err(|e| {
-            let k = match kind {
-                Kind::FEntry => "fentry",
-                Kind::FExit => "fexit",
-                Kind::KProbe => "kprobe",
+    /// An error with its sources, joined.
+    fn chain(e: &dyn std::error::Error) -> String {
+        let mut s = e.to_string();
+        let mut src = e.source();
+        while let Some(inner) = src {
+            s.push_str(": ");
+            s.push_str(&inner.to_string());
+            src = inner.source();
+        }
+        s
+    }
+
+    /// What one load needs while it attaches.
+    struct Attacher<'a> {
+        ebpf: Ebpf,
+        btf: Option<&'a Btf>,
+        kallsyms: String,
+        /// The kprobe programs already loaded (one may attach to several functions).
+        loaded: HashSet<&'static str>,
+    }
+
+    impl Attacher<'_> {
+        fn attach(&mut self, name: &'static str, kind: Kind, func: &str) -> Result<(), String> {
+            let Some(prog) = self.ebpf.program_mut(name) else {
+                return Err(format!("{name} is not in the object"));
             };
-            format!("{k} {func}: {e}")
-        })
-    }
+            let r = match kind {
+                Kind::FEntry | Kind::FExit => match self.btf {
+                    None => Err("the kernel has no BTF".to_string()),
+                    Some(btf) if kind == Kind::FEntry => <&mut FEntry>::try_from(prog)
+                        .map_err(|e| describe(&e))
+                        .and_then(|p| {
+                            p.load(func, btf).map_err(|e| describe(&e))?;
+                            p.attach().map(drop).map_err(|e| describe(&e))
+                        }),
+                    Some(btf) => <&mut FExit>::try_from(prog)
+                        .map_err(|e| describe(&e))
+                        .and_then(|p| {
+                            p.load(func, btf).map_err(|e| describe(&e))?;
+                            p.attach().map(drop).map_err(|e| describe(&e))
+                        }),
+                },
+                Kind::KProbe => {
+                    let present = self
+                        .kallsyms
+                        .lines()
+                        .any(|l| l.split_whitespace().nth(2) == Some(func));
+                    if !present {
+                        return Err(format!("{func} is not in /proc/kallsyms"));
+                    }
+                    if let Some(why) = kprobes_absent() {
+                        return Err(format!("the kernel {why}"));
+                    }
+                    let first = !self.loaded.contains(name);
+                    <&mut KProbe>::try_from(prog)
+                        .map_err(|e| describe(&e))
+                        .and_then(|p| {
+                            if first {
+                                p.load().map_err(|e| describe(&e))?;
+                            }
+                            p.attach(func, 0).map(drop).map_err(|e| describe(&e))
+                        })
+                        .inspect(|()| {
+                            self.loaded.insert(name);
+                        })
+                }
+            };
+            r.map_err(|e| format!("{} {func}: {e}", kind.word(name)))
+        }
 
-    /// Attach every program of `role` this kernel takes (6.1 has both of zram's request
-    /// functions, and swap-ins reach only `zram_rw_page`); when none, every refusal, joined.
-    fn role(ebpf: &mut Ebpf, btf: &Btf, kallsyms: &str, role: &Role) -> Result<(), String> {
-        let mut why = Vec::new();
-        let mut any = false;
-        for &(name, kind, func) in role.progs {
-            match attach(ebpf, btf, kallsyms, name, kind, func) {
-                Ok(()) => any = true,
-                Err(e) => why.push(e),
+        /// Attach every program of `role` this kernel takes (6.1 has both of zram's request
+        /// functions, and swap-ins reach only `zram_rw_page`); when none, every refusal, joined.
+        fn role(&mut self, role: &Role) -> Result<(), String> {
+            let mut why = Vec::new();
+            let mut any = false;
+            for &(name, kind, func) in role.progs {
+                match self.attach(name, kind, func) {
+                    Ok(()) => any = true,
+                    Err(e) => why.push(e),
+                }
             }
+            if any {
+                return Ok(());
+            }
+            Err(format!("no probe for {}: {}", role.what, why.join("; ")))
         }
-        if any {
-            return Ok(());
+
+        /// Whether the kernel has `func` (/proc/kallsyms).
+        fn has(&self, func: &str) -> bool {
+            self.kallsyms
+                .lines()
+                .any(|l| l.split_whitespace().nth(2) == Some(func))
         }
-        Err(format!("no probe for {}: {}", role.what, why.join("; ")))
     }
 
     impl Probe {
-        pub(super) fn load() -> Result<Probe, String> {
-            let mut ebpf = Ebpf::load(OBJECT).map_err(|e| {
-                format!("the kernel refused the programs' maps (BPF_MAP_CREATE): {e}")
-            })?;
-            let btf = Btf::from_sys_fs().map_err(|e| {
-                format!("could not read the kernel's BTF (/sys/kernel/btf/vmlinux): {e}")
-            })?;
+        /// The lean set where the kernel has BTF and takes it, else the kprobe fallback (or
+        /// the fallback alone, as `[bpf] probes = "kprobes"` asks).
+        pub(super) fn load(probes: Probes) -> Result<Probe, String> {
             let kallsyms = std::fs::read_to_string("/proc/kallsyms").unwrap_or_default();
+            let lean_refused = match probes {
+                Probes::Kprobes => {
+                    "not tried ([bpf] probes = \"kprobes\" in the configuration)".to_string()
+                }
+                Probes::Auto => match Btf::from_sys_fs() {
+                    Err(e) => format!(
+                        "could not read the kernel's BTF (/sys/kernel/btf/vmlinux): {}",
+                        chain(&e)
+                    ),
+                    Ok(btf) => match Probe::load_set(&LEAN_SET, Some(&btf), &kallsyms) {
+                        Ok(p) => return Ok(p),
+                        Err(why) => why,
+                    },
+                },
+            };
+            if let Some(k) = kprobes_absent() {
+                return Err(format!(
+                    "the kernel refuses the fentry programs ({lean_refused}), and it {k}; a kernel that allows fentry programs (BTF and CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, as Debian's and Fedora's do) would allow it"
+                ));
+            }
+            Probe::load_set(&KPROBE_SET, None, &kallsyms).map_err(|why| {
+                format!(
+                    "the kernel refuses the fentry programs ({lean_refused}) and the kprobe fallback ({why}); a kernel that allows fentry programs (BTF and CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, as Debian's and Fedora's do) would allow it"
+                )
+            })
+        }
+
+        fn load_set(set: &Set, btf: Option<&Btf>, kallsyms: &str) -> Result<Probe, String> {
+            // One BTF parse for the relocations and the fentry attach points (a TCG guest
+            // takes 1-2 s a parse). `allow_unsupported_maps`: the task storage map is used by
+            // the programs only.
+            let ebpf = EbpfLoader::new()
+                .btf(btf)
+                .allow_unsupported_maps()
+                .load(set.object)
+                .map_err(|e| {
+                    format!(
+                        "the kernel refused the {} programs' object (BPF_MAP_CREATE or BTF): {}",
+                        set.name,
+                        chain(&e)
+                    )
+                })?;
+            let mut a = Attacher {
+                ebpf,
+                btf,
+                kallsyms: kallsyms.to_string(),
+                loaded: HashSet::new(),
+            };
             // The fault itself: without both ends there is nothing to measure. Its end, which
             // counts, is attached last: every fault it counts then ran with every marker, and
             // the counters start from zero at `loaded_ns`.
-            let refused = |e: String| {
-                let kprobes = match kprobes_absent() {
-                    Some(k) => format!(", and the kernel {k}"),
-                    None => String::new(),
-                };
-                format!(
-                    "the kernel refuses the programs ({e}){kprobes}; a kernel that allows fentry programs (BTF and CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, as Debian's and Fedora's do) would allow it"
-                )
+            a.role(&set.fault_entry)?;
+            let read = set
+                .read
+                .as_ref()
+                .and_then(|(enter, exit)| a.role(enter).and_then(|()| a.role(exit)).err());
+            let zswap = a.role(&set.zswap).err();
+            let disk = a.role(&set.disk).err();
+            // The lean set's zram role is 6.1's rw_page read: needed only where the kernel
+            // has it; later kernels read zram through a bio, which `disk` sees.
+            let zram = if set.read.is_none() {
+                let (_, _, func) = set.zram.progs[0];
+                if a.has(func) {
+                    a.role(&set.zram).err()
+                } else {
+                    None
+                }
+            } else {
+                a.role(&set.zram).err()
             };
-            role(&mut ebpf, &btf, &kallsyms, &FAULT_ENTRY).map_err(refused)?;
-            let read = role(&mut ebpf, &btf, &kallsyms, &READ_ENTRY)
-                .and_then(|()| role(&mut ebpf, &btf, &kallsyms, &READ_EXIT))
-                .err();
-            let zswap = role(&mut ebpf, &btf, &kallsyms, &ZSWAP).err();
-            let disk = role(&mut ebpf, &btf, &kallsyms, &DISK).err();
-            let zram = role(&mut ebpf, &btf, &kallsyms, &ZRAM).err();
-            let cache = role(&mut ebpf, &btf, &kallsyms, &CACHE).err();
-            role(&mut ebpf, &btf, &kallsyms, &FAULT_EXIT).map_err(refused)?;
+            let cache = a.role(&set.cache).err();
+            a.role(&set.fault_exit)?;
             let loaded_ns = sys::monotonic_ns();
             let zram_loaded = std::path::Path::new("/sys/class/zram-control").exists();
             let mut unknown: [Option<String>; 5] = Default::default();
-            // Which tier a read was is told by what it called; without the read window, none is.
-            let need_read = |other: &Option<String>| read.clone().or_else(|| other.clone());
-            unknown[0] = need_read(&zswap);
-            unknown[1] = need_read(&zram);
-            // A zram read also submits a bio: unseen, it would count as a disk read.
-            unknown[2] = need_read(&disk).or_else(|| {
+            // Which tier a read was is told by what it called: without the read window (the
+            // kprobes) or the device reads, none is.
+            let need = |other: &Option<String>| {
+                read.clone()
+                    .or_else(|| other.clone())
+                    .or_else(|| disk.clone())
+            };
+            unknown[0] = need(&zswap);
+            unknown[1] = need(&zram);
+            // A zram read unseen would count as a disk read (kprobes) or a zero page (6.1's
+            // rw_page, lean).
+            unknown[2] = need(&None).or_else(|| {
                 zram.clone()
-                    .filter(|_| zram_loaded)
+                    .filter(|_| zram_loaded && set.read.is_some())
                     .map(|z| format!("zram reads cannot be told from disk reads ({z})"))
             });
             unknown[3] = cache;
             // A read that called nothing is a zero-filled page; it needs every other marker.
-            unknown[4] = need_read(&zswap).or_else(|| disk.clone());
-            let map = ebpf
+            unknown[4] = need(&zswap).or_else(|| {
+                zram.clone()
+                    .filter(|_| zram_loaded)
+                    .map(|z| format!("zram reads cannot be told from zero-filled pages ({z})"))
+            });
+            let map = a
+                .ebpf
                 .take_map("hist")
                 .ok_or_else(|| "the programs' object has no histogram map".to_string())?;
             let hist = PerCpuArray::try_from(map)
                 .map_err(|e| format!("the histogram map is not the expected one: {e}"))?;
             Ok(Probe {
-                _ebpf: ebpf,
+                _ebpf: a.ebpf,
                 hist,
                 loaded_ns,
+                set: set.name,
                 unknown,
             })
         }
@@ -535,13 +702,17 @@ mod load {
         /// The maps alone, no program attached (the read-cost bench: a kernel that refuses
         /// the programs still creates their maps).
         pub(super) fn maps_only() -> Result<Probe, String> {
-            let mut ebpf = Ebpf::load(OBJECT).map_err(|e| e.to_string())?;
+            let mut ebpf = EbpfLoader::new()
+                .allow_unsupported_maps()
+                .load(LEAN)
+                .map_err(|e| chain(&e))?;
             let map = ebpf.take_map("hist").ok_or("no histogram map")?;
             let hist = PerCpuArray::try_from(map).map_err(|e| e.to_string())?;
             Ok(Probe {
                 _ebpf: ebpf,
                 hist,
                 loaded_ns: 1,
+                set: "fentry",
                 unknown: Default::default(),
             })
         }
@@ -592,6 +763,7 @@ mod load {
             SwapinSample {
                 reason: None,
                 loaded_ns: self.loaded_ns,
+                probes: self.set.to_string(),
                 tiers,
             }
         }
@@ -620,6 +792,19 @@ mod load {
                 );
             }
         }
+
+        /// Both objects load their maps here (the host refuses the programs, not the maps):
+        /// the task storage of the lean set and the hash of the fallback.
+        #[test]
+        fn both_objects_make_their_maps() {
+            if sys::euid() != 0 {
+                return;
+            }
+            for (name, obj) in [("lean", LEAN), ("kprobes", KPROBES)] {
+                let r = EbpfLoader::new().allow_unsupported_maps().load(obj);
+                assert!(r.is_ok(), "{name}: {:?}", r.err().map(|e| chain(&e)));
+            }
+        }
     }
 }
 
@@ -632,12 +817,12 @@ mod load {
     pub(super) struct Probe;
 
     impl Probe {
-        pub(super) fn load() -> Result<Probe, String> {
+        pub(super) fn load(_: super::Probes) -> Result<Probe, String> {
             Err("this zswaptop was built without its BPF programs (no clang at build time)".into())
         }
 
         pub(super) fn maps_only() -> Result<Probe, String> {
-            Probe::load()
+            Probe::load(super::Probes::Auto)
         }
 
         pub(super) fn read(&self) -> SwapinSample {

@@ -4,15 +4,31 @@
 // requires a GPL-compatible licence string for these helpers; the Rust loader keeps the
 // project's licence (MIT OR Apache-2.0).
 //
-// No vmlinux.h and no libbpf headers: the programs read only their arguments and return values,
-// so they need no kernel struct layout and no CO-RE relocation. Built by build.rs with
-// `clang -target bpf -O2 -g`; loaded by src/sources/bpf/mod.rs, which attaches each program on
-// its own to the functions this kernel has (6.1: swap_readpage, zswap_frontswap_load,
-// zram_rw_page; 6.12 and later: swap_read_folio, zswap_load, zram_submit_bio).
+// No vmlinux.h and no libbpf headers. build.rs builds this file twice with
+// `clang -target bpf -O2 -g`:
+//
+// - swapin.bpf.o, the lean set (fentry/fexit, kernels with BTF). On a zswap hit 4 programs run:
+//   the fault's entry and exit, the swap-cache lookup's exit (it returns at once on a miss) and
+//   zswap's load. State lives in task storage (no hash, no insert or delete per fault). A disk or
+//   zram read is told by its bio (fentry submit_bio: a read whose disk is called zram*, else a
+//   disk) and, on 6.1, by bdev_read_page (zram's synchronous read). Direct reclaim's writes inside
+//   a fault are writes and are not counted. Three structures are read through CO-RE (aya
+//   relocates the offsets against the kernel's BTF): bio.bi_opf and bio.bi_bdev,
+//   block_device.bd_disk, gendisk.disk_name.
+// - swapin-kprobe.bpf.o (-DKPROBES), the fallback for a kernel whose fentry programs do not load
+//   (no BTF, or fentry refused) but that has kprobes: kprobe/kretprobe on the same functions,
+//   state in an LRU hash by task, and a read window (swap_read_folio/swap_readpage) inside which
+//   zswap's load, a bio or zram's request mark the tier (no structure is read: no BTF needed).
+//   It costs more (a kprobe is an int3 or ftrace trap, and 8 programs run on a read).
+//
+// The loader (src/sources/bpf/mod.rs) attaches each program on its own to the functions this
+// kernel has (6.1: swap_readpage, zswap_frontswap_load, bdev_read_page / zram_rw_page; 6.12 and
+// later: swap_read_folio, zswap_load, zram_submit_bio).
 //
 // The result is one per-CPU array entry: per tier, a histogram of 96 buckets (log2 x 4, from
 // 1 us to 16 s: each bucket 19 % either side of its middle) with the count, the sum and the
 // largest time. Nothing goes to user space per event; the loader reads the table once a tick.
+typedef unsigned char __u8;
 typedef unsigned int __u32;
 typedef unsigned long long __u64;
 #define __always_inline inline __attribute__((always_inline))
@@ -21,23 +37,25 @@ typedef unsigned long long __u64;
 #define __type(name, val) typeof(val) *name
 #define BPF_MAP_TYPE_PERCPU_ARRAY 6
 #define BPF_MAP_TYPE_LRU_HASH 9
+#define BPF_MAP_TYPE_TASK_STORAGE 29
+#define BPF_F_NO_PREALLOC 1
+#define BPF_LOCAL_STORAGE_GET_F_CREATE 1
 #define BPF_ANY 0
 static void *(*bpf_map_lookup_elem)(void *map, const void *key) = (void *)1;
-static long (*bpf_map_update_elem)(void *map, const void *key, const void *value, __u64 flags) = (void *)2;
 static __u64 (*bpf_ktime_get_ns)(void) = (void *)5;
-static __u64 (*bpf_get_current_pid_tgid)(void) = (void *)14;
-/* bpf_get_func_ret (5.17+): the return value whatever the number of arguments */
-static long (*bpf_get_func_ret)(void *ctx, __u64 *value) = (void *)184;
 
 /* The tiers, in the order the loader reads them (src/sources/bpf/mod.rs: TIERS). */
 enum { T_ZSWAP, T_ZRAM, T_DISK, T_CACHE, T_ZERO, NT };
-#define F_READ (1u << 0)  /* inside swap_read_folio / swap_readpage */
-#define F_ZSWAP (1u << 1) /* zswap was asked during the read */
-#define F_ZRAM (1u << 2)  /* a zram request during the read */
-#define F_DISK (1u << 3)  /* a bio submitted during the read */
+#define F_READ (1u << 0)  /* kprobes: inside swap_read_folio / swap_readpage */
+#define F_ZSWAP (1u << 1) /* zswap was asked (lean: during the fault; kprobes: during the read) */
+#define F_ZRAM (1u << 2)  /* kprobes: a zram request during the read */
+#define F_DISK (1u << 3)  /* kprobes: a bio submitted during the read */
 #define F_CACHE (1u << 4) /* the swap cache had the folio */
 #define F_RETRY (1u << 5) /* the last exit was VM_FAULT_RETRY: the same fault goes on */
+#define F_MAJOR (1u << 6) /* the fault read the page (VM_FAULT_MAJOR) */
+#define VM_FAULT_MAJOR 0x000004
 #define VM_FAULT_RETRY 0x000400
+#define REQ_OP_MASK 0xff /* REQ_OP_BITS 8 since 4.10; REQ_OP_READ is 0 */
 #define NB 96    /* buckets per tier */
 #define FIRST 40 /* log2 x 4 index of 1024 ns, the first bucket's upper octave */
 
@@ -45,7 +63,6 @@ struct task_state { __u64 start; __u32 flags; __u32 tier_mask; };
 /* Read by the loader as NT * NB + 3 * NT u64 values, in this order. */
 struct hist { __u64 slot[NT][NB]; __u64 count[NT]; __u64 sum_ns[NT]; __u64 max_ns[NT]; };
 
-struct { __uint(type, BPF_MAP_TYPE_LRU_HASH); __uint(max_entries, 16384); __type(key, __u64); __type(value, struct task_state); } tasks SEC(".maps");
 struct { __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 1); __type(key, __u32); __type(value, struct hist); } hist SEC(".maps");
 
 static __always_inline __u32 log2_u64(__u64 v) {
@@ -67,87 +84,88 @@ static __always_inline __u32 bucket(__u64 ns) {
   return b < NB ? b : NB - 1;
 }
 
+/* The fault begins, or goes on after a VM_FAULT_RETRY (its start is kept). */
+static __always_inline void fault_enter(struct task_state *st) {
+  if (st->start && (st->flags & F_RETRY)) { st->flags &= ~F_RETRY; return; }
+  st->start = bpf_ktime_get_ns();
+  st->flags = 0;
+  st->tier_mask = 0;
+}
+
+/* The fault ends with `ret`: count it in its tier, the slowest source it read from (a fault
+ * that read several pages, readahead, waited for the slowest). */
+static __always_inline void fault_exit(struct task_state *st, __u64 ret) {
+  if (!st->start) return;
+  __u32 f = st->flags | ((ret & VM_FAULT_MAJOR) ? F_MAJOR : 0);
+  if (ret & VM_FAULT_RETRY) { st->flags = f | F_RETRY; return; }
+  __u32 m = st->tier_mask;
+  int t = -1;
+  if (m & (1u << T_DISK)) t = T_DISK;
+  else if (m & (1u << T_ZRAM)) t = T_ZRAM;
+  else if ((m & (1u << T_ZSWAP)) || (f & F_ZSWAP)) t = T_ZSWAP; /* asked, and no device read */
+  else if ((m & (1u << T_ZERO)) || (f & F_MAJOR)) t = T_ZERO;   /* read, and nothing asked */
+  else if (f & F_CACHE) t = T_CACHE;
+  __u64 ns = bpf_ktime_get_ns() - st->start;
+  st->start = 0; /* idle: kept for this task's next fault */
+  if (t < 0) return; /* not a swap-in (migration entry, a race lost, ...) */
+  __u32 z = 0;
+  struct hist *h = bpf_map_lookup_elem(&hist, &z);
+  if (!h) return;
+  /* One bounds check on a flat 64-bit index read back through the stack: clang knows the index
+   * is in range and would drop a plain check, and 6.1's verifier loses the bound of a 32-bit
+   * index across its zero extension ("R1 unbounded memory access", EACCES). */
+  __u32 ti = (__u32)t & 7;
+  if (ti >= NT) return;
+  volatile __u64 flat = (__u64)ti * NB + bucket(ns);
+  __u64 idx = flat;
+  if (idx >= NT * NB) return;
+  ((__u64 *)h->slot)[idx]++;
+  h->count[ti]++;
+  h->sum_ns[ti] += ns;
+  if (ns > h->max_ns[ti]) h->max_ns[ti] = ns;
+}
+
+#ifndef KPROBES
+/* ---- The lean set: fentry/fexit, task storage, CO-RE. ---- */
+struct task_struct;
+struct gendisk { char disk_name[32]; } __attribute__((preserve_access_index));
+struct block_device { struct gendisk *bd_disk; } __attribute__((preserve_access_index));
+struct bio { struct block_device *bi_bdev; __u32 bi_opf; } __attribute__((preserve_access_index));
+
+static long (*bpf_probe_read_kernel)(void *dst, __u32 size, const void *src) = (void *)113;
+static void *(*bpf_task_storage_get)(void *map, struct task_struct *task, void *value, __u64 flags) = (void *)156;
+static struct task_struct *(*bpf_get_current_task_btf)(void) = (void *)158;
+/* bpf_get_func_ret (5.17+): the return value whatever the number of arguments */
+static long (*bpf_get_func_ret)(void *ctx, __u64 *value) = (void *)184;
+
+struct { __uint(type, BPF_MAP_TYPE_TASK_STORAGE); __uint(map_flags, BPF_F_NO_PREALLOC); __type(key, int); __type(value, struct task_state); } tasks SEC(".maps");
+
+static __always_inline struct task_state *state(__u64 create) {
+  return bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, create);
+}
+
+/* A device read inside the fault: zram if its disk is called zram*, else a disk. */
+static __always_inline void device_read(struct task_state *st, struct block_device *bdev) {
+  char name[4] = {};
+  struct gendisk *d = bdev ? bdev->bd_disk : 0;
+  if (d) bpf_probe_read_kernel(name, sizeof(name), d->disk_name);
+  int zram = name[0] == 'z' && name[1] == 'r' && name[2] == 'a' && name[3] == 'm';
+  st->tier_mask |= 1u << (zram ? T_ZRAM : T_DISK);
+}
+
 SEC("fentry/do_swap_page")
 int BPF_PROG_dsp_enter(__u64 *ctx) {
-  __u64 id = bpf_get_current_pid_tgid();
-  struct task_state *st = bpf_map_lookup_elem(&tasks, &id);
-  if (st && st->start && (st->flags & F_RETRY)) { st->flags &= ~F_RETRY; return 0; } /* same fault, again */
-  if (st) { st->start = bpf_ktime_get_ns(); st->flags = 0; st->tier_mask = 0; return 0; } /* updated in place */
-  struct task_state n = { .start = bpf_ktime_get_ns() };
-  bpf_map_update_elem(&tasks, &id, &n, BPF_ANY);
+  struct task_state *st = state(BPF_LOCAL_STORAGE_GET_F_CREATE);
+  if (st) fault_enter(st);
   return 0;
 }
 
 SEC("fexit/do_swap_page")
 int BPF_PROG_dsp_exit(__u64 *ctx) {
-  __u64 id = bpf_get_current_pid_tgid();
-  struct task_state *st = bpf_map_lookup_elem(&tasks, &id);
-  if (!st || !st->start) return 0;
-  __u64 ret = ctx[1];
-  if (ret & VM_FAULT_RETRY) { st->flags |= F_RETRY; return 0; }
-  __u32 f = st->flags, m = st->tier_mask;
-  int t = -1;
-  /* a fault that read several pages (readahead) waited for the slowest */
-  if (m & (1u << T_DISK)) t = T_DISK;
-  else if (m & (1u << T_ZRAM)) t = T_ZRAM;
-  else if (m & (1u << T_ZSWAP)) t = T_ZSWAP;
-  else if (m & (1u << T_ZERO)) t = T_ZERO;
-  else if (f & F_CACHE) t = T_CACHE;
-  __u64 ns = bpf_ktime_get_ns() - st->start;
-  st->start = 0; /* idle: kept for this task's next fault (LRU map: dead tasks age out) */
-  if (t < 0) return 0; /* not a swap-in (migration entry, ...) */
-  __u32 z = 0;
-  struct hist *h = bpf_map_lookup_elem(&hist, &z);
-  if (!h) return 0;
-  /* One bounds check on a flat 64-bit index read back through the stack: clang knows the index
-   * is in range and would drop a plain check, and 6.1's verifier loses the bound of a 32-bit
-   * index across its zero extension ("R1 unbounded memory access", EACCES). */
-  __u32 ti = (__u32)t & 7;
-  if (ti >= NT) return 0;
-  volatile __u64 flat = (__u64)ti * NB + bucket(ns);
-  __u64 idx = flat;
-  if (idx >= NT * NB) return 0;
-  ((__u64 *)h->slot)[idx]++;
-  h->count[ti]++;
-  h->sum_ns[ti] += ns;
-  if (ns > h->max_ns[ti]) h->max_ns[ti] = ns;
+  struct task_state *st = state(0);
+  if (st) fault_exit(st, ctx[1]);
   return 0;
 }
-
-static __always_inline int read_enter(void) {
-  __u64 id = bpf_get_current_pid_tgid();
-  struct task_state *st = bpf_map_lookup_elem(&tasks, &id);
-  if (st && st->start) st->flags = (st->flags & (F_CACHE | F_RETRY)) | F_READ;
-  return 0;
-}
-static __always_inline int read_exit(void) {
-  __u64 id = bpf_get_current_pid_tgid();
-  struct task_state *st = bpf_map_lookup_elem(&tasks, &id);
-  if (!st || !st->start) return 0;
-  __u32 f = st->flags;
-  int t = (f & F_ZRAM) ? T_ZRAM : (f & F_DISK) ? T_DISK : (f & F_ZSWAP) ? T_ZSWAP : T_ZERO;
-  st->tier_mask |= 1u << t;
-  st->flags = f & (F_CACHE | F_RETRY);
-  return 0;
-}
-SEC("fentry/swap_read_folio") int BPF_PROG_srf_enter(__u64 *ctx) { return read_enter(); }
-SEC("fexit/swap_read_folio") int BPF_PROG_srf_exit(__u64 *ctx) { return read_exit(); }
-SEC("fentry/swap_readpage") int BPF_PROG_srp_enter(__u64 *ctx) { return read_enter(); }
-SEC("fexit/swap_readpage") int BPF_PROG_srp_exit(__u64 *ctx) { return read_exit(); }
-
-/* Only inside the read window: direct reclaim's writes earlier in the fault are not reads. */
-static __always_inline int mark(__u32 flag) {
-  __u64 id = bpf_get_current_pid_tgid();
-  struct task_state *st = bpf_map_lookup_elem(&tasks, &id);
-  if (st && st->start && (st->flags & F_READ)) st->flags |= flag;
-  return 0;
-}
-SEC("fentry/zswap_load") int BPF_PROG_zswap_load(__u64 *ctx) { return mark(F_ZSWAP); }
-SEC("fentry/zswap_frontswap_load") int BPF_PROG_zswap_fs_load(__u64 *ctx) { return mark(F_ZSWAP); }
-SEC("fentry/submit_bio") int BPF_PROG_submit_bio(__u64 *ctx) { return mark(F_DISK); }
-/* zram is a module: aya 0.14 attaches fentry to vmlinux functions only, so these are kprobes */
-SEC("kprobe/zram_submit_bio") int kp_zram_submit_bio(void *ctx) { return mark(F_ZRAM); }
-SEC("kprobe/zram_rw_page") int kp_zram_rw_page(void *ctx) { return mark(F_ZRAM); }
 
 SEC("fexit/swap_cache_get_folio")
 int BPF_PROG_scgf_exit(__u64 *ctx) {
@@ -155,9 +173,115 @@ int BPF_PROG_scgf_exit(__u64 *ctx) {
   /* 3 arguments in 6.1-6.12, 1 in 7.2: the helper finds the return value in either */
   bpf_get_func_ret(ctx, &ret);
   if (!ret) return 0;
-  __u64 id = bpf_get_current_pid_tgid();
-  struct task_state *st = bpf_map_lookup_elem(&tasks, &id);
+  struct task_state *st = state(0);
   if (st && st->start) st->flags |= F_CACHE;
   return 0;
 }
+
+/* zswap was asked for the page: a hit unless a device read follows (6.12+ asks on every read
+ * but a zero-filled page's; 6.1's frontswap only for pages zswap holds). */
+static __always_inline int zswap_asked(void) {
+  struct task_state *st = state(0);
+  if (st && st->start) st->flags |= F_ZSWAP;
+  return 0;
+}
+SEC("fentry/zswap_load") int BPF_PROG_zswap_load(__u64 *ctx) { return zswap_asked(); }
+SEC("fentry/zswap_frontswap_load") int BPF_PROG_zswap_fs_load(__u64 *ctx) { return zswap_asked(); }
+
+/* Every bio of the machine passes here; a task outside a swap fault has no state (or an idle
+ * one) and returns after one lookup. */
+SEC("fentry/submit_bio")
+int BPF_PROG_submit_bio(__u64 *ctx) {
+  struct task_state *st = state(0);
+  if (!st || !st->start) return 0;
+  struct bio *b = (struct bio *)ctx[0];
+  if (b->bi_opf & REQ_OP_MASK) return 0; /* a write (direct reclaim), not this fault's read */
+  device_read(st, b->bi_bdev);
+  return 0;
+}
+
+/* 6.1: a device with rw_page (zram) reads a swapped page without a bio. Only reads come here. */
+SEC("fentry/bdev_read_page")
+int BPF_PROG_bdev_read_page(__u64 *ctx) {
+  struct task_state *st = state(0);
+  if (st && st->start) device_read(st, (struct block_device *)ctx[0]);
+  return 0;
+}
+
+#else
+/* ---- The fallback: kprobes, an LRU hash by task, a read window. ---- */
+/* The return value's register in struct pt_regs (build.rs defines the target's arch). */
+#if defined(__TARGET_ARCH_x86)
+#define RC_SLOT 10 /* r15 r14 r13 r12 bp bx r11 r10 r9 r8 ax */
+#elif defined(__TARGET_ARCH_arm64)
+#define RC_SLOT 0 /* regs[0] */
+#else
+#error "build.rs names the target's arch: __TARGET_ARCH_x86 or __TARGET_ARCH_arm64"
+#endif
+#define RC(ctx) (((__u64 *)(ctx))[RC_SLOT])
+static long (*bpf_map_update_elem)(void *map, const void *key, const void *value, __u64 flags) = (void *)2;
+static __u64 (*bpf_get_current_pid_tgid)(void) = (void *)14;
+
+struct { __uint(type, BPF_MAP_TYPE_LRU_HASH); __uint(max_entries, 16384); __type(key, __u64); __type(value, struct task_state); } tasks SEC(".maps");
+
+static __always_inline struct task_state *state(void) {
+  __u64 id = bpf_get_current_pid_tgid();
+  return bpf_map_lookup_elem(&tasks, &id);
+}
+
+SEC("kprobe/do_swap_page")
+int kp_dsp_enter(void *ctx) {
+  __u64 id = bpf_get_current_pid_tgid();
+  struct task_state *st = bpf_map_lookup_elem(&tasks, &id);
+  if (st) { fault_enter(st); return 0; } /* updated in place: no insert per fault */
+  struct task_state n = { .start = bpf_ktime_get_ns() };
+  bpf_map_update_elem(&tasks, &id, &n, BPF_ANY);
+  return 0;
+}
+
+SEC("kretprobe/do_swap_page")
+int kr_dsp_exit(void *ctx) {
+  struct task_state *st = state();
+  if (st) fault_exit(st, RC(ctx));
+  return 0;
+}
+
+SEC("kretprobe/swap_cache_get_folio")
+int kr_scgf_exit(void *ctx) {
+  if (!RC(ctx)) return 0;
+  struct task_state *st = state();
+  if (st && st->start) st->flags |= F_CACHE;
+  return 0;
+}
+
+/* The read window: what is called inside it tells the tier of that read. */
+SEC("kprobe/swap_read_folio")
+int kp_read_enter(void *ctx) {
+  struct task_state *st = state();
+  if (st && st->start) st->flags = (st->flags & (F_CACHE | F_RETRY)) | F_READ;
+  return 0;
+}
+
+SEC("kretprobe/swap_read_folio")
+int kr_read_exit(void *ctx) {
+  struct task_state *st = state();
+  if (!st || !st->start) return 0;
+  __u32 f = st->flags;
+  int t = (f & F_ZRAM) ? T_ZRAM : (f & F_DISK) ? T_DISK : (f & F_ZSWAP) ? T_ZSWAP : T_ZERO;
+  st->tier_mask |= 1u << t;
+  st->flags = f & (F_CACHE | F_RETRY);
+  return 0;
+}
+
+/* Only inside the read window: direct reclaim's writes earlier in the fault are not reads. */
+static __always_inline int mark(__u32 flag) {
+  struct task_state *st = state();
+  if (st && st->start && (st->flags & F_READ)) st->flags |= flag;
+  return 0;
+}
+SEC("kprobe/zswap_load") int kp_zswap(void *ctx) { return mark(F_ZSWAP); }
+SEC("kprobe/submit_bio") int kp_bio(void *ctx) { return mark(F_DISK); }
+SEC("kprobe/zram_submit_bio") int kp_zram(void *ctx) { return mark(F_ZRAM); }
+#endif
+
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
