@@ -229,7 +229,8 @@ fn overhead(kernel: &str, dir: &Path) {
         |r: &[(u64, u64)]| r.iter().map(|&(_, p)| p as f64).sum::<f64>() / r.len().max(1) as f64;
     let base = mean(&sets[0].1);
     let mut note =
-        format!("bpf-overhead (the workload's median a page on zswap hits, 2 rounds each) [TCG]:");
+        "bpf-overhead (the workload's median a page on zswap hits, 2 rounds each) [TCG]:"
+            .to_string();
     for (s, r) in &sets {
         let m = mean(r);
         let each = r
