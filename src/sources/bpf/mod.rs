@@ -312,7 +312,7 @@ mod load {
         )
     }
 
-    /// The lean set (fentry/fexit, task storage, CO-RE), built from swapin.bpf.c by build.rs.
+    /// The lean set (fentry/fexit, CO-RE), built from swapin.bpf.c by build.rs.
     static LEAN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/swapin.bpf.o"));
     /// The kprobe fallback (`-DKPROBES`), for kernels without BTF or whose fentry is refused.
     static KPROBES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/swapin-kprobe.bpf.o"));
@@ -615,19 +615,14 @@ mod load {
 
         fn load_set(set: &Set, btf: Option<&Btf>, kallsyms: &str) -> Result<Probe, String> {
             // One BTF parse for the relocations and the fentry attach points (a TCG guest
-            // takes 1-2 s a parse). `allow_unsupported_maps`: the task storage map is used by
-            // the programs only.
-            let ebpf = EbpfLoader::new()
-                .btf(btf)
-                .allow_unsupported_maps()
-                .load(set.object)
-                .map_err(|e| {
-                    format!(
-                        "the kernel refused the {} programs' object (BPF_MAP_CREATE or BTF): {}",
-                        set.name,
-                        chain(&e)
-                    )
-                })?;
+            // takes 1-2 s a parse).
+            let ebpf = EbpfLoader::new().btf(btf).load(set.object).map_err(|e| {
+                format!(
+                    "the kernel refused the {} programs' object (BPF_MAP_CREATE or BTF): {}",
+                    set.name,
+                    chain(&e)
+                )
+            })?;
             let mut a = Attacher {
                 ebpf,
                 btf,
@@ -702,10 +697,7 @@ mod load {
         /// The maps alone, no program attached (the read-cost bench: a kernel that refuses
         /// the programs still creates their maps).
         pub(super) fn maps_only() -> Result<Probe, String> {
-            let mut ebpf = EbpfLoader::new()
-                .allow_unsupported_maps()
-                .load(LEAN)
-                .map_err(|e| chain(&e))?;
+            let mut ebpf = EbpfLoader::new().load(LEAN).map_err(|e| chain(&e))?;
             let map = ebpf.take_map("hist").ok_or("no histogram map")?;
             let hist = PerCpuArray::try_from(map).map_err(|e| e.to_string())?;
             Ok(Probe {
@@ -794,14 +786,14 @@ mod load {
         }
 
         /// Both objects load their maps here (the host refuses the programs, not the maps):
-        /// the task storage of the lean set and the hash of the fallback.
+        /// each set's hash of tasks and histogram.
         #[test]
         fn both_objects_make_their_maps() {
             if sys::euid() != 0 {
                 return;
             }
             for (name, obj) in [("lean", LEAN), ("kprobes", KPROBES)] {
-                let r = EbpfLoader::new().allow_unsupported_maps().load(obj);
+                let r = EbpfLoader::new().load(obj);
                 assert!(r.is_ok(), "{name}: {:?}", r.err().map(|e| chain(&e)));
             }
         }
