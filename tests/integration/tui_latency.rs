@@ -164,6 +164,8 @@ fn latency_unknown_tier_reason_is_made_safe() {
     let rows = section(&term).join("\n");
     assert!(rows.contains("unknown: kprobe refused"), "{rows}");
     assert!(!rows.contains('\x1b') && !rows.contains('\x07'), "{rows}");
+    // ...made visible, not dropped: the reader sees that the kernel's string held them.
+    assert!(rows.contains(r"\x1b]0;owned\x07"), "{rows}");
     snap("latency_unknown_100x40", &term);
 }
 
@@ -203,7 +205,7 @@ fn latency_narrow() {
     snap("latency_narrow_50x60", &term);
 }
 
-/// `--ascii`: the histogram's heights in ASCII marks, not all `#`.
+/// `--ascii`: the histogram's heights in ASCII marks, not all `#`, and times in `us`.
 #[test]
 fn latency_ascii_keeps_the_heights() {
     let settings = zswaptop::cli::dashboard_settings(&["zswaptop", "--ascii"], true).unwrap();
@@ -216,7 +218,9 @@ fn latency_ascii_keeps_the_heights() {
         .find(|r| r.contains("zswap "))
         .cloned()
         .unwrap_or_default();
-    assert!(zswap.contains('@') && zswap.contains('.'), "{rows:#?}");
+    // ▃▇█▅▂▁ in ASCII.
+    assert!(zswap.contains("-#@+:."), "{rows:#?}");
+    assert!(zswap.contains("30us"), "{rows:#?}");
 }
 
 /// At 80×24 the section has no room: the zswap panel says each busy tier's p50 and p99.
@@ -243,4 +247,18 @@ fn latency_in_short_at_the_narrowest() {
         text.contains("wait p99: zswap 1.1ms, disk 6.0ms, swapcache 3µs"),
         "{text}"
     );
+}
+
+/// Loaded, the first interval not measured yet: the section says so, without a warning.
+#[test]
+fn latency_first_interval_says_it_comes_with_the_next_sample() {
+    let settings = zswaptop::cli::dashboard_settings(&["zswaptop"], true).unwrap();
+    let first = loaded(vec![reading("zswap", counts(&[(18, 1)], 30_000), None)]);
+    let app = App::new(settings, sample("linux-6.18-idle", T0, first));
+    let rows = section(&screen(&app, 100, 60)).join("\n");
+    assert!(
+        rows.contains("one sample: the latency is measured over an interval"),
+        "{rows}"
+    );
+    assert!(!rows.contains('!'), "{rows}");
 }
