@@ -627,14 +627,22 @@ fn counters(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
     Ok(())
 }
 
-/// How long swap-ins waited, by tier (BPF): one line, wrapped.
+/// How long swap-ins waited, by tier (BPF): a row a tier with its percentiles, swap-ins a
+/// second and histogram, or why nothing is measured.
 fn swapin(s: &Snapshot, out: &mut impl Write, st: Style) -> io::Result<()> {
+    use crate::present::swapin;
     let right = match s.interval_seconds {
         Some(dt) if s.swapin_latency.available => format!("fault to page, over {dt:.1}s"),
         _ => String::new(),
     };
     section(out, st, "SWAP-IN LATENCY", &right)?;
-    paragraph(out, "  ", 2, &crate::present::swapin::line(s))
+    if let Some(why) = swapin::unavailable(s) {
+        return paragraph(out, "  ", 2, &why);
+    }
+    for line in swapin::table(s, WIDTH - 2) {
+        writeln!(out, "  {line}")?;
+    }
+    Ok(())
 }
 
 /// A process's footprint, its compressed estimate (and its basis) and its smaps_rollup

@@ -41,6 +41,7 @@ mod schema;
 mod stop;
 mod store;
 mod tui;
+mod tui_latency;
 mod tui_tmux;
 mod unknowns;
 mod watch;

@@ -1,5 +1,5 @@
 //! The panels, one per file: the frame's (header, footer, help) and the overview's sections
-//! (real memory, zswap, the graphs, swap, zram, the processes and cgroups, the findings, what is unavailable). A section
+//! (real memory, zswap, the graphs, swap, zram, the swap-in latency, the processes and cgroups, the findings, what is unavailable). A section
 //! says what it shows and how it takes rows ([`Section`], [`Part`]); the overview lists them in
 //! order and lays them out (`views::overview`).
 
@@ -8,6 +8,7 @@ mod footer;
 mod graphs;
 mod header;
 mod help;
+mod latency;
 mod memory;
 mod owners;
 mod swap;
@@ -30,6 +31,7 @@ pub(crate) use footer::footer;
 pub(crate) use graphs::Graphs;
 pub(crate) use header::{finding_counts, header};
 pub(crate) use help::help;
+pub(crate) use latency::Latency;
 pub(crate) use memory::Memory;
 pub(crate) use owners::{CGROUPS, PROCESSES};
 pub(crate) use swap::{Swap, split_line};

@@ -202,12 +202,16 @@ fn fact_items(
             ),
         ),
     ]);
-    // Is zswap helping: of the swap-ins over the interval, the share it served, and what a
-    // read from the disk costs instead.
-    for key in ["outlook.hit", "outlook.disk_read"] {
-        items.extend(
-            present::find(outlook, key).map(|f| vec![Span::styled(f.short.clone(), tone(f, t))]),
-        );
+    // Is zswap helping: of the swap-ins over the interval, the share it served, what a read
+    // from the disk costs instead, and (BPF) each busy tier's p99 wait: the latency section's
+    // figures in short where it has no room.
+    for key in ["outlook.hit", "outlook.disk_read", "outlook.swapin_latency"] {
+        items.extend(present::find(outlook, key).map(|f| {
+            // The wait's long form (p50 and p99) where it fits the line.
+            let long = key == "outlook.swapin_latency" && f.long.chars().count() <= width;
+            let said = if long { &f.long } else { &f.short };
+            vec![Span::styled(said.clone(), tone(f, t))]
+        }));
     }
     // Same-filled pages are zswap entries only up to 6.11; later kernels keep no such count.
     if z.same_filled_bytes.is_some() {

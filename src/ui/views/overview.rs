@@ -1,7 +1,8 @@
 //! The overview: everything at a glance, as a list of sections (`ui::panels`), one file each,
 //! laid out top to bottom in the list's order: the real-memory bar, the zswap panel with its
-//! counters, the graphs, the swap split, the zram devices, the processes and the cgroups (where they were read); the findings and what is
-//! unavailable where there is room to spare.
+//! counters, the graphs, the swap split, the zram devices, the processes and the cgroups (where
+//! they were read); the swap-in latency, the findings and what is unavailable where there is
+//! room to spare.
 //!
 //! How the rows are shared ([`stack`]): every text section gets its lines; the graphs (the
 //! fill) get what is left, while that is enough for one graph. Sections shown only with room to
@@ -18,7 +19,7 @@ use super::Tab;
 use crate::app::App;
 use crate::ui::kept::Kept;
 use crate::ui::panels::{
-    CGROUPS, Cx, Findings, Graphs, Memory, PROCESSES, Part, Section, Swap, Unavailable, Zram, Zswap,
+    CGROUPS, Cx, Findings, Graphs, Latency, Memory, PROCESSES, Part, Section, Swap, Unavailable, Zram, Zswap,
 };
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{Lines, Titled};
@@ -33,6 +34,7 @@ const SECTIONS: &[&dyn Section] = &[
     &PROCESSES,
     &CGROUPS,
     &Findings,
+    &Latency,
     &Unavailable,
 ];
 
