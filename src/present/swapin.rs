@@ -435,6 +435,7 @@ mod tests {
         s.swapin_latency = crate::model::swapin::SwapinLatency {
             available: true,
             reason: None,
+            probes: Some("fentry".into()),
             running: true,
             tiers: vec![
                 busy("zswap", &[(17, 5), (18, 9)], 14.0),

@@ -55,6 +55,7 @@ fn loaded(tiers: Vec<TierReading>) -> SwapinSample {
     SwapinSample {
         reason: None,
         loaded_ns: 1,
+        probes: "fentry".into(),
         tiers,
     }
 }
@@ -174,6 +175,7 @@ fn latency_unavailable_says_why_and_what_would_allow_it() {
     let refused = || SwapinSample {
         reason: Some(HOST_REFUSAL.into()),
         loaded_ns: 0,
+        probes: String::new(),
         tiers: Vec::new(),
     };
     let app = app(refused(), refused());
