@@ -141,11 +141,17 @@ fn openmetrics_and_text_formats_agree() {
             .collect();
         let unique: BTreeSet<&str> = types.iter().copied().collect();
         assert_eq!(types.len(), unique.len(), "{root:?}: a family twice");
+        let histograms: BTreeSet<&str> = prom
+            .lines()
+            .filter_map(|l| l.strip_prefix("# TYPE ")?.strip_suffix(" histogram"))
+            .collect();
         for name in sample_names(&prom) {
-            assert!(
-                unique.contains(name.as_str()),
-                "{root:?}: {name} has no TYPE"
-            );
+            // A histogram's samples are its family's `_bucket`, `_sum` and `_count`.
+            let family = ["_bucket", "_sum", "_count"]
+                .iter()
+                .find_map(|s| name.strip_suffix(s).filter(|f| histograms.contains(f)))
+                .unwrap_or(&name);
+            assert!(unique.contains(family), "{root:?}: {name} has no TYPE");
             assert!(name.starts_with("zswaptop_"), "{name}");
         }
     }
@@ -158,30 +164,109 @@ fn promtool_checks_every_fixture_and_live() {
     trees.push(None);
     for root in trees {
         let text = exposition(root.as_deref(), "prometheus");
-        let mut child = Command::new(&promtool)
-            .args(["check", "metrics"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        let said = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(
-            out.status.success() && said.trim().is_empty(),
-            "{root:?}: promtool check metrics: {said}"
-        );
+        let said = check_metrics(&promtool, &text);
+        assert!(said.is_empty(), "{root:?}: promtool check metrics: {said}");
     }
+}
+
+/// What `promtool check metrics` says of `text` (nothing when it passes without a lint).
+fn check_metrics(promtool: &Path, text: &str) -> String {
+    let mut child = Command::new(promtool)
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    match out.status.success() {
+        true => said.trim().to_string(),
+        false => format!("failed: {said}"),
+    }
+}
+
+/// The swap-in latency histogram through the binary: two samples with the BPF programs'
+/// counters since their load (the host refuses the programs; a recording keeps the counters
+/// raw), the second's exposition by `--once --from`: `# TYPE histogram`, each tier's buckets
+/// rising to `+Inf` equal to its `_count`, the tier the programs do not measure absent, both
+/// formats the same samples; and promtool passes it without a lint.
+#[test]
+fn a_recorded_swapin_histogram_is_a_valid_histogram() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("r.zsr");
+    let tree = common::fixture_dir("linux-6.18-loaded");
+    let first = zswaptop::sources::collect(&zswaptop::root::Root::at(&tree));
+    let mut w =
+        zswaptop::record::Writer::open(&rec, zswaptop::record::WriterOptions::default()).unwrap();
+    for (i, (zswap, disk)) in [(10, 4), (13, 5)].into_iter().enumerate() {
+        let mut s = first.clone();
+        s.unix_ms = 1_800_000_000_000 + i as u64 * 1000;
+        s.monotonic_ns = 1_000_000_000_000 + i as u64 * 1_000_000_000;
+        crate::registry::swapins(&mut s, zswap, disk);
+        w.append(&s).unwrap();
+    }
+    w.sync().unwrap();
+    let at = |format: &str| {
+        let out = Command::new(bin())
+            .args(["--no-config", "--format", format, "--from"])
+            .arg(&rec)
+            .args(["--at", "2027-01-15T08:00:01Z"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let prom = at("prometheus");
+    let family = "zswaptop_swapin_latency_seconds";
+    assert!(
+        prom.contains(&format!("\n# TYPE {family} histogram\n")),
+        "{prom}"
+    );
+    let value = |series: &str| -> Vec<String> {
+        prom.lines()
+            .filter(|l| l.starts_with(series))
+            .map(|l| l.rsplit_once(' ').unwrap().1.to_string())
+            .collect()
+    };
+    // zswap's 13 in [2.05, 2.56) us, disk's 5 in [4.19, 5.24) ms, 5 ms each.
+    for (tier, n, first_bound, sum) in [
+        ("zswap", "13", "0.000004096", "0.065"),
+        ("disk", "5", "0.008388608", "0.025"),
+    ] {
+        let bucket = format!("{family}_bucket{{tier=\"{tier}\",le=");
+        let counts = value(&bucket);
+        assert_eq!(counts.len(), 24, "{tier}: {prom}");
+        assert_eq!(value(&format!("{bucket}\"+Inf\"}}")), [n]);
+        assert_eq!(value(&format!("{bucket}\"{first_bound}\"}}")), [n]);
+        let below: Vec<&String> = counts.iter().filter(|c| *c != n).collect();
+        assert!(below.iter().all(|c| *c == "0"), "{tier}: {counts:?}");
+        assert_eq!(value(&format!("{family}_count{{tier=\"{tier}\"}}")), [n]);
+        assert_eq!(value(&format!("{family}_sum{{tier=\"{tier}\"}}")), [sum]);
+    }
+    assert!(!prom.contains("tier=\"zram\""), "{prom}");
+    let om = at("openmetrics");
+    assert!(om.contains(&format!("\n# UNIT {family} seconds\n")), "{om}");
+    let samples = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(samples(&om), samples(&prom));
+    let promtool = need!("promtool");
+    let said = check_metrics(&promtool, &prom);
+    assert!(said.is_empty(), "promtool check metrics: {said}");
 }
 
 fn promtool(promtool: &Path, args: &[&str]) -> String {
