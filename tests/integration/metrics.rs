@@ -678,6 +678,125 @@ fn prometheus_scrapes_serve() {
     }
 }
 
+/// The Grafana dashboard's swap-in latency panel on a real Prometheus. It scrapes, every
+/// second, the exposition of samples whose BPF counters grow as the programs' do between ticks
+/// (`registry::swapins`: 100 more zswap swap-ins in [2.05, 2.56) us and 10 more disk ones in
+/// [4.19, 5.24) ms a scrape; zram not measured); each of the panel's quantiles of each tier lies
+/// where `histogram_quantile` puts it in the octave holding them (its bound below, plus q of
+/// the octave), and the tier with no series has none.
+#[test]
+fn the_swapin_latency_panel_reads_the_histogram() {
+    use zswaptop::report::openmetrics::{self, Flavor};
+    let tool = need!("prometheus");
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let target = listener.local_addr().unwrap().to_string();
+    listener.set_nonblocking(true).unwrap();
+    let base = zswaptop::sources::collect(&zswaptop::root::Root::at(common::fixture_dir(
+        "linux-6.18-loaded",
+    )));
+    let stop = Arc::new(AtomicBool::new(false));
+    let exporter = {
+        let stop = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            let mut scrapes = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                let Ok((mut conn, _)) = listener.accept() else {
+                    std::thread::sleep(Duration::from_millis(20));
+                    continue;
+                };
+                scrapes += 1;
+                let mut s = base.clone();
+                crate::registry::swapins(&mut s, 100 * scrapes, 10 * scrapes);
+                let mut body = String::new();
+                let snap = zswaptop::model::Snapshot::derive(&s, None);
+                openmetrics::render(&snap, Flavor::Prometheus, &mut body);
+                conn.set_nonblocking(false).unwrap();
+                conn.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && conn.read(&mut byte).is_ok_and(|n| n == 1) {
+                    head.push(byte[0]);
+                }
+                let _ = write!(
+                    conn,
+                    "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    Flavor::Prometheus.content_type(),
+                    body.len()
+                );
+            }
+        })
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (_prometheus, prom) = prometheus(
+        &tool,
+        dir.path(),
+        &format!(
+            "global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: zswaptop\n    \
+             static_configs: [{{targets: ['{target}']}}]\n"
+        ),
+    );
+    let start = Instant::now();
+    while one(
+        &prom,
+        "count_over_time(zswaptop_swapin_latency_seconds_count{tier=\"zswap\"}[1m])",
+    )
+    .is_none_or(|n| n < 5.0)
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "Prometheus did not scrape the histogram five times within 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let dash: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("assets/zswaptop-grafana.json").unwrap())
+            .unwrap();
+    let panel = dash["panels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["title"] == "Swap-in latency by tier on $instance")
+        .expect("the swap-in latency panel");
+    let mut checked = 0;
+    for t in panel["targets"].as_array().unwrap() {
+        let legend = t["legendFormat"].as_str().unwrap();
+        let q: f64 = match legend.rsplit(' ').next().unwrap() {
+            "p99" => 0.99,
+            "p50" => 0.5,
+            other => panic!("{legend}: {other}"),
+        };
+        let expr = t["expr"]
+            .as_str()
+            .unwrap()
+            .replace("$instance", ".*")
+            .replace("$__rate_interval", "1m");
+        let mut got: Vec<(String, f64)> = query(&prom, &expr)
+            .iter()
+            .map(|r| {
+                (
+                    r["metric"]["tier"].as_str().unwrap().to_string(),
+                    scalar_of(r),
+                )
+            })
+            .collect();
+        got.sort_by(|a, b| a.0.cmp(&b.0));
+        let tiers: Vec<&str> = got.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(tiers, ["disk", "zswap"], "{expr}: {got:?}");
+        // The octave below holds none: its bound plus q of the octave (as wide as its bound).
+        for ((tier, v), below) in got.iter().zip([4_194_304e-9, 2_048e-9]) {
+            let want = below * (1.0 + q);
+            assert!(
+                (v - want).abs() <= want * 1e-9,
+                "{tier} {legend}: {v}, not {want} ({expr})"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 4);
+    stop.store(true, Ordering::Relaxed);
+    exporter.join().unwrap();
+}
+
 /// The kernel's figures read over the test, low and high, for a value read between them.
 ///
 /// A thread reads /proc/meminfo every 2 ms for as long as the bracket lives: on a machine whose
