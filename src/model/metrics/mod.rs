@@ -61,7 +61,8 @@
 //! 2. One entry in `registry.rs`, where it should be listed: [`gauge`] or [`counter`] for a
 //!    single value (CSV and the exposition; counters also get a rate, a counter line and a place
 //!    in recordings), [`debugfs_gauge`] or [`debugfs_counter`] for a zswap debugfs file,
-//!    [`exported`] for a figure only the exposition carries (single-valued or labelled). Add
+//!    [`exported`] for a figure only the exposition carries (single-valued or labelled; a
+//!    histogram is one, of [`Kind::Histogram`] read by [`Read::Histogram`]). Add
 //!    `.graphed(…)` to draw it on a dashboard graph and keep its history, `.part_of(…)` to show a
 //!    counter as a share of another, `.unexported()` to keep a value node_exporter's defaults
 //!    already export out of the exposition (and add it to the README's list). The unit is the model's: pages, percent, microseconds and
