@@ -681,7 +681,7 @@ fn prometheus_scrapes_serve() {
 /// The Grafana dashboard's swap-in latency panel on a real Prometheus. It scrapes, every
 /// second, the exposition of samples whose BPF counters grow as the programs' do between ticks
 /// (`registry::swapins`: 100 more zswap swap-ins in [2.05, 2.56) us and 10 more disk ones in
-/// [4.19, 5.24) ms a scrape; zram not measured); each of the panel's quantiles of each tier lies
+/// [4.19, 5.24) ms a scrape; zram not measured), in the format it asks for (OpenMetrics); each of the panel's quantiles of each tier lies
 /// where `histogram_quantile` puts it in the octave holding them (its bound below, plus q of
 /// the octave), and the tier with no series has none.
 #[test]
@@ -695,8 +695,10 @@ fn the_swapin_latency_panel_reads_the_histogram() {
         "linux-6.18-loaded",
     )));
     let stop = Arc::new(AtomicBool::new(false));
+    let openmetrics_asked = Arc::new(AtomicBool::new(false));
     let exporter = {
         let stop = Arc::clone(&stop);
+        let openmetrics_asked = Arc::clone(&openmetrics_asked);
         std::thread::spawn(move || {
             let mut scrapes = 0u64;
             while !stop.load(Ordering::Relaxed) {
@@ -705,11 +707,6 @@ fn the_swapin_latency_panel_reads_the_histogram() {
                     continue;
                 };
                 scrapes += 1;
-                let mut s = base.clone();
-                crate::registry::swapins(&mut s, 100 * scrapes, 10 * scrapes);
-                let mut body = String::new();
-                let snap = zswaptop::model::Snapshot::derive(&s, None);
-                openmetrics::render(&snap, Flavor::Prometheus, &mut body);
                 conn.set_nonblocking(false).unwrap();
                 conn.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
                 let mut head = Vec::new();
@@ -717,10 +714,25 @@ fn the_swapin_latency_panel_reads_the_histogram() {
                 while !head.ends_with(b"\r\n\r\n") && conn.read(&mut byte).is_ok_and(|n| n == 1) {
                     head.push(byte[0]);
                 }
+                // In the format Prometheus asks for, as `serve` answers it (OpenMetrics).
+                let head = String::from_utf8_lossy(&head).to_ascii_lowercase();
+                let accept = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("accept:"))
+                    .map(str::trim);
+                let flavor = Flavor::negotiate(accept);
+                if flavor == Flavor::OpenMetrics {
+                    openmetrics_asked.store(true, Ordering::Relaxed);
+                }
+                let mut s = base.clone();
+                crate::registry::swapins(&mut s, 100 * scrapes, 10 * scrapes);
+                let mut body = String::new();
+                let snap = zswaptop::model::Snapshot::derive(&s, None);
+                openmetrics::render(&snap, flavor, &mut body);
                 let _ = write!(
                     conn,
                     "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                    Flavor::Prometheus.content_type(),
+                    flavor.content_type(),
                     body.len()
                 );
             }
@@ -793,6 +805,14 @@ fn the_swapin_latency_panel_reads_the_histogram() {
         }
     }
     assert_eq!(checked, 4);
+    assert!(openmetrics_asked.load(Ordering::Relaxed));
+    let (_, _, meta) = get(
+        &prom,
+        "/api/v1/metadata?metric=zswaptop_swapin_latency_seconds",
+        None,
+    );
+    assert!(meta.contains("\"type\":\"histogram\""), "{meta}");
+    assert!(meta.contains("\"unit\":\"seconds\""), "{meta}");
     stop.store(true, Ordering::Relaxed);
     exporter.join().unwrap();
 }
