@@ -429,14 +429,6 @@ impl Metric {
         matches!(self.read, Read::Labelled { .. } | Read::Histogram { .. })
     }
 
-    /// The label names its entry declares (none for a single value).
-    pub fn label_names(&self) -> &'static [&'static str] {
-        match self.read {
-            Read::Labelled { labels, .. } | Read::Histogram { labels, .. } => labels,
-            _ => &[],
-        }
-    }
-
     /// A histogram's series over `s`, in [`Metric::unit`]; none for any other figure. A series
     /// whose bounds do not rise to `+Inf`, whose counts go down or whose sum is not finite is
     /// left out, never written half right.
@@ -812,5 +804,47 @@ mod tests {
         assert!(!debugfs_is_gauge("a_file_a_later_kernel_adds"));
         let hit = get("pool_limit_hit").unwrap();
         assert!(hit.reaches(Output::Rate) && !hit.reaches(Output::CounterLine));
+    }
+
+    /// A histogram's series is given whole or not at all: one whose bounds do not rise to
+    /// `+Inf`, whose counts go down, or whose sum is not finite is left out (a scraper would
+    /// take it for a reset, or refuse the scrape); a histogram has no single value.
+    #[test]
+    fn a_malformed_histogram_series_is_left_out() {
+        fn series(_: &Snapshot) -> Vec<Histogram> {
+            let h = |name: &str, buckets: Vec<(f64, u64)>, sum: f64| Histogram {
+                labels: vec![("tier".into(), name.into())],
+                buckets,
+                sum,
+            };
+            let inf = f64::INFINITY;
+            vec![
+                h("whole", vec![(0.5, 1), (1.0, 3), (inf, 4)], 2.5),
+                h("no_inf", vec![(0.5, 1), (1.0, 3)], 2.5),
+                h("going_down", vec![(0.5, 3), (1.0, 1), (inf, 4)], 2.5),
+                h("bounds_back", vec![(1.0, 1), (0.5, 3), (inf, 4)], 2.5),
+                h("nan_sum", vec![(0.5, 1), (inf, 4)], f64::NAN),
+                h("empty", vec![], 0.0),
+            ]
+        }
+        let m = exported(
+            "test_latency_seconds",
+            Kind::Histogram,
+            Unit::Seconds,
+            "A histogram.",
+            Read::Histogram {
+                labels: &["tier"],
+                series,
+            },
+        );
+        let snap = Snapshot::derive(
+            &crate::sources::collect(&crate::root::Root::at("tests/fixtures/empty-root")),
+            None,
+        );
+        let kept = m.histograms(&snap);
+        assert_eq!(kept.len(), 1, "{kept:?}");
+        assert_eq!(kept[0].labels[0].1, "whole");
+        assert_eq!(kept[0].count(), 4);
+        assert!(m.is_labelled() && m.points(&snap).is_empty() && m.value(&snap).is_none());
     }
 }
