@@ -50,7 +50,8 @@ pub struct TierLatency {
     /// Why this tier is unknown on this kernel (null when measured).
     pub reason: Option<String>,
     /// The interval's histogram (bucket lower edges: `sources::bpf::lower_ns`), for the
-    /// dashboard and the exporter; not in the JSON.
+    /// dashboard; not in the JSON. (The exporter's are the counts since the load:
+    /// [`TierTotals`].)
     #[serde(skip)]
     #[schemars(skip)]
     pub buckets: Vec<u64>,
