@@ -420,6 +420,8 @@ mod tests {
                 m.reaches(metrics::Output::Exposition),
                 "{id} is not exported"
             );
+            // `series` names one sample; a histogram has three (`openmetrics::sample_names`).
+            assert_ne!(m.kind, metrics::Kind::Histogram, "{id}");
         }
         assert_eq!(series("zswap_pool_bytes"), "zswaptop_zswap_pool_bytes");
         assert_eq!(series("build"), "zswaptop_build_info");

@@ -92,6 +92,11 @@ pub struct Snapshot {
     pub oomd: Option<oomd::Oomd>,
     /// How long swap-ins waited over the interval, by tier (BPF programs: `sources::bpf`).
     pub swapin_latency: swapin::SwapinLatency,
+    /// The same programs' counters since their load, by tier (none while they are not running):
+    /// the exporter's histograms. Not in the JSON (its latency is `swapin_latency`'s).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub swapin_totals: Vec<swapin::TierTotals>,
     /// Top processes by swap (`--top N`, or the processes view); `null` when not asked for.
     pub processes: Option<owners::Processes>,
     /// Memory, swap and zswap per cgroup (`--cgroups`, or the cgroups view): cgroup v2, or v1's
@@ -252,6 +257,7 @@ impl Snapshot {
             tunables_advice: Vec::new(),
             oomd: oomd::derive(curr),
             swapin_latency: swapin::SwapinLatency::derive(curr, prev),
+            swapin_totals: swapin::totals(curr),
             sources: status::source_statuses(curr),
             processes,
             cgroups,

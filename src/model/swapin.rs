@@ -53,7 +53,8 @@ pub struct TierLatency {
     /// Why this tier is unknown on this kernel (null when measured).
     pub reason: Option<String>,
     /// The interval's histogram (bucket lower edges: `sources::bpf::lower_ns`), for the
-    /// dashboard and the exporter; not in the JSON.
+    /// dashboard; not in the JSON. (The exporter's are the counts since the load:
+    /// [`TierTotals`].)
     #[serde(skip)]
     #[schemars(skip)]
     pub buckets: Vec<u64>,
@@ -115,6 +116,39 @@ impl TierLatency {
             buckets,
         }
     }
+}
+
+/// One tier's counters since the programs were loaded, as read: what the exporter gives as a
+/// Prometheus histogram (Prometheus takes its own rates, and sees a new load where the counts go
+/// down). Only tiers the programs measure; none while they are not running. Not in the JSON.
+#[derive(Debug, Clone, PartialEq, Sanitize)]
+pub struct TierTotals {
+    /// As [`TierLatency::tier`].
+    pub tier: String,
+    /// [`BUCKETS`] counts, bucket `i` from `sources::bpf::lower_ns(i)` to the next edge.
+    pub buckets: Vec<u64>,
+    /// The waits added up, in ns.
+    pub sum_ns: u64,
+}
+
+/// The counters of each measured tier since the load (none when the programs are not running,
+/// and none of a tier they do not measure).
+pub(crate) fn totals(curr: &Sample) -> Vec<TierTotals> {
+    if curr.swapin.reason.is_some() {
+        return Vec::new();
+    }
+    curr.swapin
+        .tiers
+        .iter()
+        .filter_map(|t| {
+            let c = t.counts.as_ref().filter(|c| c.buckets.len() == BUCKETS)?;
+            Some(TierTotals {
+                tier: t.tier.clone(),
+                buckets: c.buckets.clone(),
+                sum_ns: c.sum_ns,
+            })
+        })
+        .collect()
 }
 
 impl SwapinLatency {

@@ -121,6 +121,8 @@ impl Members {
             sources,
             oomd,
             swapin_latency,
+            // Not serialised (`#[serde(skip)]`): the exporter's.
+            swapin_totals: _,
             processes,
             cgroups,
         } = snap;

@@ -6,7 +6,9 @@
 //! The names are made here, from a figure's id, unit and kind ([`name`]): `zswaptop_`, the
 //! id without the unit words it may end with, the base unit (pages are exported as bytes,
 //! percentages as ratios, PSI's microseconds as seconds: [`factor`]), and, on each sample of a
-//! counter or an info, `_total` or `_info` ([`suffix`], the one place either is added).
+//! counter or an info, `_total` or `_info` ([`suffix`], the one place either is added). A
+//! histogram's family is written as its `_bucket` (cumulative, with `le` in the base unit, the
+//! last `+Inf`), `_sum` and `_count` series ([`sample_names`]).
 //!
 //! `_ratio` is Prometheus' word for a share from 0 to 1 (its naming guide: "Percent: ratio,
 //! values are 0–1"); a quotient that exceeds 1 (a compression ratio: 2.4 bytes stored per pool
@@ -19,7 +21,7 @@ use std::borrow::Cow;
 use std::io::{self, Write};
 
 use crate::model::Snapshot;
-use crate::model::metrics::{self, Kind, Metric, Output, Point, Read, Unit};
+use crate::model::metrics::{self, Histogram, Kind, Metric, Output, Point, Read, Unit};
 
 /// Which text format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,6 +81,8 @@ struct Exposed {
     unit: Option<&'static str>,
     help: &'static str,
     points: Vec<Point>,
+    /// A histogram's series (its `points` are none).
+    histograms: Vec<Histogram>,
 }
 
 /// The stem of a figure's name: its id, a zswap debugfs file's under `zswap_debugfs_`, a
@@ -145,7 +149,19 @@ pub fn suffix(k: Kind) -> &'static str {
     match k {
         Kind::Counter => "_total",
         Kind::Info => "_info",
-        Kind::Gauge | Kind::State => "",
+        Kind::Gauge | Kind::State | Kind::Histogram => "",
+    }
+}
+
+/// The names of a figure's samples: its family's name with [`suffix`]; a histogram's
+/// `_bucket`, `_sum` and `_count`.
+pub fn sample_names(m: &Metric) -> Vec<String> {
+    let n = name(m);
+    match m.kind {
+        Kind::Histogram => ["_bucket", "_sum", "_count"]
+            .map(|s| format!("{n}{s}"))
+            .to_vec(),
+        k => vec![format!("{n}{}", suffix(k))],
     }
 }
 
@@ -161,12 +177,23 @@ fn exposed(m: &Metric, s: &Snapshot) -> Option<Exposed> {
         })
         .filter(|p| p.value.is_finite())
         .collect();
-    (!points.is_empty()).then(|| Exposed {
+    let histograms: Vec<Histogram> = m
+        .histograms(s)
+        .into_iter()
+        .map(|h| Histogram {
+            buckets: h.buckets.iter().map(|&(le, n)| (le * factor, n)).collect(),
+            sum: h.sum * factor,
+            ..h
+        })
+        .filter(|h| h.sum.is_finite())
+        .collect();
+    (!points.is_empty() || !histograms.is_empty()).then(|| Exposed {
         name: name(m),
         kind: m.kind,
         unit: unit(m.unit),
         help: m.help,
         points,
+        histograms,
     })
 }
 
@@ -206,6 +233,7 @@ fn family(f: &Exposed, flavor: Flavor, text: &mut String) {
         (Kind::Counter, _) => "counter",
         (Kind::Info, true) => "info",
         (Kind::Info, false) | (Kind::State | Kind::Gauge, _) => "gauge",
+        (Kind::Histogram, _) => "histogram",
     };
     let meta_name = if om {
         f.name.clone()
@@ -218,22 +246,69 @@ fn family(f: &Exposed, flavor: Flavor, text: &mut String) {
         let _ = writeln!(text, "# UNIT {meta_name} {u}");
     }
     for p in &f.points {
-        text.push_str(&f.name);
-        text.push_str(suffix);
-        // A label the format cannot name (a later kernel's zswap parameter) is left out.
-        let mut labels = p.labels.iter().filter(|(k, _)| label_name_ok(k)).peekable();
-        if labels.peek().is_some() {
-            text.push('{');
-            for (i, (k, v)) in labels.enumerate() {
-                if i > 0 {
-                    text.push(',');
-                }
-                let _ = write!(text, "{k}=\"{}\"", escape_label(v));
-            }
-            text.push('}');
-        }
-        let _ = writeln!(text, " {}", number(p.value));
+        sample(text, &f.name, suffix, &p.labels, None, number(p.value));
     }
+    // Each series whole: its buckets rising to `+Inf`, then its sum and count.
+    for h in &f.histograms {
+        for &(le, n) in &h.buckets {
+            let le = if le == f64::INFINITY {
+                "+Inf".to_string()
+            } else {
+                number(le)
+            };
+            sample(
+                text,
+                &f.name,
+                "_bucket",
+                &h.labels,
+                Some(&le),
+                n.to_string(),
+            );
+        }
+        sample(text, &f.name, "_sum", &h.labels, None, number(h.sum));
+        sample(
+            text,
+            &f.name,
+            "_count",
+            &h.labels,
+            None,
+            h.count().to_string(),
+        );
+    }
+}
+
+/// One sample line: `name` + `suffix`, the labels (and a histogram bucket's `le`), the value.
+fn sample(
+    text: &mut String,
+    name: &str,
+    suffix: &str,
+    labels: &[(String, String)],
+    le: Option<&str>,
+    value: String,
+) {
+    use std::fmt::Write as _;
+    text.push_str(name);
+    text.push_str(suffix);
+    // A label the format cannot name (a later kernel's zswap parameter) is left out.
+    let mut labels = labels
+        .iter()
+        .filter(|(k, _)| label_name_ok(k))
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .chain(le.map(|le| ("le", le)))
+        .peekable();
+    if labels.peek().is_some() {
+        text.push('{');
+        for (i, (k, v)) in labels.enumerate() {
+            if i > 0 {
+                text.push(',');
+            }
+            let _ = write!(text, "{k}=\"{}\"", escape_label(v));
+        }
+        text.push('}');
+    }
+    text.push(' ');
+    text.push_str(&value);
+    text.push('\n');
 }
 
 /// A label name Prometheus accepts (`[a-zA-Z_][a-zA-Z0-9_]*`, not the reserved `__` prefix).
@@ -547,6 +622,131 @@ mod tests {
             )],
             "{text}"
         );
+    }
+
+    /// `linux-6.18-loaded` with the BPF programs' counters since their load: zswap's 2 swap-ins
+    /// under 1.28 us, 5 in [1.79, 2.05) us, 7 in [2.05, 2.56) us and 1 in the open last bucket
+    /// (from 15 s), 16.000123456 s in all, its own count read apart from its buckets (99);
+    /// disk measured with none yet; zram not measured on this kernel.
+    fn with_swapins() -> crate::sources::Sample {
+        use crate::sources::bpf::{BUCKETS, SwapinSample, TierCounts, TierReading};
+        let root = crate::root::Root::at("tests/fixtures/linux-6.18-loaded");
+        let mut s = crate::sources::collect(&root);
+        let mut zswap = vec![0; BUCKETS];
+        (zswap[0], zswap[3], zswap[4], zswap[BUCKETS - 1]) = (2, 5, 7, 1);
+        let tier = |name: &str, buckets: Option<Vec<u64>>, sum_ns| TierReading {
+            tier: name.into(),
+            reason: buckets
+                .is_none()
+                .then(|| "zram_submit_bio: no kprobes".into()),
+            counts: buckets.map(|buckets| TierCounts {
+                buckets,
+                count: 99,
+                sum_ns,
+                max_ns: 16_000_000_000,
+            }),
+        };
+        s.swapin = SwapinSample {
+            reason: None,
+            loaded_ns: 5,
+            tiers: vec![
+                tier("zswap", Some(zswap), 16_000_123_456),
+                tier("zram", None, 0),
+                tier("disk", Some(vec![0; BUCKETS]), 0),
+            ],
+        };
+        s
+    }
+
+    fn exposition(s: &crate::sources::Sample, flavor: Flavor) -> String {
+        let mut text = String::new();
+        render(&Snapshot::derive(s, None), flavor, &mut text);
+        text
+    }
+
+    const FAMILY: &str = "zswaptop_swapin_latency_seconds";
+
+    /// The swap-in latency histogram straight from the programs' cumulative counters: each
+    /// bound counts every bucket below it, `le` in seconds at each octave, `+Inf` and `_count`
+    /// are the buckets' sum (not the programs' own count, read apart), `_sum` in seconds; a
+    /// measured tier with no swap-in has its zeros, one the kernel does not let them measure
+    /// has no series.
+    #[test]
+    fn swapin_latency_is_a_histogram_of_the_counters_since_the_load() {
+        let text = exposition(&with_swapins(), Flavor::Prometheus);
+        let lines: Vec<&str> = text.lines().filter(|l| l.contains(FAMILY)).collect();
+        assert!(lines[0].starts_with(&format!("# HELP {FAMILY} How long")));
+        assert_eq!(lines[1], format!("# TYPE {FAMILY} histogram"));
+        let of = |tier: &str, series: &str| -> Vec<(String, String)> {
+            let head = format!("{FAMILY}_{series}{{tier=\"{tier}\"");
+            lines
+                .iter()
+                .filter_map(|l| l.strip_prefix(&head))
+                .map(|rest| {
+                    let (labels, value) = rest.rsplit_once(' ').unwrap();
+                    (labels.to_string(), value.to_string())
+                })
+                .collect()
+        };
+        let zswap = of("zswap", "bucket");
+        assert_eq!(zswap.len(), 24, "{zswap:?}");
+        for (j, (labels, n)) in zswap.iter().enumerate().take(23) {
+            let le: f64 = labels
+                .strip_prefix(",le=\"")
+                .and_then(|l| l.strip_suffix("\"}"))
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert_eq!(le, 2f64.powi(11 + j as i32) / 1e9, "{labels}");
+            assert_eq!(n, if j == 0 { "7" } else { "14" }, "{labels}");
+        }
+        assert_eq!(zswap[0].0, ",le=\"0.000002048\"}");
+        assert_eq!(zswap[22].0, ",le=\"8.589934592\"}");
+        assert_eq!(zswap[23], (",le=\"+Inf\"}".to_string(), "15".to_string()));
+        assert_eq!(of("zswap", "sum"), [("}".into(), "16.000123456".into())]);
+        assert_eq!(of("zswap", "count"), [("}".into(), "15".into())]);
+        let disk = of("disk", "bucket");
+        assert_eq!(disk.len(), 24);
+        assert!(disk.iter().all(|(_, n)| n == "0"), "{disk:?}");
+        assert_eq!(of("disk", "count"), [("}".into(), "0".into())]);
+        assert!(!text.contains("tier=\"zram\""), "{text}");
+        // The series in registry order, each whole: its buckets, its sum, its count.
+        let kinds: Vec<&str> = lines[2..]
+            .iter()
+            .map(|l| l.split('{').next().unwrap().rsplit('_').next().unwrap())
+            .collect();
+        let one = [vec!["bucket"; 24], vec!["sum", "count"]].concat();
+        assert_eq!(kinds, [one.clone(), one].concat());
+        // OpenMetrics: the same samples, the unit said.
+        let om = exposition(&with_swapins(), Flavor::OpenMetrics);
+        let om_lines: Vec<&str> = om.lines().filter(|l| l.contains(FAMILY)).collect();
+        assert_eq!(om_lines[1], format!("# TYPE {FAMILY} histogram"));
+        assert_eq!(om_lines[2], format!("# UNIT {FAMILY} seconds"));
+        assert_eq!(om_lines[3..], lines[2..]);
+    }
+
+    /// Where the programs do not run (refused, loading, a --root tree, an old recording) there
+    /// is no series, and nothing else of the exposition changes.
+    #[test]
+    fn no_swapin_latency_series_where_the_programs_do_not_run() {
+        let running = with_swapins();
+        let mut refused = running.clone();
+        refused.swapin = crate::sources::bpf::SwapinSample::unavailable(
+            "BPF_PROG_LOAD: Operation not permitted",
+        );
+        for flavor in [Flavor::Prometheus, Flavor::OpenMetrics] {
+            let without: String = exposition(&running, flavor)
+                .lines()
+                .filter(|l| !l.contains(FAMILY))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            let refused = exposition(&refused, flavor);
+            assert!(!refused.contains("swapin_latency"), "{refused}");
+            assert_eq!(refused, without, "{flavor:?}");
+        }
+        let plain =
+            crate::sources::collect(&crate::root::Root::at("tests/fixtures/linux-6.18-loaded"));
+        assert!(!exposition(&plain, Flavor::Prometheus).contains(FAMILY));
     }
 
     #[test]

@@ -385,9 +385,9 @@ fn the_fleet_view_opens_a_host_and_quits() {
 #[test]
 fn the_dashboards_series_are_the_registrys() {
     use zswaptop::model::metrics::{Output, reaching};
-    use zswaptop::report::openmetrics::{name, suffix};
+    use zswaptop::report::openmetrics::sample_names;
     let exported: std::collections::BTreeSet<String> = reaching(Output::Exposition)
-        .map(|m| format!("{}{}", name(m), suffix(m.kind)))
+        .flat_map(sample_names)
         .collect();
     let dash: Value =
         serde_json::from_str(&std::fs::read_to_string("assets/zswaptop-grafana.json").unwrap())

@@ -141,11 +141,17 @@ fn openmetrics_and_text_formats_agree() {
             .collect();
         let unique: BTreeSet<&str> = types.iter().copied().collect();
         assert_eq!(types.len(), unique.len(), "{root:?}: a family twice");
+        let histograms: BTreeSet<&str> = prom
+            .lines()
+            .filter_map(|l| l.strip_prefix("# TYPE ")?.strip_suffix(" histogram"))
+            .collect();
         for name in sample_names(&prom) {
-            assert!(
-                unique.contains(name.as_str()),
-                "{root:?}: {name} has no TYPE"
-            );
+            // A histogram's samples are its family's `_bucket`, `_sum` and `_count`.
+            let family = ["_bucket", "_sum", "_count"]
+                .iter()
+                .find_map(|s| name.strip_suffix(s).filter(|f| histograms.contains(f)))
+                .unwrap_or(&name);
+            assert!(unique.contains(family), "{root:?}: {name} has no TYPE");
             assert!(name.starts_with("zswaptop_"), "{name}");
         }
     }
@@ -158,30 +164,109 @@ fn promtool_checks_every_fixture_and_live() {
     trees.push(None);
     for root in trees {
         let text = exposition(root.as_deref(), "prometheus");
-        let mut child = Command::new(&promtool)
-            .args(["check", "metrics"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        let said = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(
-            out.status.success() && said.trim().is_empty(),
-            "{root:?}: promtool check metrics: {said}"
-        );
+        let said = check_metrics(&promtool, &text);
+        assert!(said.is_empty(), "{root:?}: promtool check metrics: {said}");
     }
+}
+
+/// What `promtool check metrics` says of `text` (nothing when it passes without a lint).
+fn check_metrics(promtool: &Path, text: &str) -> String {
+    let mut child = Command::new(promtool)
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    match out.status.success() {
+        true => said.trim().to_string(),
+        false => format!("failed: {said}"),
+    }
+}
+
+/// The swap-in latency histogram through the binary: two samples with the BPF programs'
+/// counters since their load (the host refuses the programs; a recording keeps the counters
+/// raw), the second's exposition by `--once --from`: `# TYPE histogram`, each tier's buckets
+/// rising to `+Inf` equal to its `_count`, the tier the programs do not measure absent, both
+/// formats the same samples; and promtool passes it without a lint.
+#[test]
+fn a_recorded_swapin_histogram_is_a_valid_histogram() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("r.zsr");
+    let tree = common::fixture_dir("linux-6.18-loaded");
+    let first = zswaptop::sources::collect(&zswaptop::root::Root::at(&tree));
+    let mut w =
+        zswaptop::record::Writer::open(&rec, zswaptop::record::WriterOptions::default()).unwrap();
+    for (i, (zswap, disk)) in [(10, 4), (13, 5)].into_iter().enumerate() {
+        let mut s = first.clone();
+        s.unix_ms = 1_800_000_000_000 + i as u64 * 1000;
+        s.monotonic_ns = 1_000_000_000_000 + i as u64 * 1_000_000_000;
+        crate::registry::swapins(&mut s, zswap, disk);
+        w.append(&s).unwrap();
+    }
+    w.sync().unwrap();
+    let at = |format: &str| {
+        let out = Command::new(bin())
+            .args(["--no-config", "--format", format, "--from"])
+            .arg(&rec)
+            .args(["--at", "2027-01-15T08:00:01Z"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let prom = at("prometheus");
+    let family = "zswaptop_swapin_latency_seconds";
+    assert!(
+        prom.contains(&format!("\n# TYPE {family} histogram\n")),
+        "{prom}"
+    );
+    let value = |series: &str| -> Vec<String> {
+        prom.lines()
+            .filter(|l| l.starts_with(series))
+            .map(|l| l.rsplit_once(' ').unwrap().1.to_string())
+            .collect()
+    };
+    // zswap's 13 in [2.05, 2.56) us, disk's 5 in [4.19, 5.24) ms, 5 ms each.
+    for (tier, n, first_bound, sum) in [
+        ("zswap", "13", "0.000004096", "0.065"),
+        ("disk", "5", "0.008388608", "0.025"),
+    ] {
+        let bucket = format!("{family}_bucket{{tier=\"{tier}\",le=");
+        let counts = value(&bucket);
+        assert_eq!(counts.len(), 24, "{tier}: {prom}");
+        assert_eq!(value(&format!("{bucket}\"+Inf\"}}")), [n]);
+        assert_eq!(value(&format!("{bucket}\"{first_bound}\"}}")), [n]);
+        let below: Vec<&String> = counts.iter().filter(|c| *c != n).collect();
+        assert!(below.iter().all(|c| *c == "0"), "{tier}: {counts:?}");
+        assert_eq!(value(&format!("{family}_count{{tier=\"{tier}\"}}")), [n]);
+        assert_eq!(value(&format!("{family}_sum{{tier=\"{tier}\"}}")), [sum]);
+    }
+    assert!(!prom.contains("tier=\"zram\""), "{prom}");
+    let om = at("openmetrics");
+    assert!(om.contains(&format!("\n# UNIT {family} seconds\n")), "{om}");
+    let samples = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(samples(&om), samples(&prom));
+    let promtool = need!("promtool");
+    let said = check_metrics(&promtool, &prom);
+    assert!(said.is_empty(), "promtool check metrics: {said}");
 }
 
 fn promtool(promtool: &Path, args: &[&str]) -> String {
@@ -591,6 +676,145 @@ fn prometheus_scrapes_serve() {
     for e in &empty {
         eprintln!("expected empty on this machine: {e}");
     }
+}
+
+/// The Grafana dashboard's swap-in latency panel on a real Prometheus. It scrapes, every
+/// second, the exposition of samples whose BPF counters grow as the programs' do between ticks
+/// (`registry::swapins`: 100 more zswap swap-ins in [2.05, 2.56) us and 10 more disk ones in
+/// [4.19, 5.24) ms a scrape; zram not measured), in the format it asks for (OpenMetrics); each of the panel's quantiles of each tier lies
+/// where `histogram_quantile` puts it in the octave holding them (its bound below, plus q of
+/// the octave), and the tier with no series has none.
+#[test]
+fn the_swapin_latency_panel_reads_the_histogram() {
+    use zswaptop::report::openmetrics::{self, Flavor};
+    let tool = need!("prometheus");
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let target = listener.local_addr().unwrap().to_string();
+    listener.set_nonblocking(true).unwrap();
+    let base = zswaptop::sources::collect(&zswaptop::root::Root::at(common::fixture_dir(
+        "linux-6.18-loaded",
+    )));
+    let stop = Arc::new(AtomicBool::new(false));
+    let openmetrics_asked = Arc::new(AtomicBool::new(false));
+    let exporter = {
+        let stop = Arc::clone(&stop);
+        let openmetrics_asked = Arc::clone(&openmetrics_asked);
+        std::thread::spawn(move || {
+            let mut scrapes = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                let Ok((mut conn, _)) = listener.accept() else {
+                    std::thread::sleep(Duration::from_millis(20));
+                    continue;
+                };
+                scrapes += 1;
+                conn.set_nonblocking(false).unwrap();
+                conn.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && conn.read(&mut byte).is_ok_and(|n| n == 1) {
+                    head.push(byte[0]);
+                }
+                // In the format Prometheus asks for, as `serve` answers it (OpenMetrics).
+                let head = String::from_utf8_lossy(&head).to_ascii_lowercase();
+                let accept = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("accept:"))
+                    .map(str::trim);
+                let flavor = Flavor::negotiate(accept);
+                if flavor == Flavor::OpenMetrics {
+                    openmetrics_asked.store(true, Ordering::Relaxed);
+                }
+                let mut s = base.clone();
+                crate::registry::swapins(&mut s, 100 * scrapes, 10 * scrapes);
+                let mut body = String::new();
+                let snap = zswaptop::model::Snapshot::derive(&s, None);
+                openmetrics::render(&snap, flavor, &mut body);
+                let _ = write!(
+                    conn,
+                    "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    flavor.content_type(),
+                    body.len()
+                );
+            }
+        })
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (_prometheus, prom) = prometheus(
+        &tool,
+        dir.path(),
+        &format!(
+            "global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: zswaptop\n    \
+             static_configs: [{{targets: ['{target}']}}]\n"
+        ),
+    );
+    let start = Instant::now();
+    while one(
+        &prom,
+        "count_over_time(zswaptop_swapin_latency_seconds_count{tier=\"zswap\"}[1m])",
+    )
+    .is_none_or(|n| n < 5.0)
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "Prometheus did not scrape the histogram five times within 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let dash: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("assets/zswaptop-grafana.json").unwrap())
+            .unwrap();
+    let panel = dash["panels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["title"] == "Swap-in latency by tier on $instance")
+        .expect("the swap-in latency panel");
+    let mut checked = 0;
+    for t in panel["targets"].as_array().unwrap() {
+        let legend = t["legendFormat"].as_str().unwrap();
+        let q: f64 = match legend.rsplit(' ').next().unwrap() {
+            "p99" => 0.99,
+            "p50" => 0.5,
+            other => panic!("{legend}: {other}"),
+        };
+        let expr = t["expr"]
+            .as_str()
+            .unwrap()
+            .replace("$instance", ".*")
+            .replace("$__rate_interval", "1m");
+        let mut got: Vec<(String, f64)> = query(&prom, &expr)
+            .iter()
+            .map(|r| {
+                (
+                    r["metric"]["tier"].as_str().unwrap().to_string(),
+                    scalar_of(r),
+                )
+            })
+            .collect();
+        got.sort_by(|a, b| a.0.cmp(&b.0));
+        let tiers: Vec<&str> = got.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(tiers, ["disk", "zswap"], "{expr}: {got:?}");
+        // The octave below holds none: its bound plus q of the octave (as wide as its bound).
+        for ((tier, v), below) in got.iter().zip([4_194_304e-9, 2_048e-9]) {
+            let want = below * (1.0 + q);
+            assert!(
+                (v - want).abs() <= want * 1e-9,
+                "{tier} {legend}: {v}, not {want} ({expr})"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 4);
+    assert!(openmetrics_asked.load(Ordering::Relaxed));
+    let (_, _, meta) = get(
+        &prom,
+        "/api/v1/metadata?metric=zswaptop_swapin_latency_seconds",
+        None,
+    );
+    assert!(meta.contains("\"type\":\"histogram\""), "{meta}");
+    assert!(meta.contains("\"unit\":\"seconds\""), "{meta}");
+    stop.store(true, Ordering::Relaxed);
+    exporter.join().unwrap();
 }
 
 /// The kernel's figures read over the test, low and high, for a value read between them.

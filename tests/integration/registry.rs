@@ -20,6 +20,40 @@ use zswaptop::root::Root;
 use zswaptop::sources::zswap::DEBUGFS_FILES;
 use zswaptop::sources::{self, Extras, Sample};
 
+/// The BPF programs' counters since their load (a tree has no kernel to probe, so the sample of
+/// one says why there are none): `zswap` swap-ins in [2.05, 2.56) us and `disk` in
+/// [4.19, 5.24) ms, each tier's buckets as the programs keep them; zram not measured.
+pub(crate) fn swapins(s: &mut Sample, zswap: u64, disk: u64) {
+    use zswaptop::sources::bpf::{BUCKETS, SwapinSample, TierCounts, TierReading};
+    let tier = |name: &str, bucket: usize, n: u64| {
+        let mut buckets = vec![0; BUCKETS];
+        buckets[bucket] = n;
+        TierReading {
+            tier: name.into(),
+            counts: Some(TierCounts {
+                buckets,
+                count: n,
+                sum_ns: n * 5_000_000,
+                max_ns: 5_000_000,
+            }),
+            reason: None,
+        }
+    };
+    s.swapin = SwapinSample {
+        reason: None,
+        loaded_ns: 1,
+        tiers: vec![
+            tier("zswap", 4, zswap),
+            TierReading {
+                tier: "zram".into(),
+                counts: None,
+                reason: Some("no zram device".into()),
+            },
+            tier("disk", 48, disk),
+        ],
+    };
+}
+
 /// A zswap debugfs file no kernel has yet: the exposition lists it by name.
 const LATER_FILE: &str = "a_later_kernels_counter";
 
@@ -47,7 +81,8 @@ fn trees() -> Vec<PathBuf> {
 /// the swap devices (a latency) and zram devices a MiB fuller (a forecast). A tree captured
 /// as the second of a pair (`NAME-t1`) is read over its first (`NAME`) instead: what moved
 /// between two real readings (the pool and swap filling, the device's requests) gives the
-/// forecasts and latencies.
+/// forecasts and latencies. Every pair has the BPF programs' swap-in counters (the same
+/// swap-ins from zswap and a device as vmstat's): the latency histograms.
 fn snapshot(tree: &Path) -> (Sample, Snapshot) {
     let extras = Extras {
         smaps: true,
@@ -97,6 +132,9 @@ fn snapshot(tree: &Path) -> (Sample, Snapshot) {
             (a, b)
         }
     };
+    let (mut a, mut b) = (a, b);
+    swapins(&mut a, 10, 4);
+    swapins(&mut b, 13, 5);
     let snap = zswaptop::pipeline::snapshot(&b, Some(&a));
     (b, snap)
 }
@@ -150,9 +188,9 @@ fn outputs(snap: &Snapshot) -> Outputs {
     }
 }
 
-/// The sample name a figure's points have in the exposition.
-fn exposed_name(m: &Metric) -> String {
-    format!("{}{}", openmetrics::name(m), openmetrics::suffix(m.kind))
+/// The sample names a figure's points have in the exposition (a histogram's three).
+fn exposed_names(m: &Metric) -> Vec<String> {
+    openmetrics::sample_names(m)
 }
 
 /// Whether `m` is in `output` as `o` made it of `snap` (`sample`: the raw sample under it).
@@ -169,7 +207,7 @@ fn found(m: &Metric, output: Output, o: &Outputs, snap: &Snapshot, sample: &Samp
                 .is_some_and(|rest| rest.starts_with(' ') && !rest.trim_start().starts_with('—'))
         }),
         Output::Csv => o.csv_header.contains(&csv::column(m)) && m.value(snap).is_some(),
-        Output::Exposition => o.exposition.contains(&exposed_name(m)),
+        Output::Exposition => exposed_names(m).iter().all(|n| o.exposition.contains(n)),
     }
 }
 
@@ -227,7 +265,7 @@ fn every_entry_reaches_the_outputs_it_claims() {
         assert_eq!(shown, lines, "{tree:?}");
         let names: BTreeSet<String> = claimed(Output::Exposition)
             .iter()
-            .map(|m| exposed_name(m))
+            .flat_map(|m| exposed_names(m))
             .collect();
         let stray: Vec<&String> = o.exposition.difference(&names).collect();
         assert!(stray.is_empty(), "{tree:?}: {stray:?}");
@@ -261,13 +299,21 @@ fn every_entry_reaches_the_outputs_it_claims() {
 }
 
 /// Each point of a labelled figure carries the labels its entry names (an info may leave one
-/// out, and one that names none takes its labels from what it reads).
+/// out, and one that names none takes its labels from what it reads), and each series of a
+/// histogram too.
 #[test]
 fn labelled_points_carry_their_declared_labels() {
     let mut seen = BTreeSet::new();
     for tree in trees() {
         let (_, snap) = snapshot(&tree);
         for m in REGISTRY {
+            if let Read::Histogram { labels, .. } = m.read {
+                for h in m.histograms(&snap) {
+                    let names: Vec<&str> = h.labels.iter().map(|(k, _)| k.as_str()).collect();
+                    assert_eq!(names, labels, "{}", m.id);
+                    seen.insert(m.id);
+                }
+            }
             let Read::Labelled { labels, .. } = m.read else {
                 continue;
             };

@@ -8,13 +8,15 @@
 //!   every format names the figure from.
 //! - `label`: what the graph legends and the text report call it (empty for a figure no view
 //!   shows).
-//! - `unit`: what the value counts, as read ([`Unit`]); `kind`: gauge, counter, info or state
-//!   ([`Kind`]); `help`: one sentence on what it is and where the kernel gives it.
+//! - `unit`: what the value counts, as read ([`Unit`]); `kind`: gauge, counter, info, state or
+//!   histogram ([`Kind`]); `help`: one sentence on what it is and where the kernel gives it.
 //! - `read`: how the value is read ([`Read`]): one value off the [`Snapshot`]; a kernel counter
 //!   off the raw [`Sample`] (a vmstat line, a zswap debugfs file, a PSI total: what a recording
 //!   keeps, so that replay and export take the same rates); or, for a labelled figure, its
 //!   points ([`Read::Labelled`]: a value per swap area, zram device, top cgroup, finding, with
-//!   the label names declared beside).
+//!   the label names declared beside); or, for a histogram, its series ([`Read::Histogram`]:
+//!   cumulative counts at each upper bound, with their sum and count, by the labels declared
+//!   beside).
 //! - `series`: the dashboard graph that draws it, if any (legend name, hue, letter).
 //! - `part_of`: the counter it counts a part of (writeback pages are swap-outs too).
 //! - `shown`: the outputs it is declared for beyond those its read decides ([`Shown`]).
@@ -35,6 +37,11 @@
 //! | `Csv`: `export --format csv` columns | single values declared `shown.csv` |
 //! | `Exposition`: `/metrics`, `--textfile`, `--format openmetrics`/`prometheus` | declared `shown.exposition` |
 //!
+//! A histogram (swap-in latency by tier) is cumulative counts since a start of its own (the BPF
+//! programs' load), not one value: it reaches the exposition only (its `_bucket`, `_sum` and
+//! `_count` series), never a rate, a recording's totals (a recording keeps the raw sample it is
+//! read from), the history, a counter line or a CSV column.
+//!
 //! A figure of each listed process ([`per_process`]) reaches none of them: JSON carries it in
 //! `processes.top[]`, and a series per pid stays out of the exposition by design.
 //!
@@ -54,7 +61,8 @@
 //! 2. One entry in `registry.rs`, where it should be listed: [`gauge`] or [`counter`] for a
 //!    single value (CSV and the exposition; counters also get a rate, a counter line and a place
 //!    in recordings), [`debugfs_gauge`] or [`debugfs_counter`] for a zswap debugfs file,
-//!    [`exported`] for a figure only the exposition carries (single-valued or labelled). Add
+//!    [`exported`] for a figure only the exposition carries (single-valued or labelled; a
+//!    histogram is one, of [`Kind::Histogram`] read by [`Read::Histogram`]). Add
 //!    `.graphed(…)` to draw it on a dashboard graph and keep its history, `.part_of(…)` to show a
 //!    counter as a share of another, `.unexported()` to keep a value node_exporter's defaults
 //!    already export out of the exposition (and add it to the README's list). The unit is the model's: pages, percent, microseconds and
@@ -105,6 +113,9 @@ pub enum Kind {
     Info,
     /// Labelled points of value 1 that say a state holds (a finding, a source's status).
     State,
+    /// Cumulative counts of observations at or below each upper bound, with their sum and
+    /// count, since a start of its own (Prometheus' histogram): read by [`Read::Histogram`].
+    Histogram,
 }
 
 /// One value of a labelled figure: its label pairs and its value, in the figure's unit.
@@ -112,6 +123,23 @@ pub enum Kind {
 pub struct Point {
     pub labels: Vec<(String, String)>,
     pub value: f64,
+}
+
+/// One series of a histogram: its label pairs, the observations at or below each upper bound
+/// (cumulative, bounds rising, the last `f64::INFINITY` with every observation), and their sum,
+/// bounds and sum in the figure's unit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Histogram {
+    pub labels: Vec<(String, String)>,
+    pub buckets: Vec<(f64, u64)>,
+    pub sum: f64,
+}
+
+impl Histogram {
+    /// How many observations: the count at the last bound (`+Inf`).
+    pub fn count(&self) -> u64 {
+        self.buckets.last().map_or(0, |b| b.1)
+    }
 }
 
 /// Where a figure's value comes from.
@@ -131,6 +159,12 @@ pub enum Read {
     Labelled {
         labels: &'static [&'static str],
         points: fn(&Snapshot) -> Vec<Point>,
+    },
+    /// A histogram ([`Kind::Histogram`]): its series off the snapshot, each with the `labels`
+    /// named here (the exposition adds `le`).
+    Histogram {
+        labels: &'static [&'static str],
+        series: fn(&Snapshot) -> Vec<Histogram>,
     },
 }
 
@@ -389,9 +423,29 @@ impl Metric {
         }
     }
 
-    /// Whether it has labels (a value per swap area, device, cgroup, …) rather than one value.
+    /// Whether it has labels (a value per swap area, device, cgroup, …; a histogram's series)
+    /// rather than one value.
     pub fn is_labelled(&self) -> bool {
-        matches!(self.read, Read::Labelled { .. })
+        matches!(self.read, Read::Labelled { .. } | Read::Histogram { .. })
+    }
+
+    /// A histogram's series over `s`, in [`Metric::unit`]; none for any other figure. A series
+    /// whose bounds do not rise to `+Inf`, whose counts go down or whose sum is not finite is
+    /// left out, never written half right.
+    pub fn histograms(&self, s: &Snapshot) -> Vec<Histogram> {
+        let Read::Histogram { series, .. } = self.read else {
+            return Vec::new();
+        };
+        series(s)
+            .into_iter()
+            .filter(|h| {
+                h.sum.is_finite()
+                    && h.buckets.last().is_some_and(|b| b.0 == f64::INFINITY)
+                    && h.buckets
+                        .windows(2)
+                        .all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1)
+            })
+            .collect()
     }
 
     /// Whether the figure reaches `output` (the module's table).
@@ -414,7 +468,7 @@ impl Metric {
             return None;
         }
         match self.read {
-            Read::Snapshot(_) | Read::Labelled { .. } => None,
+            Read::Snapshot(_) | Read::Labelled { .. } | Read::Histogram { .. } => None,
             Read::Vmstat(f) => f(s.vmstat.as_ref().ok()?),
             Read::Debugfs(k) => s.zswap_debugfs.as_ref().ok()?.values.get(k).copied(),
             Read::PsiTotal { full } => {
@@ -442,19 +496,21 @@ impl Metric {
                     p.some_total_us
                 }) as f64
             }),
-            Read::Labelled { .. } => None,
+            Read::Labelled { .. } | Read::Histogram { .. } => None,
         };
         v.filter(|v| v.is_finite())
     }
 
     /// Every value, in [`Metric::unit`]: a single value as one point without labels, a labelled
-    /// figure's points; a value that is not there (or not finite) is left out, never 0.
+    /// figure's points; a value that is not there (or not finite) is left out, never 0. A
+    /// histogram has none: its series are [`Metric::histograms`].
     pub fn points(&self, s: &Snapshot) -> Vec<Point> {
         match self.read {
             Read::Labelled { points, .. } => points(s)
                 .into_iter()
                 .filter(|p| p.value.is_finite())
                 .collect(),
+            Read::Histogram { .. } => Vec::new(),
             _ => self
                 .raw(s)
                 .map(|value| Point {
@@ -481,6 +537,7 @@ impl Metric {
         let v = match self.kind {
             Kind::Counter => self.per_sec(s),
             Kind::Gauge | Kind::Info | Kind::State => self.raw(s),
+            Kind::Histogram => None,
         }?;
         let v = match self.unit {
             Unit::Pages => v * s.page_size.bytes as f64,
@@ -647,7 +704,8 @@ mod tests {
 
     /// The declarations hold together: derived single values are gauges, PSI totals counters;
     /// counter lines are counters; a labelled figure goes nowhere one value is expected; infos
-    /// and states are labelled numbers of 1.
+    /// and states are labelled numbers of 1; a histogram is read as one and reaches the
+    /// exposition only.
     #[test]
     fn reads_match_kinds_and_outputs() {
         for m in REGISTRY {
@@ -664,7 +722,21 @@ mod tests {
                         assert!(!m.reaches(o), "{}: labelled, in {o:?}", m.id);
                     }
                 }
+                Read::Histogram { labels, .. } => {
+                    assert_eq!(m.kind, Kind::Histogram, "{}", m.id);
+                    assert!(
+                        !labels.contains(&"le"),
+                        "{}: `le` is the exposition's bound",
+                        m.id
+                    );
+                    for o in Output::ALL.into_iter().filter(|&o| o != Output::Exposition) {
+                        assert!(!m.reaches(o), "{}: a histogram, in {o:?}", m.id);
+                    }
+                }
                 Read::Vmstat(_) | Read::Debugfs(_) => {}
+            }
+            if m.kind == Kind::Histogram {
+                assert!(matches!(m.read, Read::Histogram { .. }), "{}", m.id);
             }
             if m.reaches(Output::CounterLine) {
                 assert_eq!(m.kind, Kind::Counter, "{}", m.id);
@@ -732,5 +804,47 @@ mod tests {
         assert!(!debugfs_is_gauge("a_file_a_later_kernel_adds"));
         let hit = get("pool_limit_hit").unwrap();
         assert!(hit.reaches(Output::Rate) && !hit.reaches(Output::CounterLine));
+    }
+
+    /// A histogram's series is given whole or not at all: one whose bounds do not rise to
+    /// `+Inf`, whose counts go down, or whose sum is not finite is left out (a scraper would
+    /// take it for a reset, or refuse the scrape); a histogram has no single value.
+    #[test]
+    fn a_malformed_histogram_series_is_left_out() {
+        fn series(_: &Snapshot) -> Vec<Histogram> {
+            let h = |name: &str, buckets: Vec<(f64, u64)>, sum: f64| Histogram {
+                labels: vec![("tier".into(), name.into())],
+                buckets,
+                sum,
+            };
+            let inf = f64::INFINITY;
+            vec![
+                h("whole", vec![(0.5, 1), (1.0, 3), (inf, 4)], 2.5),
+                h("no_inf", vec![(0.5, 1), (1.0, 3)], 2.5),
+                h("going_down", vec![(0.5, 3), (1.0, 1), (inf, 4)], 2.5),
+                h("bounds_back", vec![(1.0, 1), (0.5, 3), (inf, 4)], 2.5),
+                h("nan_sum", vec![(0.5, 1), (inf, 4)], f64::NAN),
+                h("empty", vec![], 0.0),
+            ]
+        }
+        let m = exported(
+            "test_latency_seconds",
+            Kind::Histogram,
+            Unit::Seconds,
+            "A histogram.",
+            Read::Histogram {
+                labels: &["tier"],
+                series,
+            },
+        );
+        let snap = Snapshot::derive(
+            &crate::sources::collect(&crate::root::Root::at("tests/fixtures/empty-root")),
+            None,
+        );
+        let kept = m.histograms(&snap);
+        assert_eq!(kept.len(), 1, "{kept:?}");
+        assert_eq!(kept[0].labels[0].1, "whole");
+        assert_eq!(kept[0].count(), 4);
+        assert!(m.is_labelled() && m.points(&snap).is_empty() && m.value(&snap).is_none());
     }
 }

@@ -7,12 +7,13 @@
 //! top [`TOP_CGROUPS`] leaf cgroups, a finding id, a source.
 
 use super::{
-    GraphId, Hue, Kind, Metric, Point, Read, Unit, counter, debugfs_counter, debugfs_gauge,
-    exported, gauge, per_process,
+    GraphId, Histogram, Hue, Kind, Metric, Point, Read, Unit, counter, debugfs_counter,
+    debugfs_gauge, exported, gauge, per_process,
 };
 use crate::model::cgroup_events::Limit;
 use crate::model::owners::{CgroupRow, ProcessRow};
 use crate::model::{DeviceIo, Severity, Snapshot, SwapDevice, Zram};
+use crate::sources::bpf::{BUCKETS, lower_ns};
 
 /// How many cgroups (leaves, by zswap pool bytes; on cgroup v1, by memory) get series of their
 /// own.
@@ -157,6 +158,39 @@ fn latency(s: &Snapshot, f: fn(&SwapDevice) -> Option<f64>) -> Vec<Point> {
             let v = f(d).filter(|v| v.is_finite())?;
             let dev = d.block_device.as_deref()?;
             Some(labelled(&[("area", d.path.as_str()), ("device", dev)], v))
+        })
+        .collect()
+}
+
+/// The programs' buckets (log2 x 4) that end an octave: the histogram's bounds are their upper
+/// edges, 2^11 ns (bucket 4's lower edge) to 2^33 ns (bucket 92's), 23 of them. Every bucket
+/// is a quarter octave, so each bound is exact: the count at a bound is every bucket below it.
+/// (All 95 edges would be 96 series a tier; an octave is as fine as a p99 needs.)
+const OCTAVE: usize = 4;
+
+/// Swap-in latency by tier since the programs' load, in seconds: the cumulative count at the
+/// upper edge of each octave's last bucket, then `+Inf` (every swap-in, the buckets' sum:
+/// the programs' own count is a counter of its own, which a read can catch a swap-in apart
+/// from its bucket's), and the waits' sum.
+fn swapin_latency(s: &Snapshot) -> Vec<Histogram> {
+    s.swapin_totals
+        .iter()
+        .map(|t| {
+            let mut below = 0u64;
+            let mut buckets = Vec::with_capacity(BUCKETS / OCTAVE);
+            for (i, n) in t.buckets.iter().enumerate() {
+                below = below.saturating_add(*n);
+                let edge = i + 1;
+                if edge % OCTAVE == 0 && edge < BUCKETS {
+                    buckets.push((lower_ns(edge) / 1e9, below));
+                }
+            }
+            buckets.push((f64::INFINITY, below));
+            Histogram {
+                labels: vec![("tier".to_string(), t.tier.clone())],
+                buckets,
+                sum: t.sum_ns as f64 / 1e9,
+            }
         })
         .collect()
 }
@@ -744,6 +778,16 @@ pub(super) const ALL: &[Metric] = &[
         Read::Labelled {
             labels: &["area", "device"],
             points: |s| latency(s, |d| d.write_latency_ms),
+        },
+    ),
+    exported(
+        "swapin_latency_seconds",
+        Kind::Histogram,
+        Unit::Seconds,
+        "How long swap-ins waited, page fault to page mapped, by the tier that served them (zswap, zram, disk, swapcache, zero), counted by zswaptop's BPF programs since they were loaded (the counts restart with them); le at every octave from 2.048e-06 to 8.589934592 s (2^11 to 2^33 ns) and +Inf. No series where the programs do not run, none for a tier this kernel does not let them measure.",
+        Read::Histogram {
+            labels: &["tier"],
+            series: swapin_latency,
         },
     ),
     // --- zram ---------------------------------------------------------------------------------
