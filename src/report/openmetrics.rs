@@ -649,6 +649,7 @@ mod tests {
         s.swapin = SwapinSample {
             reason: None,
             loaded_ns: 5,
+            probes: "fentry".into(),
             tiers: vec![
                 tier("zswap", Some(zswap), 16_000_123_456),
                 tier("zram", None, 0),

@@ -42,6 +42,7 @@ pub(crate) fn swapins(s: &mut Sample, zswap: u64, disk: u64) {
     s.swapin = SwapinSample {
         reason: None,
         loaded_ns: 1,
+        probes: "fentry".into(),
         tiers: vec![
             tier("zswap", 4, zswap),
             TierReading {
