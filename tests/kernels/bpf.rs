@@ -38,6 +38,7 @@ struct Moment {
     before: String,
     after: String,
     stats: String,
+    prom: String,
 }
 
 impl Moment {
@@ -49,6 +50,7 @@ impl Moment {
             before: read(&d.join("vmstat.before")),
             after: read(&d.join("vmstat.after")),
             stats: read(&d.join("stats")),
+            prom: read(&d.join("prom.txt")),
         })
     }
 
@@ -91,6 +93,59 @@ impl Moment {
             }
         }
         (ns, runs)
+    }
+
+    /// A sample of the exposition (prom.txt), by its whole name and labels.
+    fn exposed(&self, series: &str) -> Option<f64> {
+        self.prom.lines().find_map(|l| {
+            let (name, value) = l.rsplit_once(' ')?;
+            (name == series).then(|| value.parse().ok())?
+        })
+    }
+
+    /// /metrics' histogram over the same read: its zswap `_count` against Δzswpin (±1 %: its
+    /// programs loaded before the read, so it counts the read and nothing else but stray
+    /// faults), its `+Inf` bucket equal to `_count`, and its mean inside the JSON's p50..max.
+    fn histogram(&self, kernel: &str) {
+        let family = "zswaptop_swapin_latency_seconds";
+        let count = self.exposed(&format!("{family}_count{{tier=\"zswap\"}}"));
+        let inf = self.exposed(&format!("{family}_bucket{{tier=\"zswap\",le=\"+Inf\"}}"));
+        let sum = self.exposed(&format!("{family}_sum{{tier=\"zswap\"}}"));
+        let want = self.delta("zswpin").unwrap_or(0) as f64;
+        let slack = (want / 100.0).max(1.0);
+        rep().check(
+            &format!(
+                "{kernel} {}: /metrics zswap _count vs Δzswpin ±1 %",
+                self.name
+            ),
+            count.is_some_and(|c| (c - want).abs() <= slack),
+            &format!("{count:?}"),
+            &format!("{want} ±{slack}"),
+        );
+        rep().check(
+            &format!(
+                "{kernel} {}: /metrics zswap le=\"+Inf\" = _count",
+                self.name
+            ),
+            inf.is_some() && inf == count,
+            &format!("{inf:?}"),
+            &format!("{count:?}"),
+        );
+        let mean_us = match (sum, count) {
+            (Some(s), Some(c)) if c > 0.0 => Some(s / c * 1e6),
+            _ => None,
+        };
+        let p50 = self.p50("zswap");
+        let max = self.tier("zswap").and_then(|t| t["max_us"].as_f64());
+        rep().check(
+            &format!(
+                "{kernel} {}: /metrics zswap mean within the JSON's p50..max",
+                self.name
+            ),
+            matches!((mean_us, p50, max), (Some(m), Some(p), Some(x)) if m >= p * 0.8 && m <= x),
+            &format!("{mean_us:?} µs"),
+            &format!("{p50:?}..{max:?}"),
+        );
     }
 
     fn available(&self, kernel: &str) -> bool {
@@ -201,7 +256,7 @@ fn rounds(text: &str) -> Vec<(u64, u64)> {
 /// with no programs, the fentry set and the kprobe set, alternating, two rounds each. A note for
 /// the closing report, not a check: under TCG a round's median moves by ±15 % with the host's
 /// load, more than the effect.
-fn overhead(kernel: &str, dir: &Path) {
+fn overhead(kernel: &str, dir: &Path, facts: &str) {
     let d = dir.join("bpf-overhead");
     if !d.is_dir() {
         rep().skip(
@@ -228,9 +283,13 @@ fn overhead(kernel: &str, dir: &Path) {
     let mean =
         |r: &[(u64, u64)]| r.iter().map(|&(_, p)| p as f64).sum::<f64>() / r.len().max(1) as f64;
     let base = mean(&sets[0].1);
-    let mut note =
-        "bpf-overhead (the workload's median a page on zswap hits, 2 rounds each) [TCG]:"
-            .to_string();
+    let clock = facts
+        .lines()
+        .find_map(|l| l.strip_prefix("clocksource "))
+        .unwrap_or("?");
+    let mut note = format!(
+        "bpf-overhead (the workload's median a page on zswap hits, 2 rounds each) [TCG, clocksource {clock}]:"
+    );
     for (s, r) in &sets {
         let m = mean(r);
         let each = r
@@ -274,7 +333,7 @@ pub fn check(kernel: &str, res: &Path) {
     for m in [&zswap, &kprobe, &disk, &zram].into_iter().flatten() {
         rep().note(&m.table());
     }
-    overhead(kernel, &dir);
+    overhead(kernel, &dir, &facts);
     let disk_p50 = disk.as_ref().filter(|d| d.available(kernel)).and_then(|d| {
         d.probes(kernel, "fentry");
         d.counts(kernel, "disk", "pswpin");
@@ -306,6 +365,7 @@ pub fn check(kernel: &str, res: &Path) {
         Some(z) if z.available(kernel) => {
             z.probes(kernel, "fentry");
             z.counts(kernel, "zswap", "zswpin");
+            z.histogram(kernel);
             tenfold(z, "zswap");
             if z.delta("swpin_zero").is_some() {
                 z.counts(kernel, "zero", "swpin_zero");

@@ -32,7 +32,9 @@ bpf_loaded() {
   done
 }
 
-# bpf_moment NAME MIB SECONDS [CONFIG]: page the workload out, measure its read.
+# bpf_moment NAME MIB SECONDS [CONFIG [prom]]: page the workload out, measure its read; with
+# `prom`, a second zswaptop loaded first writes the exposition over the same read (prom.txt: the
+# histogram counts from its own load, before the read).
 bpf_moment() {
   d=$B/$1
   mkdir -p "$d"
@@ -40,6 +42,12 @@ bpf_moment() {
   wl_start || return 1
   page_out
   if [ -n "$4" ]; then conf="--config $4"; else conf=--no-config; fi
+  pp=
+  if [ "$5" = prom ]; then
+    /bin/zswaptop --no-config --once --format prometheus -i "$3" > "$d/prom.txt" 2> "$d/prom.err" &
+    pp=$!
+    bpf_loaded $pp
+  fi
   /bin/zswaptop $conf --once --json -i "$3" > "$d/once.json" 2> "$d/once.err" &
   zp=$!
   # The programs are loaded: the counters run from there.
@@ -53,6 +61,7 @@ bpf_moment() {
   done > "$d/stats"
   wait $zp
   echo $? > "$d/once.rc"
+  [ -n "$pp" ] && wait $pp
   echo exit >&3
   wait "$WL" 2>/dev/null
   say "bpf moment $1: $last programs ($(( $(cut -d. -f1 /proc/uptime) - START )) s)"
@@ -94,13 +103,15 @@ bpf_scenario() {
     return 0
   fi
   echo bpf yes >> /out/facts
+  # What bpf_ktime_get_ns and the workload's clock read (under TCG an emulated device's is slow).
+  echo "clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)" >> /out/facts
   echo 0 > /proc/sys/vm/page-cluster
   echo 1 > /proc/sys/kernel/bpf_stats_enabled 2>/dev/null
   for dev in $(tail -n +2 /proc/swaps | cut -d' ' -f1); do swapoff "$dev"; done
   echo 50 > "$P/max_pool_percent"
   echo Y > "$P/enabled"
   /bin/wl swapon /dev/vda 10
-  bpf_moment bpf-zswap 16 10
+  bpf_moment bpf-zswap 16 20 "" prom
   printf '[bpf]\nprobes = "kprobes"\n' > /tmp/kprobes.toml
   bpf_moment bpf-kprobe 16 10 /tmp/kprobes.toml
   # The workload's own timing, without bpf_stats' two clock reads a program run.
