@@ -105,3 +105,39 @@ fn switched_off_it_says_so() {
         "{l}"
     );
 }
+
+/// `[bpf] probes = "kprobes"` skips the fentry set: where the kernel has no kprobes (this
+/// project's CI host), the reason names the setting and the missing kprobes, not fentry's
+/// refusal; where the fallback loads, it says so in `probes`.
+#[test]
+fn the_kprobe_fallback_asked_for_says_what_it_found() {
+    if !nix::unistd::geteuid().is_root() {
+        skip!("needs root (the programs are loaded only as root)");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let conf = dir.path().join("config.toml");
+    std::fs::write(&conf, "[bpf]\nprobes = \"kprobes\"\n").unwrap();
+    let out = Command::cargo_bin("zswaptop")
+        .unwrap()
+        .arg("--config")
+        .arg(&conf)
+        .args(["--once", "--json", "-i", "3"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let l = &v["swapin_latency"];
+    if l["available"] == true {
+        assert_eq!(l["probes"], "kprobes", "{l}");
+        return;
+    }
+    let why = l["reason"].as_str().unwrap_or_default();
+    if why.contains("built without its BPF") {
+        skip!("built without clang: no BPF programs to load");
+    }
+    assert_eq!(l["probes"], serde_json::Value::Null, "{l}");
+    assert!(why.contains("[bpf] probes = \"kprobes\""), "{why}");
+    assert!(!why.contains("fentry do_swap_page"), "{why}");
+    if !std::path::Path::new("/sys/bus/event_source/devices/kprobe").exists() {
+        assert!(why.contains("the kernel has no kprobes"), "{why}");
+    }
+}

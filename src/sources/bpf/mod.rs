@@ -586,31 +586,36 @@ mod load {
         /// the fallback alone, as `[bpf] probes = "kprobes"` asks).
         pub(super) fn load(probes: Probes) -> Result<Probe, String> {
             let kallsyms = std::fs::read_to_string("/proc/kallsyms").unwrap_or_default();
+            // Why the lean set did not load (`None`: not tried, as the configuration asks).
             let lean_refused = match probes {
-                Probes::Kprobes => {
-                    "not tried ([bpf] probes = \"kprobes\" in the configuration)".to_string()
-                }
+                Probes::Kprobes => None,
                 Probes::Auto => match Btf::from_sys_fs() {
-                    Err(e) => format!(
+                    Err(e) => Some(format!(
                         "could not read the kernel's BTF (/sys/kernel/btf/vmlinux): {}",
                         chain(&e)
-                    ),
+                    )),
                     Ok(btf) => match Probe::load_set(&LEAN_SET, Some(&btf), &kallsyms) {
                         Ok(p) => return Ok(p),
-                        Err(why) => why,
+                        Err(why) => Some(why),
                     },
                 },
             };
+            const ALLOW: &str = "a kernel that allows fentry programs (BTF and CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, as Debian's and Fedora's do) would allow it";
+            let fallback = |what: String| match &lean_refused {
+                Some(lean) => {
+                    format!(
+                        "the kernel refuses the fentry programs ({lean}), and it {what}; {ALLOW}"
+                    )
+                }
+                None => format!(
+                    "[bpf] probes = \"kprobes\" asks for the kprobe fallback, and the kernel {what}; [bpf] probes = \"auto\" would try the fentry programs first"
+                ),
+            };
             if let Some(k) = kprobes_absent() {
-                return Err(format!(
-                    "the kernel refuses the fentry programs ({lean_refused}), and it {k}; a kernel that allows fentry programs (BTF and CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, as Debian's and Fedora's do) would allow it"
-                ));
+                return Err(fallback(k.to_string()));
             }
-            Probe::load_set(&KPROBE_SET, None, &kallsyms).map_err(|why| {
-                format!(
-                    "the kernel refuses the fentry programs ({lean_refused}) and the kprobe fallback ({why}); a kernel that allows fentry programs (BTF and CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, as Debian's and Fedora's do) would allow it"
-                )
-            })
+            Probe::load_set(&KPROBE_SET, None, &kallsyms)
+                .map_err(|why| fallback(format!("refuses the kprobe fallback ({why})")))
         }
 
         fn load_set(set: &Set, btf: Option<&Btf>, kallsyms: &str) -> Result<Probe, String> {
