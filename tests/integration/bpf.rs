@@ -85,19 +85,24 @@ fn as_root_the_reason_is_the_kernels() {
     }
 }
 
-#[test]
-fn switched_off_it_says_so() {
+/// `--once --json -i INTERVAL` with a configuration file of `toml`.
+fn once_json_with(toml: &str, interval: &str) -> serde_json::Value {
     let dir = tempfile::tempdir().unwrap();
     let conf = dir.path().join("config.toml");
-    std::fs::write(&conf, "[bpf]\nenabled = \"off\"\n").unwrap();
+    std::fs::write(&conf, toml).unwrap();
     let out = Command::cargo_bin("zswaptop")
         .unwrap()
         .arg("--config")
         .arg(&conf)
-        .args(["--once", "--json", "-i", "0.2"])
+        .args(["--once", "--json", "-i", interval])
         .output()
         .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn switched_off_it_says_so() {
+    let v = once_json_with("[bpf]\nenabled = \"off\"\n", "0.2");
     let l = &v["swapin_latency"];
     assert_eq!(l["available"], false);
     assert!(
@@ -114,17 +119,7 @@ fn the_kprobe_fallback_asked_for_says_what_it_found() {
     if !nix::unistd::geteuid().is_root() {
         skip!("needs root (the programs are loaded only as root)");
     }
-    let dir = tempfile::tempdir().unwrap();
-    let conf = dir.path().join("config.toml");
-    std::fs::write(&conf, "[bpf]\nprobes = \"kprobes\"\n").unwrap();
-    let out = Command::cargo_bin("zswaptop")
-        .unwrap()
-        .arg("--config")
-        .arg(&conf)
-        .args(["--once", "--json", "-i", "3"])
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = once_json_with("[bpf]\nprobes = \"kprobes\"\n", "3");
     let l = &v["swapin_latency"];
     if l["available"] == true {
         assert_eq!(l["probes"], "kprobes", "{l}");
