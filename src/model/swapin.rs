@@ -165,7 +165,8 @@ impl SwapinLatency {
     pub(crate) fn derive(curr: &Sample, prev: Option<&Sample>) -> SwapinLatency {
         let c: &SwapinSample = &curr.swapin;
         if let Some(why) = &c.reason {
-            return SwapinLatency::unavailable(why.clone(), false);
+            // While they load they are as good as running: the next interval has figures.
+            return SwapinLatency::unavailable(why.clone(), why == bpf::LOADING);
         }
         let Some(prev) = prev else {
             return SwapinLatency::unavailable(
@@ -312,7 +313,7 @@ mod tests {
     #[test]
     fn a_load_after_the_sample_before_counts_from_zero_since_the_load() {
         let mut prev = sample(10, vec![]);
-        prev.swapin = SwapinSample::unavailable("loading the BPF programs");
+        prev.swapin = SwapinSample::unavailable(bpf::LOADING);
         let mut curr = sample(12, vec![tier("disk", Some(counts(48, 100, 5_000_000)))]);
         curr.swapin.loaded_ns = 11_000_000_000;
         let l = SwapinLatency::derive(&curr, Some(&prev));
@@ -333,5 +334,9 @@ mod tests {
         curr.swapin = SwapinSample::unavailable("the kernel refuses");
         let l = SwapinLatency::derive(&curr, Some(&prev));
         assert_eq!(l.reason.as_deref(), Some("the kernel refuses"));
+        assert!(!l.running, "a refusal is not running");
+        curr.swapin = SwapinSample::unavailable(bpf::LOADING);
+        let l = SwapinLatency::derive(&curr, Some(&prev));
+        assert!(l.running && !l.available, "loading is on its way: {l:?}");
     }
 }

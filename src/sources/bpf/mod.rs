@@ -152,6 +152,10 @@ pub fn begin(wait_for_it: bool) {
     }
 }
 
+/// A tick's reason while the programs load: they are coming (the dashboard says so quietly,
+/// not as a refusal).
+pub const LOADING: &str = "loading the BPF programs";
+
 /// Why a run that never started the programs has no latency.
 const NOT_STARTED: &str = "not measured: a single sample has no interval (the histograms count from when the programs load; use -i N, --watch, serve or the dashboard)";
 
@@ -208,7 +212,7 @@ pub fn read() -> SwapinSample {
     };
     match &*st {
         State::NotStarted => SwapinSample::unavailable(NOT_STARTED),
-        State::Loading => SwapinSample::unavailable("loading the BPF programs"),
+        State::Loading => SwapinSample::unavailable(LOADING),
         State::Refused(why) => SwapinSample::unavailable(why.clone()),
         #[cfg_attr(not(zswaptop_bpf), allow(unreachable_patterns))]
         State::Ready(p) => p.read(),
