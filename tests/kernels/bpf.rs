@@ -308,6 +308,99 @@ fn overhead(kernel: &str, dir: &Path, facts: &str) {
     rep().note(&note);
 }
 
+/// A zswap debugfs counter in a `grep -r . /sys/kernel/debug/zswap` capture.
+fn debugfs(text: &str, name: &str) -> Option<u64> {
+    text.lines().find_map(|l| {
+        let (path, v) = l.split_once(':')?;
+        (path.rsplit('/').next()? == name).then(|| v.trim().parse().ok())?
+    })
+}
+
+/// bpf-finding: with the pool at its limit in front of the throttled disk, `disk-swapin-wait`
+/// fires (a warning when it is `pool_limit_hit` that rose, a remark for another refusal), and
+/// the counter it names rose in the kernel's debugfs around zswaptop's whole interval by at
+/// least what it quotes.
+fn finding(kernel: &str, dir: &Path) {
+    let Some(m) = Moment::read(dir, "bpf-finding") else {
+        rep().skip(
+            &format!("{kernel} bpf-finding"),
+            "no /dev/vdc (the throttled disk) in this guest",
+        );
+        return;
+    };
+    rep().note(&m.table());
+    if !m.available(kernel) {
+        return;
+    }
+    let found = m.json.as_ref().and_then(|j| {
+        j["diagnostics"]
+            .as_array()?
+            .iter()
+            .find(|f| f["id"] == "disk-swapin-wait")
+            .cloned()
+    });
+    let disk = m.p50("disk");
+    let n = m.count("disk");
+    rep().check(
+        &format!("{kernel} bpf-finding: disk-swapin-wait fires"),
+        found.is_some(),
+        &found.as_ref().map_or_else(
+            || format!("none (disk p50 {disk:?} µs over {n:?})"),
+            |f| format!("{} {}", f["severity"], f["summary"]),
+        ),
+        "fires",
+    );
+    let Some(f) = found else { return };
+    // "reject_compress_fail rose by 270 over 20.1s (...)"
+    let rose = f["evidence"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find_map(|e| {
+            let e = e.as_str()?;
+            let (name, rest) = e.split_once(" rose by ")?;
+            let by: u64 = rest.split_whitespace().next()?.parse().ok()?;
+            Some((name.to_string(), by))
+        });
+    let dir = dir.join("bpf-finding");
+    let (before, after) = (
+        read(&dir.join("zswap.before")),
+        read(&dir.join("zswap.after")),
+    );
+    match rose {
+        Some((name, by)) => {
+            let kernel_by = debugfs(&after, &name)
+                .zip(debugfs(&before, &name))
+                .map(|(a, b)| a.saturating_sub(b));
+            rep().check(
+                &format!("{kernel} bpf-finding: {name} rose in debugfs by ≥ the finding's {by}"),
+                by > 0 && kernel_by.is_some_and(|k| k >= by),
+                &format!("{by}"),
+                &format!("{kernel_by:?}"),
+            );
+            let want = if name == "pool_limit_hit" {
+                "warn"
+            } else {
+                "info"
+            };
+            rep().check(
+                &format!("{kernel} bpf-finding: severity follows the counter ({name})"),
+                f["severity"] == want,
+                &f["severity"].to_string(),
+                want,
+            );
+        }
+        None => {
+            rep().check(
+                &format!("{kernel} bpf-finding: the finding names the refusal that rose"),
+                false,
+                &f["evidence"].to_string(),
+                "\"<counter> rose by N over T\"",
+            );
+        }
+    }
+}
+
 pub fn check(kernel: &str, res: &Path) {
     let facts = read(&res.join("facts"));
     if facts.lines().any(|l| l == "bpf no-btf") {
@@ -334,6 +427,7 @@ pub fn check(kernel: &str, res: &Path) {
         rep().note(&m.table());
     }
     overhead(kernel, &dir, &facts);
+    finding(kernel, &dir);
     let disk_p50 = disk.as_ref().filter(|d| d.available(kernel)).and_then(|d| {
         d.probes(kernel, "fentry");
         d.counts(kernel, "disk", "pswpin");

@@ -13,6 +13,12 @@
 #   bpf-overhead: the probes' own cost: the same 16 MiB paged out to zswap and read back, each page
 #              timed by the workload (`wl timed`), with no programs, the fentry set and the
 #              kprobe set loaded, in turn, twice: /out/bpf/bpf-overhead/{none,fentry,kprobes}.
+#   bpf-finding: zswap at its limit (max_pool_percent 1) in front of the throttled /dev/vdc, 12 MiB
+#              paged out, then written back in under a memory.max that leaves 1 MiB of room: every
+#              page brought in pushes another out into the full pool (pool_limit_hit) and onto the
+#              disk (or refuses it: the mix's random pages do not compress), while the disk's pages
+#              wait 5 ms: `disk-swapin-wait` must fire, naming a refusal counter that rose
+#              (zswap.before / zswap.after: debugfs around zswaptop's whole interval).
 # Each moment is /out/bpf/NAME: once.json, vmstat.before / vmstat.after (right around the read),
 # stats (run_time_ns and run_cnt of each program: /proc/PID/fdinfo with kernel.bpf_stats_enabled).
 # /out/facts gets `bpf yes` (the scenario ran) or `bpf no-btf` (no kernel BTF), and `bpf_disk yes|no`.
@@ -93,6 +99,37 @@ bpf_overhead() {
   say "bpf overhead: $(( $(cut -d. -f1 /proc/uptime) - START )) s"
 }
 
+# zswap at its limit while swap-ins wait on the throttled disk (the finding's live check).
+bpf_finding() {
+  d=$B/bpf-finding
+  mkdir -p "$d"
+  mkswap /dev/vdc >/dev/null && /bin/wl swapon /dev/vdc 10 || { fail "swapon /dev/vdc"; return 1; }
+  echo 1 > "$P/max_pool_percent"
+  [ -f "$P/shrinker_enabled" ] && echo N > "$P/shrinker_enabled"
+  echo Y > "$P/enabled"
+  WL_MIB=12
+  wl_start || return 1
+  page_out
+  # `touch` dirties each page it brings back, so the page it pushes out is a new store.
+  echo $(( $(cat "$CG/memory.current") + 1048576 )) > "$CG/memory.max"
+  grep -r . /sys/kernel/debug/zswap > "$d/zswap.before" 2>/dev/null
+  /bin/zswaptop --no-config --once --json -i 20 > "$d/once.json" 2> "$d/once.err" &
+  zp=$!
+  bpf_loaded $zp
+  sleep 1
+  wl_cmd touch >/dev/null
+  wait $zp
+  echo $? > "$d/once.rc"
+  grep -r . /sys/kernel/debug/zswap > "$d/zswap.after" 2>/dev/null
+  echo max > "$CG/memory.max"
+  echo exit >&3
+  wait "$WL" 2>/dev/null
+  swapoff /dev/vdc
+  echo N > "$P/enabled"
+  echo 50 > "$P/max_pool_percent"
+  say "bpf finding: $(( $(cut -d. -f1 /proc/uptime) - START )) s"
+}
+
 bpf_scenario() {
   say "bpf scenario ($(( $(cut -d. -f1 /proc/uptime) - START )) s)"
   # Without the kernel's BTF no fentry program can load (a kernel built without
@@ -125,6 +162,7 @@ bpf_scenario() {
     mkswap /dev/vdc >/dev/null && /bin/wl swapon /dev/vdc 10 || fail "swapon /dev/vdc"
     bpf_moment bpf-disk 4 16
     swapoff /dev/vdc
+    bpf_finding
   else
     echo bpf_disk no >> /out/facts
   fi
