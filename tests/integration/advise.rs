@@ -332,8 +332,7 @@ fn a_tree_with_an_impossible_page_size_is_refused() {
 }
 
 /// Ctrl-C (SIGINT) stops the sampling at once and the figures of what was read are printed.
-/// 64 MiB of pages that compress (text and random halves) take the test's debug build several
-/// seconds per algorithm; the signal comes after one.
+/// The signal comes once the sampling has begun reading the 64 MiB of pages.
 #[test]
 fn an_interrupt_reports_what_was_read() {
     let dir = tempfile::tempdir().unwrap();
@@ -366,7 +365,21 @@ fn an_interrupt_reports_what_was_read() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // The signal as soon as the sampling reads the process's memory: a fixed wait either came
+    // before it (a loaded machine's slow start) or after the whole sample (an idle one finished
+    // 64 MiB of these pages in under 1.5 s). /proc/PID/io's rchar passes the sample's first
+    // megabyte only once it reads `mem`; at most 20 s.
+    let io = format!("/proc/{}/io", child.id());
+    let rchar = || {
+        std::fs::read_to_string(&io)
+            .ok()?
+            .lines()
+            .find_map(|l| l.strip_prefix("rchar: ")?.trim().parse::<u64>().ok())
+    };
+    let start = std::time::Instant::now();
+    while rchar().is_some_and(|r| r < 1 << 20) && start.elapsed().as_secs() < 20 {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(child.id() as i32),
         nix::sys::signal::Signal::SIGINT,
