@@ -240,8 +240,8 @@ const SECTIONS: &[Section] = &[
                 Some("BPF programs (swap-in latency)"),
                 "While it samples over time (the dashboard, --watch, serve, record, --once -i N) \
                  and runs as root, zswaptop loads small BPF programs (fentry/fexit on \
-                 do_swap_page, the swap read, zswap_load, submit_bio and swap_cache_get_folio; \
-                 kprobes on zram's request function) that time each swap-in into per-CPU \
+                 do_swap_page, zswap_load, submit_bio and migration_entry_wait; kprobes and \
+                 kretprobes on the same and the swap read where the kernel has no BTF) that time each swap-in into per-CPU \
                  histograms, read once a tick; they go when zswaptop exits. Loading takes about \
                  0.3 s. [bpf] enabled = \"off\" in the configuration never loads them; \"on\" \
                  tries without root. Where the kernel refuses them (no fentry, no kprobes, no \

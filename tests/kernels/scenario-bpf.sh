@@ -11,8 +11,11 @@
 # zswaptop's first sample does not wait for the programs (3-4 s to load under TCG): its interval
 # runs from their load, which the scenario waits for before the read; T covers load and read.
 #   bpf-overhead: the probes' own cost: the same 16 MiB paged out to zswap and read back, each page
-#              timed by the workload (`wl timed`), with no programs, the fentry set and the
-#              kprobe set loaded, in turn, twice: /out/bpf/bpf-overhead/{none,fentry,kprobes}.
+#              timed by the workload (`wl timed`), with no programs, the floor (`wl floor`: an
+#              empty fentry and fexit on do_swap_page, what any program timing each fault costs
+#              before it does anything), the fentry set and the kprobe set, in three rounds, each
+#              in another order (a later run in a round is not always the same set):
+#              /out/bpf/bpf-overhead/{none,floor,fentry,kprobes}.
 #   bpf-finding: zswap at its limit (max_pool_percent 1) in front of the throttled /dev/vdc, 12 MiB
 #              paged out, then written back in under a memory.max that leaves 1 MiB of room: every
 #              page brought in pushes another out into the full pool (pool_limit_hit) and onto the
@@ -73,17 +76,24 @@ bpf_moment() {
   say "bpf moment $1: $last programs ($(( $(cut -d. -f1 /proc/uptime) - START )) s)"
 }
 
-# The workload's own time a page with no programs, the fentry set and the kprobe set, in turn.
+# The workload's own time a page with no programs, the floor, the fentry set and the kprobe set.
 bpf_overhead() {
   d=$B/bpf-overhead
   mkdir -p "$d"
   WL_MIB=16
   wl_start || return 1
-  for round in 1 2; do
-    for set in none fentry kprobes; do
+  for order in "none floor fentry kprobes" "kprobes fentry floor none" "fentry none kprobes floor"; do
+    for set in $order; do
       page_out
       zp=
-      if [ $set != none ]; then
+      if [ $set = floor ]; then
+        /bin/wl floor > /tmp/floor.out 2>&1 &
+        zp=$!
+        n=0
+        while ! grep -q '^floor ' /tmp/floor.out && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+        cat /tmp/floor.out >> "$d/floor.status"
+        grep -q '^floor attached' /tmp/floor.out || { kill $zp 2>/dev/null; wait $zp 2>/dev/null; continue; }
+      elif [ $set != none ]; then
         printf '[bpf]\nprobes = "%s"\n' "$([ $set = fentry ] && echo auto || echo kprobes)" > /tmp/set.toml
         /bin/zswaptop --config /tmp/set.toml --once --json -i 600 > "$d/$set.json" 2>/dev/null &
         zp=$!

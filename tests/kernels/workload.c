@@ -12,6 +12,11 @@
  *   exit             exit 0
  *
  *   wl swapon DEV PRIO   swapon(2) with a priority (busybox's swapon may be built without -p)
+ *   wl floor         the probes' floor (scenario-bpf.sh's bpf-overhead): an empty fentry and an
+ *                    empty fexit program (`return 0`) on do_swap_page, loaded through bpf(2),
+ *                    print "floor attached" and hold them until killed; "floor refused: WHY"
+ *                    where the kernel refuses them. What any program that times each fault
+ *                    costs (one trampoline, two program runs) before it does anything.
  *
  * The mix is the one tests/e2e/workload.rs fills for the advisor (fill_advise_page), by i % 20:
  * 10 % zero-filled, 5 % one machine word repeated, 10 % random, 35 % text from a small
@@ -19,12 +24,16 @@
  * program builds in a second with the system's compiler, where a static Rust test binary would
  * be a second build of every dependency for another target.
  */
+#include <errno.h>
+#include <linux/bpf.h>
+#include <linux/btf.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/swap.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -126,8 +135,89 @@ static void fill(size_t i, unsigned char *buf, size_t ps)
 	}
 }
 
+/* The BTF type id of the function `name` in the kernel's BTF (/sys/kernel/btf/vmlinux), 0 if
+ * absent. Each type is a struct btf_type (12 bytes) and what its kind appends. */
+static uint32_t btf_func(const char *name)
+{
+	FILE *f = fopen("/sys/kernel/btf/vmlinux", "rb");
+	if (!f)
+		return 0;
+	static unsigned char b[64 << 20];
+	size_t len = fread(b, 1, sizeof b, f);
+	fclose(f);
+	if (len < 24 || b[0] != 0x9f || b[1] != 0xeb)
+		return 0;
+	uint32_t hdr, toff, tlen, soff, slen;
+	memcpy(&hdr, b + 4, 4);
+	memcpy(&toff, b + 8, 4);
+	memcpy(&tlen, b + 12, 4);
+	memcpy(&soff, b + 16, 4);
+	memcpy(&slen, b + 20, 4);
+	if ((uint64_t)hdr + toff + tlen > len || (uint64_t)hdr + soff + slen > len)
+		return 0;
+	const unsigned char *t = b + hdr + toff, *end = t + tlen;
+	const char *str = (const char *)b + hdr + soff;
+	for (uint32_t id = 1; t + 12 <= end; id++) {
+		uint32_t name_off, info;
+		memcpy(&name_off, t, 4);
+		memcpy(&info, t + 4, 4);
+		uint32_t kind = (info >> 24) & 0x1f, vlen = info & 0xffff;
+		if (kind == BTF_KIND_FUNC && name_off < slen && !strcmp(str + name_off, name))
+			return id;
+		size_t extra = 0;
+		switch (kind) {
+		case BTF_KIND_INT: case BTF_KIND_VAR: case BTF_KIND_DECL_TAG: extra = 4; break;
+		case BTF_KIND_ARRAY: extra = 12; break;
+		case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_DATASEC: extra = 12 * vlen; break;
+		case BTF_KIND_ENUM: case BTF_KIND_FUNC_PROTO: extra = 8 * vlen; break;
+		case 19 /* BTF_KIND_ENUM64 */: extra = 12 * vlen; break;
+		default: break;
+		}
+		t += 12 + extra;
+	}
+	return 0;
+}
+
+/* Load `return 0` as a tracing program of `type` on BTF function `id` and attach it. */
+static int empty_prog(uint32_t id, enum bpf_attach_type type)
+{
+	struct bpf_insn insns[2] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	union bpf_attr a;
+	memset(&a, 0, sizeof a);
+	a.prog_type = BPF_PROG_TYPE_TRACING;
+	a.expected_attach_type = type;
+	a.insns = (uint64_t)(uintptr_t)insns;
+	a.insn_cnt = 2;
+	a.license = (uint64_t)(uintptr_t)"GPL";
+	a.attach_btf_id = id;
+	int fd = (int)syscall(__NR_bpf, BPF_PROG_LOAD, &a, sizeof a);
+	if (fd < 0)
+		return -1;
+	memset(&a, 0, sizeof a);
+	a.raw_tracepoint.prog_fd = fd;
+	return (int)syscall(__NR_bpf, BPF_RAW_TRACEPOINT_OPEN, &a, sizeof a);
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "floor")) {
+		uint32_t id = btf_func("do_swap_page");
+		if (!id) {
+			printf("floor refused: no do_swap_page in /sys/kernel/btf/vmlinux\n");
+			return 1;
+		}
+		if (empty_prog(id, BPF_TRACE_FENTRY) < 0 || empty_prog(id, BPF_TRACE_FEXIT) < 0) {
+			printf("floor refused: %s\n", strerror(errno));
+			return 1;
+		}
+		printf("floor attached\n");
+		fflush(stdout);
+		for (;;)
+			pause();
+	}
 	if (argc == 4 && !strcmp(argv[1], "swapon")) {
 		int prio = atoi(argv[3]);
 		int flags = SWAP_FLAG_PREFER | ((prio << SWAP_FLAG_PRIO_SHIFT) & SWAP_FLAG_PRIO_MASK);

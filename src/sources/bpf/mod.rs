@@ -363,7 +363,9 @@ mod load {
         zswap: Role,
         disk: Role,
         zram: Role,
-        cache: Role,
+        /// A swap-cache hit is a fault that read nothing; a migration entry's wait returns
+        /// the same way and is told by this role.
+        migration: Role,
     }
 
     const LEAN_SET: Set = Set {
@@ -398,9 +400,13 @@ mod load {
             what: "rw_page reads",
             progs: &[("BPF_PROG_bdev_read_page", Kind::FEntry, "bdev_read_page")],
         },
-        cache: Role {
-            what: "swap-cache lookups",
-            progs: &[("BPF_PROG_scgf_exit", Kind::FExit, "swap_cache_get_folio")],
+        migration: Role {
+            what: "migration-entry waits",
+            progs: &[(
+                "BPF_PROG_migration_wait",
+                Kind::FEntry,
+                "migration_entry_wait",
+            )],
         },
     };
 
@@ -449,9 +455,9 @@ mod load {
                 ("kp_zram", Kind::KProbe, "zram_rw_page"),
             ],
         },
-        cache: Role {
-            what: "swap-cache lookups",
-            progs: &[("kr_scgf_exit", Kind::KProbe, "swap_cache_get_folio")],
+        migration: Role {
+            what: "migration-entry waits",
+            progs: &[("kp_migration_wait", Kind::KProbe, "migration_entry_wait")],
         },
     };
 
@@ -660,7 +666,9 @@ mod load {
             } else {
                 a.role(&set.zram).err()
             };
-            let cache = a.role(&set.cache).err();
+            let migration = a.role(&set.migration).err().map(|why| {
+                format!("migration-entry waits cannot be told from swap-cache hits ({why})")
+            });
             a.role(&set.fault_exit)?;
             let loaded_ns = sys::monotonic_ns();
             let zram_loaded = std::path::Path::new("/sys/class/zram-control").exists();
@@ -681,7 +689,7 @@ mod load {
                     .filter(|_| zram_loaded && set.read.is_some())
                     .map(|z| format!("zram reads cannot be told from disk reads ({z})"))
             });
-            unknown[3] = cache;
+            unknown[3] = migration;
             // A read that called nothing is a zero-filled page; it needs every other marker.
             unknown[4] = need(&zswap).or_else(|| {
                 zram.clone()
