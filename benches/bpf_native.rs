@@ -15,7 +15,9 @@
 //! missing and measures nothing. CI compiles it without running it: a measurement, not a test.
 //! With kernel.bpf_stats_enabled = 1 it also prints each program's own time a run (the kernel's
 //! run_time_ns over run_cnt), which then includes two clock reads a run: the A/B medians are
-//! taken with it off.
+//! taken with it off. That run also attaches, with the bodies, one program per operation (a clock
+//! read, a state lookup, the task id, a histogram update): each one's time over the empty
+//! program's is what that operation costs.
 
 use std::io::Write;
 use std::time::Instant;
@@ -30,6 +32,12 @@ const ORDERS: [[Set; 3]; 3] = [
     [Set::Bodies, Set::None, Set::Floor],
     [Set::Floor, Set::Bodies, Set::None],
 ];
+
+/// The bodies a zswap hit runs, and the empty program.
+const PROXIES: &[&str] = &["proxy_enter", "proxy_zswap", "proxy_exit", "proxy_empty"];
+/// One operation each (a clock read, a state lookup, the task id, a histogram update): attached
+/// only with kernel.bpf_stats_enabled, whose per-program times they are for.
+const OPS: &[&str] = &["op_ktime", "op_lookup", "op_pid", "op_hist"];
 
 #[derive(Clone, Copy, PartialEq)]
 enum Set {
@@ -142,7 +150,7 @@ fn main() {
         Ok(e) => e,
         Err(e) => return say(&format!("bpf_native: nothing measured: the object: {e}")),
     };
-    for name in ["proxy_enter", "proxy_zswap", "proxy_exit", "proxy_empty"] {
+    for name in PROXIES.iter().chain(OPS) {
         if let Err(e) = prog(&mut ebpf, name).and_then(|p| p.load().map_err(|e| e.to_string())) {
             return say(&format!(
                 "bpf_native: nothing measured: loading {name}: {e}"
@@ -183,6 +191,8 @@ fn main() {
         kernel.trim(),
         comp.trim()
     ));
+    let stats = std::fs::read_to_string("/proc/sys/kernel/bpf_stats_enabled").unwrap_or_default();
+    let stats = stats.trim() == "1";
     // Each round's median of each set (None: not counted).
     let mut table: Vec<[Option<f64>; 3]> = Vec::new();
     for round in 0..rounds {
@@ -193,7 +203,12 @@ fn main() {
             advise(&mut mem[skip..], rustix::mm::Advice::LinuxPageOut);
             let stored = vmstat("zswpout") - out0;
             let mut links = Vec::new();
-            for name in set.programs() {
+            let ops = if stats && set == Set::Bodies {
+                OPS
+            } else {
+                &[]
+            };
+            for name in set.programs().iter().chain(ops) {
                 let attached = prog(&mut ebpf, name)
                     .and_then(|p| p.attach("page_fault_user").map_err(|e| e.to_string()));
                 match attached {
@@ -267,12 +282,11 @@ fn main() {
             v.len()
         ));
     }
-    let stats = std::fs::read_to_string("/proc/sys/kernel/bpf_stats_enabled").unwrap_or_default();
-    if stats.trim() == "1" {
+    if stats {
         say(
             "bpf_native: each program's own time (kernel.bpf_stats_enabled: two clock reads a run included):",
         );
-        for name in ["proxy_enter", "proxy_zswap", "proxy_exit", "proxy_empty"] {
+        for name in PROXIES.iter().chain(OPS) {
             if let Some(Ok(info)) = ebpf.program(name).map(|p| p.info()) {
                 let runs = info.run_count();
                 let t = info.run_time().as_nanos() as u64;

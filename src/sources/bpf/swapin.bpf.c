@@ -241,6 +241,41 @@ int proxy_exit(void *ctx) {
   return 0;
 }
 SEC("raw_tp/page_fault_user") int proxy_empty(void *ctx) { return 0; }
+/* What each operation of the bodies costs on its own (their run time over an empty program's,
+ * with kernel.bpf_stats_enabled): a clock read, a task's state lookup, the task id, a histogram
+ * update. */
+SEC("raw_tp/page_fault_user")
+int op_ktime(void *ctx) {
+  volatile __u64 t = bpf_ktime_get_ns();
+  (void)t;
+  return 0;
+}
+SEC("raw_tp/page_fault_user")
+int op_lookup(void *ctx) {
+  volatile struct task_state *st = state();
+  (void)st;
+  return 0;
+}
+SEC("raw_tp/page_fault_user")
+int op_pid(void *ctx) {
+  volatile __u64 t = bpf_get_current_pid_tgid();
+  (void)t;
+  return 0;
+}
+SEC("raw_tp/page_fault_user")
+int op_hist(void *ctx) {
+  __u32 z = 0;
+  struct hist *h = bpf_map_lookup_elem(&hist, &z);
+  if (!h) return 0;
+  volatile __u64 ns = 5000;
+  __u64 idx = bucket(ns);
+  if (idx >= NB) return 0;
+  h->slot[T_CACHE][idx]++;
+  h->count[T_CACHE]++;
+  h->sum_ns[T_CACHE] += ns;
+  if (ns > h->max_ns[T_CACHE]) h->max_ns[T_CACHE] = ns;
+  return 0;
+}
 #endif
 
 #else
