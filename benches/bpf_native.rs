@@ -35,9 +35,10 @@ const ORDERS: [[Set; 3]; 3] = [
 
 /// The bodies a zswap hit runs, and the empty program.
 const PROXIES: &[&str] = &["proxy_enter", "proxy_zswap", "proxy_exit", "proxy_empty"];
-/// One operation each (a clock read, a state lookup, the task id, a histogram update): attached
+/// One operation each (a clock read, a state lookup, the task id, a histogram update, a task
+/// storage lookup: aya 0.14 loads that map type only with `allow_unsupported_maps`): attached
 /// only with kernel.bpf_stats_enabled, whose per-program times they are for.
-const OPS: &[&str] = &["op_ktime", "op_lookup", "op_pid", "op_hist"];
+const OPS: &[&str] = &["op_ktime", "op_lookup", "op_pid", "op_hist", "op_task"];
 
 #[derive(Clone, Copy, PartialEq)]
 enum Set {
@@ -146,7 +147,7 @@ fn main() {
         Ok(b) => b,
         Err(e) => return say(&format!("bpf_native: nothing measured: clang: {e}")),
     };
-    let mut ebpf = match EbpfLoader::new().load(&bytes) {
+    let mut ebpf = match EbpfLoader::new().allow_unsupported_maps().load(&bytes) {
         Ok(e) => e,
         Err(e) => return say(&format!("bpf_native: nothing measured: the object: {e}")),
     };

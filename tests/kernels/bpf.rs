@@ -6,7 +6,10 @@
 //! - bpf-zswap, bpf-zram: their tier's median at least 10× below the disk's;
 //! - counts: zswap against Δzswpin, disk and zram against Δpswpin, zero (6.12+) against
 //!   Δswpin_zero, each within 1 % (at least 1: the kernel counts a page-in now and then that is
-//!   no fault of the workload's, see the research note).
+//!   no fault of the workload's, see the research note);
+//! - bpf-cache (swap readahead on): the swap-cache tier against Δswap_ra_hit (each page the
+//!   readahead brought is touched once), and the faults that read (zswap and zero) against
+//!   Δpgmajfault, within 1 %.
 //!
 //! The table of every tier and the programs' own cost (kernel.bpf_stats_enabled: run time per
 //! run, per swap-in) are printed as notes for the closing report.
@@ -252,6 +255,36 @@ fn rounds(text: &str) -> Vec<(u64, u64)> {
         .collect()
 }
 
+/// bpf-cache: with swap readahead, the faults on pages it brought in are swap-cache hits (no
+/// VM_FAULT_MAJOR: the programs' swapcache tier), one each: Δswap_ra_hit; the faults that read are
+/// Δpgmajfault. Readahead must have happened (a tenth of the 4096 pages at least), or the check
+/// would compare nothing.
+fn cache_hits(kernel: &str, c: &Moment) {
+    c.probes(kernel, "fentry");
+    let hits = c.delta("swap_ra_hit").unwrap_or(0);
+    rep().check(
+        &format!("{kernel} bpf-cache: swap readahead brought pages (Δswap_ra_hit)"),
+        hits >= 400,
+        &hits.to_string(),
+        "≥ 400",
+    );
+    c.counts(kernel, "swapcache", "swap_ra_hit");
+    let read = ["zswap", "zero", "disk", "zram"]
+        .iter()
+        .map(|t| c.count(t).unwrap_or(0))
+        .sum::<u64>();
+    let major = c.delta("pgmajfault").unwrap_or(0);
+    let slack = (major / 100).max(1);
+    rep().check(
+        &format!(
+            "{kernel} bpf-cache: faults that read (zswap + zero + disk + zram) vs Δpgmajfault ±1 %"
+        ),
+        read.abs_diff(major) <= slack,
+        &read.to_string(),
+        &format!("{major} ±{slack}"),
+    );
+}
+
 /// bpf-overhead: the workload's own median time a page (zswap hits, zero-filled pages left out)
 /// with no programs, the floor (an empty fentry and fexit on do_swap_page, loaded by `wl floor`),
 /// the fentry set and the kprobe set, three rounds each, each round in another order. The
@@ -436,7 +469,11 @@ pub fn check(kernel: &str, res: &Path) {
     let kprobe = Moment::read(&dir, "bpf-kprobe");
     let disk = Moment::read(&dir, "bpf-disk");
     let zram = Moment::read(&dir, "bpf-zram");
-    for m in [&zswap, &kprobe, &disk, &zram].into_iter().flatten() {
+    let cache = Moment::read(&dir, "bpf-cache");
+    for m in [&zswap, &kprobe, &disk, &zram, &cache]
+        .into_iter()
+        .flatten()
+    {
         rep().note(&m.table());
     }
     overhead(kernel, &dir, &facts);
@@ -495,6 +532,13 @@ pub fn check(kernel: &str, res: &Path) {
             &format!("{kernel} bpf-kprobe"),
             "scenario-bpf.sh did not run the kprobe moment",
         ),
+    }
+    match &cache {
+        Some(c) if c.available(kernel) => cache_hits(kernel, c),
+        Some(_) => {}
+        None => {
+            rep().check(&format!("{kernel} bpf-cache ran"), false, "no", "yes");
+        }
     }
     match &zram {
         Some(z) if z.available(kernel) => {

@@ -8,6 +8,8 @@
 #   bpf-disk:  zswap off, /dev/vdc alone: a virtio disk throttled to 200 requests a second
 #              (kernel-matrix.sh: throttling.iops-total=200, 5 ms a read), 4 MiB;
 #   bpf-zram:  zswap off, zram0 alone, 16 MiB.
+#   bpf-cache: as bpf-zswap with vm.page-cluster=3: swap readahead brings up to 8 pages a read, and
+#              the faults on the pages it brought are swap-cache hits (the kernel's swap_ra_hit).
 # zswaptop's first sample does not wait for the programs (3-4 s to load under TCG): its interval
 # runs from their load, which the scenario waits for before the read; T covers load and read.
 #   bpf-overhead: the probes' own cost: the same 16 MiB paged out to zswap and read back, each page
@@ -161,6 +163,10 @@ bpf_scenario() {
   bpf_moment bpf-zswap 16 20 "" prom
   printf '[bpf]\nprobes = "kprobes"\n' > /tmp/kprobes.toml
   bpf_moment bpf-kprobe 16 10 /tmp/kprobes.toml
+  # Swap readahead (up to 8 pages a read): the pages it brought in are swap-cache hits.
+  echo 3 > /proc/sys/vm/page-cluster
+  bpf_moment bpf-cache 16 10 ""
+  echo 0 > /proc/sys/vm/page-cluster
   # The workload's own timing, without bpf_stats' two clock reads a program run.
   echo 0 > /proc/sys/kernel/bpf_stats_enabled 2>/dev/null
   bpf_overhead

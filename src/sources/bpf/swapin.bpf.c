@@ -243,7 +243,7 @@ int proxy_exit(void *ctx) {
 SEC("raw_tp/page_fault_user") int proxy_empty(void *ctx) { return 0; }
 /* What each operation of the bodies costs on its own (their run time over an empty program's,
  * with kernel.bpf_stats_enabled): a clock read, a task's state lookup, the task id, a histogram
- * update. */
+ * update, and the alternative to the lookup, task storage. */
 SEC("raw_tp/page_fault_user")
 int op_ktime(void *ctx) {
   volatile __u64 t = bpf_ktime_get_ns();
@@ -253,6 +253,18 @@ int op_ktime(void *ctx) {
 SEC("raw_tp/page_fault_user")
 int op_lookup(void *ctx) {
   volatile struct task_state *st = state();
+  (void)st;
+  return 0;
+}
+#define BPF_MAP_TYPE_TASK_STORAGE 29
+#define BPF_F_NO_PREALLOC 1
+#define BPF_LOCAL_STORAGE_GET_F_CREATE 1
+static void *(*bpf_task_storage_get)(void *map, void *task, void *value, __u64 flags) = (void *)156;
+static void *(*bpf_get_current_task_btf)(void) = (void *)158;
+struct { __uint(type, BPF_MAP_TYPE_TASK_STORAGE); __uint(map_flags, BPF_F_NO_PREALLOC); __type(key, int); __type(value, struct task_state); } tstore SEC(".maps");
+SEC("raw_tp/page_fault_user")
+int op_task(void *ctx) {
+  volatile struct task_state *st = bpf_task_storage_get(&tstore, bpf_get_current_task_btf(), 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
   (void)st;
   return 0;
 }
