@@ -65,8 +65,10 @@ impl Set {
     }
 }
 
+/// One line on stdout, made safe: it may carry the kernel's words (the verifier's log through
+/// aya's errors, /sys values) or clang's.
 fn say(s: &str) {
-    let _ = writeln!(std::io::stdout(), "{s}");
+    let _ = writeln!(std::io::stdout(), "{}", zswaptop::sanitize::visible(s));
 }
 
 fn vmstat(name: &str) -> u64 {
@@ -202,7 +204,7 @@ fn main() {
             // Out to zswap: MADV_PAGEOUT, then check the pages went (zswpout rose by most of them).
             let out0 = vmstat("zswpout");
             advise(&mut mem[skip..], rustix::mm::Advice::LinuxPageOut);
-            let stored = vmstat("zswpout") - out0;
+            let stored = vmstat("zswpout").saturating_sub(out0);
             let mut links = Vec::new();
             let ops = if stats && set == Set::Bodies {
                 OPS
@@ -226,7 +228,7 @@ fn main() {
                 sink = sink.wrapping_add(std::hint::black_box(&mem)[at] as u64);
                 ns.push(t.elapsed().as_nanos() as u64);
             }
-            let loaded = vmstat("zswpin") - in0;
+            let loaded = vmstat("zswpin").saturating_sub(in0);
             for (name, l) in links {
                 if let Ok(p) = prog(&mut ebpf, name) {
                     let _ = p.detach(l);
