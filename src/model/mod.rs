@@ -97,6 +97,10 @@ pub struct Snapshot {
     #[serde(skip)]
     #[schemars(skip)]
     pub swapin_totals: Vec<swapin::TierTotals>,
+    /// As `swapin_totals`, of the store side (`swapin_latency.stores`).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub store_totals: Vec<swapin::TierTotals>,
     /// Top processes by swap (`--top N`, or the processes view); `null` when not asked for.
     pub processes: Option<owners::Processes>,
     /// Memory, swap and zswap per cgroup (`--cgroups`, or the cgroups view): cgroup v2, or v1's
@@ -258,6 +262,7 @@ impl Snapshot {
             oomd: oomd::derive(curr),
             swapin_latency: swapin::SwapinLatency::derive(curr, prev),
             swapin_totals: swapin::totals(curr),
+            store_totals: swapin::store_totals(curr),
             sources: status::source_statuses(curr),
             processes,
             cgroups,

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::sanitize::Sanitize;
 use crate::sources::Sample;
-use crate::sources::bpf::{self, BUCKETS, SwapinSample, TierCounts};
+use crate::sources::bpf::{self, BUCKETS, SwapinSample, TierCounts, TierReading};
 
 /// `swapin_latency`: how long swap-ins waited over the interval, by the tier that served them.
 #[derive(Debug, Clone, PartialEq, Serialize, Sanitize, JsonSchema)]
@@ -29,6 +29,12 @@ pub struct SwapinLatency {
     pub probes: Option<String>,
     /// zswap, zram, disk, swapcache, zero, in that order (empty when not available).
     pub tiers: Vec<TierLatency>,
+    /// The store side: how long a page took to be stored on its way out, by where it went:
+    /// zswap (stored, from zswap_store's entry to its exit), zram (written synchronously),
+    /// disk (an asynchronous write, from its bio's submission to its completion); empty when
+    /// not available. Reclaim pays these (kswapd, or a task in direct reclaim), not a task's
+    /// own fault.
+    pub stores: Vec<TierLatency>,
     /// Whether the programs are loaded (the figures come with the next interval when this one
     /// has none): `--watch` shows its latency columns then. Not in the JSON.
     #[serde(skip)]
@@ -134,11 +140,19 @@ pub struct TierTotals {
 /// The counters of each measured tier since the load (none when the programs are not running,
 /// and none of a tier they do not measure).
 pub(crate) fn totals(curr: &Sample) -> Vec<TierTotals> {
+    totals_of(curr, &curr.swapin.tiers)
+}
+
+/// As [`totals`], of the store side.
+pub(crate) fn store_totals(curr: &Sample) -> Vec<TierTotals> {
+    totals_of(curr, &curr.swapin.stores)
+}
+
+fn totals_of(curr: &Sample, readings: &[TierReading]) -> Vec<TierTotals> {
     if curr.swapin.reason.is_some() {
         return Vec::new();
     }
-    curr.swapin
-        .tiers
+    readings
         .iter()
         .filter_map(|t| {
             let c = t.counts.as_ref().filter(|c| c.buckets.len() == BUCKETS)?;
@@ -158,6 +172,7 @@ impl SwapinLatency {
             reason: Some(reason.into()),
             probes: None,
             tiers: Vec::new(),
+            stores: Vec::new(),
             running,
         }
     }
@@ -184,6 +199,7 @@ impl SwapinLatency {
             loaded_ns: c.loaded_ns,
             probes: c.probes.clone(),
             tiers: Vec::new(),
+            stores: Vec::new(),
         };
         let (p, start_ns) = if loaded_since {
             (&zero, c.loaded_ns)
@@ -196,38 +212,39 @@ impl SwapinLatency {
             (p, prev.monotonic_ns)
         };
         let seconds = curr.monotonic_ns.saturating_sub(start_ns) as f64 / 1e9;
-        let tiers = c
-            .tiers
-            .iter()
-            .map(|t| {
-                let before = p.tiers.iter().find(|x| x.tier == t.tier);
-                let from_zero = TierCounts {
-                    buckets: vec![0; BUCKETS],
-                    count: 0,
-                    sum_ns: 0,
-                    max_ns: 0,
-                };
-                let then = if loaded_since {
-                    Some(&from_zero)
-                } else {
-                    before.and_then(|b| b.counts.as_ref())
-                };
-                match (&t.counts, then) {
-                    (Some(now), Some(then)) => TierLatency::over(&t.tier, now, then, seconds),
-                    _ => TierLatency::unknown(
-                        &t.tier,
-                        t.reason
-                            .clone()
-                            .unwrap_or_else(|| "not read in the sample before".into()),
-                    ),
-                }
-            })
-            .collect();
+        let over = |now: &[TierReading], then: &[TierReading]| -> Vec<TierLatency> {
+            now.iter()
+                .map(|t| {
+                    let before = then.iter().find(|x| x.tier == t.tier);
+                    let from_zero = TierCounts {
+                        buckets: vec![0; BUCKETS],
+                        count: 0,
+                        sum_ns: 0,
+                        max_ns: 0,
+                    };
+                    let then = if loaded_since {
+                        Some(&from_zero)
+                    } else {
+                        before.and_then(|b| b.counts.as_ref())
+                    };
+                    match (&t.counts, then) {
+                        (Some(now), Some(then)) => TierLatency::over(&t.tier, now, then, seconds),
+                        _ => TierLatency::unknown(
+                            &t.tier,
+                            t.reason
+                                .clone()
+                                .unwrap_or_else(|| "not read in the sample before".into()),
+                        ),
+                    }
+                })
+                .collect()
+        };
         SwapinLatency {
             available: true,
             reason: None,
             probes: (!c.probes.is_empty()).then(|| c.probes.clone()),
-            tiers,
+            tiers: over(&c.tiers, &p.tiers),
+            stores: over(&c.stores, &p.stores),
             running: true,
         }
     }
@@ -236,7 +253,6 @@ impl SwapinLatency {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sources::bpf::TierReading;
 
     fn counts(bucket: usize, n: u64, max_ns: u64) -> TierCounts {
         let mut buckets = vec![0; BUCKETS];
@@ -257,6 +273,7 @@ mod tests {
             loaded_ns: 7,
             probes: "fentry".into(),
             tiers,
+            stores: Vec::new(),
         };
         s
     }
@@ -298,6 +315,33 @@ mod tests {
         assert_eq!(zram.count, None);
         assert_eq!(zram.p50_us, None);
         assert_eq!(zram.reason.as_deref(), Some("no probe"));
+    }
+
+    /// The store side takes its deltas as the swap-ins do, tier by tier, and an unknown store
+    /// tier keeps its reason.
+    #[test]
+    fn stores_are_deltas_of_their_own_counters() {
+        let mut prev = sample(10, vec![]);
+        prev.swapin.stores = vec![
+            tier("zswap", Some(counts(13, 1000, 20_000))),
+            tier("disk", None),
+        ];
+        let mut curr = sample(14, vec![]);
+        curr.swapin.stores = vec![
+            tier("zswap", Some(counts(13, 1400, 20_000))),
+            tier("disk", None),
+        ];
+        let l = SwapinLatency::derive(&curr, Some(&prev));
+        assert_eq!(l.stores.len(), 2);
+        assert_eq!(l.stores[0].tier, "zswap");
+        assert_eq!(l.stores[0].count, Some(400));
+        assert_eq!(l.stores[0].per_second, Some(100.0));
+        let p50 = l.stores[0].p50_us.unwrap_or_default();
+        assert!((10.24..=12.288).contains(&p50), "{p50}");
+        assert_eq!(l.stores[1].count, None);
+        assert_eq!(l.stores[1].reason.as_deref(), Some("no probe"));
+        assert_eq!(store_totals(&curr)[0].buckets[13], 1400);
+        assert_eq!(store_totals(&curr).len(), 1, "no series of an unknown tier");
     }
 
     #[test]

@@ -32,6 +32,26 @@ pub fn tier(t: &TierLatency) -> String {
     }
 }
 
+/// The store side for a one-line report: `stores:` then a part a tier (as [`tier`]), or one
+/// part when every tier is unknown for one reason (the kprobe fallback); none where the stores
+/// are not measured at all.
+pub fn store_parts(s: &Snapshot) -> Vec<String> {
+    let st = &s.swapin_latency.stores;
+    let Some(first) = st.first() else {
+        return Vec::new();
+    };
+    if st
+        .iter()
+        .all(|t| t.count.is_none() && t.reason == first.reason)
+    {
+        let why = first.reason.as_deref().unwrap_or("no reason given");
+        return vec![format!("stores unknown ({why})")];
+    }
+    std::iter::once("stores:".to_string())
+        .chain(st.iter().map(tier))
+        .collect()
+}
+
 /// Why nothing is measured (`unavailable: why`), or `None` where the tiers have figures.
 pub fn unavailable(s: &Snapshot) -> Option<String> {
     let l = &s.swapin_latency;
@@ -221,11 +241,51 @@ pub fn histogram(buckets: &[u64], (lo, hi): (usize, usize), width: usize, ascii:
 
 /// The table's heading: the columns' names and, over the histogram, its axis's two ends.
 pub fn heading(cols: &[Column], axis_ends: Option<(String, String)>, hist: usize) -> String {
-    let mut head = format!("{:<TIER_WIDTH$}", "tier");
+    heading_of(Side::Swapins, cols, axis_ends, hist)
+}
+
+/// The two parts of the table: the swap-ins' tiers, then the stores' (a heading of their own,
+/// their own axis: a store's times are not a fault's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Swapins,
+    Stores,
+}
+
+impl Side {
+    /// The tiers' column and the rate column's headings.
+    fn words(self) -> (&'static str, &'static str) {
+        match self {
+            Side::Swapins => ("tier", "swap-ins"),
+            Side::Stores => ("stored to", "stores"),
+        }
+    }
+
+    /// This part's tiers in `s` (the stores' empty where they are not measured at all).
+    pub fn tiers(self, s: &Snapshot) -> &[TierLatency] {
+        match self {
+            Side::Swapins => &s.swapin_latency.tiers,
+            Side::Stores => &s.swapin_latency.stores,
+        }
+    }
+}
+
+/// A side's heading (see [`heading`]).
+pub fn heading_of(
+    part: Side,
+    cols: &[Column],
+    axis_ends: Option<(String, String)>,
+    hist: usize,
+) -> String {
+    let (first, rate) = part.words();
+    let mut head = format!("{first:<TIER_WIDTH$}");
     head.push_str(&figures(
         &cols
             .iter()
-            .map(|&c| (c, c.heading().to_string()))
+            .map(|&c| {
+                let h = if c == Column::Rate { rate } else { c.heading() };
+                (c, h.to_string())
+            })
             .collect::<Vec<_>>(),
     ));
     if let Some((left, right)) = axis_ends {
@@ -256,13 +316,32 @@ pub fn wrapped(why: &str, width: usize) -> Vec<String> {
 /// with the columns and the histogram's axis, then a row a tier (a reason wrapped under the
 /// figures' columns).
 pub fn table(s: &Snapshot, width: usize) -> Vec<String> {
-    let l = &s.swapin_latency;
     let (cols, hist) = layout(width);
-    let span = span(&l.tiers).filter(|_| hist > 0);
-    let mut out = vec![heading(&cols, span.map(axis), hist)];
-    for t in &l.tiers {
+    let mut out = Vec::new();
+    for part in [Side::Swapins, Side::Stores] {
+        let tiers = part.tiers(s);
+        if tiers.is_empty() {
+            continue;
+        }
+        let span = span(tiers).filter(|_| hist > 0);
+        out.push(heading_of(part, &cols, span.map(axis), hist));
+        rows(tiers, &cols, span, hist, width, &mut out);
+    }
+    out
+}
+
+/// The rows of one part of [`table`].
+fn rows(
+    tiers: &[TierLatency],
+    cols: &[Column],
+    span: Option<(usize, usize)>,
+    hist: usize,
+    width: usize,
+    out: &mut Vec<String>,
+) {
+    for t in tiers {
         let mut line = format!("{:<TIER_WIDTH$}", t.tier);
-        match row(t, &cols) {
+        match row(t, cols) {
             Row::Busy(cells) => {
                 line.push_str(&figures(&cells));
                 if let Some(span) = span {
@@ -283,7 +362,6 @@ pub fn table(s: &Snapshot, width: usize) -> Vec<String> {
         }
         out.push(line.trim_end().to_string());
     }
-    out
 }
 
 /// The dashboard's outlook line, where the programs measured the interval: each tier that
@@ -445,6 +523,13 @@ mod tests {
                     ..busy("zero", &[], 0.0)
                 },
             ],
+            stores: vec![
+                busy("zswap", &[(13, 40)], 40.0),
+                TierLatency {
+                    count: Some(0),
+                    ..busy("disk", &[], 0.0)
+                },
+            ],
         };
         let lines = table(&s, 78);
         assert_eq!(
@@ -460,8 +545,43 @@ mod tests {
             "{lines:#?}"
         );
         assert!(lines[3].starts_with("           word"), "{lines:#?}");
+        // The stores under their own heading and axis (bucket 13: 10.2 to 12.3 µs, shown as
+        // the table's times are).
+        let at = lines
+            .iter()
+            .position(|l| l.starts_with("stored to"))
+            .expect("a store heading");
+        assert_eq!(
+            lines[at],
+            "stored to      p50     p90     p99     max    stores  10µs                12µs"
+        );
+        assert_eq!(
+            lines[at + 1],
+            "zswap         41µs   120µs   560µs   1.2ms      40/s  █"
+        );
+        assert_eq!(lines[at + 2], "disk       none");
         assert!(lines.iter().all(|l| l.chars().count() <= 78), "{lines:#?}");
         assert_eq!(unavailable(&s), None);
+        assert_eq!(
+            store_parts(&s),
+            [
+                "stores:",
+                "zswap p50 41µs p99 560µs max 1.2ms 40/s",
+                "disk none"
+            ]
+        );
+        let mut refused = s.clone();
+        for t in &mut refused.swapin_latency.stores {
+            *t = TierLatency {
+                count: None,
+                reason: Some("the kprobe fallback times swap-ins only".into()),
+                ..busy(&t.tier, &[], 0.0)
+            };
+        }
+        assert_eq!(
+            store_parts(&refused),
+            ["stores unknown (the kprobe fallback times swap-ins only)"]
+        );
     }
 
     #[test]

@@ -123,6 +123,7 @@ impl Members {
             swapin_latency,
             // Not serialised (`#[serde(skip)]`): the exporter's.
             swapin_totals: _,
+            store_totals: _,
             processes,
             cgroups,
         } = snap;

@@ -627,13 +627,16 @@ mod tests {
     /// `linux-6.18-loaded` with the BPF programs' counters since their load: zswap's 2 swap-ins
     /// under 1.28 us, 5 in [1.79, 2.05) us, 7 in [2.05, 2.56) us and 1 in the open last bucket
     /// (from 15 s), 16.000123456 s in all, its own count read apart from its buckets (99);
-    /// disk measured with none yet; zram not measured on this kernel.
+    /// disk measured with none yet; zram not measured on this kernel. Stores: zswap 3 in
+    /// [10.2, 12.3) us (bucket 13), 33 us in all; zram and disk measured with none.
     fn with_swapins() -> crate::sources::Sample {
         use crate::sources::bpf::{BUCKETS, SwapinSample, TierCounts, TierReading};
         let root = crate::root::Root::at("tests/fixtures/linux-6.18-loaded");
         let mut s = crate::sources::collect(&root);
         let mut zswap = vec![0; BUCKETS];
         (zswap[0], zswap[3], zswap[4], zswap[BUCKETS - 1]) = (2, 5, 7, 1);
+        let mut stored = vec![0; BUCKETS];
+        stored[13] = 3;
         let tier = |name: &str, buckets: Option<Vec<u64>>, sum_ns| TierReading {
             tier: name.into(),
             reason: buckets
@@ -653,6 +656,11 @@ mod tests {
             tiers: vec![
                 tier("zswap", Some(zswap), 16_000_123_456),
                 tier("zram", None, 0),
+                tier("disk", Some(vec![0; BUCKETS]), 0),
+            ],
+            stores: vec![
+                tier("zswap", Some(stored), 33_000),
+                tier("zram", Some(vec![0; BUCKETS]), 0),
                 tier("disk", Some(vec![0; BUCKETS]), 0),
             ],
         };
@@ -710,7 +718,7 @@ mod tests {
         assert_eq!(disk.len(), 24);
         assert!(disk.iter().all(|(_, n)| n == "0"), "{disk:?}");
         assert_eq!(of("disk", "count"), [("}".into(), "0".into())]);
-        assert!(!text.contains("tier=\"zram\""), "{text}");
+        assert!(!lines.iter().any(|l| l.contains("tier=\"zram\"")), "{text}");
         // The series in registry order, each whole: its buckets, its sum, its count.
         let kinds: Vec<&str> = lines[2..]
             .iter()
@@ -724,6 +732,24 @@ mod tests {
         assert_eq!(om_lines[1], format!("# TYPE {FAMILY} histogram"));
         assert_eq!(om_lines[2], format!("# UNIT {FAMILY} seconds"));
         assert_eq!(om_lines[3..], lines[2..]);
+        // The store side: its own family, a series a measured tier, the same bounds.
+        let stores = "zswaptop_store_latency_seconds";
+        let st: Vec<&str> = text.lines().filter(|l| l.contains(stores)).collect();
+        assert_eq!(st[1], format!("# TYPE {stores} histogram"));
+        assert_eq!(st.len(), 2 + 3 * 26, "{st:#?}");
+        // Bucket 13 ends at 2^13 x 1.5 ns: under the 2^14 ns bound, not under 2^13.
+        assert!(
+            st.contains(
+                &format!("{stores}_bucket{{tier=\"zswap\",le=\"0.000008192\"}} 0").as_str()
+            )
+        );
+        assert!(
+            st.contains(
+                &format!("{stores}_bucket{{tier=\"zswap\",le=\"0.000016384\"}} 3").as_str()
+            )
+        );
+        assert!(st.contains(&format!("{stores}_sum{{tier=\"zswap\"}} 0.000033").as_str()));
+        assert!(st.contains(&format!("{stores}_count{{tier=\"disk\"}} 0").as_str()));
     }
 
     /// Where the programs do not run (refused, loading, a --root tree, an old recording) there
@@ -738,11 +764,12 @@ mod tests {
         for flavor in [Flavor::Prometheus, Flavor::OpenMetrics] {
             let without: String = exposition(&running, flavor)
                 .lines()
-                .filter(|l| !l.contains(FAMILY))
+                .filter(|l| !l.contains(FAMILY) && !l.contains("store_latency"))
                 .map(|l| format!("{l}\n"))
                 .collect();
             let refused = exposition(&refused, flavor);
             assert!(!refused.contains("swapin_latency"), "{refused}");
+            assert!(!refused.contains("store_latency"), "{refused}");
             assert_eq!(refused, without, "{flavor:?}");
         }
         let plain =

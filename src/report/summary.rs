@@ -650,6 +650,7 @@ fn latency(s: &Snapshot, st: Style) -> Vec<String> {
     let mut parts = vec![Part::one(st.head("LATENCY"))];
     if l.available {
         parts.extend(l.tiers.iter().map(|t| Part::one(present::swapin::tier(t))));
+        parts.extend(present::swapin::store_parts(s).into_iter().map(Part::one));
     } else {
         // The reason's first clause here; --full has it whole, with what would allow it.
         let why = l.reason.as_deref().unwrap_or("no reason given");

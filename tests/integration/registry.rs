@@ -52,6 +52,8 @@ pub(crate) fn swapins(s: &mut Sample, zswap: u64, disk: u64) {
             },
             tier("disk", 48, disk),
         ],
+        // The store side: zswap's stores in [10.2, 12.3) us, none written to a disk.
+        stores: vec![tier("zswap", 13, zswap), tier("disk", 44, 0)],
     };
 }
 

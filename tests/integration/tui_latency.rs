@@ -51,12 +51,13 @@ fn sample(fixture: &str, t_ns: u64, swapin: SwapinSample) -> Sample {
 /// A tier's reason as long as the loader's: wrapped, never cut.
 const ZERO_UNKNOWN: &str = "no probe for zero-filled pages: swap_read_folio_zeromap is not in /proc/kallsyms (before 6.12 the kernel keeps no zero-filled pages apart)";
 
-fn loaded(tiers: Vec<TierReading>) -> SwapinSample {
+fn loaded(tiers: Vec<TierReading>, stores: Vec<TierReading>) -> SwapinSample {
     SwapinSample {
         reason: None,
         loaded_ns: 1,
         probes: "fentry".into(),
         tiers,
+        stores,
     }
 }
 
@@ -76,37 +77,52 @@ fn app(before: SwapinSample, after: SwapinSample) -> App {
 /// zswap hits around 20-64 µs and a few slow ones; disk reads around 4-6 ms; zram idle; the
 /// swap cache busy; zero-filled pages unknown, with `unknown_why` as the loader says it.
 fn busy(unknown_why: &str) -> App {
-    let before = loaded(vec![
-        reading("zswap", counts(&[(18, 100)], 90_000), None),
-        reading("zram", counts(&[(20, 7)], 40_000), None),
-        reading("disk", counts(&[(48, 3)], 5_000_000), None),
-        reading("swapcache", counts(&[], 0), None),
-        reading("zero", None, Some(unknown_why)),
-    ]);
-    let after = loaded(vec![
-        // 1100 more: buckets 17..=22 are 20 µs .. 64 µs; a tail at 1 ms.
-        reading(
-            "zswap",
-            counts(
-                &[
-                    (17, 100),
-                    (18, 400),
-                    (19, 350),
-                    (20, 200),
-                    (21, 80),
-                    (22, 40),
-                    (40, 30),
-                ],
-                1_100_000,
+    let before = loaded(
+        vec![
+            reading("zswap", counts(&[(18, 100)], 90_000), None),
+            reading("zram", counts(&[(20, 7)], 40_000), None),
+            reading("disk", counts(&[(48, 3)], 5_000_000), None),
+            reading("swapcache", counts(&[], 0), None),
+            reading("zero", None, Some(unknown_why)),
+        ],
+        vec![
+            reading("zswap", counts(&[(13, 1000)], 15_000), None),
+            reading("zram", counts(&[], 0), None),
+            reading("disk", counts(&[(44, 10)], 3_000_000), None),
+        ],
+    );
+    let after = loaded(
+        vec![
+            // 1100 more: buckets 17..=22 are 20 µs .. 64 µs; a tail at 1 ms.
+            reading(
+                "zswap",
+                counts(
+                    &[
+                        (17, 100),
+                        (18, 400),
+                        (19, 350),
+                        (20, 200),
+                        (21, 80),
+                        (22, 40),
+                        (40, 30),
+                    ],
+                    1_100_000,
+                ),
+                None,
             ),
-            None,
-        ),
-        reading("zram", counts(&[(20, 7)], 40_000), None),
-        // 50 more disk reads, 4.2 .. 6.3 ms.
-        reading("disk", counts(&[(48, 33), (49, 20)], 6_000_000), None),
-        reading("swapcache", counts(&[(4, 300), (5, 20)], 3_000), None),
-        reading("zero", None, Some(unknown_why)),
-    ]);
+            reading("zram", counts(&[(20, 7)], 40_000), None),
+            // 50 more disk reads, 4.2 .. 6.3 ms.
+            reading("disk", counts(&[(48, 33), (49, 20)], 6_000_000), None),
+            reading("swapcache", counts(&[(4, 300), (5, 20)], 3_000), None),
+            reading("zero", None, Some(unknown_why)),
+        ],
+        // 2000 more pages stored by zswap (10-15 µs) and 40 more disk writes (2.6-4.2 ms).
+        vec![
+            reading("zswap", counts(&[(13, 2500), (14, 500)], 15_000), None),
+            reading("zram", counts(&[], 0), None),
+            reading("disk", counts(&[(44, 30), (46, 20)], 3_900_000), None),
+        ],
+    );
     app(before, after)
 }
 
@@ -154,6 +170,22 @@ fn latency_running_100x45() {
     assert!(row("zero").contains("unknown: no probe"), "{rows:#?}");
     let text = rows.join(" ");
     assert!(text.contains("keeps no zero-filled"), "{rows:#?}");
+    // The store side under its own heading: zswap's 2000 stores, the disk's 40 writes.
+    let at = rows
+        .iter()
+        .position(|r| r.trim_start_matches('"').starts_with("stored to"))
+        .unwrap_or_else(|| panic!("no store heading: {rows:#?}"));
+    let stored = &rows[at..];
+    let store = |tier: &str| {
+        stored
+            .iter()
+            .find(|r| r.trim_start_matches('"').starts_with(tier))
+            .cloned()
+            .unwrap_or_default()
+    };
+    assert!(store("zswap").contains("2000/s"), "{rows:#?}");
+    assert!(store("disk").contains("40/s"), "{rows:#?}");
+    assert!(store("zram").contains("none"), "{rows:#?}");
     snap("latency_running_100x45", &term);
 }
 
@@ -177,6 +209,7 @@ fn latency_unavailable_says_why_and_what_would_allow_it() {
         loaded_ns: 0,
         probes: String::new(),
         tiers: Vec::new(),
+        stores: Vec::new(),
     };
     let app = app(refused(), refused());
     let term = screen(&app, 100, 40);
@@ -203,7 +236,7 @@ fn latency_narrow() {
     let head = rows.get(1).cloned().unwrap_or_default();
     assert!(head.contains("p99") && head.contains("swap-ins"), "{head}");
     assert!(!head.contains("max"), "{head}");
-    assert_eq!(rows.len(), 11, "{rows:#?}");
+    assert_eq!(rows.len(), 15, "{rows:#?}");
     snap("latency_narrow_50x60", &term);
 }
 
@@ -255,7 +288,10 @@ fn latency_in_short_at_the_narrowest() {
 #[test]
 fn latency_first_interval_says_it_comes_with_the_next_sample() {
     let settings = zswaptop::cli::dashboard_settings(&["zswaptop"], true).unwrap();
-    let first = loaded(vec![reading("zswap", counts(&[(18, 1)], 30_000), None)]);
+    let first = loaded(
+        vec![reading("zswap", counts(&[(18, 1)], 30_000), None)],
+        Vec::new(),
+    );
     let app = App::new(settings, sample("linux-6.18-idle", T0, first));
     let rows = section(&screen(&app, 100, 60)).join("\n");
     assert!(

@@ -11,6 +11,10 @@
 //!   readahead brought is touched once), and the faults that read (zswap and zero) against
 //!   Δpgmajfault, within 1 %.
 //!
+//! - the store side (bpf-store-zswap, bpf-store-disk, bpf-store-zram: a page-out with the
+//!   programs loaded): zswap's stores against Δzswpout, zram's and the disk's writes against
+//!   Δpswpout, within 1 % (at least 1); the kprobe fallback says why it times no store.
+//!
 //! The table of every tier and the programs' own cost (kernel.bpf_stats_enabled: run time per
 //! run, per swap-in) are printed as notes for the closing report.
 
@@ -66,7 +70,12 @@ impl Moment {
     }
 
     fn tier(&self, tier: &str) -> Option<&Value> {
-        self.latency()?["tiers"]
+        self.side("tiers", tier)
+    }
+
+    /// A tier of `tiers` (swap-ins) or `stores`.
+    fn side(&self, side: &str, tier: &str) -> Option<&Value> {
+        self.latency()?[side]
             .as_array()?
             .iter()
             .find(|t| t["tier"] == tier)
@@ -74,6 +83,34 @@ impl Moment {
 
     fn count(&self, tier: &str) -> Option<u64> {
         self.tier(tier)?["count"].as_u64()
+    }
+
+    /// The store side's `tier` against the kernel's counter over the page-out, within 1 % (at
+    /// least 1).
+    fn store_counts(&self, kernel: &str, tier: &str, counter: &str) {
+        let seen = self.side("stores", tier).and_then(|t| t["count"].as_u64());
+        let want = self.delta(counter);
+        let name = format!("{kernel} {}: stores {tier} count vs Δ{counter}", self.name);
+        let (Some(seen), Some(want)) = (seen, want) else {
+            let why = self
+                .side("stores", tier)
+                .and_then(|t| t["reason"].as_str())
+                .unwrap_or("-");
+            rep().check(
+                &name,
+                false,
+                &format!("{seen:?} vs {want:?} ({why})"),
+                "both",
+            );
+            return;
+        };
+        let slack = (want / 100).max(1);
+        rep().check(
+            &format!("{name} ±1 %"),
+            seen.abs_diff(want) <= slack,
+            &seen.to_string(),
+            &format!("{want} ±{slack}"),
+        );
     }
 
     fn p50(&self, tier: &str) -> Option<f64> {
@@ -203,11 +240,15 @@ impl Moment {
 
     fn table(&self) -> String {
         let mut s = format!("{}:", self.name);
-        if let Some(tiers) = self.latency().and_then(|l| l["tiers"].as_array()) {
-            for t in tiers {
+        let tiers = self.latency().and_then(|l| l["tiers"].as_array());
+        let stores = self.latency().and_then(|l| l["stores"].as_array());
+        let sides = [("", tiers), ("stored to ", stores)];
+        for (side, list) in sides {
+            let Some(list) = list else { continue };
+            for t in list {
                 let f = |k: &str| t[k].as_f64().map_or("-".into(), |v| format!("{v:.1}"));
                 s.push_str(&format!(
-                    "\n  {:<9} count {:>6} p50 {:>8} p90 {:>8} p99 {:>8} max {:>9} µs",
+                    "\n  {side}{:<9} count {:>6} p50 {:>8} p90 {:>8} p99 {:>8} max {:>9} µs",
                     t["tier"].as_str().unwrap_or("?"),
                     t["count"].as_u64().map_or("-".into(), |c| c.to_string()),
                     f("p50_us"),
@@ -226,17 +267,24 @@ impl Moment {
                 ns as f64 / faults.max(1) as f64 / 1000.0
             ));
         }
-        let kernel_counts = ["pswpin", "zswpin", "swpin_zero", "pgmajfault"]
-            .iter()
-            .map(|k| {
-                format!(
-                    "{k} {}",
-                    self.delta(k).map_or("-".into(), |v| v.to_string())
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(", ");
-        s.push_str(&format!("\n  kernel over the read: {kernel_counts}"));
+        let kernel_counts = [
+            "pswpin",
+            "zswpin",
+            "swpin_zero",
+            "pgmajfault",
+            "pswpout",
+            "zswpout",
+        ]
+        .iter()
+        .map(|k| {
+            format!(
+                "{k} {}",
+                self.delta(k).map_or("-".into(), |v| v.to_string())
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+        s.push_str(&format!("\n  kernel over the moment: {kernel_counts}"));
         s
     }
 }
@@ -470,9 +518,21 @@ pub fn check(kernel: &str, res: &Path) {
     let disk = Moment::read(&dir, "bpf-disk");
     let zram = Moment::read(&dir, "bpf-zram");
     let cache = Moment::read(&dir, "bpf-cache");
-    for m in [&zswap, &kprobe, &disk, &zram, &cache]
-        .into_iter()
-        .flatten()
+    let store_zswap = Moment::read(&dir, "bpf-store-zswap");
+    let store_disk = Moment::read(&dir, "bpf-store-disk");
+    let store_zram = Moment::read(&dir, "bpf-store-zram");
+    for m in [
+        &zswap,
+        &kprobe,
+        &disk,
+        &zram,
+        &cache,
+        &store_zswap,
+        &store_disk,
+        &store_zram,
+    ]
+    .into_iter()
+    .flatten()
     {
         rep().note(&m.table());
     }
@@ -548,5 +608,58 @@ pub fn check(kernel: &str, res: &Path) {
         }
         Some(_) => {}
         None => rep().skip(&format!("{kernel} bpf-zram"), "no zram in this guest"),
+    }
+    stores(kernel, &kprobe, &store_zswap, &store_disk, &store_zram);
+}
+
+/// The store side: each store moment's tiers against the kernel's page-out counters; the kprobe
+/// fallback's stores unknown, with its reason.
+fn stores(
+    kernel: &str,
+    kprobe: &Option<Moment>,
+    zswap: &Option<Moment>,
+    disk: &Option<Moment>,
+    zram: &Option<Moment>,
+) {
+    if let Some(k) = kprobe.as_ref().filter(|k| k.latency().is_some()) {
+        let stores = k.latency().and_then(|l| l["stores"].as_array());
+        let why: Vec<&str> = stores
+            .into_iter()
+            .flatten()
+            .filter(|t| t["count"].is_null())
+            .filter_map(|t| t["reason"].as_str())
+            .collect();
+        rep().check(
+            &format!("{kernel} bpf-kprobe: every store tier unknown, with its reason"),
+            why.len() == 3 && why.iter().all(|w| w.contains("kprobe")),
+            &format!("{why:?}"),
+            "3 reasons naming the kprobe fallback",
+        );
+    }
+    match zswap {
+        Some(z) if z.available(kernel) => {
+            z.store_counts(kernel, "zswap", "zswpout");
+            z.store_counts(kernel, "disk", "pswpout");
+        }
+        Some(_) => {}
+        None => {
+            rep().check(&format!("{kernel} bpf-store-zswap ran"), false, "no", "yes");
+        }
+    }
+    match disk {
+        Some(d) if d.available(kernel) => {
+            d.store_counts(kernel, "disk", "pswpout");
+            d.store_counts(kernel, "zswap", "zswpout");
+        }
+        Some(_) => {}
+        None => rep().skip(
+            &format!("{kernel} bpf-store-disk"),
+            "no /dev/vdc (the throttled disk) in this guest",
+        ),
+    }
+    match zram {
+        Some(z) if z.available(kernel) => z.store_counts(kernel, "zram", "pswpout"),
+        Some(_) => {}
+        None => rep().skip(&format!("{kernel} bpf-store-zram"), "no zram in this guest"),
     }
 }

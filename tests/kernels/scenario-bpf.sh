@@ -24,6 +24,10 @@
 #              disk (or refuses it: the mix's random pages do not compress), while the disk's pages
 #              wait 5 ms: `disk-swapin-wait` must fire, naming a refusal counter that rose
 #              (zswap.before / zswap.after: debugfs around zswaptop's whole interval).
+#   bpf-store-zswap, bpf-store-disk, bpf-store-zram: the store side, over a page-out with the
+#              programs loaded first: zswap in front of /dev/vda (16 MiB), the throttled /dev/vdc
+#              alone (2 MiB), zram0 alone (16 MiB); vmstat.before / vmstat.after around the
+#              page-out and until no page is under writeback.
 # Each moment is /out/bpf/NAME: once.json, vmstat.before / vmstat.after (right around the read),
 # stats (run_time_ns and run_cnt of each program: /proc/PID/fdinfo with kernel.bpf_stats_enabled).
 # /out/facts gets `bpf yes` (the scenario ran) or `bpf no-btf` (no kernel BTF), and `bpf_disk yes|no`.
@@ -78,6 +82,31 @@ bpf_moment() {
   say "bpf moment $1: $last programs ($(( $(cut -d. -f1 /proc/uptime) - START )) s)"
 }
 
+# bpf_store NAME MIB SECONDS: the programs loaded, then the workload paged out (the stores).
+bpf_store() {
+  d=$B/$1
+  mkdir -p "$d"
+  WL_MIB=$2
+  wl_start || return 1
+  /bin/zswaptop --no-config --once --json -i "$3" > "$d/once.json" 2> "$d/once.err" &
+  zp=$!
+  bpf_loaded $zp
+  sleep 1
+  cat /proc/vmstat > "$d/vmstat.before"
+  page_out
+  # A disk's writes complete after the page-out returns: until none is under writeback (20 s).
+  n=0
+  while [ "$(grep '^nr_writeback ' /proc/vmstat | cut -d' ' -f2)" != 0 ] && [ $n -lt 100 ]; do
+    sleep 0.2; n=$((n + 1))
+  done
+  cat /proc/vmstat > "$d/vmstat.after"
+  wait $zp
+  echo $? > "$d/once.rc"
+  echo exit >&3
+  wait "$WL" 2>/dev/null
+  say "bpf store moment $1 ($(( $(cut -d. -f1 /proc/uptime) - START )) s)"
+}
+
 # The workload's own time a page with no programs, the floor, the fentry set and the kprobe set.
 bpf_overhead() {
   d=$B/bpf-overhead
@@ -89,16 +118,20 @@ bpf_overhead() {
       page_out
       zp=
       if [ $set = floor ]; then
+        # The last round's answer goes first: the shell forks before the child truncates the
+        # file, and a grep in between read the old "floor attached" (then the new, empty file:
+        # one round in CI and one here lost its floor run that way).
+        rm -f /tmp/floor.out
         /bin/wl floor > /tmp/floor.out 2>&1 &
         zp=$!
         # Reading and walking the kernel's BTF takes a few seconds under TCG, more with a second
-        # guest on the same cores (5 s was once too short in CI): up to 60 s, and a round that
-        # never heard says so in floor.status.
+        # guest on the same cores: up to 60 s, and a round that never heard says so in
+        # floor.status.
         n=0
-        while ! grep -q '^floor ' /tmp/floor.out && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done
-        grep -q '^floor ' /tmp/floor.out || echo "floor: no answer in 60 s" > /tmp/floor.out
+        while ! grep -qs '^floor ' /tmp/floor.out && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done
+        grep -qs '^floor ' /tmp/floor.out || echo "floor: no answer in 60 s" > /tmp/floor.out
         cat /tmp/floor.out >> "$d/floor.status"
-        grep -q '^floor attached' /tmp/floor.out || { kill $zp 2>/dev/null; wait $zp 2>/dev/null; continue; }
+        grep -qs '^floor attached' /tmp/floor.out || { kill $zp 2>/dev/null; wait $zp 2>/dev/null; continue; }
       elif [ $set != none ]; then
         printf '[bpf]\nprobes = "%s"\n' "$([ $set = fentry ] && echo auto || echo kprobes)" > /tmp/set.toml
         /bin/zswaptop --config /tmp/set.toml --once --json -i 600 > "$d/$set.json" 2>/dev/null &
@@ -171,6 +204,7 @@ bpf_scenario() {
   echo 3 > /proc/sys/vm/page-cluster
   bpf_moment bpf-cache 16 10 ""
   echo 0 > /proc/sys/vm/page-cluster
+  bpf_store bpf-store-zswap 16 15
   # The workload's own timing, without bpf_stats' two clock reads a program run.
   echo 0 > /proc/sys/kernel/bpf_stats_enabled 2>/dev/null
   bpf_overhead
@@ -181,6 +215,7 @@ bpf_scenario() {
     echo bpf_disk yes >> /out/facts
     mkswap /dev/vdc >/dev/null && /bin/wl swapon /dev/vdc 10 || fail "swapon /dev/vdc"
     bpf_moment bpf-disk 4 16
+    bpf_store bpf-store-disk 2 15
     swapoff /dev/vdc
     bpf_finding
   else
@@ -189,7 +224,8 @@ bpf_scenario() {
   if [ -d /sys/block/zram0 ]; then
     echo 1 > /sys/block/zram0/reset
     echo 64M > /sys/block/zram0/disksize && mkswap /dev/zram0 >/dev/null \
-      && /bin/wl swapon /dev/zram0 100 && bpf_moment bpf-zram 16 10
+      && /bin/wl swapon /dev/zram0 100 && bpf_moment bpf-zram 16 10 \
+      && bpf_store bpf-store-zram 16 15
     swapoff /dev/zram0 2>/dev/null
   fi
   echo Y > "$P/enabled"

@@ -162,6 +162,7 @@ mod tests {
                 tier("zram", 0, 0.0),
                 tier("disk", disk_count, disk_p50),
             ],
+            stores: Vec::new(),
             running: true,
         }
     }
@@ -233,6 +234,7 @@ mod tests {
             reason: Some("the kernel refuses the programs".into()),
             probes: None,
             tiers: Vec::new(),
+            stores: Vec::new(),
             running: false,
         };
         assert!(run(&snap).is_none(), "not measured");

@@ -173,7 +173,16 @@ const OCTAVE: usize = 4;
 /// the programs' own count is a counter of its own, which a read can catch a swap-in apart
 /// from its bucket's), and the waits' sum.
 fn swapin_latency(s: &Snapshot) -> Vec<Histogram> {
-    s.swapin_totals
+    histograms(&s.swapin_totals)
+}
+
+/// The store side's, as [`swapin_latency`].
+fn store_latency(s: &Snapshot) -> Vec<Histogram> {
+    histograms(&s.store_totals)
+}
+
+fn histograms(totals: &[crate::model::swapin::TierTotals]) -> Vec<Histogram> {
+    totals
         .iter()
         .map(|t| {
             let mut below = 0u64;
@@ -788,6 +797,16 @@ pub(super) const ALL: &[Metric] = &[
         Read::Histogram {
             labels: &["tier"],
             series: swapin_latency,
+        },
+    ),
+    exported(
+        "store_latency_seconds",
+        Kind::Histogram,
+        Unit::Seconds,
+        "How long a page took to be stored on its way out, by where it went: zswap (a page zswap stored: compression and its pool), zram (a synchronous write to a zram device), disk (an asynchronous write, its bio's submission to its completion), counted by zswaptop's BPF programs since they were loaded (the counts restart with them; reclaim pays these, not a task's fault); le as swapin_latency_seconds. No series where the programs do not run, none for a tier this kernel does not let them measure (the kprobe fallback times no stores).",
+        Read::Histogram {
+            labels: &["tier"],
+            series: store_latency,
         },
     ),
     // --- zram ---------------------------------------------------------------------------------

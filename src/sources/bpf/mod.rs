@@ -26,6 +26,10 @@ use crate::sys;
 /// The tiers, in the programs' order (swapin.bpf.c: `T_ZSWAP` ...).
 pub const TIERS: [&str; 5] = ["zswap", "zram", "disk", "swapcache", "zero"];
 
+/// The store side's tiers, after [`TIERS`] in the programs' table (swapin.bpf.c: `S_ZSWAP`
+/// ...): a page stored by zswap, written to a zram device, written to any other swap device.
+pub const STORES: [&str; 3] = ["zswap", "zram", "disk"];
+
 /// Buckets per tier: log2 x 4 from 1 us to 16 s (swapin.bpf.c: `NB`).
 pub const BUCKETS: usize = 96;
 
@@ -96,6 +100,11 @@ pub struct SwapinSample {
     #[serde(default)]
     pub probes: String,
     pub tiers: Vec<TierReading>,
+    /// The store side: [`STORES`], each with its counters or why it has none (none in a
+    /// recording made before zswaptop timed stores; none written when empty, so a sample
+    /// without them records as before).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stores: Vec<TierReading>,
 }
 
 impl Default for SwapinSample {
@@ -113,6 +122,7 @@ impl SwapinSample {
             loaded_ns: 0,
             probes: String::new(),
             tiers: Vec::new(),
+            stores: Vec::new(),
         }
     }
 }
@@ -306,7 +316,7 @@ mod load {
     use aya::programs::{FEntry, FExit, KProbe, ProgramError};
     use aya::{Btf, Ebpf, EbpfLoader};
 
-    use super::{BUCKETS, Probes, SwapinSample, TIERS, TierCounts, TierReading};
+    use super::{BUCKETS, Probes, STORES, SwapinSample, TIERS, TierCounts, TierReading};
     use crate::sys;
 
     /// Whether the kernel has the kprobe PMU, and if not, the words for it.
@@ -321,8 +331,10 @@ mod load {
     /// The kprobe fallback (`-DKPROBES`), for kernels without BTF or whose fentry is refused.
     static KPROBES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/swapin-kprobe.bpf.o"));
 
-    /// `struct hist` of swapin.bpf.c, flat: 5 x 96 buckets, then count, sum_ns and max_ns per tier.
-    const WORDS: usize = TIERS.len() * BUCKETS + 3 * TIERS.len();
+    /// The tiers of `struct hist` in swapin.bpf.c: the swap-ins', then the stores'.
+    const NT: usize = TIERS.len() + STORES.len();
+    /// `struct hist` of swapin.bpf.c, flat: 8 x 96 buckets, then count, sum_ns and max_ns per tier.
+    const WORDS: usize = NT * BUCKETS + 3 * NT;
     type Hist = [u64; WORDS];
 
     #[derive(Clone, Copy, PartialEq)]
@@ -366,7 +378,20 @@ mod load {
         /// A swap-cache hit is a fault that read nothing; a migration entry's wait returns
         /// the same way and is told by this role.
         migration: Role,
+        /// The store side, or why this set does not time it.
+        stores: Result<Stores, &'static str>,
     }
+
+    /// The store side's roles: each store's start and end, and an asynchronous write's
+    /// completion (its start is `disk`'s submit_bio, with end_swap_bio_write's address).
+    struct Stores {
+        zswap: (Role, Role),
+        sync_write: (Role, Role),
+        write_done: Role,
+    }
+
+    /// The function whose address marks an asynchronous swap write's bio (its `bi_end_io`).
+    const SWAP_END_IO: &str = "end_swap_bio_write";
 
     const LEAN_SET: Set = Set {
         name: "fentry",
@@ -408,6 +433,60 @@ mod load {
                 "migration_entry_wait",
             )],
         },
+        stores: Ok(Stores {
+            zswap: (
+                Role {
+                    what: "the start of zswap stores",
+                    progs: &[
+                        ("BPF_PROG_zswap_store", Kind::FEntry, "zswap_store"),
+                        (
+                            "BPF_PROG_zswap_fs_store",
+                            Kind::FEntry,
+                            "zswap_frontswap_store",
+                        ),
+                    ],
+                },
+                Role {
+                    what: "the end of zswap stores",
+                    progs: &[
+                        ("BPF_PROG_zswap_store_exit", Kind::FExit, "zswap_store"),
+                        (
+                            "BPF_PROG_zswap_fs_store_exit",
+                            Kind::FExit,
+                            "zswap_frontswap_store",
+                        ),
+                    ],
+                },
+            ),
+            sync_write: (
+                Role {
+                    what: "the start of synchronous swap writes",
+                    progs: &[
+                        (
+                            "BPF_PROG_sync_write",
+                            Kind::FEntry,
+                            "swap_writepage_bdev_sync",
+                        ),
+                        ("BPF_PROG_rw_write", Kind::FEntry, "bdev_write_page"),
+                    ],
+                },
+                Role {
+                    what: "the end of synchronous swap writes",
+                    progs: &[
+                        (
+                            "BPF_PROG_sync_write_exit",
+                            Kind::FExit,
+                            "swap_writepage_bdev_sync",
+                        ),
+                        ("BPF_PROG_rw_write_exit", Kind::FExit, "bdev_write_page"),
+                    ],
+                },
+            ),
+            write_done: Role {
+                what: "the completion of asynchronous swap writes",
+                progs: &[("BPF_PROG_swap_write_done", Kind::FEntry, SWAP_END_IO)],
+            },
+        }),
     };
 
     const KPROBE_SET: Set = Set {
@@ -459,6 +538,9 @@ mod load {
             what: "migration-entry waits",
             progs: &[("kp_migration_wait", Kind::KProbe, "migration_entry_wait")],
         },
+        stores: Err(
+            "the kprobe fallback times swap-ins only: a store timed there would take two more traps a page (the fentry set times them)",
+        ),
     };
 
     pub(super) struct Probe {
@@ -470,6 +552,8 @@ mod load {
         set: &'static str,
         /// Per tier: why it is unknown, if it is.
         unknown: [Option<String>; 5],
+        /// Per store tier: why it is unknown, if it is.
+        unknown_stores: [Option<String>; 3],
     }
 
     /// The kernel's words for a refusal: the errno of BPF_PROG_LOAD and the verifier's last
@@ -591,6 +675,18 @@ mod load {
         }
     }
 
+    /// The address of `func` in /proc/kallsyms (`None` when absent, or shown as 0: hidden).
+    fn kallsyms_address(kallsyms: &str, func: &str) -> Option<u64> {
+        kallsyms.lines().find_map(|l| {
+            let mut f = l.split_whitespace();
+            let (addr, _, name) = (f.next()?, f.next()?, f.next()?);
+            (name == func)
+                .then(|| u64::from_str_radix(addr, 16).ok())
+                .flatten()
+                .filter(|&a| a != 0)
+        })
+    }
+
     impl Probe {
         /// The lean set where the kernel has BTF and takes it, else the kprobe fallback (or
         /// the fallback alone, as `[bpf] probes = "kprobes"` asks).
@@ -629,9 +725,17 @@ mod load {
         }
 
         fn load_set(set: &Set, btf: Option<&Btf>, kallsyms: &str) -> Result<Probe, String> {
+            // An asynchronous swap write is a bio whose completion is end_swap_bio_write: its
+            // address, for the lean set's submit_bio (0 where /proc/kallsyms hides it).
+            let swap_end_io = kallsyms_address(kallsyms, SWAP_END_IO).unwrap_or(0);
+            let mut loader = EbpfLoader::new();
+            loader.btf(btf);
+            if set.stores.is_ok() {
+                loader.override_global("swap_end_io", &swap_end_io, true);
+            }
             // One BTF parse for the relocations and the fentry attach points (a TCG guest
             // takes 1-2 s a parse).
-            let ebpf = EbpfLoader::new().btf(btf).load(set.object).map_err(|e| {
+            let ebpf = loader.load(set.object).map_err(|e| {
                 format!(
                     "the kernel refused the {} programs' object (BPF_MAP_CREATE or BTF): {}",
                     set.name,
@@ -669,6 +773,22 @@ mod load {
             let migration = a.role(&set.migration).err().map(|why| {
                 format!("migration-entry waits cannot be told from swap-cache hits ({why})")
             });
+            let unknown_stores = match &set.stores {
+                Err(why) => [0; 3].map(|_| Some((*why).to_string())),
+                Ok(st) => {
+                    let pair = |a: &mut Attacher, (enter, exit): &(Role, Role)| {
+                        a.role(enter).and_then(|()| a.role(exit)).err()
+                    };
+                    let zswap = pair(&mut a, &st.zswap);
+                    let sync = pair(&mut a, &st.sync_write);
+                    let done = a.role(&st.write_done).err().or_else(|| {
+                        (swap_end_io == 0).then(|| format!("the address of {SWAP_END_IO} is not in /proc/kallsyms (kernel.kptr_restrict hides it, or the kernel has no such function): asynchronous swap writes cannot be told from other writes"))
+                    });
+                    // 6.12+ names a synchronous write's device by its bio (submit_bio).
+                    let zram = sync.clone().or_else(|| disk.clone());
+                    [zswap, zram, done.or_else(|| disk.clone())]
+                }
+            };
             a.role(&set.fault_exit)?;
             let loaded_ns = sys::monotonic_ns();
             let zram_loaded = std::path::Path::new("/sys/class/zram-control").exists();
@@ -708,6 +828,7 @@ mod load {
                 loaded_ns,
                 set: set.name,
                 unknown,
+                unknown_stores,
             })
         }
 
@@ -723,6 +844,7 @@ mod load {
                 loaded_ns: 1,
                 set: "fentry",
                 unknown: Default::default(),
+                unknown_stores: Default::default(),
             })
         }
 
@@ -736,7 +858,7 @@ mod load {
                     ));
                 }
             };
-            let nt = TIERS.len();
+            let nt = NT;
             let mut sum = [0u64; WORDS];
             for h in per_cpu.iter() {
                 for (i, (s, v)) in sum.iter_mut().zip(h.iter()).enumerate() {
@@ -748,32 +870,40 @@ mod load {
                     };
                 }
             }
+            // Tier `t` of the table (a swap-in's, or a store's after them), named `name`.
+            let reading = |t: usize, name: &str, unknown: &Option<String>| match unknown {
+                Some(why) => TierReading {
+                    tier: name.into(),
+                    counts: None,
+                    reason: Some(why.clone()),
+                },
+                None => TierReading {
+                    tier: name.into(),
+                    counts: Some(TierCounts {
+                        buckets: sum[t * BUCKETS..(t + 1) * BUCKETS].to_vec(),
+                        count: sum[nt * BUCKETS + t],
+                        sum_ns: sum[nt * BUCKETS + nt + t],
+                        max_ns: sum[nt * BUCKETS + 2 * nt + t],
+                    }),
+                    reason: None,
+                },
+            };
             let tiers = TIERS
                 .iter()
                 .enumerate()
-                .map(|(t, name)| match &self.unknown[t] {
-                    Some(why) => TierReading {
-                        tier: (*name).into(),
-                        counts: None,
-                        reason: Some(why.clone()),
-                    },
-                    None => TierReading {
-                        tier: (*name).into(),
-                        counts: Some(TierCounts {
-                            buckets: sum[t * BUCKETS..(t + 1) * BUCKETS].to_vec(),
-                            count: sum[nt * BUCKETS + t],
-                            sum_ns: sum[nt * BUCKETS + nt + t],
-                            max_ns: sum[nt * BUCKETS + 2 * nt + t],
-                        }),
-                        reason: None,
-                    },
-                })
+                .map(|(t, name)| reading(t, name, &self.unknown[t]))
+                .collect();
+            let stores = STORES
+                .iter()
+                .enumerate()
+                .map(|(i, name)| reading(TIERS.len() + i, name, &self.unknown_stores[i]))
                 .collect();
             SwapinSample {
                 reason: None,
                 loaded_ns: self.loaded_ns,
                 probes: self.set.to_string(),
                 tiers,
+                stores,
             }
         }
     }
@@ -791,7 +921,8 @@ mod load {
             let s = p.read();
             assert!(s.reason.is_none(), "{:?}", s.reason);
             assert_eq!(s.tiers.len(), TIERS.len());
-            for t in &s.tiers {
+            assert_eq!(s.stores.len(), STORES.len());
+            for t in s.tiers.iter().chain(&s.stores) {
                 let c = t.counts.as_ref().expect("counted");
                 assert_eq!(
                     (c.count, c.buckets.iter().sum::<u64>()),
@@ -800,6 +931,22 @@ mod load {
                     t.tier
                 );
             }
+        }
+
+        #[test]
+        fn an_address_comes_from_kallsyms_and_a_hidden_one_is_none() {
+            let k = "ffffffff8123a0f0 t __end_swap_bio_write\nffffffff8123a1b0 t end_swap_bio_write\nffffffffc0a01000 t zram_submit_bio\t[zram]\n";
+            assert_eq!(
+                kallsyms_address(k, "end_swap_bio_write"),
+                Some(0xffff_ffff_8123_a1b0)
+            );
+            assert_eq!(
+                kallsyms_address(k, "zram_submit_bio"),
+                Some(0xffff_ffff_c0a0_1000)
+            );
+            assert_eq!(kallsyms_address(k, "swap_writeout"), None);
+            let hidden = "0000000000000000 t end_swap_bio_write\n";
+            assert_eq!(kallsyms_address(hidden, "end_swap_bio_write"), None);
         }
 
         /// Both objects load their maps here (the host refuses the programs, not the maps):

@@ -32,7 +32,10 @@
 // kernel has (6.1: swap_readpage, zswap_frontswap_load, bdev_read_page / zram_rw_page; 6.12 and
 // later: swap_read_folio, zswap_load, zram_submit_bio).
 //
-// The result is one per-CPU array entry: per tier, a histogram of 96 buckets (log2 x 4, from
+// The lean set also times the store side (a page on its way out: below, "The store side"); the
+// kprobe fallback does not (two more traps a stored page).
+//
+// The result is one per-CPU array entry: per tier (five of swap-ins, three of stores), a histogram of 96 buckets (log2 x 4, from
 // 1 us to 16 s: each bucket 19 % either side of its middle) with the count, the sum and the
 // largest time. Nothing goes to user space per event; the loader reads the table once a tick.
 typedef unsigned char __u8;
@@ -48,10 +51,12 @@ typedef unsigned long long __u64;
 static void *(*bpf_map_lookup_elem)(void *map, const void *key) = (void *)1;
 static long (*bpf_map_update_elem)(void *map, const void *key, const void *value, __u64 flags) = (void *)2;
 static __u64 (*bpf_ktime_get_ns)(void) = (void *)5;
+static long (*bpf_map_delete_elem)(void *map, const void *key) = (void *)3;
 static __u64 (*bpf_get_current_pid_tgid)(void) = (void *)14;
 
-/* The tiers, in the order the loader reads them (src/sources/bpf/mod.rs: TIERS). */
-enum { T_ZSWAP, T_ZRAM, T_DISK, T_CACHE, T_ZERO, NT };
+/* The tiers, in the order the loader reads them (src/sources/bpf/mod.rs: TIERS, then STORES):
+ * five of swap-ins, then three of stores (a page on its way out). */
+enum { T_ZSWAP, T_ZRAM, T_DISK, T_CACHE, T_ZERO, S_ZSWAP, S_ZRAM, S_DISK, NT };
 #define F_READ (1u << 0)  /* kprobes: inside swap_read_folio / swap_readpage */
 #define F_ZSWAP (1u << 1) /* zswap was asked (lean: during the fault; kprobes: during the read) */
 #define F_ZRAM (1u << 2)  /* kprobes: a zram request during the read */
@@ -67,7 +72,10 @@ enum { T_ZSWAP, T_ZRAM, T_DISK, T_CACHE, T_ZERO, NT };
 #define NB 96    /* buckets per tier */
 #define FIRST 40 /* log2 x 4 index of 1024 ns, the first bucket's upper octave */
 
-struct task_state { __u64 start; __u32 flags; __u32 tier_mask; };
+/* start, flags, tier_mask: the fault; zs_start: a zswap store; dw_start, dw_tier: a synchronous
+ * device write (zram). A fault's direct reclaim stores pages, and zswap's writeback writes one,
+ * inside one another: each has its own start. */
+struct task_state { __u64 start; __u32 flags; __u32 tier_mask; __u64 zs_start; __u64 dw_start; __u32 dw_tier; __u32 pad; };
 /* Read by the loader as NT * NB + 3 * NT u64 values, in this order. */
 struct hist { __u64 slot[NT][NB]; __u64 count[NT]; __u64 sum_ns[NT]; __u64 max_ns[NT]; };
 
@@ -112,6 +120,25 @@ static __always_inline __u32 bucket(__u64 ns) {
   return b < NB ? b : NB - 1;
 }
 
+/* One wait of `ns` in tier `t`. */
+static __always_inline void record(int t, __u64 ns) {
+  __u32 z = 0;
+  struct hist *h = bpf_map_lookup_elem(&hist, &z);
+  if (!h) return;
+  /* One bounds check on a flat 64-bit index read back through the stack: clang knows the index
+   * is in range and would drop a plain check, and 6.1's verifier loses the bound of a 32-bit
+   * index across its zero extension ("R1 unbounded memory access", EACCES). */
+  __u32 ti = (__u32)t & 7;
+  if (ti >= NT) return;
+  volatile __u64 flat = (__u64)ti * NB + bucket(ns);
+  __u64 idx = flat;
+  if (idx >= NT * NB) return;
+  ((__u64 *)h->slot)[idx]++;
+  h->count[ti]++;
+  h->sum_ns[ti] += ns;
+  if (ns > h->max_ns[ti]) h->max_ns[ti] = ns;
+}
+
 /* The fault begins, or goes on after a VM_FAULT_RETRY (its start is kept). */
 static __always_inline void fault_enter(struct task_state *st) {
   if (st->start && (st->flags & F_RETRY)) { st->flags &= ~F_RETRY; return; }
@@ -136,39 +163,96 @@ static __always_inline void fault_exit(struct task_state *st, __u64 ret) {
   __u64 ns = bpf_ktime_get_ns() - st->start;
   st->start = 0; /* idle: kept for this task's next fault */
   if (t < 0) return; /* not a swap-in (a migration entry, an error) */
-  __u32 z = 0;
-  struct hist *h = bpf_map_lookup_elem(&hist, &z);
-  if (!h) return;
-  /* One bounds check on a flat 64-bit index read back through the stack: clang knows the index
-   * is in range and would drop a plain check, and 6.1's verifier loses the bound of a 32-bit
-   * index across its zero extension ("R1 unbounded memory access", EACCES). */
-  __u32 ti = (__u32)t & 7;
-  if (ti >= NT) return;
-  volatile __u64 flat = (__u64)ti * NB + bucket(ns);
-  __u64 idx = flat;
-  if (idx >= NT * NB) return;
-  ((__u64 *)h->slot)[idx]++;
-  h->count[ti]++;
-  h->sum_ns[ti] += ns;
-  if (ns > h->max_ns[ti]) h->max_ns[ti] = ns;
+  record(t, ns);
 }
 
 #ifndef KPROBES
 /* ---- The lean set: fentry/fexit, CO-RE. ---- */
 struct gendisk { char disk_name[32]; } __attribute__((preserve_access_index));
 struct block_device { struct gendisk *bd_disk; } __attribute__((preserve_access_index));
-struct bio { struct block_device *bi_bdev; __u32 bi_opf; } __attribute__((preserve_access_index));
+struct bio { struct block_device *bi_bdev; __u32 bi_opf; void *bi_end_io; } __attribute__((preserve_access_index));
+#define REQ_OP_WRITE 1
 
 static long (*bpf_probe_read_kernel)(void *dst, __u32 size, const void *src) = (void *)113;
 
 
-/* A device read inside the fault: zram if its disk is called zram*, else a disk. */
-static __always_inline void device_read(struct task_state *st, struct block_device *bdev) {
+/* Whether the device's disk is called zram*. */
+static __always_inline int is_zram(struct block_device *bdev) {
   char name[4] = {};
   struct gendisk *d = bdev ? bdev->bd_disk : 0;
   if (d) bpf_probe_read_kernel(name, sizeof(name), d->disk_name);
-  int zram = name[0] == 'z' && name[1] == 'r' && name[2] == 'a' && name[3] == 'm';
-  st->tier_mask |= 1u << (zram ? T_ZRAM : T_DISK);
+  return name[0] == 'z' && name[1] == 'r' && name[2] == 'a' && name[3] == 'm';
+}
+
+/* A device read inside the fault: zram if its disk is called zram*, else a disk. */
+static __always_inline void device_read(struct task_state *st, struct block_device *bdev) {
+  st->tier_mask |= 1u << (is_zram(bdev) ? T_ZRAM : T_DISK);
+}
+
+/* ---- The store side: how long a page takes to be stored on its way out. ----
+ * zswap: zswap_store (6.12+; a folio, true when stored) or zswap_frontswap_store (6.1; 0 when
+ * stored), entry to exit, stored pages only (what zswpout counts). A synchronous device write
+ * (zram, which has SWP_SYNCHRONOUS_IO): swap_writepage_bdev_sync (6.12+) or bdev_write_page
+ * (6.1's rw_page; 0 when written), entry to exit. An asynchronous write (a disk): from
+ * submit_bio of a bio whose completion is end_swap_bio_write (the loader sets its address from
+ * /proc/kallsyms) to that completion, by a hash on the bio. Reclaim (kswapd, or a task's direct
+ * reclaim) pays the store; the write's wait on a disk is the device's. */
+volatile const __u64 swap_end_io = 0;
+struct wbio { __u64 start; __u64 tier; };
+struct { __uint(type, BPF_MAP_TYPE_LRU_HASH); __uint(max_entries, 16384); __type(key, __u64); __type(value, struct wbio); } wbios SEC(".maps");
+
+static __always_inline int zswap_store_enter(void) {
+  struct task_state *st = state_or_new();
+  if (st) st->zs_start = bpf_ktime_get_ns();
+  return 0;
+}
+static __always_inline int zswap_store_exit(int stored) {
+  struct task_state *st = state();
+  if (!st || !st->zs_start) return 0;
+  __u64 ns = bpf_ktime_get_ns() - st->zs_start;
+  st->zs_start = 0;
+  if (stored) record(S_ZSWAP, ns);
+  return 0;
+}
+SEC("fentry/zswap_store") int BPF_PROG_zswap_store(__u64 *ctx) { return zswap_store_enter(); }
+SEC("fexit/zswap_store") int BPF_PROG_zswap_store_exit(__u64 *ctx) { return zswap_store_exit((ctx[1] & 0xff) != 0); }
+SEC("fentry/zswap_frontswap_store") int BPF_PROG_zswap_fs_store(__u64 *ctx) { return zswap_store_enter(); }
+SEC("fexit/zswap_frontswap_store") int BPF_PROG_zswap_fs_store_exit(__u64 *ctx) { return zswap_store_exit((int)ctx[3] == 0); }
+
+/* The device: 6.1's rw_page names it; 6.12+'s bio, seen by submit_bio inside the call, does
+ * (swap_writepage_bdev_sync's own arguments changed: 6.12 has three, 7.2 two). */
+static __always_inline int sync_write_enter(struct block_device *bdev) {
+  struct task_state *st = state_or_new();
+  if (!st) return 0;
+  st->dw_tier = bdev && is_zram(bdev) ? S_ZRAM : S_DISK;
+  st->dw_start = bpf_ktime_get_ns();
+  return 0;
+}
+static __always_inline int sync_write_exit(int written) {
+  struct task_state *st = state();
+  if (!st || !st->dw_start) return 0;
+  __u64 ns = bpf_ktime_get_ns() - st->dw_start;
+  st->dw_start = 0;
+  if (written) record(st->dw_tier == S_ZRAM ? S_ZRAM : S_DISK, ns);
+  return 0;
+}
+SEC("fentry/swap_writepage_bdev_sync") int BPF_PROG_sync_write(__u64 *ctx) { return sync_write_enter(0); }
+SEC("fexit/swap_writepage_bdev_sync") int BPF_PROG_sync_write_exit(__u64 *ctx) { return sync_write_exit(1); }
+SEC("fentry/bdev_write_page")
+int BPF_PROG_rw_write(__u64 *ctx) { return sync_write_enter((struct block_device *)ctx[0]); }
+SEC("fexit/bdev_write_page") int BPF_PROG_rw_write_exit(__u64 *ctx) { return sync_write_exit((int)ctx[4] == 0); }
+
+/* An asynchronous swap write's completion. */
+SEC("fentry/end_swap_bio_write")
+int BPF_PROG_swap_write_done(__u64 *ctx) {
+  __u64 key = ctx[0];
+  struct wbio *w = bpf_map_lookup_elem(&wbios, &key);
+  if (!w) return 0;
+  __u64 ns = bpf_ktime_get_ns() - w->start;
+  int t = w->tier == S_ZRAM ? S_ZRAM : S_DISK;
+  bpf_map_delete_elem(&wbios, &key);
+  record(t, ns);
+  return 0;
 }
 
 SEC("fentry/do_swap_page")
@@ -203,14 +287,29 @@ static __always_inline int zswap_asked(void) {
 SEC("fentry/zswap_load") int BPF_PROG_zswap_load(__u64 *ctx) { return zswap_asked(); }
 SEC("fentry/zswap_frontswap_load") int BPF_PROG_zswap_fs_load(__u64 *ctx) { return zswap_asked(); }
 
-/* Every bio of the machine passes here; a task outside a swap fault has no state (or an idle
- * one) and returns after one lookup. */
+/* Every bio of the machine passes here. A write is an asynchronous swap write when its
+ * completion is end_swap_bio_write, else it names the device of a synchronous one when its task
+ * is in one; a read is a fault's when its task is in one (a task outside both has no state, or
+ * an idle one, and returns after one lookup). */
 SEC("fentry/submit_bio")
 int BPF_PROG_submit_bio(__u64 *ctx) {
+  struct bio *b = (struct bio *)ctx[0];
+  __u32 op = b->bi_opf & REQ_OP_MASK;
+  if (op == REQ_OP_WRITE) {
+    __u64 end_io = swap_end_io;
+    if (end_io && (__u64)b->bi_end_io == end_io) {
+      __u64 key = (__u64)b;
+      struct wbio w = { bpf_ktime_get_ns(), is_zram(b->bi_bdev) ? S_ZRAM : S_DISK };
+      bpf_map_update_elem(&wbios, &key, &w, BPF_ANY);
+      return 0;
+    }
+    struct task_state *st = state();
+    if (st && st->dw_start) st->dw_tier = is_zram(b->bi_bdev) ? S_ZRAM : S_DISK;
+    return 0;
+  }
+  if (op) return 0; /* neither a read nor a write */
   struct task_state *st = state();
   if (!st || !st->start) return 0;
-  struct bio *b = (struct bio *)ctx[0];
-  if (b->bi_opf & REQ_OP_MASK) return 0; /* a write (direct reclaim), not this fault's read */
   device_read(st, b->bi_bdev);
   return 0;
 }

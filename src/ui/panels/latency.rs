@@ -1,6 +1,6 @@
 //! The swap-in latency section of the overview (BPF, `model::swapin`): a row a tier with its
-//! percentiles, swap-ins a second and a histogram on one axis for all tiers, or why nothing is
-//! measured. Shown with room to spare, like the findings: at 80×24 the outlook line carries
+//! percentiles, swap-ins a second and a histogram on one axis for all tiers, then the store
+//! side's tiers the same way under their own heading, or why nothing is measured. Shown with room to spare, like the findings: at 80×24 the outlook line carries
 //! each busy tier's p50/p99. The table is laid out by `present::swapin`, as `--full` lays it.
 
 use ratatui::text::{Line, Span};
@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use super::{Cx, Part, Section};
 use crate::display as f;
 use crate::model::Snapshot;
-use crate::present::swapin::{self, Row, TIER_WIDTH};
+use crate::present::swapin::{self, Row, Side, TIER_WIDTH};
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{Titled, bold, dim, raw};
 
@@ -59,40 +59,48 @@ fn block(s: &Snapshot, t: &Theme, width: usize) -> Titled {
         return titled(bold(t, TITLE), Some(right), vec![Line::from(dim(t, why))]);
     }
     let (cols, hist) = swapin::layout(width);
-    let span = swapin::span(&l.tiers).filter(|_| hist > 0);
-    let mut lines = vec![Line::from(dim(
-        t,
-        swapin::heading(&cols, span.map(swapin::axis), hist),
-    ))];
-    for tier in &l.tiers {
-        let name = bold(t, format!("{:<TIER_WIDTH$}", tier.tier));
-        let spans = match swapin::row(tier, &cols) {
-            Row::Busy(cells) => {
-                let mut spans = vec![name, raw(swapin::figures(&cells))];
-                if let Some(span) = span {
-                    spans.push(raw("  "));
-                    spans.push(Span::styled(
-                        swapin::histogram(&tier.buckets, span, hist, t.ascii),
-                        t.pool(),
-                    ));
+    let mut lines = Vec::new();
+    // The swap-ins' tiers, then the stores' under a heading and an axis of their own.
+    for part in [Side::Swapins, Side::Stores] {
+        let tiers = part.tiers(s);
+        if tiers.is_empty() {
+            continue;
+        }
+        let span = swapin::span(tiers).filter(|_| hist > 0);
+        lines.push(Line::from(dim(
+            t,
+            swapin::heading_of(part, &cols, span.map(swapin::axis), hist),
+        )));
+        for tier in tiers {
+            let name = bold(t, format!("{:<TIER_WIDTH$}", tier.tier));
+            let spans = match swapin::row(tier, &cols) {
+                Row::Busy(cells) => {
+                    let mut spans = vec![name, raw(swapin::figures(&cells))];
+                    if let Some(span) = span {
+                        spans.push(raw("  "));
+                        spans.push(Span::styled(
+                            swapin::histogram(&tier.buckets, span, hist, t.ascii),
+                            t.pool(),
+                        ));
+                    }
+                    spans
                 }
-                spans
-            }
-            Row::Idle => vec![name, dim(t, " none")],
-            Row::Unknown(why) => {
-                // The whole reason, wrapped under the figures' columns.
-                for (i, part) in swapin::wrapped(&why, width).into_iter().enumerate() {
-                    let head = if i == 0 {
-                        name.clone()
-                    } else {
-                        raw(" ".repeat(TIER_WIDTH))
-                    };
-                    lines.push(Line::from(vec![head, dim(t, part)]));
+                Row::Idle => vec![name, dim(t, " none")],
+                Row::Unknown(why) => {
+                    // The whole reason, wrapped under the figures' columns.
+                    for (i, part) in swapin::wrapped(&why, width).into_iter().enumerate() {
+                        let head = if i == 0 {
+                            name.clone()
+                        } else {
+                            raw(" ".repeat(TIER_WIDTH))
+                        };
+                        lines.push(Line::from(vec![head, dim(t, part)]));
+                    }
+                    continue;
                 }
-                continue;
-            }
-        };
-        lines.push(Line::from(spans));
+            };
+            lines.push(Line::from(spans));
+        }
     }
     titled(bold(t, TITLE), Some(right), lines)
 }
