@@ -243,7 +243,7 @@ const SECTIONS: &[Section] = &[
                  do_swap_page, zswap_load, submit_bio and migration_entry_wait; kprobes and \
                  kretprobes on the same and the swap read where the kernel has no BTF) that time each swap-in into per-CPU \
                  histograms, and with fentry, each page stored (zswap_store, \
-                 swap_writepage_bdev_sync, end_swap_bio_write), read once a tick; they go when zswaptop exits. Loading takes about \
+                 __swap_writepage, end_swap_bio_write), read once a tick; they go when zswaptop exits. Loading takes about \
                  0.3 s. [bpf] enabled = \"off\" in the configuration never loads them; \"on\" \
                  tries without root. Where the kernel refuses them (no fentry, no kprobes, no \
                  BTF, lockdown), the swap-in latency section says why.",

@@ -42,14 +42,16 @@ pub struct SwapinLatency {
     pub running: bool,
 }
 
-/// One tier over the interval; `null` where unknown (with `reason`) or where no swap-in
-/// happened (percentiles and max).
+/// One tier over the interval (of swap-ins, or in `stores` of stored pages); `null` where
+/// unknown (with `reason`) or where none happened (percentiles and max).
 #[derive(Debug, Clone, PartialEq, Serialize, Sanitize, JsonSchema)]
 pub struct TierLatency {
     /// "zswap" (a zswap load that hit), "zram", "disk" (any other swap device), "swapcache"
-    /// (the page was already in the swap cache), "zero" (a zero-filled page, 6.12+).
+    /// (the page was already in the swap cache), "zero" (a zero-filled page, 6.12+); in
+    /// `stores`: "zswap" (stored by zswap), "zram" (written to a zram device), "disk" (written
+    /// to any other swap device).
     pub tier: String,
-    /// Swap-ins (page faults) served by this tier in the interval.
+    /// Swap-ins (page faults) served by this tier in the interval; in `stores`, pages stored.
     pub count: Option<u64>,
     pub per_second: Option<f64>,
     pub p50_us: Option<f64>,

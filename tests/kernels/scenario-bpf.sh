@@ -35,6 +35,12 @@
 B=/out/bpf
 mkdir -p "$B"
 bpf_progs() { ls -l "/proc/$1/fd" 2>/dev/null | grep -c 'bpf-prog'; }
+# bpf_stats PID: run_time_ns and run_cnt of each of PID's programs, a line each.
+bpf_stats() {
+  for f in /proc/$1/fd/*; do
+    case $(readlink "$f") in *bpf-prog*) grep -E '^(run_time_ns|run_cnt)' "/proc/$1/fdinfo/${f##*/}" | tr '\n' ' '; echo ;; esac
+  done
+}
 
 # bpf_loaded PID: wait until PID's programs are loaded (their count stays put for 1 s; at most
 # 15 s: a TCG guest loads them in 3-4 s; none after that: the kernel refused them).
@@ -71,9 +77,7 @@ bpf_moment() {
   cat /proc/vmstat > "$d/vmstat.before"
   wl_cmd read >/dev/null
   cat /proc/vmstat > "$d/vmstat.after"
-  for f in /proc/$zp/fd/*; do
-    case $(readlink "$f") in *bpf-prog*) grep -E '^(run_time_ns|run_cnt)' "/proc/$zp/fdinfo/${f##*/}" | tr '\n' ' '; echo ;; esac
-  done > "$d/stats"
+  bpf_stats $zp > "$d/stats"
   wait $zp
   echo $? > "$d/once.rc"
   [ -n "$pp" ] && wait $pp
@@ -100,6 +104,13 @@ bpf_store() {
     sleep 0.2; n=$((n + 1))
   done
   cat /proc/vmstat > "$d/vmstat.after"
+  # zswaptop's interval must outlast the page-out, or it counted only part of it (an exited
+  # zswaptop is a zombie until the wait below).
+  case $(awk '/^State:/ { print $2 }' "/proc/$zp/status" 2>/dev/null) in
+    R|S|D) ;;
+    *) echo "zswaptop's interval ($3 s) ended before the page-out did" > "$d/late" ;;
+  esac
+  bpf_stats $zp > "$d/stats"
   wait $zp
   echo $? > "$d/once.rc"
   echo exit >&3
@@ -204,7 +215,7 @@ bpf_scenario() {
   echo 3 > /proc/sys/vm/page-cluster
   bpf_moment bpf-cache 16 10 ""
   echo 0 > /proc/sys/vm/page-cluster
-  bpf_store bpf-store-zswap 16 15
+  bpf_store bpf-store-zswap 16 25
   # The workload's own timing, without bpf_stats' two clock reads a program run.
   echo 0 > /proc/sys/kernel/bpf_stats_enabled 2>/dev/null
   bpf_overhead
@@ -215,7 +226,7 @@ bpf_scenario() {
     echo bpf_disk yes >> /out/facts
     mkswap /dev/vdc >/dev/null && /bin/wl swapon /dev/vdc 10 || fail "swapon /dev/vdc"
     bpf_moment bpf-disk 4 16
-    bpf_store bpf-store-disk 2 15
+    bpf_store bpf-store-disk 2 25
     swapoff /dev/vdc
     bpf_finding
   else
@@ -225,7 +236,7 @@ bpf_scenario() {
     echo 1 > /sys/block/zram0/reset
     echo 64M > /sys/block/zram0/disksize && mkswap /dev/zram0 >/dev/null \
       && /bin/wl swapon /dev/zram0 100 && bpf_moment bpf-zram 16 10 \
-      && bpf_store bpf-store-zram 16 15
+      && bpf_store bpf-store-zram 16 25
     swapoff /dev/zram0 2>/dev/null
   fi
   echo Y > "$P/enabled"

@@ -336,6 +336,9 @@ mod load {
     /// `struct hist` of swapin.bpf.c, flat: 8 x 96 buckets, then count, sum_ns and max_ns per tier.
     const WORDS: usize = NT * BUCKETS + 3 * NT;
     type Hist = [u64; WORDS];
+    /// The histogram map's entries: 0 counted from task context, 1 from an asynchronous
+    /// write's completion (interrupt context: swapin.bpf.c).
+    const ENTRIES: u32 = 2;
 
     #[derive(Clone, Copy, PartialEq)]
     enum Kind {
@@ -386,7 +389,10 @@ mod load {
     /// completion (its start is `disk`'s submit_bio, with end_swap_bio_write's address).
     struct Stores {
         zswap: (Role, Role),
-        sync_write: (Role, Role),
+        /// A device write's call (timed where it is synchronous: zram).
+        write: (Role, Role),
+        /// 6.1's rw_page write, which names the device without a bio (where the kernel has it).
+        rw_write: Role,
         write_done: Role,
     }
 
@@ -458,30 +464,20 @@ mod load {
                     ],
                 },
             ),
-            sync_write: (
+            write: (
                 Role {
-                    what: "the start of synchronous swap writes",
-                    progs: &[
-                        (
-                            "BPF_PROG_sync_write",
-                            Kind::FEntry,
-                            "swap_writepage_bdev_sync",
-                        ),
-                        ("BPF_PROG_rw_write", Kind::FEntry, "bdev_write_page"),
-                    ],
+                    what: "the start of swap writes",
+                    progs: &[("BPF_PROG_swap_write", Kind::FEntry, "__swap_writepage")],
                 },
                 Role {
-                    what: "the end of synchronous swap writes",
-                    progs: &[
-                        (
-                            "BPF_PROG_sync_write_exit",
-                            Kind::FExit,
-                            "swap_writepage_bdev_sync",
-                        ),
-                        ("BPF_PROG_rw_write_exit", Kind::FExit, "bdev_write_page"),
-                    ],
+                    what: "the end of swap writes",
+                    progs: &[("BPF_PROG_swap_write_exit", Kind::FExit, "__swap_writepage")],
                 },
             ),
+            rw_write: Role {
+                what: "rw_page writes",
+                progs: &[("BPF_PROG_rw_write", Kind::FEntry, "bdev_write_page")],
+            },
             write_done: Role {
                 what: "the completion of asynchronous swap writes",
                 progs: &[("BPF_PROG_swap_write_done", Kind::FEntry, SWAP_END_IO)],
@@ -780,13 +776,23 @@ mod load {
                         a.role(enter).and_then(|()| a.role(exit)).err()
                     };
                     let zswap = pair(&mut a, &st.zswap);
-                    let sync = pair(&mut a, &st.sync_write);
+                    let write = pair(&mut a, &st.write);
+                    // 6.1's zram writes through rw_page, without a bio.
+                    let (_, _, rw) = st.rw_write.progs[0];
+                    let rw = if a.has(rw) || a.kallsyms.is_empty() {
+                        a.role(&st.rw_write).err()
+                    } else {
+                        None
+                    };
                     let done = a.role(&st.write_done).err().or_else(|| {
                         (swap_end_io == 0).then(|| format!("the address of {SWAP_END_IO} is not in /proc/kallsyms (kernel.kptr_restrict hides it, or the kernel has no such function): asynchronous swap writes cannot be told from other writes"))
                     });
-                    // 6.12+ names a synchronous write's device by its bio (submit_bio).
-                    let zram = sync.clone().or_else(|| disk.clone());
-                    [zswap, zram, done.or_else(|| disk.clone())]
+                    // A synchronous write's device is named by its bio (submit_bio) or, on 6.1,
+                    // by rw_page.
+                    let zram = write.clone().or(rw).or_else(|| disk.clone());
+                    // An asynchronous write is told by its bio, timed to its completion.
+                    let disk_write = done.or_else(|| disk.clone());
+                    [zswap, zram, disk_write]
                 }
             };
             a.role(&set.fault_exit)?;
@@ -848,26 +854,29 @@ mod load {
             })
         }
 
-        /// One lookup for every CPU, summed.
+        /// One lookup of each entry (task context's, interrupt context's) for every CPU,
+        /// summed.
         pub(super) fn read(&self) -> SwapinSample {
-            let per_cpu = match self.hist.get(&0, 0) {
-                Ok(v) => v,
-                Err(e) => {
-                    return SwapinSample::unavailable(format!(
-                        "could not read the histograms (BPF_MAP_LOOKUP_ELEM): {e}"
-                    ));
-                }
-            };
             let nt = NT;
             let mut sum = [0u64; WORDS];
-            for h in per_cpu.iter() {
-                for (i, (s, v)) in sum.iter_mut().zip(h.iter()).enumerate() {
-                    let is_max = i >= nt * BUCKETS + 2 * nt;
-                    *s = if is_max {
-                        (*s).max(*v)
-                    } else {
-                        s.wrapping_add(*v)
-                    };
+            for entry in 0..ENTRIES {
+                let per_cpu = match self.hist.get(&entry, 0) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        return SwapinSample::unavailable(format!(
+                            "could not read the histograms (BPF_MAP_LOOKUP_ELEM): {e}"
+                        ));
+                    }
+                };
+                for h in per_cpu.iter() {
+                    for (i, (s, v)) in sum.iter_mut().zip(h.iter()).enumerate() {
+                        let is_max = i >= nt * BUCKETS + 2 * nt;
+                        *s = if is_max {
+                            (*s).max(*v)
+                        } else {
+                            s.wrapping_add(*v)
+                        };
+                    }
                 }
             }
             // Tier `t` of the table (a swap-in's, or a store's after them), named `name`.

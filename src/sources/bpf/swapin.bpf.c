@@ -13,7 +13,7 @@
 //   zram read is told by its bio (fentry submit_bio: a read whose disk is called zram*, else a
 //   disk) and, on 6.1, by bdev_read_page (zram's synchronous read). Direct reclaim's writes inside
 //   a fault are writes and are not counted. Three structures are read through CO-RE (aya
-//   relocates the offsets against the kernel's BTF): bio.bi_opf and bio.bi_bdev,
+//   relocates the offsets against the kernel's BTF): bio.bi_opf, bio.bi_bdev and bio.bi_end_io,
 //   block_device.bd_disk, gendisk.disk_name.
 // - swapin-kprobe.bpf.o (-DKPROBES), the fallback for a kernel whose fentry programs do not load
 //   (no BTF, or fentry refused) but that has kprobes: kprobe/kretprobe on the same functions,
@@ -79,7 +79,11 @@ struct task_state { __u64 start; __u32 flags; __u32 tier_mask; __u64 zs_start; _
 /* Read by the loader as NT * NB + 3 * NT u64 values, in this order. */
 struct hist { __u64 slot[NT][NB]; __u64 count[NT]; __u64 sum_ns[NT]; __u64 max_ns[NT]; };
 
-struct { __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 1); __type(key, __u32); __type(value, struct hist); } hist SEC(".maps");
+/* Entry 0 is counted from task context (a fault, a store, a write's call); entry 1 only by an
+ * asynchronous write's completion, which runs in interrupt context and could otherwise interrupt
+ * a task's update of entry 0 on the same CPU halfway (the kernel keeps one program from nesting
+ * in itself, not two programs). The loader sums both. */
+struct { __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, 2); __type(key, __u32); __type(value, struct hist); } hist SEC(".maps");
 /* Each task's fault, by pid_tgid: an LRU hash updated in place (an entry is made once a task and
  * dead tasks age out). Task storage was tried instead and cost more where it was measured (the
  * 6.12 guest under TCG, kernel.bpf_stats_enabled): a zswap_load program that only sets a flag
@@ -120,9 +124,8 @@ static __always_inline __u32 bucket(__u64 ns) {
   return b < NB ? b : NB - 1;
 }
 
-/* One wait of `ns` in tier `t`. */
-static __always_inline void record(int t, __u64 ns) {
-  __u32 z = 0;
+/* One wait of `ns` in tier `t`, in the histogram entry `z` (0: task context, 1: interrupt). */
+static __always_inline void record_in(__u32 z, int t, __u64 ns) {
   struct hist *h = bpf_map_lookup_elem(&hist, &z);
   if (!h) return;
   /* One bounds check on a flat 64-bit index read back through the stack: clang knows the index
@@ -138,6 +141,7 @@ static __always_inline void record(int t, __u64 ns) {
   h->sum_ns[ti] += ns;
   if (ns > h->max_ns[ti]) h->max_ns[ti] = ns;
 }
+static __always_inline void record(int t, __u64 ns) { record_in(0, t, ns); }
 
 /* The fault begins, or goes on after a VM_FAULT_RETRY (its start is kept). */
 static __always_inline void fault_enter(struct task_state *st) {
@@ -191,12 +195,17 @@ static __always_inline void device_read(struct task_state *st, struct block_devi
 
 /* ---- The store side: how long a page takes to be stored on its way out. ----
  * zswap: zswap_store (6.12+; a folio, true when stored) or zswap_frontswap_store (6.1; 0 when
- * stored), entry to exit, stored pages only (what zswpout counts). A synchronous device write
- * (zram, which has SWP_SYNCHRONOUS_IO): swap_writepage_bdev_sync (6.12+) or bdev_write_page
- * (6.1's rw_page; 0 when written), entry to exit. An asynchronous write (a disk): from
- * submit_bio of a bio whose completion is end_swap_bio_write (the loader sets its address from
- * /proc/kallsyms) to that completion, by a hash on the bio. Reclaim (kswapd, or a task's direct
- * reclaim) pays the store; the write's wait on a disk is the device's. */
+ * stored), entry to exit, stored pages only (what zswpout counts).
+ * A device write goes through __swap_writepage (every kernel has it; 7.2's
+ * swap_writepage_bdev_sync is in its BTF but does not attach, ENOENT). Inside it:
+ * - an asynchronous write (a disk): a bio whose completion is end_swap_bio_write (the loader
+ *   sets its address from /proc/kallsyms), timed from submit_bio to that completion by a hash on
+ *   the bio; the call itself is then not timed;
+ * - else a synchronous one (zram, which has SWP_SYNCHRONOUS_IO; 6.12+: a bio waited for, 6.1:
+ *   bdev_write_page, zram's rw_page, without a bio), timed entry to exit, its tier by the device
+ *   seen inside; a call that showed no device (swap over NFS) is not counted.
+ * Reclaim (kswapd, or a task's direct reclaim) pays the store; a disk write's wait is the
+ * device's. */
 volatile const __u64 swap_end_io = 0;
 struct wbio { __u64 start; __u64 tier; };
 struct { __uint(type, BPF_MAP_TYPE_LRU_HASH); __uint(max_entries, 16384); __type(key, __u64); __type(value, struct wbio); } wbios SEC(".maps");
@@ -219,28 +228,31 @@ SEC("fexit/zswap_store") int BPF_PROG_zswap_store_exit(__u64 *ctx) { return zswa
 SEC("fentry/zswap_frontswap_store") int BPF_PROG_zswap_fs_store(__u64 *ctx) { return zswap_store_enter(); }
 SEC("fexit/zswap_frontswap_store") int BPF_PROG_zswap_fs_store_exit(__u64 *ctx) { return zswap_store_exit((int)ctx[3] == 0); }
 
-/* The device: 6.1's rw_page names it; 6.12+'s bio, seen by submit_bio inside the call, does
- * (swap_writepage_bdev_sync's own arguments changed: 6.12 has three, 7.2 two). */
-static __always_inline int sync_write_enter(struct block_device *bdev) {
+/* The write's window: its tier (dw_tier) is set by the device seen inside, 0 until then. */
+SEC("fentry/__swap_writepage")
+int BPF_PROG_swap_write(__u64 *ctx) {
   struct task_state *st = state_or_new();
   if (!st) return 0;
-  st->dw_tier = bdev && is_zram(bdev) ? S_ZRAM : S_DISK;
+  st->dw_tier = 0;
   st->dw_start = bpf_ktime_get_ns();
   return 0;
 }
-static __always_inline int sync_write_exit(int written) {
+SEC("fexit/__swap_writepage")
+int BPF_PROG_swap_write_exit(__u64 *ctx) {
   struct task_state *st = state();
   if (!st || !st->dw_start) return 0;
   __u64 ns = bpf_ktime_get_ns() - st->dw_start;
   st->dw_start = 0;
-  if (written) record(st->dw_tier == S_ZRAM ? S_ZRAM : S_DISK, ns);
+  if (st->dw_tier) record(st->dw_tier == S_ZRAM ? S_ZRAM : S_DISK, ns);
   return 0;
 }
-SEC("fentry/swap_writepage_bdev_sync") int BPF_PROG_sync_write(__u64 *ctx) { return sync_write_enter(0); }
-SEC("fexit/swap_writepage_bdev_sync") int BPF_PROG_sync_write_exit(__u64 *ctx) { return sync_write_exit(1); }
+/* 6.1: a device with rw_page (zram) writes the page without a bio. */
 SEC("fentry/bdev_write_page")
-int BPF_PROG_rw_write(__u64 *ctx) { return sync_write_enter((struct block_device *)ctx[0]); }
-SEC("fexit/bdev_write_page") int BPF_PROG_rw_write_exit(__u64 *ctx) { return sync_write_exit((int)ctx[4] == 0); }
+int BPF_PROG_rw_write(__u64 *ctx) {
+  struct task_state *st = state();
+  if (st && st->dw_start) st->dw_tier = is_zram((struct block_device *)ctx[0]) ? S_ZRAM : S_DISK;
+  return 0;
+}
 
 /* An asynchronous swap write's completion. */
 SEC("fentry/end_swap_bio_write")
@@ -251,7 +263,7 @@ int BPF_PROG_swap_write_done(__u64 *ctx) {
   __u64 ns = bpf_ktime_get_ns() - w->start;
   int t = w->tier == S_ZRAM ? S_ZRAM : S_DISK;
   bpf_map_delete_elem(&wbios, &key);
-  record(t, ns);
+  record_in(1, t, ns);
   return 0;
 }
 
@@ -297,13 +309,14 @@ int BPF_PROG_submit_bio(__u64 *ctx) {
   __u32 op = b->bi_opf & REQ_OP_MASK;
   if (op == REQ_OP_WRITE) {
     __u64 end_io = swap_end_io;
+    struct task_state *st = state();
     if (end_io && (__u64)b->bi_end_io == end_io) {
       __u64 key = (__u64)b;
       struct wbio w = { bpf_ktime_get_ns(), is_zram(b->bi_bdev) ? S_ZRAM : S_DISK };
       bpf_map_update_elem(&wbios, &key, &w, BPF_ANY);
+      if (st) st->dw_start = 0; /* timed to its completion, not as the call */
       return 0;
     }
-    struct task_state *st = state();
     if (st && st->dw_start) st->dw_tier = is_zram(b->bi_bdev) ? S_ZRAM : S_DISK;
     return 0;
   }

@@ -53,6 +53,7 @@ fn block(s: &Snapshot, t: &Theme, width: usize) -> Titled {
             .collect();
         return titled(Span::styled(TITLE, t.warn()), None, lines);
     }
+    // The swap-ins' measure; the stores' rows say theirs ("stored to").
     let right = "fault to page mapped, this interval";
     if let Some(why) = swapin::unavailable(s) {
         // Loaded, the interval not measured yet (loading, one sample, a new load).
