@@ -11,6 +11,8 @@
 # With QUICK=1 (another architecture, emulated more slowly: the arm64 guest) only the defaults:
 #   zswap on its default allocator and compressor, zram with its default algorithm, zswap in front
 #   of zram and the disk, no root; no swap-ins nor writeback scenario.
+# ROUNDS (1, or 3 under KVM): how many times scenario-bpf.sh's overhead moment runs its three
+#   orders of the program sets.
 # Each moment is a directory under /out/snaps: before/ and after/ (the kernel's files, read right
 # before and right after zswaptop), once.json (--once --json --cgroups), once.txt (--once),
 # pre/ (the files before the page-out, for the achieved ratio). /out goes back to the host as a
@@ -32,6 +34,7 @@ fail() { echo "GUEST-ERROR: $*"; echo "GUEST-ERROR: $*" >> /out/errors; }
 
 WL_MIB=${WL_MIB:-16}
 QUICK=${QUICK:-0}
+ROUNDS=${ROUNDS:-1}
 START=$(cut -d. -f1 /proc/uptime)
 say "kernel $(uname -r), $(grep MemTotal /proc/meminfo)"
 

@@ -4,7 +4,7 @@
 //! default; Debian 13's 6.12; sid's newest) `scripts/kernel-matrix.sh` fetches Debian's package
 //! through an apt of its own, builds an initramfs (busybox, the modules, a static zswaptop, the
 //! workload of `workload.c`, `guest.sh` as /init) and boots it with `qemu-system-x86_64 -accel
-//! tcg`. The guest runs the scenarios that kernel offers (every zswap allocator × compressor,
+//! tcg` (or kvm, below). The guest runs the scenarios that kernel offers (every zswap allocator × compressor,
 //! swap-ins with and without exclusive loads, writeback, zram with each algorithm, zswap + zram +
 //! disk, no root, all inside a cgroup v2 memory controller; zram writeback to a brd ram disk and
 //! recompression where the kernel has them: `scenario-zram.sh`, checked by `zram.rs`; swap-in
@@ -32,6 +32,10 @@
 //! - `ZSWAPTOP_KERNELS_OUT`: where each kernel's console log and results go
 //!   (default `target/kernel-matrix`).
 //! - `ZSWAPTOP_KERNELS_JOBS`: guests booted at once (default 2).
+//! - `ZSWAPTOP_KERNELS_ACCEL=kvm`: boot the x86_64 kernels with `-accel kvm -cpu host` (default
+//!   `tcg`), where /dev/kvm is hardware virtualization; the swap-in probes' cost is then checked
+//!   against its budgets (`bpf.rs`), which TCG cannot resolve. SKIPPED with the reason elsewhere,
+//!   a PVM /dev/kvm (`kvm_pvm`, which boots only PVM guest kernels) included.
 //! - `ZSWAPTOP_KERNELS_RECHECK=1`: boot nothing; check the results an earlier run left in
 //!   `ZSWAPTOP_KERNELS_OUT` again (after a change to the comparisons).
 //! - `ZSWAPTOP_KERNEL_CACHE`, `ZSWAPTOP_KERNELS_TIMEOUT`, `ZSWAPTOP_KERNELS_WORKLOAD_MIB`: see the script.

@@ -16,8 +16,9 @@
 #              timed by the workload (`wl timed`), with no programs, the floor (`wl floor`: an
 #              empty fentry and fexit on do_swap_page, what any program timing each fault costs
 #              before it does anything), the fentry set and the kprobe set, in three rounds, each
-#              in another order (a later run in a round is not always the same set):
-#              /out/bpf/bpf-overhead/{none,floor,fentry,kprobes}.
+#              in another order (a later run in a round is not always the same set), ROUNDS
+#              times (3 under KVM): /out/bpf/bpf-overhead/{none,floor,fentry,kprobes}, and
+#              rounds (how many each set was to run).
 #   bpf-finding: zswap at its limit (max_pool_percent 1) in front of the throttled /dev/vdc, 12 MiB
 #              paged out, then written back in under a memory.max that leaves 1 MiB of room: every
 #              page brought in pushes another out into the full pool (pool_limit_hit) and onto the
@@ -124,7 +125,19 @@ bpf_overhead() {
   mkdir -p "$d"
   WL_MIB=16
   wl_start || return 1
-  for order in "none floor fentry kprobes" "kprobes fentry floor none" "fentry none kprobes floor"; do
+  # ROUNDS (kernel-matrix.sh: 3 under KVM, where the budget is checked, else 1) times the three
+  # orders; the host checks that every set ran that many rounds.
+  orders=
+  r=0
+  while [ $r -lt "${ROUNDS:-1}" ]; do
+    orders="$orders|none floor fentry kprobes|kprobes fentry floor none|fentry none kprobes floor"
+    r=$((r + 1))
+  done
+  echo $((r * 3)) > "$d/rounds"
+  IFS='|'
+  set -- ${orders#|}
+  unset IFS
+  for order in "$@"; do
     for set in $order; do
       page_out
       zp=
