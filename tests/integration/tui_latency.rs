@@ -1,8 +1,8 @@
 //! The overview's swap-in latency section, drawn into ratatui's TestBackend from crafted BPF
 //! readings on the fixture samples (the host refuses the programs, so the readings are
-//! written as the loader gives them): zswap and disk busy, an unknown tier whose reason
-//! carries terminal escapes, the programs refused with the host's reason, and a narrow
-//! terminal.
+//! written as the loader gives them): zswap and disk busy, an unknown tier and an unknown
+//! store tier whose reasons carry terminal escapes, the programs refused with the host's
+//! reason, and a narrow terminal.
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -77,6 +77,15 @@ fn app(before: SwapinSample, after: SwapinSample) -> App {
 /// zswap hits around 20-64 µs and a few slow ones; disk reads around 4-6 ms; zram idle; the
 /// swap cache busy; zero-filled pages unknown, with `unknown_why` as the loader says it.
 fn busy(unknown_why: &str) -> App {
+    busy_with(unknown_why, None)
+}
+
+/// As `busy`, with zram's store tier unknown for `store_why` when it is given.
+fn busy_with(unknown_why: &str, store_why: Option<&str>) -> App {
+    let zram_store = || match store_why {
+        Some(why) => reading("zram", None, Some(why)),
+        None => reading("zram", counts(&[], 0), None),
+    };
     let before = loaded(
         vec![
             reading("zswap", counts(&[(18, 100)], 90_000), None),
@@ -87,7 +96,7 @@ fn busy(unknown_why: &str) -> App {
         ],
         vec![
             reading("zswap", counts(&[(13, 1000)], 15_000), None),
-            reading("zram", counts(&[], 0), None),
+            zram_store(),
             reading("disk", counts(&[(44, 10)], 3_000_000), None),
         ],
     );
@@ -119,7 +128,7 @@ fn busy(unknown_why: &str) -> App {
         // 2000 more pages stored by zswap (10-15 µs) and 40 more disk writes (2.6-4.2 ms).
         vec![
             reading("zswap", counts(&[(13, 2500), (14, 500)], 15_000), None),
-            reading("zram", counts(&[], 0), None),
+            zram_store(),
             reading("disk", counts(&[(44, 30), (46, 20)], 3_900_000), None),
         ],
     );
@@ -200,6 +209,29 @@ fn latency_unknown_tier_reason_is_made_safe() {
     // ...made visible, not dropped: the reader sees that the kernel's string held them.
     assert!(rows.contains(r"\x1b]0;owned\x07"), "{rows}");
     snap("latency_unknown_100x40", &term);
+}
+
+/// The same for a store tier's reason (its own path: `Snapshot`'s store side, its own rows).
+#[test]
+fn latency_unknown_store_reason_is_made_safe() {
+    let app = busy_with(
+        ZERO_UNKNOWN,
+        Some("zram write refused \x1b]52;c;b3duZWQ=\x07\x1b[1;1H\u{9b}31m by the kernel"),
+    );
+    let term = screen(&app, 100, 45);
+    let rows = section(&term);
+    let at = rows
+        .iter()
+        .position(|r| r.trim_start_matches('"').starts_with("stored to"))
+        .unwrap_or_else(|| panic!("no store heading: {rows:#?}"));
+    let stored = rows[at..].join("\n");
+    assert!(stored.contains("unknown: zram write refused"), "{stored}");
+    let text = term.backend().to_string();
+    assert!(
+        !text.contains('\x1b') && !text.contains('\x07') && !text.contains('\u{9b}'),
+        "{text}"
+    );
+    assert!(stored.contains(r"\x1b]52;c;"), "{stored}");
 }
 
 #[test]
