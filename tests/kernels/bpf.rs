@@ -173,6 +173,11 @@ impl Moment {
         (ns, runs)
     }
 
+    /// The faults of a swap-in moment: those that read a page and the swap-cache hits.
+    fn faults(&self) -> u64 {
+        self.delta("pgmajfault").unwrap_or(0) + self.count("swapcache").unwrap_or(0)
+    }
+
     /// A sample of the exposition (prom.txt), by its whole name and labels.
     fn exposed(&self, series: &str) -> Option<f64> {
         self.prom.lines().find_map(|l| {
@@ -297,7 +302,7 @@ impl Moment {
             }
         }
         let (ns, runs) = self.cost();
-        let faults = self.delta("pgmajfault").unwrap_or(0) + self.count("swapcache").unwrap_or(0);
+        let faults = self.faults();
         if runs > 0 && self.name.starts_with("bpf-store") {
             // A page-out: the programs' time per page stored or written.
             let pages = self.delta("zswpout").unwrap_or(0) + self.delta("pswpout").unwrap_or(0);
@@ -480,7 +485,7 @@ fn overhead(kernel: &str, dir: &Path, facts: &str) {
 /// program run is emulated).
 fn core_share(kernel: &str, m: &Moment) {
     let (ns, runs) = m.cost();
-    let faults = m.delta("pgmajfault").unwrap_or(0) + m.count("swapcache").unwrap_or(0);
+    let faults = m.faults();
     if runs == 0 || faults == 0 {
         rep().skip(
             &format!("{kernel} {}: the programs' share of a core", m.name),
